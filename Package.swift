@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependencies point inward: ScanCore depends on nothing; only SwitchInput (later) may
+// list the C modules. The layering is enforced here, not by convention.
+let package = Package(
+    name: "SwitchScan",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "switchscan", targets: ["switchscan"]),
+        .library(name: "ScanCore", targets: ["ScanCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "ScanCore"),
+        .target(name: "ScanFormats", dependencies: ["ScanCore"]),
+        .target(name: "ScanRuntime", dependencies: ["ScanCore", "ScanFormats"]),
+        .executableTarget(
+            name: "switchscan",
+            dependencies: [
+                "ScanCore", "ScanFormats", "ScanRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
+        .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats"]),
+        .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime"]),
+        .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan"]),
+    ]
+)

@@ -1,0 +1,39 @@
+public enum HighlightKind: String, Sendable { case element, group, exit, menuEntry }
+public enum AdjustDirection: String, Sendable { case increment, decrement }
+public enum StopReason: String, Sendable {
+    /// `loops` cycles passed without a selection at the top level.
+    case loopsExhausted
+    /// The user paused scanning with the `pause` switch.
+    case paused
+    /// Nothing on the screen can be scanned.
+    case nothingToScan
+}
+
+/// What the engine asks the outside world to show or do (SPEC §7), in imperative form.
+public enum Effect: Hashable, Sendable {
+    case scanStarted
+    case scanStopped(StopReason)
+    /// `group` names the enclosing group for exit items and the element for menu entries.
+    case highlight(item: String, kind: HighlightKind, frame: Rect?, label: String?, context: String?)
+    case enterGroup(String)
+    case exitGroup(String)
+    case menuOpen(element: String?, entries: [String])
+    case menuClose(element: String?)
+    /// A tap at the element's activation point; `target` is the node the tap reached.
+    case activate(element: String, point: Point, target: String?)
+    case customAction(element: String, action: String, succeeded: Bool)
+    case adjust(element: String, direction: AdjustDirection, value: String)
+    case modeChanged(ScanMode)
+    case sweep(Sweep)
+    case pointSelected(Point)
+    case tap(Point, element: String?)
+    case announce(String)
+    /// A host event declared by the layout (`{"emit": …}`), raised by `element`'s handler.
+    case emit(name: String, element: String, data: String?)
+}
+
+public struct TimedEffect: Hashable, Sendable {
+    public var time: ScanInstant
+    public var effect: Effect
+    public init(_ time: ScanInstant, _ effect: Effect) { self.time = time; self.effect = effect }
+}

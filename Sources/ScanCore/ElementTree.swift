@@ -1,0 +1,103 @@
+public enum NavigationStyle: String, CaseIterable, Sendable { case automatic, separate, combined }
+public enum ModalScope: String, CaseIterable, Sendable { case siblings, screen }
+public enum NaturalOrder: String, CaseIterable, Sendable { case geometric, document }
+
+/// One node of a screen: visual containment (children, paint order) and the accessibility
+/// attributes of the iOS model. Frames and activation points are already resolved.
+public struct ElementNode: Sendable {
+    public var id: String
+    public var isVirtual = false
+    public var isVisible = true
+    public var isAccessibilityElement = false
+    public var label: String?
+    public var value: String?
+    public var hint: String?
+    public var traits = TraitSet()
+    public var frame = Rect.zero
+    public var activationPoint = Point(x: 0, y: 0)
+    public var hasExplicitActivationPoint = false
+    public var hidden = false
+    public var elementsHidden = false
+    public var viewIsModal = false
+    public var modalScope = ModalScope.siblings
+    public var shouldGroupChildren = false
+    public var navigationStyle = NavigationStyle.automatic
+    /// Custom order (`elements`), as node indices.
+    public var elements: [Int]?
+    public var sortPriority: Double?
+    public var respondsToUserInteraction: Bool?
+    public var customActions: [CustomAction] = []
+    public var adjustable: Adjustable?
+    public var onActivate: [LayoutEffect]?
+    public var onTap: [LayoutEffect]?
+    public var onEscape: [LayoutEffect]?
+    public var children: [Int] = []
+    public var parent: Int?
+
+    public init(id: String) { self.id = id }
+
+    /// The text a switch user hears on arrival: label, value (computed for adjustables).
+    public var currentValue: String? { adjustable?.displayValue ?? value }
+}
+
+/// A screen: nodes in document (pre-)order, index 0 the root. Indices are stable for the
+/// life of the tree; the id index maps layout ids to them.
+public struct ElementTree: Sendable {
+    public var screenID: String
+    public var screenSize: Rect
+    public var naturalOrder: NaturalOrder
+    public private(set) var nodes: [ElementNode]
+    public private(set) var indexByID: [String: Int]
+
+    public init(screenID: String, size: (width: Double, height: Double),
+                naturalOrder: NaturalOrder = .geometric, nodes: [ElementNode]) {
+        self.screenID = screenID
+        self.screenSize = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        self.naturalOrder = naturalOrder
+        self.nodes = nodes
+        var index = [String: Int](minimumCapacity: nodes.count)
+        for (i, n) in nodes.enumerated() { index[n.id] = i }
+        self.indexByID = index
+    }
+
+    public var root: Int { 0 }
+    public var count: Int { nodes.count }
+    public subscript(i: Int) -> ElementNode { nodes[i] }
+    public func index(of id: String) -> Int? { indexByID[id] }
+
+    /// Changes a node in place (layout effects). Ids are not changeable, so the index holds.
+    public mutating func update(_ i: Int, _ body: (inout ElementNode) -> Void) {
+        let id = nodes[i].id
+        body(&nodes[i])
+        nodes[i].id = id
+    }
+
+    /// Visual hit test: the topmost visible, non-virtual node whose frame contains the point.
+    /// Later children paint above earlier ones and children above their parent; accessibility
+    /// hiding does not matter (SPEC §4).
+    public func hitTest(_ p: Point) -> Int? {
+        hitTest(p, in: root)
+    }
+
+    private func hitTest(_ p: Point, in i: Int) -> Int? {
+        // Iterative over siblings, recursive over depth (depth is bounded by the loader).
+        let node = nodes[i]
+        guard node.isVisible else { return nil }
+        for c in node.children.reversed() {
+            if let hit = hitTest(p, in: c) { return hit }
+        }
+        if !node.isVirtual && node.frame.contains(p) { return i }
+        return nil
+    }
+
+    /// The node whose `onTap` handles a tap that hit `i`: it, or the nearest visual ancestor
+    /// with a handler, as a touch travels up the responder chain.
+    public func tapHandler(from i: Int) -> Int? {
+        var cur: Int? = i
+        while let c = cur {
+            if nodes[c].onTap != nil { return c }
+            cur = nodes[c].parent
+        }
+        return nil
+    }
+}

@@ -1,0 +1,185 @@
+/// What activations and layout handlers do: taps reach nodes through the visual hit test,
+/// handlers run their declarative effects, and changes to the tree rebuild the scan list
+/// with the cursor kept on the same element where it survives.
+struct EffectOutcome {
+    var failed = false
+    var treeChanged = false
+    var focusRequest: Int?
+    var screenChanged = false
+    /// Where in the output this handler's effects began (to report the action before them).
+    var firstOutputIndex = 0
+}
+
+extension ScanEngine {
+    /// Default activation (seeds-spec §2.8): the element's own handler, else a tap at its
+    /// activation point handled by whatever node the tap reaches.
+    mutating func activate(_ n: Int) -> EffectOutcome {
+        let node = tree[n]
+        let p = node.activationPoint
+        if let handler = node.onActivate {
+            emit(.activate(element: node.id, point: p, target: node.id))
+            return runEffects(handler, of: n)
+        }
+        let hit = tree.hitTest(p)
+        emit(.activate(element: node.id, point: p, target: hit.map { tree[$0].id }))
+        guard let hit, let h = tree.tapHandler(from: hit) else { return EffectOutcome(firstOutputIndex: out.count) }
+        return runEffects(tree[h].onTap ?? [], of: h)
+    }
+
+    /// A tap at a point chosen in point mode: the topmost visible node there, hidden from
+    /// accessibility or not.
+    mutating func tapAt(_ p: Point) -> EffectOutcome {
+        let hit = tree.hitTest(p)
+        emit(.tap(p, element: hit.map { tree[$0].id }))
+        guard let hit, let h = tree.tapHandler(from: hit) else { return EffectOutcome(firstOutputIndex: out.count) }
+        return runEffects(tree[h].onTap ?? [], of: h)
+    }
+
+    mutating func runEffects(_ effects: [LayoutEffect], of n: Int) -> EffectOutcome {
+        var outcome = EffectOutcome(firstOutputIndex: out.count)
+        for effect in effects {
+            switch effect {
+            case let .emit(name, data):
+                emit(.emit(name: name, element: tree[n].id, data: data))
+            case let .set(id, changes):
+                guard let target = tree.index(of: id) else { continue }
+                tree.update(target) { node in for c in changes { Self.apply(c, to: &node) } }
+                outcome.treeChanged = true
+            case let .toggle(id, field, values):
+                guard let target = tree.index(of: id), !values.isEmpty else { continue }
+                let current: String?
+                switch field {
+                case .label: current = tree[target].label
+                case .value: current = tree[target].value
+                case .hint: current = tree[target].hint
+                }
+                let next = current.flatMap { values.firstIndex(of: $0) }.map { values[($0 + 1) % values.count] } ?? values[0]
+                tree.update(target) { node in
+                    switch field {
+                    case .label: node.label = next
+                    case .value: node.value = next
+                    case .hint: node.hint = next
+                    }
+                }
+                outcome.treeChanged = true
+            case .post(let note):
+                switch note {
+                case .announcement(let text):
+                    emit(.announce(text))
+                case .layoutChanged(let arg), .screenChanged(let arg):
+                    outcome.treeChanged = true
+                    if case .screenChanged = note { outcome.screenChanged = true }
+                    switch arg {
+                    case .none: break
+                    case .text(let text): emit(.announce(text))
+                    case .element(let id): outcome.focusRequest = tree.index(of: id)
+                    }
+                case .pageScrolled(let text):
+                    outcome.treeChanged = true
+                    emit(.announce(text))
+                }
+            case .loadScreen(let file):
+                // Loading another file is the host's job (the core does no I/O).
+                emit(.emit(name: "loadScreen", element: tree[n].id, data: file))
+            case .result(let ok):
+                outcome.failed = !ok
+            }
+        }
+        return outcome
+    }
+
+    static func apply(_ change: LayoutEffect.FieldChange, to node: inout ElementNode) {
+        switch change {
+        case .label(let v): node.label = v
+        case .value(let v): node.value = v
+        case .hint(let v): node.hint = v
+        case .traits(let t): node.traits = t
+        case .hidden(let b): node.hidden = b
+        case .elementsHidden(let b): node.elementsHidden = b
+        case .viewIsModal(let b): node.viewIsModal = b
+        case .visible(let b): node.isVisible = b
+        case .frame(let r):
+            // The activation point follows a moved frame unless it was set explicitly.
+            node.frame = r
+            if !node.hasExplicitActivationPoint { node.activationPoint = r.center }
+        case .activationPoint(let p):
+            node.activationPoint = p
+            node.hasExplicitActivationPoint = true
+        }
+    }
+
+    mutating func applyStructuralChanges(_ outcome: EffectOutcome) {
+        if outcome.treeChanged { rebuild(keepFocus: !outcome.screenChanged) }
+        if outcome.screenChanged {
+            closeMenu()
+            if mode == .item {
+                if let f = outcome.focusRequest, focus(on: f) { return }
+                restartItemScan(at: now)
+            }
+        } else if let f = outcome.focusRequest, mode == .item {
+            _ = focus(on: f)
+        }
+    }
+
+    /// Rebuilds the scan tree after the screen changed, re-anchoring the cursor by node.
+    mutating func rebuild(keepFocus: Bool) {
+        let oldStop = stop(item.cursor)
+        let anchor: (node: Int, exit: Bool)?
+        switch oldStop {
+        case .item(.element(let n))?: anchor = (n, false)
+        case .item(.group(let g))?: anchor = (scan.groups[g].node, false)
+        case .exit?: anchor = (scan.groups[item.cursor.scope].node, true)
+        default: anchor = nil
+        }
+        let topIndex = item.cursor.scopes.count > 1
+            ? scan.groups[item.cursor.scopes[1]].indexInParent : item.cursor.index
+        scan = ScanTreeBuilder.build(tree, settings: settings)
+        history.removeAll()
+        if let menu = item.menu, let t = targetNode(menu.target), case .element = menu.target,
+           scan.locate(node: t) == nil {
+            closeMenu()
+        }
+        guard keepFocus, item.running else { item.cursor = Cursor(); return }
+        if let a = anchor, let (g, i) = scan.locate(node: a.node) {
+            if a.exit, case .group(let sub) = scan.groups[g].items[i] {
+                item.cursor.scopes = scan.ancestors(of: sub) + [sub]
+                item.cursor.index = scan.groups[sub].items.count
+            } else {
+                item.cursor.scopes = scan.ancestors(of: g) + [g]
+                item.cursor.index = i
+            }
+            return
+        }
+        item.cursor = Cursor()
+        let n = cycleCount(0)
+        guard n > 0 else {
+            item.running = false
+            moveAt = nil
+            emit(.scanStopped(.nothingToScan))
+            return
+        }
+        item.cursor.index = min(topIndex, n - 1)
+        if item.menu == nil && mode == .item {
+            emitHighlight()
+            armMove(from: now, firstOfCycle: item.cursor.index == 0)
+        }
+    }
+
+    /// Moves the cursor onto an element, entering the groups around it (seeds-spec D14).
+    mutating func focus(on node: Int) -> Bool {
+        guard let (g, i) = scan.locate(node: node) else { return false }
+        let target = scan.ancestors(of: g) + [g]
+        // Report the groups entered beyond the common prefix with where the cursor was.
+        var common = 0
+        while common < min(target.count, item.cursor.scopes.count) && target[common] == item.cursor.scopes[common] {
+            common += 1
+        }
+        for g in item.cursor.scopes[common...].reversed() { emit(.exitGroup(tree[scan.groups[g].node].id)) }
+        for g in target[common...] { emit(.enterGroup(tree[scan.groups[g].node].id)) }
+        item.running = true
+        item.cursor = Cursor(scopes: target, index: i, loops: 0)
+        emitHighlight()
+        armMove(from: now, firstOfCycle: i == 0)
+        return true
+    }
+}

@@ -1,0 +1,240 @@
+/// Item mode (SPEC §3): the cursor over the scan tree, groups with an exit item, loops, and
+/// the three scanning styles.
+extension ScanEngine {
+    enum Stop: Hashable { case item(ScanItem), exit, screenMenu }
+
+    /// Stops in one cycle of a scope: its items, the exit item inside a group, and with
+    /// `alwaysTap` the menu item that ends every cycle.
+    func cycleCount(_ scope: Int) -> Int {
+        scan.groups[scope].items.count + (scope != 0 ? 1 : 0) + (settings.tapBehavior == .alwaysTap ? 1 : 0)
+    }
+
+    func stop(_ cursor: Cursor) -> Stop? {
+        let items = scan.groups[cursor.scope].items
+        if cursor.index < items.count { return .item(items[cursor.index]) }
+        var k = cursor.index - items.count
+        if cursor.scope != 0 {
+            if k == 0 { return .exit }
+            k -= 1
+        }
+        return k == 0 && settings.tapBehavior == .alwaysTap ? .screenMenu : nil
+    }
+
+    mutating func restartItemScan(at t: ScanInstant) {
+        item = ItemState(cursor: Cursor(), menu: nil, running: true)
+        history.removeAll()
+        stepSelectAt = nil
+        guard cycleCount(0) > 0 else {
+            item.running = false
+            moveAt = nil
+            emit(.scanStopped(.nothingToScan))
+            return
+        }
+        emit(.scanStarted)
+        emitHighlight()
+        armMove(from: t, firstOfCycle: true)
+    }
+
+    mutating func itemCommand(_ c: SwitchFilter.Command) {
+        guard item.running else {
+            // After scanning stopped, a press restarts it; it never selects a stale item.
+            restartItemScan(at: now)
+            return
+        }
+        switch c.action {
+        case .select:
+            if settings.style == .step { stepMove(by: 1) } else { selectCurrent() }
+        case .next:
+            if settings.style == .step { stepMove(by: 1) } else { move(by: 1) }
+        case .previous:
+            if settings.style == .step { stepMove(by: -1) } else { move(by: -1) }
+        case .menu:
+            if case .item(.element(let n))? = stop(item.cursor) { openMenu(.element(n)) } else { openMenu(.screen) }
+        case .exit:
+            if item.cursor.scopes.count > 1 { leaveGroup() }
+        case .toggleMode:
+            enterPointMode()
+        case .pause:
+            break
+        }
+    }
+
+    /// Single-switch step scanning: a press moves; dwelling `stepSelectDelay` selects.
+    mutating func stepMove(by delta: Int) {
+        move(by: delta)
+        stepSelectAt = now + settings.stepSelectDelay
+    }
+
+    /// A move the user asked for: wraps, and does not count towards `loops`.
+    mutating func move(by delta: Int) {
+        if var menu = item.menu {
+            let n = menu.entries.count
+            menu.index = ((menu.index + delta) % n + n) % n
+            item.menu = menu
+            emitHighlight()
+            armMove(from: now, firstOfCycle: menu.index == 0)
+            return
+        }
+        let n = cycleCount(item.cursor.scope)
+        guard n > 0 else { return }
+        item.cursor.index = ((item.cursor.index + delta) % n + n) % n
+        emitHighlight()
+        armMove(from: now, firstOfCycle: item.cursor.index == 0)
+    }
+
+    /// The auto-scan timer fired at `d`.
+    mutating func autoStep(at d: ScanInstant) {
+        history.append((d, item))
+        if history.count > Self.historyLimit { history.removeFirst() }
+        if var menu = item.menu {
+            menu.index += 1
+            if menu.index == menu.entries.count {
+                menu.loops += 1
+                if menu.loops >= settings.loops {
+                    closeMenu()
+                    returnFromMenu(menu.target)
+                    return
+                }
+                menu.index = 0
+            }
+            item.menu = menu
+            emitHighlight()
+            armMove(from: d, firstOfCycle: menu.index == 0)
+            return
+        }
+        guard item.running else { return }
+        item.cursor.index += 1
+        if item.cursor.index >= cycleCount(item.cursor.scope) {
+            item.cursor.loops += 1
+            if item.cursor.loops >= settings.loops {
+                if item.cursor.scopes.count > 1 {
+                    leaveGroup()
+                } else {
+                    item.running = false
+                    emit(.scanStopped(.loopsExhausted))
+                }
+                return
+            }
+            item.cursor.index = 0
+        }
+        emitHighlight()
+        armMove(from: d, firstOfCycle: item.cursor.index == 0)
+    }
+
+    mutating func selectCurrent() {
+        stepSelectAt = nil
+        if item.menu != nil { selectMenuEntry(); return }
+        if mode == .point { return }
+        guard let s = stop(item.cursor) else { return }
+        switch s {
+        case .item(.element(let n)): selectTarget(.element(n))
+        case .item(.group(let g)): enterGroup(g)
+        case .exit: leaveGroup()
+        case .screenMenu: openMenu(.screen)
+        }
+    }
+
+    /// Selecting an element or a point: the tap behaviour decides (SPEC §3).
+    mutating func selectTarget(_ target: MenuTarget) {
+        switch settings.tapBehavior {
+        case .menu:
+            openMenu(target)
+        case .autoTap:
+            autoTapTarget = target
+            autoTapAt = now + settings.autoTapTime
+            moveAt = nil
+        case .alwaysTap:
+            performTap(target)
+        }
+    }
+
+    mutating func enterGroup(_ g: Int) {
+        emit(.enterGroup(tree[scan.groups[g].node].id))
+        item.cursor.scopes.append(g)
+        item.cursor.index = 0
+        item.cursor.loops = 0
+        emitHighlight()
+        armMove(from: now, firstOfCycle: true)
+        if settings.style == .step { stepSelectAt = now + settings.stepSelectDelay }
+    }
+
+    /// Back to the parent scope with the group highlighted.
+    mutating func leaveGroup() {
+        let g = item.cursor.scope
+        guard item.cursor.scopes.count > 1 else { return }
+        emit(.exitGroup(tree[scan.groups[g].node].id))
+        item.cursor.scopes.removeLast()
+        item.cursor.index = scan.groups[g].indexInParent
+        item.cursor.loops = 0
+        emitHighlight()
+        armMove(from: now, firstOfCycle: false)
+    }
+
+    /// Where the cursor goes after a tap or an action (`focusAfterTap`).
+    mutating func resumeAfterAction(_ focus: FocusAfterTap) {
+        guard mode == .item else { return }
+        if !item.running || cycleCount(0) == 0 { restartItemScan(at: now); return }
+        if focus == .first {
+            while item.cursor.scopes.count > 1 {
+                emit(.exitGroup(tree[scan.groups[item.cursor.scope].node].id))
+                item.cursor.scopes.removeLast()
+            }
+            item.cursor.index = 0
+        }
+        item.cursor.loops = 0
+        emitHighlight()
+        armMove(from: now, firstOfCycle: item.cursor.index == 0)
+    }
+
+    mutating func emitHighlight() {
+        if let menu = item.menu {
+            let entry = menu.entries[menu.index]
+            emit(.highlight(item: entryName(entry, menu.target), kind: .menuEntry,
+                            frame: targetFrame(menu.target), label: entryTitle(entry, menu.target),
+                            context: targetID(menu.target)))
+            return
+        }
+        guard let s = stop(item.cursor) else { return }
+        switch s {
+        case .item(.element(let n)):
+            let node = tree[n]
+            emit(.highlight(item: node.id, kind: .element, frame: node.frame,
+                            label: spokenText(node), context: nil))
+        case .item(.group(let g)):
+            let node = tree[scan.groups[g].node]
+            emit(.highlight(item: node.id, kind: .group, frame: node.frame, label: groupLabel(g), context: nil))
+        case .exit:
+            let node = tree[scan.groups[item.cursor.scope].node]
+            emit(.highlight(item: "exit", kind: .exit, frame: node.frame, label: "Exit group", context: node.id))
+        case .screenMenu:
+            emit(.highlight(item: "menu", kind: .menuEntry, frame: nil, label: "Menu", context: nil))
+        }
+    }
+
+    /// Label, value and state words, as a screen reader would say them on arrival.
+    func spokenText(_ node: ElementNode) -> String {
+        var parts: [String] = []
+        if let l = node.label, !l.isEmpty { parts.append(l) }
+        if let v = node.currentValue, !v.isEmpty { parts.append(v) }
+        if node.traits.contains(.selected) { parts.append("selected") }
+        if node.traits.contains(.notEnabled) { parts.append("dimmed") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// A group's label: its own, else the first three member labels and how many more.
+    func groupLabel(_ g: Int) -> String {
+        let node = tree[scan.groups[g].node]
+        if let l = node.label, !l.isEmpty { return l }
+        let items = scan.groups[g].items
+        var names: [String] = []
+        for item in items.prefix(3) {
+            switch item {
+            case .element(let n): names.append(tree[n].label ?? tree[n].id)
+            case .group(let sub): names.append(groupLabel(sub))
+            }
+        }
+        var text = names.joined(separator: ", ")
+        if items.count > 3 { text += " and \(items.count - 3) more" }
+        return text
+    }
+}

@@ -1,0 +1,225 @@
+/// The scanner menu (SPEC §3): Tap, the element's custom actions in declared order,
+/// Increment/Decrement, Escape, Point mode, Exit — all on the first page, scanned like a group.
+extension ScanEngine {
+    func menuEntries(for target: MenuTarget) -> [MenuEntry] {
+        var entries: [MenuEntry] = []
+        let owner = targetNode(target)
+        switch target {
+        case .element(let n):
+            if !tree[n].traits.contains(.notEnabled) { entries.append(.tap) }
+        case .point:
+            entries.append(.tap)
+        case .screen:
+            break
+        }
+        if let n = owner {
+            let node = tree[n]
+            entries += node.customActions.indices.map { MenuEntry.customAction($0) }
+            if node.adjustable != nil && !node.traits.contains(.notEnabled) {
+                entries += [.increment, .decrement]
+            }
+        }
+        if escapeHandler(for: target) != nil { entries.append(.escape) }
+        entries.append(mode == .point ? .itemMode : .pointMode)
+        entries.append(.exit)
+        return entries
+    }
+
+    func targetNode(_ target: MenuTarget) -> Int? {
+        switch target {
+        case .element(let n): return n
+        case .point(_, let n): return n
+        case .screen: return nil
+        }
+    }
+
+    func targetID(_ target: MenuTarget) -> String? { targetNode(target).map { tree[$0].id } }
+
+    func targetFrame(_ target: MenuTarget) -> Rect? {
+        switch target {
+        case .element(let n): return tree[n].frame
+        case .point(let p, _): return Rect(x: p.x, y: p.y, width: 0, height: 0)
+        case .screen: return nil
+        }
+    }
+
+    func entryName(_ e: MenuEntry, _ target: MenuTarget) -> String {
+        switch e {
+        case .tap: return "tap"
+        case .customAction(let i): return targetNode(target).map { tree[$0].customActions[i].name } ?? ""
+        case .increment: return "increment"
+        case .decrement: return "decrement"
+        case .escape: return "escape"
+        case .pointMode: return "pointMode"
+        case .itemMode: return "itemMode"
+        case .exit: return "exit"
+        }
+    }
+
+    func entryTitle(_ e: MenuEntry, _ target: MenuTarget) -> String {
+        switch e {
+        case .tap: return "Tap"
+        case .customAction: return entryName(e, target)
+        case .increment: return "Increment"
+        case .decrement: return "Decrement"
+        case .escape: return "Escape"
+        case .pointMode: return "Point mode"
+        case .itemMode: return "Item mode"
+        case .exit: return "Exit menu"
+        }
+    }
+
+    /// The node whose `onEscape` answers: the element, else its nearest accessibility
+    /// ancestor (then visual ancestor) that declares one. On the screen menu: the current
+    /// group's chain.
+    func escapeHandler(for target: MenuTarget) -> Int? {
+        var start: Int?
+        switch target {
+        case .element(let n), .point(_, let n?): start = n
+        case .point(_, nil): start = nil
+        case .screen: start = scan.groups[item.cursor.scope].node
+        }
+        var cur = start
+        while let c = cur {
+            if tree[c].onEscape != nil { return c }
+            let ax = c < scan.accessibilityParent.count ? Int(scan.accessibilityParent[c]) : -1
+            cur = ax >= 0 ? ax : tree[c].parent
+        }
+        return nil
+    }
+
+    mutating func openMenu(_ target: MenuTarget) {
+        let entries = menuEntries(for: target)
+        item.menu = Menu(target: target, entries: entries)
+        emit(.menuOpen(element: targetID(target), entries: entries.map { entryName($0, target) }))
+        emitHighlight()
+        armMove(from: now, firstOfCycle: true)
+        if settings.style == .step { stepSelectAt = now + settings.stepSelectDelay }
+    }
+
+    mutating func closeMenu() {
+        guard let menu = item.menu else { return }
+        item.menu = nil
+        stepSelectAt = nil
+        emit(.menuClose(element: targetID(menu.target)))
+    }
+
+    /// After a menu closed without acting (exit, loops, a cancelled auto-tap): back to
+    /// scanning where it was.
+    mutating func returnFromMenu(_ target: MenuTarget) {
+        switch target {
+        case .point:
+            restartSweeps()
+        case .element, .screen:
+            if mode == .point { restartSweeps(); return }
+            emitHighlight()
+            armMove(from: now, firstOfCycle: item.cursor.index == 0)
+        }
+    }
+
+    mutating func menuCommand(_ c: SwitchFilter.Command) {
+        switch c.action {
+        case .select:
+            if settings.style == .step { stepMove(by: 1) } else { selectMenuEntry() }
+        case .next:
+            if settings.style == .step { stepMove(by: 1) } else { move(by: 1) }
+        case .previous:
+            if settings.style == .step { stepMove(by: -1) } else { move(by: -1) }
+        case .menu, .exit:
+            let target = item.menu!.target
+            closeMenu()
+            returnFromMenu(target)
+        case .toggleMode:
+            closeMenu()
+            if mode == .point { leavePointMode() } else { enterPointMode() }
+        case .pause:
+            break
+        }
+    }
+
+    mutating func selectMenuEntry() {
+        guard let menu = item.menu else { return }
+        stepSelectAt = nil
+        let target = menu.target
+        let owner = targetNode(target)
+        switch menu.entries[menu.index] {
+        case .tap:
+            closeMenu()
+            performTap(target)
+        case .customAction(let i):
+            closeMenu()
+            guard let n = owner else { return }
+            let action = tree[n].customActions[i]
+            let outcome = runEffects(action.effects, of: n)
+            // The effect list is reported before the host events it raised.
+            out.insert(TimedEffect(now, .customAction(element: tree[n].id, action: action.name,
+                                                      succeeded: !outcome.failed)),
+                       at: outcome.firstOutputIndex)
+            if outcome.failed { emit(.announce("\(action.name) failed")) }
+            finishAction(target, focus: .same, outcome: outcome)
+        case .increment, .decrement:
+            guard let n = owner else { return }
+            let up = menu.entries[menu.index] == .increment
+            adjust(n, direction: up ? .increment : .decrement)
+            // The menu stays open on the same entry, so repeated presses keep adjusting.
+            armMove(from: now, firstOfCycle: menu.index == 0)
+        case .escape:
+            closeMenu()
+            guard let h = escapeHandler(for: target) else { return }
+            let outcome = runEffects(tree[h].onEscape ?? [], of: h)
+            finishAction(target, focus: .same, outcome: outcome)
+        case .pointMode:
+            closeMenu()
+            enterPointMode()
+        case .itemMode:
+            closeMenu()
+            leavePointMode()
+        case .exit:
+            closeMenu()
+            returnFromMenu(target)
+        }
+    }
+
+    /// Increment or decrement an adjustable element by one step, clamped: at a bound
+    /// nothing changes and nothing is reported.
+    mutating func adjust(_ n: Int, direction: AdjustDirection) {
+        guard let adj = tree[n].adjustable,
+              let moved = adj.moved(by: direction == .increment ? 1 : -1) else { return }
+        tree.update(n) { $0.adjustable = moved }
+        emit(.adjust(element: tree[n].id, direction: direction, value: moved.displayValue))
+        if !moved.onChange.isEmpty {
+            let outcome = runEffects(moved.onChange, of: n)
+            applyStructuralChanges(outcome)
+        }
+    }
+
+    /// A tap: at an element's activation point (its own handler first), or at a point.
+    mutating func performTap(_ target: MenuTarget) {
+        switch target {
+        case .element(let n):
+            let before = (tree[n].label, tree[n].currentValue)
+            let outcome = activate(n)
+            // Say what the activation changed about the element: its value, else its label.
+            if tree[n].currentValue != before.1, let v = tree[n].currentValue {
+                emit(.announce(v))
+            } else if tree[n].label != before.0, let l = tree[n].label {
+                emit(.announce(l))
+            }
+            finishAction(target, focus: settings.focusAfterTap, outcome: outcome)
+        case .point(let p, _):
+            let outcome = tapAt(p)
+            applyStructuralChanges(outcome)
+            restartSweeps()
+        case .screen:
+            returnFromMenu(target)
+        }
+    }
+
+    mutating func finishAction(_ target: MenuTarget, focus: FocusAfterTap, outcome: EffectOutcome) {
+        applyStructuralChanges(outcome)
+        if case .point = target { restartSweeps(); return }
+        if mode == .point { restartSweeps(); return }
+        if outcome.focusRequest != nil || outcome.screenChanged { return }
+        resumeAfterAction(focus)
+    }
+}

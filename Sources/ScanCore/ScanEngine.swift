@@ -1,0 +1,220 @@
+/// The scanning engine: a pure, deterministic state machine. Time comes in as a value; it
+/// never reads a clock or does I/O. Every input returns the effects it causes, each stamped
+/// with the instant it belongs to. Deadlines are absolute: the next step is the previous
+/// deadline plus the interval, so k steps land on exactly k × interval.
+public struct ScanEngine: Sendable {
+    public internal(set) var tree: ElementTree
+    public internal(set) var scan: ScanTree
+    public let settings: ScanSettings
+
+    /// Item-mode position: the stack of entered groups (0 = top level), the index in the
+    /// current cycle, and the full cycles done there without a selection.
+    struct Cursor: Hashable, Sendable {
+        var scopes: [Int] = [0]
+        var index = 0
+        var loops = 0
+        var scope: Int { scopes[scopes.count - 1] }
+    }
+
+    enum MenuTarget: Hashable, Sendable {
+        case element(Int)
+        case screen
+        case point(Point, element: Int?)
+    }
+
+    enum MenuEntry: Hashable, Sendable {
+        case tap, customAction(Int), increment, decrement, escape, pointMode, itemMode, exit
+    }
+
+    struct Menu: Hashable, Sendable {
+        var target: MenuTarget
+        var entries: [MenuEntry]
+        var index = 0
+        var loops = 0
+    }
+
+    /// What the auto-scan timer can move; snapshotted so a late-processed press can act on
+    /// what was highlighted at its own timestamp.
+    struct ItemState: Hashable, Sendable {
+        var cursor = Cursor()
+        var menu: Menu?
+        var running = false
+    }
+
+    var item = ItemState()
+    var started = false
+    var paused = false
+    var mode = ScanMode.item
+    var point = PointState()
+    var autoTapTarget: MenuTarget?
+    var filter: SwitchFilter
+
+    // The timer table; nextDeadline is its minimum.
+    var moveAt: ScanInstant?
+    var stepSelectAt: ScanInstant?
+    var autoTapAt: ScanInstant?
+    var sweepEndAt: ScanInstant?
+
+    /// States replaced by auto-scan steps, newest last, with the instant each step happened.
+    var history: [(at: ScanInstant, before: ItemState)] = []
+    static let historyLimit = 16
+
+    var out: [TimedEffect] = []
+    var now = ScanInstant.zero
+
+    /// Ticks that fired after a later one was already due (the caller was late), for the
+    /// runtime's overrun count.
+    public private(set) var lateTicks = 0
+
+    public init(tree: ElementTree, settings: ScanSettings = ScanSettings(),
+                debounce: ScanDuration? = nil) {
+        self.tree = tree
+        self.settings = settings
+        self.scan = ScanTreeBuilder.build(tree, settings: settings)
+        self.filter = SwitchFilter(.init(settings, debounce: debounce))
+    }
+
+    public var nextDeadline: ScanInstant? {
+        [moveAt, stepSelectAt, autoTapAt, sweepEndAt, filter.nextDeadline].compactMap { $0 }.min()
+    }
+
+    public var currentMode: ScanMode { mode }
+    public var isRunning: Bool { started && !paused && (mode == .point ? point.running : item.running) }
+    public var anySwitchDown: Bool { filter.anyDown }
+
+    /// Starts scanning in the settings' mode.
+    public mutating func start(at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        started = true
+        if settings.mode == .point {
+            mode = .point
+            emit(.scanStarted)
+            emit(.modeChanged(.point))
+            startSweep(axis: .x, at: t)
+        } else {
+            restartItemScan(at: t)
+        }
+        return finish()
+    }
+
+    public mutating func handle(_ event: SwitchEvent, at t: ScanInstant) -> [TimedEffect] {
+        begin(max(t, event.timestamp))
+        guard started else { return finish() }
+        for command in filter.handle(event) { perform(command) }
+        return finish()
+    }
+
+    /// Fires every timer due at or before `t`, each at its own deadline, in order.
+    public mutating func handleDeadline(at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        var fired = 0
+        while let d = nextDeadline, d <= t {
+            now = d
+            fired += 1
+            if let f = filter.nextDeadline, f == d {
+                for command in filter.handleDeadline(at: d) { perform(command) }
+            } else if moveAt == d {
+                moveAt = nil
+                autoStep(at: d)
+            } else if stepSelectAt == d {
+                stepSelectAt = nil
+                history.removeAll()
+                selectCurrent()
+            } else if autoTapAt == d {
+                autoTapAt = nil
+                if let target = autoTapTarget { autoTapTarget = nil; performTap(target) }
+            } else if sweepEndAt == d {
+                sweepEndAt = nil
+                sweepRanOut()
+            }
+        }
+        if fired > 1 { lateTicks += fired - 1 }
+        now = t
+        return finish()
+    }
+
+    /// Replaces the screen (a new layout, or the host's changes), keeping the cursor on the
+    /// same element where it still exists.
+    public mutating func replaceTree(_ newTree: ElementTree, at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        tree = newTree
+        rebuild(keepFocus: true)
+        return finish()
+    }
+
+    // MARK: - plumbing
+
+    mutating func begin(_ t: ScanInstant) {
+        now = max(now, t)
+        out.removeAll(keepingCapacity: true)
+    }
+
+    mutating func finish() -> [TimedEffect] {
+        let result = out
+        out.removeAll(keepingCapacity: true)
+        return result
+    }
+
+    mutating func emit(_ e: Effect) { out.append(TimedEffect(now, e)) }
+
+    var interval: ScanDuration { settings.autoScanInterval }
+
+    /// Arms the auto-scan timer for the item just highlighted at `base`.
+    mutating func armMove(from base: ScanInstant, firstOfCycle: Bool) {
+        guard settings.style == .auto else { moveAt = nil; return }
+        moveAt = base + interval + (firstOfCycle ? settings.pauseOnFirstItem : .zero)
+    }
+
+    mutating func perform(_ c: SwitchFilter.Command) {
+        now = max(now, c.firedAt)
+        if paused {
+            if c.action == .pause { resume() }
+            return
+        }
+        if c.action == .pause { pause(); return }
+        restoreForPressTime(c.pressedAt)
+        if let target = autoTapTarget {
+            // A second press inside the auto-tap window opens the menu instead of tapping.
+            autoTapTarget = nil
+            autoTapAt = nil
+            if c.action == .select { openMenu(target); return }
+            returnFromMenu(target)
+            if c.action == .exit || c.action == .menu { return }
+        }
+        if item.menu != nil { menuCommand(c); return }
+        if mode == .point { pointCommand(c) } else { itemCommand(c) }
+    }
+
+    /// A press acts on what was highlighted at its own timestamp: undo auto-scan steps that
+    /// happened after it (the press was processed late, or decided at release).
+    mutating func restoreForPressTime(_ t: ScanInstant) {
+        defer { history.removeAll() }
+        guard let k = history.firstIndex(where: { $0.at > t }) else { return }
+        let wasRunning = item.running
+        item = history[k].before
+        if item.running && !wasRunning { emit(.scanStarted) }
+        emitHighlight()
+        let first = item.menu.map { $0.index == 0 } ?? (item.cursor.index == 0)
+        armMove(from: now, firstOfCycle: first)
+    }
+
+    mutating func pause() {
+        paused = true
+        moveAt = nil; stepSelectAt = nil; autoTapAt = nil; autoTapTarget = nil; sweepEndAt = nil
+        history.removeAll()
+        emit(.scanStopped(.paused))
+    }
+
+    mutating func resume() {
+        paused = false
+        emit(.scanStarted)
+        if mode == .point {
+            startSweep(axis: point.axis, at: now)
+        } else if item.running {
+            emitHighlight()
+            armMove(from: now, firstOfCycle: item.menu == nil ? item.cursor.index == 0 : item.menu!.index == 0)
+        } else {
+            restartItemScan(at: now)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/// One finding about a data file: where (file, line:column, JSON path, element id), what
+/// was wrong and what would be right.
+public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    public enum Severity: String, Sendable { case error, warning, info }
+
+    public var severity: Severity
+    public var code: String
+    public var file: String
+    public var offset: Int
+    public var line = 0
+    public var column = 0
+    public var path: String
+    public var element: String?
+    public var message: String
+
+    public init(_ severity: Severity, _ code: String, file: String, offset: Int, path: String,
+                element: String?, _ message: String) {
+        self.severity = severity; self.code = code; self.file = file; self.offset = offset
+        self.path = path; self.element = element; self.message = message
+    }
+
+    /// `file:line:col: error E09: $.path (element "id"): message`
+    public var description: String {
+        var s = "\(file):\(line):\(column): \(severity.rawValue) \(code): \(path)"
+        if let element { s += " (element \"\(element)\")" }
+        return s + ": " + message
+    }
+}
+
+/// A file that could not be used, with everything wrong in it.
+public struct DataFileError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var diagnostics: [Diagnostic]
+
+    public init(file: String, diagnostics: [Diagnostic]) {
+        self.file = file; self.diagnostics = diagnostics
+    }
+
+    public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+
+    public var description: String {
+        let errs = errors
+        let lines = errs.map(\.description)
+        let count = errs.count == 1 ? "1 error" : "\(errs.count) errors"
+        return (lines + ["\(file): \(count); the file was not loaded."]).joined(separator: "\n")
+    }
+}
+
+/// Sorts by position and fills in line and column.
+func locate(_ diagnostics: [Diagnostic], in bytes: [UInt8]) -> [Diagnostic] {
+    guard !diagnostics.isEmpty else { return [] }
+    let index = LineIndex(bytes)
+    return diagnostics.sorted { $0.offset < $1.offset }.map { d in
+        var d = d
+        (d.line, d.column) = index.position(of: d.offset)
+        return d
+    }
+}
+
+/// "did you mean" for a misspelt name: the nearest candidate within a small edit distance.
+public func suggestion(for word: String, among candidates: [String]) -> String? {
+    let w = Array(word.lowercased())
+    var best: (String, Int)?
+    for c in candidates {
+        let d = editDistance(w, Array(c.lowercased()))
+        if best == nil || d < best!.1 { best = (c, d) }
+    }
+    guard let (name, d) = best else { return nil }
+    let limit = max(2, w.count / 3)
+    if d <= limit { return name }
+    // A known name inside a decorated spelling ("isButton", "UIAccessibilityTraitButton").
+    return candidates.first { c in c.count >= 3 && word.lowercased().hasSuffix(c.lowercased()) }
+}
+
+func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var prev = Array(0...b.count)
+    var cur = Array(repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        cur[0] = i
+        for j in 1...b.count {
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&prev, &cur)
+    }
+    return prev[b.count]
+}
+
+func quotedList(_ names: [String]) -> String { names.joined(separator: ", ") }

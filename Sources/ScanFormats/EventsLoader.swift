@@ -1,0 +1,82 @@
+import ScanCore
+
+/// Reads a simulation events file (SPEC §7): one event a line, `#` comments,
+/// `SECONDS ACTION down`, `SECONDS ACTION up`, or `SECONDS ACTION` (a press: down, then up
+/// 50 ms later). Times may not go backwards; a switch cannot go down twice without going up.
+public enum EventsLoader {
+    public static let pressLength = ScanDuration.milliseconds(50)
+
+    public struct EventsError: Error, Sendable, CustomStringConvertible {
+        public var file: String
+        public var problems: [(line: Int, message: String)]
+        public var description: String {
+            problems.map { "\(file):\($0.line): \($0.message)" }.joined(separator: "\n")
+                + "\n\(file): \(problems.count == 1 ? "1 error" : "\(problems.count) errors"); nothing was simulated."
+        }
+    }
+
+    public static func load(text: String, file: String) throws(EventsError) -> [SwitchEvent] {
+        var problems: [(Int, String)] = []
+        var events: [(SwitchEvent, Int)] = []
+        var lastTime = -1.0
+        var down: [SwitchAction: Int] = [:]
+        let actions = SwitchAction.allCases.map(\.rawValue)
+        for (k, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let lineNo = k + 1
+            var line = Substring(raw)
+            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+            if words.isEmpty { continue }
+            guard words.count == 2 || words.count == 3 else {
+                problems.append((lineNo, "expected \"SECONDS ACTION\" or \"SECONDS ACTION down|up\", got \"\(line.trimmingSpaces)\""))
+                continue
+            }
+            guard let t = Double(words[0]), t.isFinite, t >= 0, t <= 86_400 else {
+                problems.append((lineNo, "\"\(words[0])\" is not a time; give seconds from the start, e.g. 1.25"))
+                continue
+            }
+            guard let action = SwitchAction(rawValue: String(words[1])) else {
+                var msg = "\"\(words[1])\" is not a switch action; allowed: \(actions.joined(separator: ", "))"
+                if let s = suggestion(for: String(words[1]), among: actions) { msg += "; did you mean \"\(s)\"?" }
+                problems.append((lineNo, msg))
+                continue
+            }
+            if t < lastTime {
+                problems.append((lineNo, "time \(words[0]) is before the previous event's (\(format(lastTime))); list events in time order"))
+                continue
+            }
+            lastTime = t
+            let at = ScanInstant.seconds(t)
+            if words.count == 3 {
+                switch words[2] {
+                case "down":
+                    if let l = down[action] { problems.append((lineNo, "\(action.rawValue) is already down (since line \(l)); add \"\(action.rawValue) up\" first")); continue }
+                    down[action] = lineNo
+                    events.append((SwitchEvent(action, down: true, at: at), events.count))
+                case "up":
+                    if down[action] == nil { problems.append((lineNo, "\(action.rawValue) goes up without going down first")); continue }
+                    down[action] = nil
+                    events.append((SwitchEvent(action, down: false, at: at), events.count))
+                default:
+                    problems.append((lineNo, "\"\(words[2])\" must be \"down\" or \"up\" (or nothing, for a press)"))
+                }
+            } else {
+                if let l = down[action] { problems.append((lineNo, "\(action.rawValue) is held down (since line \(l)); a press needs it up")); continue }
+                events.append((SwitchEvent(action, down: true, at: at), events.count))
+                events.append((SwitchEvent(action, down: false, at: at + pressLength), events.count))
+            }
+        }
+        if !problems.isEmpty { throw EventsError(file: file, problems: problems) }
+        // Presses add their release 50 ms later: merge into time order, stable.
+        return events.sorted { $0.0.timestamp != $1.0.timestamp ? $0.0.timestamp < $1.0.timestamp : $0.1 < $1.1 }.map(\.0)
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var s = self
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" || s.last == "\r" { s = s.dropLast() }
+        return s
+    }
+}

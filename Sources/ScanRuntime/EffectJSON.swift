@@ -1,0 +1,73 @@
+import ScanCore
+import ScanFormats
+
+/// Effects as JSON lines (SPEC §7): `{"t":1.000,"effect":"highlight",…}`, keys in a fixed
+/// order so that output can be compared byte for byte.
+public enum EffectJSON {
+    public static func line(_ e: TimedEffect) -> String {
+        var s = "{\"t\":\(e.time.millisecondsText),\"effect\":"
+        func field(_ key: String, _ raw: String) { s += ",\"\(key)\":\(raw)" }
+        func text(_ key: String, _ v: String) { field(key, jsonString(v)) }
+        func optionalText(_ key: String, _ v: String?) { field(key, v.map(jsonString) ?? "null") }
+        switch e.effect {
+        case .scanStarted:
+            s += "\"scanStarted\""
+        case .scanStopped(let reason):
+            s += "\"scanStopped\""; text("reason", reason.rawValue)
+        case let .highlight(item, kind, frame, label, context):
+            s += "\"highlight\""
+            text("item", item); text("kind", kind.rawValue)
+            switch kind {
+            case .exit: if let context { text("group", context) }
+            case .menuEntry: if let context { text("element", context) }
+            default: break
+            }
+            if let frame { field("frame", rect(frame)) }
+            if let label { text("label", label) }
+        case .enterGroup(let g):
+            s += "\"enterGroup\""; text("group", g)
+        case .exitGroup(let g):
+            s += "\"exitGroup\""; text("group", g)
+        case let .menuOpen(element, entries):
+            s += "\"menuOpen\""; optionalText("element", element)
+            field("entries", "[" + entries.map(jsonString).joined(separator: ",") + "]")
+        case .menuClose(let element):
+            s += "\"menuClose\""; optionalText("element", element)
+        case let .activate(element, point, target):
+            s += "\"activate\""; text("element", element); field("point", pair(point)); optionalText("target", target)
+        case let .customAction(element, action, succeeded):
+            s += "\"customAction\""; text("element", element); text("action", action)
+            if !succeeded { field("failed", "true") }
+        case let .adjust(element, direction, value):
+            s += "\"adjust\""; text("element", element); text("direction", direction.rawValue); text("value", value)
+        case .modeChanged(let mode):
+            s += "\"modeChanged\""; text("mode", mode.rawValue)
+        case .sweep(let sw):
+            s += "\"sweep\""; text("axis", sw.axis.rawValue); text("phase", sw.phase.rawValue)
+            field("from", number(sw.lo)); field("speed", number(sw.speed))
+            field("bounds", "[\(number(sw.lo)),\(number(sw.hi + sw.width))]")
+            if sw.phase == .band { field("width", number(sw.width)) }
+            field("passes", String(sw.passes))
+        case .pointSelected(let p):
+            s += "\"pointSelected\""; field("x", number(p.x)); field("y", number(p.y))
+        case let .tap(p, element):
+            s += "\"tap\""; field("x", number(p.x)); field("y", number(p.y)); optionalText("element", element)
+        case .announce(let t):
+            s += "\"announce\""; text("text", t)
+        case let .emit(name, element, data):
+            s += "\"emit\""; text("name", name); text("element", element)
+            if let data { field("data", data) }
+        }
+        return s + "}"
+    }
+
+    /// Coordinates to 3 decimals, always with a decimal point ("100.0", "187.5").
+    public static func number(_ v: Double) -> String {
+        let r = (v * 1000).rounded() / 1000
+        if r == r.rounded() && abs(r) < 1e15 { return "\(Int64(r)).0" }
+        return "\(r)"
+    }
+
+    static func pair(_ p: Point) -> String { "[\(number(p.x)),\(number(p.y))]" }
+    static func rect(_ r: Rect) -> String { "[\(number(r.x)),\(number(r.y)),\(number(r.width)),\(number(r.height))]" }
+}

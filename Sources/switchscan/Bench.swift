@@ -1,0 +1,8 @@
+import ArgumentParser
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure SwitchScan's speed (benchmarks, not tests).",
+        subcommands: [BenchLayout.self]
+    )
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanFormats
+import ScanRuntime
+
+struct BenchLayout: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "layout",
+        abstract: "Generate layouts of N elements; time load+validate, scan-list build and one scan step; report memory."
+    )
+
+    @Option(help: "Element counts, comma-separated.")
+    var sizes: String = "1000,10000,100000,1000000"
+
+    @Option(help: "Repetitions per size (the best is reported).")
+    var repeats: Int = 3
+
+    @Flag(help: "One JSON object per size instead of a table.")
+    var json = false
+
+    func validate() throws {
+        guard parsedSizes != nil else { throw ValidationError("--sizes takes positive counts up to 5000000, e.g. --sizes 1000,100000") }
+        guard (1...50).contains(repeats) else { throw ValidationError("--repeats takes 1 to 50") }
+    }
+
+    var parsedSizes: [Int]? {
+        let list = sizes.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !list.isEmpty, list.allSatisfy({ $0 != nil && $0! > 0 && $0! <= 5_000_000 }) else { return nil }
+        return list.map { $0! }
+    }
+
+    func run() throws {
+        if !json {
+            print("size        file MB   load+validate ms   build ms   total ms   memory MB   step ns   top items")
+        }
+        for n in parsedSizes! {
+            let bytes = Array(generateLayout(elements: n).utf8)
+            var bestLoad = Double.infinity, bestBuild = Double.infinity
+            var memory = 0
+            var topCount = 0
+            var stepNs = 0.0
+            for _ in 0..<repeats {
+                let before = residentMemoryBytes() ?? 0
+                let t0 = MonotonicClock.now()
+                let doc = try LayoutLoader.load(bytes: bytes, file: "generated-\(n).json")
+                let t1 = MonotonicClock.now()
+                let scan = ScanTreeBuilder.build(doc.tree, settings: ScanSettings())
+                let t2 = MonotonicClock.now()
+                memory = max(memory, (residentMemoryBytes() ?? 0) - before)
+                bestLoad = min(bestLoad, (t1 - t0).seconds * 1000)
+                bestBuild = min(bestBuild, (t2 - t1).seconds * 1000)
+                topCount = scan.top.items.count
+                stepNs = measureStep(doc.tree)
+            }
+            let mb = Double(bytes.count) / 1_048_576
+            if json {
+                print("{\"elements\":\(n),\"file_mb\":\(round2(mb)),\"load_validate_ms\":\(round2(bestLoad)),\"build_ms\":\(round2(bestBuild)),\"total_ms\":\(round2(bestLoad + bestBuild)),\"memory_mb\":\(round2(Double(memory) / 1_048_576)),\"step_ns\":\(round2(stepNs)),\"top_items\":\(topCount)}")
+            } else {
+                print(String(format: "%-10d %8.1f %18.1f %10.1f %10.1f %11.1f %9.0f %11d",
+                             n, mb, bestLoad, bestBuild, bestLoad + bestBuild, Double(memory) / 1_048_576, stepNs, topCount))
+            }
+        }
+    }
+
+    func round2(_ v: Double) -> String { String(format: "%.2f", v) }
+
+    /// Mean cost of one auto-scan step (a deadline that moves the highlight), over many steps.
+    func measureStep(_ tree: ElementTree) -> Double {
+        var settings = ScanSettings()
+        settings.loops = 100
+        var engine = ScanEngine(tree: tree, settings: settings)
+        _ = engine.start(at: .zero)
+        let steps = 200_000
+        var sink = 0
+        let t0 = MonotonicClock.now()
+        for _ in 0..<steps {
+            guard let d = engine.nextDeadline else { break }
+            sink &+= engine.handleDeadline(at: d).count
+        }
+        let t1 = MonotonicClock.now()
+        precondition(sink > 0)
+        return Double((t1 - t0).nanoseconds) / Double(steps)
+    }
+}
+
+/// A mail-like screen of `elements` nodes: rows of ten buttons, each row a group, with
+/// labels, traits and an action on every fifth element, so that loading exercises the
+/// common fields.
+func generateLayout(elements: Int) -> String {
+    let perRow = 10
+    let rows = max(1, (elements - 1) / (perRow + 1))
+    var s = "{\"schemaVersion\":1,\"screen\":{\"id\":\"generated\",\"size\":{\"width\":1000,\"height\":\(rows * 40 + 40)}},"
+    s += "\"root\":{\"id\":\"root\",\"isAccessibilityElement\":false,\"children\":["
+    s.reserveCapacity(elements * 150)
+    for r in 0..<rows {
+        if r > 0 { s += "," }
+        let y = r * 40
+        s += "{\"id\":\"row\(r)\",\"isAccessibilityElement\":false,\"frame\":{\"x\":0,\"y\":\(y),\"width\":1000,\"height\":40},\"children\":["
+        for c in 0..<perRow {
+            if c > 0 { s += "," }
+            s += "{\"id\":\"b\(r)_\(c)\",\"label\":\"Item \(r) \(c)\",\"traits\":[\"button\"],\"frame\":{\"x\":\(c * 100),\"y\":\(y),\"width\":100,\"height\":40}"
+            if c % 5 == 0 { s += ",\"customActions\":[{\"name\":\"delete\",\"effects\":[{\"emit\":\"delete\"}]}]" }
+            s += "}"
+        }
+        s += "]}"
+    }
+    return s + "]}}"
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanFormats
+
+/// Problems with the user's files end the command with status 2 after saying what is
+/// wrong and where; nothing is written on stdout by then.
+struct InputProblem: Error {
+    var message: String
+}
+
+func fail(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
+    return ExitCode(2)
+}
+
+func readBytes(_ path: String, what: String) throws(InputProblem) -> [UInt8] {
+    if path == "-" {
+        return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+    }
+    var isDir: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+        throw InputProblem(message: "Error: \(what) '\(path)' does not exist. Check the path (it is relative to \(FileManager.default.currentDirectoryPath)).")
+    }
+    if isDir.boolValue {
+        throw InputProblem(message: "Error: \(what) '\(path)' is a directory; give a file, e.g. '\(path)/\(what == "layout" ? "switch-control.uikit.json" : "file.json")'.")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw InputProblem(message: "Error: cannot read \(what) '\(path)': permission denied or unreadable.")
+    }
+    return [UInt8](data)
+}
+
+func loadLayout(_ path: String) throws(InputProblem) -> LayoutDocument {
+    let bytes = try readBytes(path, what: "layout")
+    do {
+        return try LayoutLoader.load(bytes: bytes, file: path)
+    } catch {
+        throw InputProblem(message: error.description)
+    }
+}
+
+func loadSettings(_ path: String) throws(InputProblem) -> ScanSettings {
+    let bytes = try readBytes(path, what: "settings file")
+    do {
+        return try SettingsLoader.load(bytes: bytes, file: path)
+    } catch {
+        throw InputProblem(message: error.description)
+    }
+}
+
+extension ScanStyle: ExpressibleByArgument {}
+extension ScanMode: ExpressibleByArgument {}

@@ -1,0 +1,14 @@
+import ArgumentParser
+
+@main
+struct SwitchScan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "switchscan",
+        abstract: "Switch Control scanning for Linux: item mode, point mode, headless simulation.",
+        discussion: """
+        Exit status: 0 on success, 2 when a layout, settings or events file is invalid \
+        (every problem is printed on stderr with its file and place), 64 for a bad command line.
+        """,
+        subcommands: [Simulate.self, Validate.self, Bench.self]
+    )
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanFormats
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check layout and settings files; print every problem with its file and place.",
+        discussion: "Exit status 0 when all files are valid (warnings allowed), 2 when any has an error."
+    )
+
+    @Argument(help: "Layout or settings files (JSON). The kind is told by the content: a layout has \"schemaVersion\" and \"root\".")
+    var files: [String] = []
+
+    @Flag(help: "Also print warnings and notes (W…, I…) for valid files.")
+    var warnings = false
+
+    func run() throws {
+        guard !files.isEmpty else {
+            throw fail("Error: No file given. Pass layout or settings files, e.g. 'switchscan validate Layouts/*.json'.")
+        }
+        var failed = false
+        var report = ""
+        var problems = ""
+        for file in files {
+            let bytes: [UInt8]
+            do { bytes = try readBytes(file, what: "file") } catch {
+                problems += error.message + "\n"; failed = true; continue
+            }
+            if looksLikeLayout(bytes) {
+                do {
+                    let doc = try LayoutLoader.load(bytes: bytes, file: file)
+                    let items = ScanTreeBuilder.build(doc.tree, settings: ScanSettings()).top.items.count
+                    report += "\(file): ok (layout \"\(doc.tree.screenID)\", \(doc.tree.count) nodes, \(items) top-level items)\n"
+                    if warnings { for w in doc.warnings { report += "\(w)\n" } }
+                } catch {
+                    problems += error.description + "\n"; failed = true
+                }
+            } else {
+                do {
+                    _ = try SettingsLoader.load(bytes: bytes, file: file)
+                    report += "\(file): ok (settings)\n"
+                } catch {
+                    problems += error.description + "\n"; failed = true
+                }
+            }
+        }
+        FileHandle.standardOutput.write(Data(report.utf8))
+        if failed { throw fail(problems) }
+    }
+
+    /// Settings files have neither of a layout's required top-level keys.
+    func looksLikeLayout(_ bytes: [UInt8]) -> Bool {
+        guard case .object(let members, _)? = try? JSONParser.parse(bytes) else {
+            // Unparseable: report it as a layout, whose messages are the most detailed.
+            return true
+        }
+        return members.contains { ["schemaVersion", "root", "screen"].contains($0.key) }
+            || !members.contains { SettingsLoader.fields.contains($0.key) }
+    }
+}

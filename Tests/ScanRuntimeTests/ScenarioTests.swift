@@ -1,0 +1,127 @@
+import Foundation
+import ScanCore
+import ScanFormats
+import ScanRuntime
+import Testing
+
+/// Golden scenarios (Tests/Scenarios/*.scan): a layout, settings, switch events at absolute
+/// virtual times, and the exact effects expected, one compact line each.
+///
+/// ```
+/// # what the scenario shows
+/// layout: switch-control.uikit.json        (in Layouts/)
+/// settings: {"style": "manual"}            (optional, inline JSON)
+/// until: 9                                 (seconds)
+/// events:
+/// 3.2 select
+/// expect:
+/// 0 scanStarted
+/// 0 highlight group testWrap
+/// ```
+struct Scenario: CustomTestStringConvertible, Sendable {
+    var name: String
+    var layout = ""
+    var settings = "{}"
+    var until = 10.0
+    var events = ""
+    var expected: [String] = []
+
+    var testDescription: String { name }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    static func all() -> [Scenario] {
+        let dir = root.appendingPathComponent("Tests/Scenarios")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return files.filter { $0.hasSuffix(".scan") }.sorted().map { file in
+            parse(String(decoding: FileManager.default.contents(atPath: dir.appendingPathComponent(file).path) ?? Data(), as: UTF8.self),
+                  name: file)
+        }
+    }
+
+    static func parse(_ text: String, name: String) -> Scenario {
+        var s = Scenario(name: name)
+        var section = ""
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line == "events:" || line == "expect:" { section = line; continue }
+            switch section {
+            case "events:": s.events += line + "\n"
+            case "expect:": s.expected.append(line)
+            default:
+                let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2 else { continue }
+                switch parts[0] {
+                case "layout": s.layout = parts[1]
+                case "settings": s.settings = parts[1]
+                case "until": s.until = Double(parts[1]) ?? 10
+                default: break
+                }
+            }
+        }
+        return s
+    }
+
+    func run() throws -> [String] {
+        let layoutBytes = try [UInt8](Data(contentsOf: Self.root.appendingPathComponent("Layouts").appendingPathComponent(layout)))
+        let doc = try LayoutLoader.load(bytes: layoutBytes, file: layout)
+        let settings = try SettingsLoader.load(bytes: Array(self.settings.utf8), file: "\(name) settings")
+        let events = try EventsLoader.load(text: self.events, file: name)
+        var driver = ManualDriver(engine: ScanEngine(tree: doc.tree, settings: settings))
+        driver.schedule(events)
+        return (driver.start() + driver.advance(to: .seconds(until))).map(compact)
+    }
+}
+
+func num(_ v: Double) -> String {
+    var s = String(format: "%.3f", v)
+    while s.hasSuffix("0") { s.removeLast() }
+    if s.hasSuffix(".") { s.removeLast() }
+    return s
+}
+
+/// One effect as a short line: time, name, the fields that matter for behaviour.
+func compact(_ e: TimedEffect) -> String {
+    let t = num(e.time.seconds)
+    switch e.effect {
+    case .scanStarted: return "\(t) scanStarted"
+    case .scanStopped(let r): return "\(t) scanStopped \(r.rawValue)"
+    case let .highlight(item, kind, _, _, _): return "\(t) highlight \(kind.rawValue) \(item)"
+    case .enterGroup(let g): return "\(t) enterGroup \(g)"
+    case .exitGroup(let g): return "\(t) exitGroup \(g)"
+    case let .menuOpen(el, entries): return "\(t) menuOpen \(el ?? "-") \(entries.joined(separator: ","))"
+    case .menuClose(let el): return "\(t) menuClose \(el ?? "-")"
+    case let .activate(el, p, target): return "\(t) activate \(el) (\(num(p.x)),\(num(p.y))) \(target ?? "-")"
+    case let .customAction(el, action, ok): return "\(t) customAction \(el) \(action)\(ok ? "" : " failed")"
+    case let .adjust(el, dir, value): return "\(t) adjust \(el) \(dir.rawValue) \(value)"
+    case .modeChanged(let m): return "\(t) modeChanged \(m.rawValue)"
+    case .sweep(let s):
+        return "\(t) sweep \(s.axis.rawValue) \(s.phase.rawValue) \(num(s.lo))..\(num(s.hi + s.width)) @\(num(s.speed))"
+            + (s.phase == .band ? " width \(num(s.width))" : "")
+    case .pointSelected(let p): return "\(t) pointSelected (\(num(p.x)),\(num(p.y)))"
+    case let .tap(p, el): return "\(t) tap (\(num(p.x)),\(num(p.y))) \(el ?? "-")"
+    case .announce(let text): return "\(t) announce \(text)"
+    case let .emit(name, _, _): return "\(t) emit \(name)"
+    }
+}
+
+@Suite("Scenarios")
+struct ScenarioTests {
+    @Test("every scenario file", arguments: Scenario.all())
+    func scenario(_ s: Scenario) throws {
+        #expect(!s.expected.isEmpty, "\(s.name) expects nothing")
+        let actual = try s.run()
+        let diff = zip(actual, s.expected).enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(actual == s.expected, """
+            \(s.name): first difference at line \(diff.map { "\($0.offset + 1): got '\($0.element.0)', expected '\($0.element.1)'" } ?? "end (lengths \(actual.count) vs \(s.expected.count))")
+            actual:
+            \(actual.joined(separator: "\n"))
+            """)
+    }
+
+    @Test func scenarioFilesExist() {
+        #expect(Scenario.all().count >= 20)
+    }
+}
