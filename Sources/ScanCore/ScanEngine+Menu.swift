@@ -101,6 +101,7 @@ extension ScanEngine {
         guard let menu = item.menu else { return }
         item.menu = nil
         stepSelectAt = nil
+        if mode == .point { moveAt = nil }
         emit(.menuClose(element: targetID(menu.target)))
     }
 

@@ -161,7 +161,8 @@ public struct ScanEngine: Sendable {
 
     /// Arms the auto-scan timer for the item just highlighted at `base`.
     mutating func armMove(from base: ScanInstant, firstOfCycle: Bool) {
-        guard settings.style == .auto else { moveAt = nil; return }
+        // Point mode moves by sweeps; only its menu is scanned item by item.
+        guard settings.style == .auto, mode == .item || item.menu != nil else { moveAt = nil; return }
         moveAt = base + interval + (firstOfCycle ? settings.pauseOnFirstItem : .zero)
     }
 
