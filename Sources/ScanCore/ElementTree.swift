@@ -49,20 +49,29 @@ public struct ElementTree: Sendable {
     public private(set) var nodes: [ElementNode]
     public private(set) var indexByID: [String: Int]
 
+    /// `index` maps ids to node indices when the caller already built it (the loader
+    /// does, to find duplicates); otherwise it is built here. The first node wins an id.
     public init(screenID: String, size: (width: Double, height: Double),
-                naturalOrder: NaturalOrder = .geometric, nodes: [ElementNode]) {
+                naturalOrder: NaturalOrder = .geometric, nodes: [ElementNode], index: [String: Int]? = nil) {
         self.screenID = screenID
         self.screenSize = Rect(x: 0, y: 0, width: size.width, height: size.height)
         self.naturalOrder = naturalOrder
         self.nodes = nodes
-        var index = [String: Int](minimumCapacity: nodes.count)
-        for (i, n) in nodes.enumerated() { index[n.id] = i }
-        self.indexByID = index
+        if let index {
+            self.indexByID = index
+        } else {
+            var built = [String: Int](minimumCapacity: nodes.count)
+            for (i, n) in nodes.enumerated() where built[n.id] == nil { built[n.id] = i }
+            self.indexByID = built
+        }
     }
 
     public var root: Int { 0 }
     public var count: Int { nodes.count }
-    public subscript(i: Int) -> ElementNode { nodes[i] }
+    /// Borrows the node in place, so reading one field does not copy all of them.
+    public subscript(i: Int) -> ElementNode {
+        _read { yield nodes[i] }
+    }
     public func index(of id: String) -> Int? { indexByID[id] }
 
     /// Changes a node in place (layout effects). Ids are not changeable, so the index holds.

@@ -134,6 +134,7 @@ extension ScanEngine {
         let topIndex = item.cursor.scopes.count > 1
             ? scan.groups[item.cursor.scopes[1]].indexInParent : item.cursor.index
         scan = ScanTreeBuilder.build(tree, settings: settings)
+        groupLabels = []
         history.removeAll()
         if let menu = item.menu, let t = targetNode(menu.target), case .element = menu.target,
            scan.locate(node: t) == nil {

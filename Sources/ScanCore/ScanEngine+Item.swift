@@ -84,8 +84,7 @@ extension ScanEngine {
 
     /// The auto-scan timer fired at `d`.
     mutating func autoStep(at d: ScanInstant) {
-        history.append((d, item))
-        if history.count > Self.historyLimit { history.removeFirst() }
+        history.append(d, item)
         if var menu = item.menu {
             menu.index += 1
             if menu.index == menu.entries.count {
@@ -197,12 +196,14 @@ extension ScanEngine {
         guard let s = stop(item.cursor) else { return }
         switch s {
         case .item(.element(let n)):
-            let node = tree[n]
-            emit(.highlight(item: node.id, kind: .element, frame: node.frame,
-                            label: spokenText(node), context: nil))
+            emit(.highlight(item: tree[n].id, kind: .element, frame: tree[n].frame,
+                            label: spokenText(tree[n]), context: nil))
         case .item(.group(let g)):
             let node = tree[scan.groups[g].node]
-            emit(.highlight(item: node.id, kind: .group, frame: node.frame, label: groupLabel(g), context: nil))
+            if groupLabels.count != scan.groups.count { groupLabels = Array(repeating: nil, count: scan.groups.count) }
+            let label = groupLabels[g] ?? groupLabel(g)
+            groupLabels[g] = label
+            emit(.highlight(item: node.id, kind: .group, frame: node.frame, label: label, context: nil))
         case .exit:
             let node = tree[scan.groups[item.cursor.scope].node]
             emit(.highlight(item: "exit", kind: .exit, frame: node.frame, label: "Exit group", context: node.id))
@@ -213,6 +214,10 @@ extension ScanEngine {
 
     /// Label, value and state words, as a screen reader would say them on arrival.
     func spokenText(_ node: ElementNode) -> String {
+        // The common case, a plain label, costs no string building.
+        if node.currentValue == nil && !node.traits.contains(.selected) && !node.traits.contains(.notEnabled) {
+            return node.label ?? ""
+        }
         var parts: [String] = []
         if let l = node.label, !l.isEmpty { parts.append(l) }
         if let v = node.currentValue, !v.isEmpty { parts.append(v) }

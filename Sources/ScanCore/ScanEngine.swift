@@ -55,9 +55,10 @@ public struct ScanEngine: Sendable {
     var autoTapAt: ScanInstant?
     var sweepEndAt: ScanInstant?
 
-    /// States replaced by auto-scan steps, newest last, with the instant each step happened.
-    var history: [(at: ScanInstant, before: ItemState)] = []
-    static let historyLimit = 16
+    /// States replaced by auto-scan steps, with the instant each step happened.
+    var history = StepHistory()
+    /// Group labels, computed on first highlight (a scan step must not join strings).
+    var groupLabels: [String?] = []
 
     var out: [TimedEffect] = []
     var now = ScanInstant.zero
@@ -74,8 +75,9 @@ public struct ScanEngine: Sendable {
         self.filter = SwitchFilter(.init(settings, debounce: debounce))
     }
 
+    /// The earliest armed timer. Called on every tick: no allocation.
     public var nextDeadline: ScanInstant? {
-        [moveAt, stepSelectAt, autoTapAt, sweepEndAt, filter.nextDeadline].compactMap { $0 }.min()
+        earliest(earliest(earliest(earliest(filter.nextDeadline, moveAt), stepSelectAt), autoTapAt), sweepEndAt)
     }
 
     public var currentMode: ScanMode { mode }
@@ -190,9 +192,9 @@ public struct ScanEngine: Sendable {
     /// happened after it (the press was processed late, or decided at release).
     mutating func restoreForPressTime(_ t: ScanInstant) {
         defer { history.removeAll() }
-        guard let k = history.firstIndex(where: { $0.at > t }) else { return }
+        guard let before = history.state(before: t) else { return }
         let wasRunning = item.running
-        item = history[k].before
+        item = before
         if item.running && !wasRunning { emit(.scanStarted) }
         emitHighlight()
         let first = item.menu.map { $0.index == 0 } ?? (item.cursor.index == 0)
@@ -218,4 +220,41 @@ public struct ScanEngine: Sendable {
             restartItemScan(at: now)
         }
     }
+}
+
+/// A ring of the last auto-scan steps: enough to cover a press decided seconds after it
+/// went down (hold, long press) at the fastest interval, with O(1) appends.
+struct StepHistory: Sendable {
+    static let capacity = 128
+    private var entries: [(at: ScanInstant, before: ScanEngine.ItemState)] = []
+    private var start = 0
+
+    mutating func append(_ at: ScanInstant, _ before: ScanEngine.ItemState) {
+        if entries.count < Self.capacity {
+            entries.append((at, before))
+        } else {
+            entries[start] = (at, before)
+            start = (start + 1) % Self.capacity
+        }
+    }
+
+    mutating func removeAll() {
+        if !entries.isEmpty { entries.removeAll(keepingCapacity: true); start = 0 }
+    }
+
+    /// The state the first step after `t` replaced: what was current at `t`.
+    func state(before t: ScanInstant) -> ScanEngine.ItemState? {
+        for k in 0..<entries.count {
+            let e = entries[(start + k) % entries.count]
+            if e.at > t { return e.before }
+        }
+        return nil
+    }
+}
+
+@inline(__always)
+func earliest(_ a: ScanInstant?, _ b: ScanInstant?) -> ScanInstant? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return min(a, b)
 }

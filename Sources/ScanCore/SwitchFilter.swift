@@ -68,9 +68,7 @@ public struct SwitchFilter: Sendable {
     public var nextDeadline: ScanInstant? {
         var best: ScanInstant?
         for s in states.values {
-            for d in [s.holdAt, s.longAt, s.repeatAt] {
-                if let d, best == nil || d < best! { best = d }
-            }
+            best = earliest(earliest(earliest(best, s.holdAt), s.longAt), s.repeatAt)
         }
         return best
     }

@@ -20,6 +20,8 @@ public enum EventsLoader {
         var events: [(SwitchEvent, Int)] = []
         var lastTime = -1.0
         var down: [SwitchAction: Int] = [:]
+        var pressedUntil: [SwitchAction: ScanInstant] = [:]
+        var pressLine: [SwitchAction: Int] = [:]
         let actions = SwitchAction.allCases.map(\.rawValue)
         for (k, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let lineNo = k + 1
@@ -35,18 +37,24 @@ public enum EventsLoader {
                 problems.append((lineNo, "\"\(words[0])\" is not a time; give seconds from the start, e.g. 1.25"))
                 continue
             }
+            if t < lastTime {
+                problems.append((lineNo, "time \(words[0]) is before the previous event's (\(format(lastTime))); list events in time order"))
+                continue
+            }
+            lastTime = t
             guard let action = SwitchAction(rawValue: String(words[1])) else {
                 var msg = "\"\(words[1])\" is not a switch action; allowed: \(actions.joined(separator: ", "))"
                 if let s = suggestion(for: String(words[1]), among: actions) { msg += "; did you mean \"\(s)\"?" }
                 problems.append((lineNo, msg))
                 continue
             }
-            if t < lastTime {
-                problems.append((lineNo, "time \(words[0]) is before the previous event's (\(format(lastTime))); list events in time order"))
+            let at = ScanInstant.seconds(t)
+            // A press holds its switch down for 50 ms: another press of it inside that is
+            // a switch going down twice.
+            if let until = pressedUntil[action], at < until {
+                problems.append((lineNo, "\(action.rawValue) is still down from the press on line \(pressLine[action]!) (a press lasts 50 ms)"))
                 continue
             }
-            lastTime = t
-            let at = ScanInstant.seconds(t)
             if words.count == 3 {
                 switch words[2] {
                 case "down":
@@ -64,6 +72,8 @@ public enum EventsLoader {
                 if let l = down[action] { problems.append((lineNo, "\(action.rawValue) is held down (since line \(l)); a press needs it up")); continue }
                 events.append((SwitchEvent(action, down: true, at: at), events.count))
                 events.append((SwitchEvent(action, down: false, at: at + pressLength), events.count))
+                pressedUntil[action] = at + pressLength
+                pressLine[action] = lineNo
             }
         }
         if !problems.isEmpty { throw EventsError(file: file, problems: problems) }

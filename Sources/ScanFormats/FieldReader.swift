@@ -20,106 +20,105 @@ struct FieldReader {
         report(.error, code, offset, path, element, message)
     }
 
-    /// The members of an object by key; unknown keys are reported with the nearest known one.
-    mutating func object(_ v: JSONValue, _ path: String, _ element: String?, allowed: [String],
-                         unknownCode: String = "E03") -> [String: JSONMember]? {
+    /// The members of an object; unknown keys are reported with the nearest known one.
+    mutating func object(_ v: JSONValue, _ path: @autoclosure () -> String, _ element: String?, allowed: KeySet,
+                         unknownCode: String = "E03") -> ObjectView? {
         guard case .object(let members, _) = v else {
-            report("E04", v.offset, path, element, "must be an object, got \(v.kindName)")
+            report("E04", v.offset, path(), element, "must be an object, got \(v.kindName)")
             return nil
         }
-        var dict = [String: JSONMember](minimumCapacity: members.count)
+        var mask: UInt64 = 0
         for m in members {
-            if allowed.contains(m.key) {
-                dict[m.key] = m
-            } else {
-                var msg = "unknown field \"\(m.key)\""
-                if let s = suggestion(for: m.key, among: allowed) { msg += "; did you mean \"\(s)\"?" }
-                else { msg += "; allowed: \(quotedList(allowed))" }
-                report(unknownCode, m.keyOffset, path + "." + m.key, element, msg)
-            }
+            let h = UInt64(m.bucket)
+            mask |= 1 << h
+            if allowed.contains(m.key, bucket: h) { continue }
+            var msg = "unknown field \"\(m.key)\""
+            if let s = suggestion(for: m.key, among: allowed.names) { msg += "; did you mean \"\(s)\"?" }
+            else { msg += "; allowed: \(quotedList(allowed.names))" }
+            report(unknownCode, m.keyOffset, path() + "." + m.key, element, msg)
         }
-        return dict
+        return ObjectView(members: members, mask: mask)
     }
 
-    mutating func require(_ dict: [String: JSONMember], _ key: String, in v: JSONValue, _ path: String,
+    mutating func require(_ dict: ObjectView, _ key: Key, in v: JSONValue, _ path: @autoclosure () -> String,
                           _ element: String?, code: String = "E04") -> JSONMember? {
         if let m = dict[key] { return m }
-        report(code, v.offset, path, element, "missing required field \"\(key)\"")
+        report(code, v.offset, path(), element, "missing required field \"\(key.name)\"")
         return nil
     }
 
-    mutating func bool(_ m: JSONMember?, _ path: String, _ element: String?) -> Bool? {
+    mutating func bool(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Bool? {
         guard let m else { return nil }
         if case .bool(let b, _) = m.value { return b }
-        report("E04", m.value.offset, path + "." + m.key, element, "must be true or false, got \(m.value.kindName)")
+        report("E04", m.value.offset, path() + "." + m.key, element, "must be true or false, got \(m.value.kindName)")
         return nil
     }
 
-    mutating func string(_ m: JSONMember?, _ path: String, _ element: String?) -> String? {
+    mutating func string(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> String? {
         guard let m else { return nil }
         if case .string(let s, _) = m.value { return s }
-        report("E04", m.value.offset, path + "." + m.key, element, "must be a string, got \(m.value.kindName)")
+        report("E04", m.value.offset, path() + "." + m.key, element, "must be a string, got \(m.value.kindName)")
         return nil
     }
 
-    mutating func number(_ m: JSONMember?, _ path: String, _ element: String?) -> Double? {
+    mutating func number(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Double? {
         guard let m else { return nil }
         if case .number(let d, _) = m.value { return d }
-        report("E04", m.value.offset, path + "." + m.key, element, "must be a number, got \(m.value.kindName)")
+        report("E04", m.value.offset, path() + "." + m.key, element, "must be a number, got \(m.value.kindName)")
         return nil
     }
 
-    mutating func integer(_ m: JSONMember?, _ path: String, _ element: String?) -> Int? {
-        guard let d = number(m, path, element) else { return nil }
+    mutating func integer(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Int? {
+        guard let d = number(m, path(), element) else { return nil }
         guard d == d.rounded(), abs(d) < 1e15 else {
-            report("E04", m!.value.offset, path + "." + m!.key, element, "must be a whole number, got \(d)")
+            report("E04", m!.value.offset, path() + "." + m!.key, element, "must be a whole number, got \(d)")
             return nil
         }
         return Int(d)
     }
 
-    mutating func array(_ m: JSONMember?, _ path: String, _ element: String?) -> [JSONValue]? {
+    mutating func array(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> [JSONValue]? {
         guard let m else { return nil }
         if case .array(let a, _) = m.value { return a }
-        report("E04", m.value.offset, path + "." + m.key, element, "must be an array, got \(m.value.kindName)")
+        report("E04", m.value.offset, path() + "." + m.key, element, "must be an array, got \(m.value.kindName)")
         return nil
     }
 
-    mutating func enumValue<E: RawRepresentable & CaseIterable>(_ m: JSONMember?, _ type: E.Type, _ path: String,
+    mutating func enumValue<E: RawRepresentable & CaseIterable>(_ m: JSONMember?, _ type: E.Type, _ path: @autoclosure () -> String,
                                                                  _ element: String?) -> E? where E.RawValue == String {
-        guard let s = string(m, path, element) else { return nil }
+        guard let s = string(m, path(), element) else { return nil }
         if let e = E(rawValue: s) { return e }
         let allowed = E.allCases.map(\.rawValue)
         var msg = "unknown value \"\(s)\"; allowed: \(quotedList(allowed))"
         if let sug = suggestion(for: s, among: allowed) { msg += "; did you mean \"\(sug)\"?" }
-        report("E04", m!.value.offset, path + "." + m!.key, element, msg)
+        report("E04", m!.value.offset, path() + "." + m!.key, element, msg)
         return nil
     }
 
-    mutating func point(_ m: JSONMember?, _ path: String, _ element: String?) -> Point? {
+    mutating func point(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Point? {
         guard let m else { return nil }
-        let p = path + "." + m.key
-        guard let d = object(m.value, p, element, allowed: ["x", "y"]) else { return nil }
-        let x = number(require(d, "x", in: m.value, p, element), p, element)
-        let y = number(require(d, "y", in: m.value, p, element), p, element)
+        func p() -> String { path() + "." + m.key }
+        guard let d = object(m.value, p(), element, allowed: KeySets.point) else { return nil }
+        let x = number(require(d, K.x, in: m.value, p(), element), p(), element)
+        let y = number(require(d, K.y, in: m.value, p(), element), p(), element)
         guard let x, let y else { return nil }
         return Point(x: x, y: y)
     }
 
     /// A rectangle; negative sizes are E06.
-    mutating func rect(_ m: JSONMember?, _ path: String, _ element: String?) -> Rect? {
+    mutating func rect(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Rect? {
         guard let m else { return nil }
-        let p = path + "." + m.key
-        guard let d = object(m.value, p, element, allowed: ["x", "y", "width", "height"]) else { return nil }
-        let x = number(require(d, "x", in: m.value, p, element), p, element)
-        let y = number(require(d, "y", in: m.value, p, element), p, element)
-        var w = number(require(d, "width", in: m.value, p, element), p, element)
-        var h = number(require(d, "height", in: m.value, p, element), p, element)
+        func p() -> String { path() + "." + m.key }
+        guard let d = object(m.value, p(), element, allowed: KeySets.rect) else { return nil }
+        let x = number(require(d, K.x, in: m.value, p(), element), p(), element)
+        let y = number(require(d, K.y, in: m.value, p(), element), p(), element)
+        var w = number(require(d, K.width, in: m.value, p(), element), p(), element)
+        var h = number(require(d, K.height, in: m.value, p(), element), p(), element)
         if let wv = w, wv < 0 {
-            report("E06", d["width"]!.value.offset, p + ".width", element, "must be >= 0, got \(format(wv))"); w = nil
+            report("E06", d[K.width]!.value.offset, p() + ".width", element, "must be >= 0, got \(format(wv))"); w = nil
         }
         if let hv = h, hv < 0 {
-            report("E06", d["height"]!.value.offset, p + ".height", element, "must be >= 0, got \(format(hv))"); h = nil
+            report("E06", d[K.height]!.value.offset, p() + ".height", element, "must be >= 0, got \(format(hv))"); h = nil
         }
         guard let x, let y, let w, let h else { return nil }
         return Rect(x: x, y: y, width: w, height: h)
@@ -134,4 +133,143 @@ func format(_ d: Double) -> String {
 
 func format(_ r: Rect) -> String {
     "{x:\(format(r.x)), y:\(format(r.y)), width:\(format(r.width)), height:\(format(r.height))}"
+}
+
+/// An object's members, looked up by a linear scan: objects in data files have a handful of
+/// keys, and comparing short strings is cheaper than hashing them.
+struct ObjectView {
+    var members: [JSONMember]
+    /// One bit per key bucket present: most lookups are for absent optional fields, and
+    /// this answers them without comparing a single string.
+    var mask: UInt64
+
+    subscript(key: Key) -> JSONMember? {
+        guard mask & (1 << UInt64(key.bucket)) != 0 else { return nil }
+        for m in members where m.bucket == key.bucket && m.key == key.name { return m }
+        return nil
+    }
+
+    subscript(key: String) -> JSONMember? { self[Key(key)] }
+}
+
+/// A field name with its bucket computed once.
+struct Key: Sendable {
+    let name: String
+    let bucket: UInt8
+    init(_ name: String) { self.name = name; bucket = UInt8(KeySet.bucket(name)) }
+}
+
+/// The field names looked up while reading data files.
+enum K {
+    static let activationPoint = Key("activationPoint")
+    static let activationPointOutsideFrame = Key("activationPointOutsideFrame")
+    static let adjustable = Key("adjustable")
+    static let argument = Key("argument")
+    static let children = Key("children")
+    static let customActions = Key("customActions")
+    static let customContent = Key("customContent")
+    static let customRotors = Key("customRotors")
+    static let data = Key("data")
+    static let decimals = Key("decimals")
+    static let directions = Key("directions")
+    static let effects = Key("effects")
+    static let element = Key("element")
+    static let elements = Key("elements")
+    static let elementsHidden = Key("elementsHidden")
+    static let field = Key("field")
+    static let focusAfterTap = Key("focusAfterTap")
+    static let frame = Key("frame")
+    static let frameInContainer = Key("frameInContainer")
+    static let groupItems = Key("groupItems")
+    static let height = Key("height")
+    static let hidden = Key("hidden")
+    static let hint = Key("hint")
+    static let id = Key("id")
+    static let image = Key("image")
+    static let importance = Key("importance")
+    static let index = Key("index")
+    static let initialFocus = Key("initialFocus")
+    static let isAccessibilityElement = Key("isAccessibilityElement")
+    static let itemScope = Key("itemScope")
+    static let label = Key("label")
+    static let labelFromChildren = Key("labelFromChildren")
+    static let labelSpans = Key("labelSpans")
+    static let language = Key("language")
+    static let largeContent = Key("largeContent")
+    static let longPressAction = Key("longPressAction")
+    static let loops = Key("loops")
+    static let max = Key("max")
+    static let min = Key("min")
+    static let modalScope = Key("modalScope")
+    static let mode = Key("mode")
+    static let name = Key("name")
+    static let naturalOrder = Key("naturalOrder")
+    static let navigationStyle = Key("navigationStyle")
+    static let onActivate = Key("onActivate")
+    static let onChange = Key("onChange")
+    static let onEscape = Key("onEscape")
+    static let onMagicTap = Key("onMagicTap")
+    static let onTap = Key("onTap")
+    static let path = Key("path")
+    static let precise = Key("precise")
+    static let respondsToUserInteraction = Key("respondsToUserInteraction")
+    static let root = Key("root")
+    static let schemaVersion = Key("schemaVersion")
+    static let screen = Key("screen")
+    static let scroll = Key("scroll")
+    static let shouldGroupChildren = Key("shouldGroupChildren")
+    static let size = Key("size")
+    static let sortPriority = Key("sortPriority")
+    static let spokenAppName = Key("spokenAppName")
+    static let step = Key("step")
+    static let style = Key("style")
+    static let tapBehavior = Key("tapBehavior")
+    static let targets = Key("targets")
+    static let text = Key("text")
+    static let title = Key("title")
+    static let traits = Key("traits")
+    static let value = Key("value")
+    static let valueFormat = Key("valueFormat")
+    static let values = Key("values")
+    static let viewIsModal = Key("viewIsModal")
+    static let virtual = Key("virtual")
+    static let visible = Key("visible")
+    static let width = Key("width")
+    static let x = Key("x")
+    static let y = Key("y")
+}
+
+/// The field names an object may have, bucketed by a cheap hash of length and end bytes.
+struct KeySet: ExpressibleByArrayLiteral, Sendable {
+    let names: [String]
+    private let buckets: [[String]]
+
+    init(_ names: [String]) {
+        self.names = names
+        var b = Array(repeating: [String](), count: 64)
+        for n in names { b[Int(Self.bucket(n))].append(n) }
+        buckets = b
+    }
+
+    init(arrayLiteral elements: String...) { self.init(elements) }
+
+    func contains(_ key: String, bucket: UInt64) -> Bool { buckets[Int(bucket)].contains(key) }
+
+    /// Length and end bytes: cheap, and the JSON parser computes the same from raw bytes.
+    static func bucket(_ key: String) -> UInt64 {
+        let u = Array(key.utf8)
+        guard let first = u.first, let last = u.last else { return 0 }
+        return bucket(count: u.count, first: first, last: last)
+    }
+
+    @inline(__always)
+    static func bucket(count: Int, first: UInt8, last: UInt8) -> UInt64 {
+        (UInt64(truncatingIfNeeded: count) &* 7 &+ UInt64(first) &* 3 &+ UInt64(last)) & 63
+    }
+}
+
+/// Key sets of the objects read for every node, built once.
+enum KeySets {
+    static let point: KeySet = ["x", "y"]
+    static let rect: KeySet = ["x", "y", "width", "height"]
 }

@@ -1,7 +1,7 @@
 /// A JSON value that remembers where it stood in its file, so that every validation message
 /// can name a line and column. Foundation's decoders keep no positions and accept duplicate
 /// keys silently; layout files need both (seeds-spec §15.1).
-public indirect enum JSONValue: Sendable {
+public enum JSONValue: Sendable {
     case object([JSONMember], offset: Int)
     case array([JSONValue], offset: Int)
     case string(String, offset: Int)
@@ -33,6 +33,8 @@ public struct JSONMember: Sendable {
     public var key: String
     public var keyOffset: Int
     public var value: JSONValue
+    /// The key's bucket (see KeySet.bucket), computed from the raw bytes while parsing.
+    var bucket: UInt8
 }
 
 public struct JSONSyntaxError: Error, Sendable {
@@ -46,22 +48,45 @@ public struct JSONSyntaxError: Error, Sendable {
 public struct JSONParser {
     public static let maxDepth = 512
 
-    let bytes: [UInt8]
+    /// Valid only during `parse`: the parser reads the caller's array in place.
+    let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
     var depth = 0
+    /// Whether the last string had no escapes (its raw bytes are its UTF-8).
+    var lastStringWasRaw = true
 
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
-        var p = JSONParser(bytes: bytes)
-        // A UTF-8 byte order mark is tolerated; nothing else may precede the value.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }
-        p.skipSpace()
-        let v = try p.value()
-        p.skipSpace()
-        if p.i < bytes.count { throw p.fail("unexpected \(p.describeHere()) after the end of the document") }
-        return v
+    public static func parse(_ array: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        let result: Result<JSONValue, JSONSyntaxError> = array.withUnsafeBufferPointer { buffer in
+            var p = JSONParser(bytes: buffer)
+            // A UTF-8 byte order mark is tolerated; nothing else may precede the value.
+            if array.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }
+            do throws(JSONSyntaxError) {
+                p.skipSpace()
+                let v = try p.value()
+                p.skipSpace()
+                if p.i < buffer.count { throw p.fail("unexpected \(p.describeHere()) after the end of the document") }
+                return .success(v)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// ASCII (nearly every string in a layout) decodes directly; anything else is
+    /// validated strictly, since String(decoding:) would silently repair bad bytes.
+    func decodeUTF8(_ from: Int, _ to: Int) -> String? {
+        var k = from
+        while k < to && bytes[k] < 0x80 { k += 1 }
+        if k == to { return String(decoding: text(from, to), as: UTF8.self) }
+        return String(validating: text(from, to), as: UTF8.self)
+    }
+
+    func text(_ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[from..<to])
+    }
 
     func fail(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
         JSONSyntaxError(offset: offset ?? i, message: message)
@@ -100,7 +125,7 @@ public struct JSONParser {
 
     mutating func literal(_ word: String, _ v: JSONValue) throws(JSONSyntaxError) -> JSONValue {
         let w = Array(word.utf8)
-        guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else {
+        guard i + w.count <= bytes.count, text(i, i + w.count).elementsEqual(w) else {
             throw fail("unexpected \(describeHere()); expected a value")
         }
         i += w.count
@@ -119,7 +144,10 @@ public struct JSONParser {
         try enter()
         i += 1
         var members: [JSONMember] = []
-        var seen: [String: Int] = [:]
+        members.reserveCapacity(8)
+        // Objects are small (a node has a handful of keys): a linear scan finds duplicates
+        // faster than hashing; big objects switch to a set.
+        var seen: Set<String>?
         skipSpace()
         if i < bytes.count && bytes[i] == UInt8(ascii: "}") { i += 1; depth -= 1; return .object([], offset: start) }
         while true {
@@ -130,16 +158,29 @@ public struct JSONParser {
             }
             let keyOffset = i
             let key = try string()
-            if seen[key] != nil {
+            let bucket: UInt8
+            if lastStringWasRaw && i - keyOffset > 2 {
+                bucket = UInt8(KeySet.bucket(count: i - keyOffset - 2, first: bytes[keyOffset + 1], last: bytes[i - 2]))
+            } else {
+                bucket = UInt8(KeySet.bucket(key))
+            }
+            let duplicate: Bool
+            if let set = seen {
+                duplicate = set.contains(key)
+                seen!.insert(key)
+            } else {
+                duplicate = members.contains { $0.key == key }
+                if members.count >= 16 { seen = Set(members.map(\.key) + [key]) }
+            }
+            if duplicate {
                 throw fail("duplicate key \"\(key)\" in one object", at: keyOffset)
             }
-            seen[key] = keyOffset
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("unexpected \(describeHere()); expected ':'") }
             i += 1
             skipSpace()
             let v = try value()
-            members.append(JSONMember(key: key, keyOffset: keyOffset, value: v))
+            members.append(JSONMember(key: key, keyOffset: keyOffset, value: v, bucket: bucket))
             skipSpace()
             guard i < bytes.count else { throw fail("unexpected end of file; expected ',' or '}'") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -179,15 +220,16 @@ public struct JSONParser {
         while j < bytes.count {
             let b = bytes[j]
             if b == UInt8(ascii: "\"") {
-                let s = String(decoding: bytes[i..<j], as: UTF8.self)
-                if s.utf8.count != j - i || !isValidUTF8(i, j) { throw fail("invalid UTF-8 in string", at: start) }
+                guard let s = decodeUTF8(i, j) else { throw fail("invalid UTF-8 in string", at: start) }
                 i = j + 1
+                lastStringWasRaw = true
                 return s
             }
             if b == UInt8(ascii: "\\") || b < 0x20 { break }
             j += 1
         }
-        var out: [UInt8] = Array(bytes[i..<j])
+        lastStringWasRaw = false
+        var out: [UInt8] = Array(text(i, j))
         i = j
         while i < bytes.count {
             let b = bytes[i]
@@ -238,14 +280,6 @@ public struct JSONParser {
         throw fail("unterminated string", at: start)
     }
 
-    func isValidUTF8(_ from: Int, _ to: Int) -> Bool {
-        // Pure ASCII is by far the common case.
-        var k = from
-        while k < to { if bytes[k] >= 0x80 { break }; k += 1 }
-        if k == to { return true }
-        return String(validating: bytes[from..<to], as: UTF8.self) != nil
-    }
-
     mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
         guard i + 4 <= bytes.count else { throw fail("incomplete \\u escape") }
         var v: UInt32 = 0
@@ -290,11 +324,41 @@ public struct JSONParser {
             if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             if digits(&self) == 0 { throw fail("an exponent must have digits", at: start) }
         }
-        let text = String(decoding: bytes[start..<i], as: UTF8.self)
-        guard let v = Double(text), v.isFinite else {
-            throw fail("number \(text) is out of range (must be finite)", at: start)
+        if let v = fastNumber(start, i) { return .number(v, offset: start) }
+        let literal = String(decoding: text(start, i), as: UTF8.self)
+        guard let v = Double(literal), v.isFinite else {
+            throw fail("number \(literal) is out of range (must be finite)", at: start)
         }
         return .number(v, offset: start)
+    }
+}
+
+private let exactPowersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { r, _ in r * 10 } }
+
+extension JSONParser {
+    /// Integers and plain decimals of at most 15 significant digits: the mantissa and the
+    /// power of ten are both exact doubles, so one division is correctly rounded (the same
+    /// result as strtod). Anything else takes the general path.
+    func fastNumber(_ start: Int, _ end: Int) -> Double? {
+        var k = start
+        let negative = bytes[k] == UInt8(ascii: "-")
+        if negative { k += 1 }
+        var mantissa: Int64 = 0
+        var digits = 0
+        var fraction = 0
+        var seenPoint = false
+        while k < end {
+            let b = bytes[k]
+            if b == UInt8(ascii: ".") { seenPoint = true; k += 1; continue }
+            guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
+            mantissa = mantissa * 10 + Int64(b - UInt8(ascii: "0"))
+            digits += 1
+            if seenPoint { fraction += 1 }
+            if digits > 15 { return nil }
+            k += 1
+        }
+        let v = Double(mantissa) / exactPowersOfTen[fraction]
+        return negative ? -v : v
     }
 }
 

@@ -31,6 +31,12 @@ public enum LayoutLoader {
             throw DataFileError(file: file, diagnostics: locate([d], in: bytes))
         }
         var reader = LayoutReader(file: file)
+        reader.bytes = bytes
+        // Room for every node at once: growing arrays of large structs is a measurable cost.
+        let estimate = min(bytes.count / 48, 1 << 24)
+        reader.nodes.reserveCapacity(estimate)
+        reader.info.reserveCapacity(estimate)
+        reader.firstID.reserveCapacity(estimate)
         let result = reader.read(json)
         let diagnostics = locate(reader.fields.diagnostics, in: bytes)
         guard let (tree, title) = result, !diagnostics.contains(where: { $0.severity == .error }) else {
@@ -40,18 +46,25 @@ public enum LayoutLoader {
     }
 }
 
-let nodeFields = [
+let nodeKeys = KeySet([
     "id", "virtual", "visible", "isAccessibilityElement", "label", "labelSpans", "labelFromChildren",
     "value", "hint", "traits", "language", "frame", "frameInContainer", "path", "activationPoint",
     "activationPointOutsideFrame", "hidden", "elementsHidden", "viewIsModal", "modalScope",
     "shouldGroupChildren", "navigationStyle", "elements", "sortPriority", "respondsToUserInteraction",
     "customActions", "adjustable", "customContent", "customRotors", "largeContent", "onActivate", "onTap",
     "onEscape", "onMagicTap", "scroll", "onFocus", "onBlur", "children",
-]
+])
+let unusedHandlerKeys = ["onMagicTap", "onFocus", "onBlur"]
+let containerOnlyKeys = ["navigationStyle", "shouldGroupChildren", "viewIsModal"]
+let elementOnlyKeys = ["label", "traits", "customActions", "adjustable"]
+let customActionKeys: KeySet = ["name", "effects"]
+let traitNames = Trait.allCases.map(\.rawValue)
 
 /// Per-node facts the second (cross-reference) pass needs.
 struct NodeInfo {
-    var path: String
+    /// The node's JSON path is rebuilt from these only when a message needs it.
+    var parent: Int32
+    var position: Int32
     var idOffset: Int
     var subtreeEnd = 0
     var elements: [(id: String, offset: Int)]?
@@ -72,14 +85,27 @@ struct LayoutReader {
     var fields: FieldReader
     var nodes: [ElementNode] = []
     var info: [NodeInfo] = []
-    var firstID: [String: (offset: Int, path: String)] = [:]
+    /// Each id's node index: duplicate detection now, the tree's id index later.
+    var firstID: [String: Int] = [:]
     var references: [IDReference] = []
+
+    /// Set by the loader so that a message can point at another place in the file.
+    var bytes: [UInt8] = []
+    var lines: LineIndex? {
+        bytes.isEmpty ? nil : LineIndex(bytes)
+    }
 
     init(file: String) { fields = FieldReader(file: file) }
 
+    func lineOf(_ offset: Int) -> String {
+        guard let lines else { return "?" }
+        let (l, c) = lines.position(of: offset)
+        return "\(l):\(c)"
+    }
+
     mutating func read(_ json: JSONValue) -> (ElementTree, String?)? {
         guard let doc = fields.object(json, "$", nil, allowed: ["schemaVersion", "screen", "root"]) else { return nil }
-        if let v = doc["schemaVersion"] {
+        if let v = doc[K.schemaVersion] {
             if case .number(let n, _) = v.value, n == 1 {} else {
                 fields.report("E02", v.value.offset, "$.schemaVersion", nil, "must be 1 (the only version there is)")
             }
@@ -89,31 +115,31 @@ struct LayoutReader {
         // Screen
         var screenID = "screen", size: (Double, Double)?, title: String?, order = NaturalOrder.geometric
         var initialFocus: (String, Int)?
-        if let s = fields.require(doc, "screen", in: json, "$", nil),
+        if let s = fields.require(doc, K.screen, in: json, "$", nil),
            let sd = fields.object(s.value, "$.screen", nil, allowed: ["id", "title", "spokenAppName", "size", "language",
                                                                           "naturalOrder", "initialFocus", "onMagicTap"]) {
-            if let id = fields.string(fields.require(sd, "id", in: s.value, "$.screen", nil), "$.screen", nil) {
-                if !isValidID(id) { fields.report("E05", sd["id"]!.value.offset, "$.screen.id", nil, idSyntaxMessage(id)) }
+            if let id = fields.string(fields.require(sd, K.id, in: s.value, "$.screen", nil), "$.screen", nil) {
+                if !isValidID(id) { fields.report("E05", sd[K.id]!.value.offset, "$.screen.id", nil, idSyntaxMessage(id)) }
                 screenID = id
             }
-            title = fields.string(sd["title"], "$.screen", nil)
-            _ = fields.string(sd["spokenAppName"], "$.screen", nil)
-            language(sd["language"], "$.screen", nil)
-            if let o = fields.enumValue(sd["naturalOrder"], NaturalOrder.self, "$.screen", nil) { order = o }
-            if let f = fields.string(sd["initialFocus"], "$.screen", nil) { initialFocus = (f, sd["initialFocus"]!.value.offset) }
-            if let m = sd["onMagicTap"] { _ = effects(m, "$.screen", nil) }
-            if let sz = fields.require(sd, "size", in: s.value, "$.screen", nil),
+            title = fields.string(sd[K.title], "$.screen", nil)
+            _ = fields.string(sd[K.spokenAppName], "$.screen", nil)
+            language(sd[K.language], "$.screen", nil)
+            if let o = fields.enumValue(sd[K.naturalOrder], NaturalOrder.self, "$.screen", nil) { order = o }
+            if let f = fields.string(sd[K.initialFocus], "$.screen", nil) { initialFocus = (f, sd[K.initialFocus]!.value.offset) }
+            if let m = sd[K.onMagicTap] { _ = effects(m, "$.screen", nil) }
+            if let sz = fields.require(sd, K.size, in: s.value, "$.screen", nil),
                let szd = fields.object(sz.value, "$.screen.size", nil, allowed: ["width", "height"]) {
-                let w = fields.number(fields.require(szd, "width", in: sz.value, "$.screen.size", nil), "$.screen.size", nil)
-                let h = fields.number(fields.require(szd, "height", in: sz.value, "$.screen.size", nil), "$.screen.size", nil)
-                if let w, w <= 0 { fields.report("E16", szd["width"]!.value.offset, "$.screen.size.width", nil, "must be > 0, got \(format(w))") }
-                if let h, h <= 0 { fields.report("E16", szd["height"]!.value.offset, "$.screen.size.height", nil, "must be > 0, got \(format(h))") }
+                let w = fields.number(fields.require(szd, K.width, in: sz.value, "$.screen.size", nil), "$.screen.size", nil)
+                let h = fields.number(fields.require(szd, K.height, in: sz.value, "$.screen.size", nil), "$.screen.size", nil)
+                if let w, w <= 0 { fields.report("E16", szd[K.width]!.value.offset, "$.screen.size.width", nil, "must be > 0, got \(format(w))") }
+                if let h, h <= 0 { fields.report("E16", szd[K.height]!.value.offset, "$.screen.size.height", nil, "must be > 0, got \(format(h))") }
                 if let w, let h, w > 0, h > 0 { size = (w, h) }
             }
         }
         // Root
-        guard let r = fields.require(doc, "root", in: json, "$", nil) else { return nil }
-        _ = node(r.value, path: "$.root", parent: nil, origin: Point(x: 0, y: 0), depth: 1)
+        guard let r = fields.require(doc, K.root, in: json, "$", nil) else { return nil }
+        _ = node(r.value, path: "$.root", parent: nil, position: 0, origin: Point(x: 0, y: 0), depth: 1)
         guard !nodes.isEmpty else { return nil }
         if nodes[0].isVirtual {
             fields.report("E16", r.value.offset, "$.root", nodes[0].id, "the root must not be virtual")
@@ -124,7 +150,7 @@ struct LayoutReader {
         }
         crossReferences()
         guard let size else { return nil }
-        let tree = ElementTree(screenID: screenID, size: size, naturalOrder: order, nodes: nodes)
+        let tree = ElementTree(screenID: screenID, size: size, naturalOrder: order, nodes: nodes, index: firstID)
         if let (f, offset) = initialFocus {
             if let i = tree.index(of: f) {
                 if !tree[i].isAccessibilityElement {
@@ -141,25 +167,30 @@ struct LayoutReader {
     // MARK: nodes
 
     /// Reads one node and its subtree in document order; returns its index.
-    mutating func node(_ v: JSONValue, path: String, parent: Int?, origin: Point, depth: Int) -> Int? {
+    mutating func node(_ v: JSONValue, path: @autoclosure () -> String, parent: Int?, position: Int,
+                       origin: Point, depth: Int) -> Int? {
         if depth > LayoutLoader.maxElementDepth {
-            fields.report("E04", v.offset, path, nil,
+            fields.report("E04", v.offset, path(), nil,
                           "elements nested deeper than \(LayoutLoader.maxElementDepth) levels; flatten the layout")
             return nil
         }
-        guard let d = fields.object(v, path, nil, allowed: nodeFields) else { return nil }
+        // The id first, so that every message about this node can name it.
+        var early: String?
+        if case .object(let members, _) = v, let m = members.first(where: { $0.key == "id" }),
+           case .string(let s, _) = m.value { early = s }
+        guard let d = fields.object(v, path(), early, allowed: nodeKeys) else { return nil }
         var id = "?"
         var idOffset = v.offset
-        if let m = fields.require(d, "id", in: v, path, nil, code: "E05"), let s = fields.string(m, path, nil) {
+        if let m = fields.require(d, K.id, in: v, path(), nil, code: "E05"), let s = fields.string(m, path(), nil) {
             id = s
             idOffset = m.value.offset
             if !isValidID(s) {
-                fields.report("E05", m.value.offset, path + ".id", nil, idSyntaxMessage(s))
+                fields.report("E05", m.value.offset, path() + ".id", nil, idSyntaxMessage(s))
             } else if let first = firstID[s] {
-                fields.report("E05", m.value.offset, path + ".id", nil,
-                              "duplicate id \"\(s)\" (first defined at \(first.path).id)")
+                fields.report("E05", m.value.offset, path() + ".id", nil,
+                              "duplicate id \"\(s)\" (first defined at \(lineOf(info[first].idOffset)), \(nodePath(first)).id)")
             } else {
-                firstID[s] = (m.value.offset, path)
+                firstID[s] = nodes.count
             }
         }
         let el: String? = id
@@ -167,97 +198,99 @@ struct LayoutReader {
         var n = ElementNode(id: id)
         n.parent = parent
         nodes.append(n)
-        var nodeInfo = NodeInfo(path: path, idOffset: idOffset, explicitFrame: d["frame"] != nil)
+        var nodeInfo = NodeInfo(parent: Int32(parent ?? -1), position: Int32(position), idOffset: idOffset,
+                                explicitFrame: d[K.frame] != nil)
         info.append(nodeInfo)
 
-        n.isVirtual = fields.bool(d["virtual"], path, el) ?? false
-        n.isVisible = fields.bool(d["visible"], path, el) ?? true
-        let explicitAX = fields.bool(d["isAccessibilityElement"], path, el)
-        n.label = fields.string(d["label"], path, el)
-        if let spans = fields.array(d["labelSpans"], path, el) {
-            if d["label"] != nil {
-                fields.report("E17", d["labelSpans"]!.keyOffset, path + ".labelSpans", el, "use either \"label\" or \"labelSpans\", not both")
+        n.isVirtual = fields.bool(d[K.virtual], path(), el) ?? false
+        n.isVisible = fields.bool(d[K.visible], path(), el) ?? true
+        let explicitAX = fields.bool(d[K.isAccessibilityElement], path(), el)
+        n.label = fields.string(d[K.label], path(), el)
+        if let spans = fields.array(d[K.labelSpans], path(), el) {
+            if d[K.label] != nil {
+                fields.report("E17", d[K.labelSpans]!.keyOffset, path() + ".labelSpans", el, "use either \"label\" or \"labelSpans\", not both")
             }
             var text: [String] = []
             for (k, s) in spans.enumerated() {
-                let sp = "\(path).labelSpans[\(k)]"
+                let sp = "\(path()).labelSpans[\(k)]"
                 if let sd = fields.object(s, sp, el, allowed: ["text", "language"]) {
-                    if let t = fields.string(fields.require(sd, "text", in: s, sp, el), sp, el) { text.append(t) }
-                    language(sd["language"], sp, el)
+                    if let t = fields.string(fields.require(sd, K.text, in: s, sp, el), sp, el) { text.append(t) }
+                    language(sd[K.language], sp, el)
                 }
             }
-            if spans.isEmpty { fields.report("E04", d["labelSpans"]!.value.offset, path + ".labelSpans", el, "must not be empty") }
+            if spans.isEmpty { fields.report("E04", d[K.labelSpans]!.value.offset, path() + ".labelSpans", el, "must not be empty") }
             else { n.label = text.joined() }
         }
-        let labelFromChildren = fields.bool(d["labelFromChildren"], path, el) ?? false
-        n.value = fields.string(d["value"], path, el)
-        n.hint = fields.string(d["hint"], path, el)
-        if let t = d["traits"] { n.traits = traits(t, path, el) }
-        language(d["language"], path, el)
-        n.hidden = fields.bool(d["hidden"], path, el) ?? false
-        n.elementsHidden = fields.bool(d["elementsHidden"], path, el) ?? false
-        n.viewIsModal = fields.bool(d["viewIsModal"], path, el) ?? false
-        if let s = fields.enumValue(d["modalScope"], ModalScope.self, path, el) { n.modalScope = s }
-        n.shouldGroupChildren = fields.bool(d["shouldGroupChildren"], path, el) ?? false
-        if let s = fields.enumValue(d["navigationStyle"], NavigationStyle.self, path, el) { n.navigationStyle = s }
-        n.sortPriority = fields.number(d["sortPriority"], path, el)
-        if let m = d["respondsToUserInteraction"] {
-            if case .null = m.value {} else { n.respondsToUserInteraction = fields.bool(m, path, el) }
+        let labelFromChildren = fields.bool(d[K.labelFromChildren], path(), el) ?? false
+        n.value = fields.string(d[K.value], path(), el)
+        n.hint = fields.string(d[K.hint], path(), el)
+        if let t = d[K.traits] { n.traits = traits(t, path(), el) }
+        language(d[K.language], path(), el)
+        n.hidden = fields.bool(d[K.hidden], path(), el) ?? false
+        n.elementsHidden = fields.bool(d[K.elementsHidden], path(), el) ?? false
+        n.viewIsModal = fields.bool(d[K.viewIsModal], path(), el) ?? false
+        if let s = fields.enumValue(d[K.modalScope], ModalScope.self, path(), el) { n.modalScope = s }
+        n.shouldGroupChildren = fields.bool(d[K.shouldGroupChildren], path(), el) ?? false
+        if let s = fields.enumValue(d[K.navigationStyle], NavigationStyle.self, path(), el) { n.navigationStyle = s }
+        n.sortPriority = fields.number(d[K.sortPriority], path(), el)
+        if let m = d[K.respondsToUserInteraction] {
+            if case .null = m.value {} else { n.respondsToUserInteraction = fields.bool(m, path(), el) }
         }
-        if let m = d["elements"], let list = fields.array(m, path, el) {
+        if let m = d[K.elements], let list = fields.array(m, path(), el) {
             var ids: [(String, Int)] = []
             for (k, item) in list.enumerated() {
                 if case .string(let s, let o) = item { ids.append((s, o)) }
-                else { fields.report("E04", item.offset, "\(path).elements[\(k)]", el, "must be an element id (a string), got \(item.kindName)") }
+                else { fields.report("E04", item.offset, "\(path()).elements[\(k)]", el, "must be an element id (a string), got \(item.kindName)") }
             }
             nodeInfo.elements = ids
             nodeInfo.elementsOffset = m.value.offset
         }
-        if let m = d["customActions"] { n.customActions = customActions(m, path, el) }
-        if let m = d["onActivate"] { n.onActivate = effects(m, path, el) }
-        if let m = d["onTap"] { n.onTap = effects(m, path, el) }
-        if let m = d["onEscape"] { n.onEscape = effects(m, path, el) }
-        for key in ["onMagicTap", "onFocus", "onBlur"] { if let m = d[key] { _ = effects(m, path, el) } }
-        if let m = d["customContent"] { customContent(m, path, el) }
-        if let m = d["customRotors"] { customRotors(m, path, el) }
-        if let m = d["largeContent"], let ld = fields.object(m.value, path + ".largeContent", el, allowed: ["title", "image"]) {
-            _ = fields.string(fields.require(ld, "title", in: m.value, path + ".largeContent", el), path + ".largeContent", el)
-            _ = fields.string(ld["image"], path + ".largeContent", el)
+        if let m = d[K.customActions] { n.customActions = customActions(m, path(), el) }
+        if let m = d[K.onActivate] { n.onActivate = effects(m, path(), el) }
+        if let m = d[K.onTap] { n.onTap = effects(m, path(), el) }
+        if let m = d[K.onEscape] { n.onEscape = effects(m, path(), el) }
+        for key in unusedHandlerKeys { if let m = d[key] { _ = effects(m, path(), el) } }
+        if let m = d[K.customContent] { customContent(m, path(), el) }
+        if let m = d[K.customRotors] { customRotors(m, path(), el) }
+        if let m = d[K.largeContent], let ld = fields.object(m.value, path() + ".largeContent", el, allowed: ["title", "image"]) {
+            _ = fields.string(fields.require(ld, K.title, in: m.value, path() + ".largeContent", el), path() + ".largeContent", el)
+            _ = fields.string(ld[K.image], path() + ".largeContent", el)
         }
-        if let m = d["scroll"] { scroll(m, path, el) }
+        if let m = d[K.scroll] { scroll(m, path(), el) }
 
         // Geometry: explicit frame, or frame relative to the nearest framed ancestor.
-        var frame = fields.rect(d["frame"], path, el)
-        if let m = d["frameInContainer"], let rel = fields.rect(m, path, el) {
-            if d["frame"] != nil {
-                fields.report("E06", m.keyOffset, path + ".frameInContainer", el, "use either \"frame\" or \"frameInContainer\", not both")
+        var frame = fields.rect(d[K.frame], path(), el)
+        if let m = d[K.frameInContainer], let rel = fields.rect(m, path(), el) {
+            if d[K.frame] != nil {
+                fields.report("E06", m.keyOffset, path() + ".frameInContainer", el, "use either \"frame\" or \"frameInContainer\", not both")
             }
             frame = Rect(x: origin.x + rel.x, y: origin.y + rel.y, width: rel.width, height: rel.height)
             nodeInfo.explicitFrame = true
         }
         var polygon: [Point]?
-        if let m = d["path"], let pts = fields.array(m, path, el) {
+        if let m = d[K.path], let pts = fields.array(m, path(), el) {
             var list: [Point] = []
             for (k, p) in pts.enumerated() {
                 if case .array(let xy, _) = p, xy.count == 2, case .number(let x, _) = xy[0], case .number(let y, _) = xy[1] {
                     list.append(Point(x: x, y: y))
                 } else {
-                    fields.report("E04", p.offset, "\(path).path[\(k)]", el, "must be a point [x, y] of two numbers")
+                    fields.report("E04", p.offset, "\(path()).path[\(k)]", el, "must be a point [x, y] of two numbers")
                 }
             }
-            if pts.count < 3 { fields.report("E08", m.value.offset, path + ".path", el, "a path needs at least 3 points, got \(pts.count)") }
+            if pts.count < 3 { fields.report("E08", m.value.offset, path() + ".path", el, "a path needs at least 3 points, got \(pts.count)") }
             polygon = list
         }
-        let explicitPoint = fields.point(d["activationPoint"], path, el)
-        let outsideOK = fields.bool(d["activationPointOutsideFrame"], path, el) ?? false
+        let explicitPoint = fields.point(d[K.activationPoint], path(), el)
+        let outsideOK = fields.bool(d[K.activationPointOutsideFrame], path(), el) ?? false
 
         // Children, in paint order.
         var childIndices: [Int] = []
-        if let m = d["children"], let list = fields.array(m, path, el) {
+        if let m = d[K.children], let list = fields.array(m, path(), el) {
             let childOrigin = frame.map { Point(x: $0.x, y: $0.y) } ?? origin
             childIndices.reserveCapacity(list.count)
             for (k, c) in list.enumerated() {
-                if let ci = node(c, path: "\(path).children[\(k)]", parent: index, origin: childOrigin, depth: depth + 1) {
+                if let ci = node(c, path: "\(path()).children[\(k)]", parent: index, position: k,
+                                 origin: childOrigin, depth: depth + 1) {
                     childIndices.append(ci)
                 }
             }
@@ -268,7 +301,7 @@ struct LayoutReader {
         nodeInfo.explicitAccessibility = explicitAX
         if labelFromChildren {
             if !hasChildren || !n.isAccessibilityElement {
-                fields.report("E04", d["labelFromChildren"]!.keyOffset, path + ".labelFromChildren", el,
+                fields.report("E04", d[K.labelFromChildren]!.keyOffset, path() + ".labelFromChildren", el,
                               "only an accessible element with children can take its label from them")
             } else {
                 n.label = childIndices.compactMap { nodes[$0].label }.filter { !$0.isEmpty }.joined(separator: ", ")
@@ -278,15 +311,15 @@ struct LayoutReader {
             n.frame = f
         } else if hasChildren {
             n.frame = childIndices.dropFirst().reduce(nodes[childIndices[0]].frame) { $0.union(nodes[$1].frame) }
-        } else if d["frame"] == nil && d["frameInContainer"] == nil {
-            fields.report("E06", v.offset, path, el, "missing \"frame\"; a node without children needs {\"x\", \"y\", \"width\", \"height\"}")
+        } else if d[K.frame] == nil && d[K.frameInContainer] == nil {
+            fields.report("E06", v.offset, path(), el, "missing \"frame\"; a node without children needs {\"x\", \"y\", \"width\", \"height\"}")
         }
         if let p = explicitPoint {
             n.activationPoint = p
             n.hasExplicitActivationPoint = true
             let inPath = polygon.map { polygonContains($0, p) } ?? false
             if !outsideOK && !n.frame.contains(p) && !inPath && (frame != nil || hasChildren) {
-                fields.report("E07", d["activationPoint"]!.value.offset, path + ".activationPoint", el,
+                fields.report("E07", d[K.activationPoint]!.value.offset, path() + ".activationPoint", el,
                               "point (\(format(p.x)), \(format(p.y))) lies outside frame \(format(n.frame)); set \"activationPointOutsideFrame\": true to allow it")
             }
         } else {
@@ -294,34 +327,34 @@ struct LayoutReader {
         }
         // Adjustable: the trait and the spec go together; the value is computed.
         let hasTrait = n.traits.contains(.adjustable)
-        if let m = d["adjustable"] {
-            n.adjustable = adjustable(m, path, el)
+        if let m = d[K.adjustable] {
+            n.adjustable = adjustable(m, path(), el)
             if !hasTrait {
-                fields.report("E10", m.keyOffset, path + ".adjustable", el, "an \"adjustable\" spec needs the trait \"adjustable\" in \"traits\"")
+                fields.report("E10", m.keyOffset, path() + ".adjustable", el, "an \"adjustable\" spec needs the trait \"adjustable\" in \"traits\"")
             }
-            if let vm = d["value"] {
-                fields.report("E10", vm.keyOffset, path + ".value", el, "an adjustable element's value is computed from \"adjustable\"; remove \"value\"")
+            if let vm = d[K.value] {
+                fields.report("E10", vm.keyOffset, path() + ".value", el, "an adjustable element's value is computed from \"adjustable\"; remove \"value\"")
             }
         } else if hasTrait {
-            fields.report("E10", d["traits"]!.value.offset, path + ".traits", el,
+            fields.report("E10", d[K.traits]!.value.offset, path() + ".traits", el,
                           "the trait \"adjustable\" needs an \"adjustable\" spec: {\"min\", \"max\", \"step\", \"value\"} or {\"values\", \"index\"}")
         }
         // W20 / W26: container-only fields on a leaf, and leaf fields on a container.
         if n.isAccessibilityElement {
-            for key in ["navigationStyle", "shouldGroupChildren", "viewIsModal"] where d[key] != nil {
-                fields.report(.warning, "W20", d[key]!.keyOffset, path + "." + key, el, "\"\(key)\" on an accessible element is ignored")
+            for key in containerOnlyKeys where d[key] != nil {
+                fields.report(.warning, "W20", d[key]!.keyOffset, path() + "." + key, el, "\"\(key)\" on an accessible element is ignored")
             }
-            if d["elements"] != nil && hasChildren {
-                fields.report(.warning, "W20", d["elements"]!.keyOffset, path + ".elements", el, "\"elements\" on an accessible element is ignored")
+            if d[K.elements] != nil && hasChildren {
+                fields.report(.warning, "W20", d[K.elements]!.keyOffset, path() + ".elements", el, "\"elements\" on an accessible element is ignored")
             }
         } else if explicitAX == nil && hasChildren {
-            for key in ["label", "traits", "customActions", "adjustable"] where d[key] != nil {
-                fields.report(.warning, "W26", d[key]!.keyOffset, path + "." + key, el,
+            for key in elementOnlyKeys where d[key] != nil {
+                fields.report(.warning, "W26", d[key]!.keyOffset, path() + "." + key, el,
                               "a node with children is a container by default, so \"\(key)\" is ignored; set \"isAccessibilityElement\": true to make it one element")
             }
         }
-        if d["modalScope"] != nil && !n.viewIsModal {
-            fields.report(.warning, "W20", d["modalScope"]!.keyOffset, path + ".modalScope", el, "\"modalScope\" is ignored without \"viewIsModal\": true")
+        if d[K.modalScope] != nil && !n.viewIsModal {
+            fields.report(.warning, "W20", d[K.modalScope]!.keyOffset, path() + ".modalScope", el, "\"modalScope\" is ignored without \"viewIsModal\": true")
         }
         nodes[index] = n
         nodeInfo.subtreeEnd = nodes.count
@@ -329,68 +362,68 @@ struct LayoutReader {
         return index
     }
 
-    mutating func traits(_ m: JSONMember, _ path: String, _ el: String?) -> TraitSet {
-        let p = path + "." + m.key
-        let names = Trait.allCases.map(\.rawValue)
+    mutating func traits(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> TraitSet {
+        func p() -> String { path() + "." + m.key }
+        let names = traitNames
         if case .number(_, let o) = m.value {
-            fields.report("E09", o, p, el, "traits are names, not a raw bitmask; allowed: \(quotedList(names))")
+            fields.report("E09", o, p(), el, "traits are names, not a raw bitmask; allowed: \(quotedList(names))")
             return TraitSet()
         }
-        guard let list = fields.array(m, path, el) else { return TraitSet() }
+        guard let list = fields.array(m, path(), el) else { return TraitSet() }
         var set = TraitSet()
         var seen = Set<String>()
         for (k, item) in list.enumerated() {
-            let ip = "\(p)[\(k)]"
+            func ip() -> String { "\(p())[\(k)]" }
             guard case .string(let s, let o) = item else {
-                fields.report("E09", item.offset, ip, el, "a trait is a name (a string), got \(item.kindName); allowed: \(quotedList(names))")
+                fields.report("E09", item.offset, ip(), el, "a trait is a name (a string), got \(item.kindName); allowed: \(quotedList(names))")
                 continue
             }
             if let t = Trait(rawValue: s) {
-                if !seen.insert(s).inserted { fields.report("E09", o, ip, el, "duplicate trait \"\(s)\"") }
+                if !seen.insert(s).inserted { fields.report("E09", o, ip(), el, "duplicate trait \"\(s)\"") }
                 set.insert(t)
             } else if s == "isModal" || s == "modal" {
-                fields.report("E09", o, ip, el, "\"\(s)\" is not a trait here; use \"viewIsModal\": true on the node")
+                fields.report("E09", o, ip(), el, "\"\(s)\" is not a trait here; use \"viewIsModal\": true on the node")
             } else {
                 var msg = "unknown trait \"\(s)\"; allowed: \(quotedList(names))"
                 let bare = s.hasPrefix(".") ? String(s.dropFirst()) : s
                 if let sug = suggestion(for: bare, among: names) { msg += "; did you mean \"\(sug)\"?" }
-                fields.report("E09", o, ip, el, msg)
+                fields.report("E09", o, ip(), el, msg)
             }
         }
         if set.contains(.none) && set.rawValue != TraitSet([.none]).rawValue {
-            fields.report("E09", m.value.offset, p, el, "\"none\" must be the only trait")
+            fields.report("E09", m.value.offset, p(), el, "\"none\" must be the only trait")
         }
         let controls = [Trait.button, .link, .searchField, .keyboardKey].filter { set.contains($0) }
         if controls.count > 1 {
-            fields.report(.warning, "W18", m.value.offset, p, el,
+            fields.report(.warning, "W18", m.value.offset, p(), el,
                           "\(quotedList(controls.map(\.rawValue))) are meant to be mutually exclusive; keep one")
         }
         return set
     }
 
-    mutating func language(_ m: JSONMember?, _ path: String, _ el: String?) {
-        guard let s = fields.string(m, path, el) else { return }
+    mutating func language(_ m: JSONMember?, _ path: @autoclosure () -> String, _ el: String?) {
+        guard let s = fields.string(m, path(), el) else { return }
         let parts = s.split(separator: "-", omittingEmptySubsequences: false)
         let ok = !parts.isEmpty && (2...8).contains(parts[0].count) && parts[0].allSatisfy { $0.isASCII && $0.isLetter }
             && parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
-        if !ok { fields.report("E17", m!.value.offset, path + "." + m!.key, el, "\"\(s)\" is not a BCP 47 language tag (e.g. \"en\", \"fr-CA\")") }
+        if !ok { fields.report("E17", m!.value.offset, path() + "." + m!.key, el, "\"\(s)\" is not a BCP 47 language tag (e.g. \"en\", \"fr-CA\")") }
     }
 
-    mutating func customActions(_ m: JSONMember, _ path: String, _ el: String?) -> [CustomAction] {
-        guard let list = fields.array(m, path, el) else { return [] }
+    mutating func customActions(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> [CustomAction] {
+        guard let list = fields.array(m, path(), el) else { return [] }
         var actions: [CustomAction] = []
         var seen: [String: Int] = [:]
         for (k, item) in list.enumerated() {
-            let ap = "\(path).customActions[\(k)]"
-            guard let ad = fields.object(item, ap, el, allowed: ["name", "effects"]) else { continue }
-            guard let name = fields.string(fields.require(ad, "name", in: item, ap, el, code: "E13"), ap, el) else { continue }
-            let effects = ad["effects"].map { self.effects($0, ap, el) } ?? []
+            func ap() -> String { "\(path()).customActions[\(k)]" }
+            guard let ad = fields.object(item, ap(), el, allowed: customActionKeys) else { continue }
+            guard let name = fields.string(fields.require(ad, K.name, in: item, ap(), el, code: "E13"), ap(), el) else { continue }
+            let effects = ad[K.effects].map { self.effects($0, ap(), el) } ?? []
             if name.isEmpty {
-                fields.report("E13", ad["name"]!.value.offset, ap + ".name", el, "an action needs a name a person can read")
+                fields.report("E13", ad[K.name]!.value.offset, ap() + ".name", el, "an action needs a name a person can read")
                 continue
             }
             if let first = seen[name] {
-                fields.report("E13", ad["name"]!.value.offset, ap + ".name", el, "duplicate action name \"\(name)\" (also customActions[\(first)])")
+                fields.report("E13", ad[K.name]!.value.offset, ap() + ".name", el, "duplicate action name \"\(name)\" (also customActions[\(first)])")
                 continue
             }
             seen[name] = k
@@ -399,8 +432,8 @@ struct LayoutReader {
         return actions
     }
 
-    mutating func adjustable(_ m: JSONMember, _ path: String, _ el: String?) -> Adjustable? {
-        let p = path + ".adjustable"
+    mutating func adjustable(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> Adjustable? {
+        let p = path() + ".adjustable"
         guard case .object(let members, _) = m.value else {
             fields.report("E10", m.value.offset, p, el, "must be an object: {\"min\", \"max\", \"step\", \"value\"} or {\"values\", \"index\"}")
             return nil
@@ -408,37 +441,37 @@ struct LayoutReader {
         let isList = members.contains { $0.key == "values" }
         if isList {
             guard let d = fields.object(m.value, p, el, allowed: ["values", "index", "onChange"], unknownCode: "E10") else { return nil }
-            let values = fields.array(d["values"], p, el) ?? []
+            let values = fields.array(d[K.values], p, el) ?? []
             var strings: [String] = []
             for (k, v) in values.enumerated() {
                 if case .string(let s, _) = v { strings.append(s) }
                 else { fields.report("E10", v.offset, "\(p).values[\(k)]", el, "must be a string, got \(v.kindName)") }
             }
-            if values.isEmpty { fields.report("E10", d["values"]!.value.offset, p + ".values", el, "must list at least one value") }
-            let index = fields.integer(d["index"], p, el) ?? 0
+            if values.isEmpty { fields.report("E10", d[K.values]!.value.offset, p + ".values", el, "must list at least one value") }
+            let index = fields.integer(d[K.index], p, el) ?? 0
             if !strings.isEmpty && !(0..<strings.count).contains(index) {
-                fields.report("E10", d["index"]!.value.offset, p + ".index", el, "must be between 0 and \(strings.count - 1), got \(index)")
+                fields.report("E10", d[K.index]!.value.offset, p + ".index", el, "must be between 0 and \(strings.count - 1), got \(index)")
             }
-            let onChange = d["onChange"].map { effects($0, p, el) } ?? []
+            let onChange = d[K.onChange].map { effects($0, p, el) } ?? []
             guard !strings.isEmpty, strings.count == values.count else { return nil }
             return Adjustable(kind: .list(strings), current: Double(min(max(index, 0), strings.count - 1)), onChange: onChange)
         }
         guard let d = fields.object(m.value, p, el, allowed: ["min", "max", "step", "value", "decimals", "valueFormat", "onChange"],
                                     unknownCode: "E10") else { return nil }
-        let lo = fields.number(fields.require(d, "min", in: m.value, p, el, code: "E10"), p, el)
-        let hi = fields.number(fields.require(d, "max", in: m.value, p, el, code: "E10"), p, el)
-        let step = fields.number(d["step"], p, el) ?? 1
-        let decimals = fields.integer(d["decimals"], p, el) ?? 0
-        let format = fields.string(d["valueFormat"], p, el) ?? "{value}"
-        let onChange = d["onChange"].map { effects($0, p, el) } ?? []
-        if step <= 0 { fields.report("E10", d["step"]!.value.offset, p + ".step", el, "must be > 0, got \(ScanFormats.format(step))") }
-        if decimals < 0 || decimals > 9 { fields.report("E10", d["decimals"]!.value.offset, p + ".decimals", el, "must be between 0 and 9, got \(decimals)") }
-        if !format.contains("{value}") { fields.report("E10", d["valueFormat"]!.value.offset, p + ".valueFormat", el, "must contain \"{value}\"") }
+        let lo = fields.number(fields.require(d, K.min, in: m.value, p, el, code: "E10"), p, el)
+        let hi = fields.number(fields.require(d, K.max, in: m.value, p, el, code: "E10"), p, el)
+        let step = fields.number(d[K.step], p, el) ?? 1
+        let decimals = fields.integer(d[K.decimals], p, el) ?? 0
+        let format = fields.string(d[K.valueFormat], p, el) ?? "{value}"
+        let onChange = d[K.onChange].map { effects($0, p, el) } ?? []
+        if step <= 0 { fields.report("E10", d[K.step]!.value.offset, p + ".step", el, "must be > 0, got \(ScanFormats.format(step))") }
+        if decimals < 0 || decimals > 9 { fields.report("E10", d[K.decimals]!.value.offset, p + ".decimals", el, "must be between 0 and 9, got \(decimals)") }
+        if !format.contains("{value}") { fields.report("E10", d[K.valueFormat]!.value.offset, p + ".valueFormat", el, "must contain \"{value}\"") }
         guard let lo, let hi else { return nil }
-        if lo > hi { fields.report("E10", d["min"]!.value.offset, p + ".min", el, "min \(ScanFormats.format(lo)) is greater than max \(ScanFormats.format(hi))"); return nil }
-        let value = fields.number(d["value"], p, el) ?? lo
+        if lo > hi { fields.report("E10", d[K.min]!.value.offset, p + ".min", el, "min \(ScanFormats.format(lo)) is greater than max \(ScanFormats.format(hi))"); return nil }
+        let value = fields.number(d[K.value], p, el) ?? lo
         if value < lo || value > hi {
-            fields.report("E10", d["value"]!.value.offset, p + ".value", el, "must be between min \(ScanFormats.format(lo)) and max \(ScanFormats.format(hi)), got \(ScanFormats.format(value))")
+            fields.report("E10", d[K.value]!.value.offset, p + ".value", el, "must be between min \(ScanFormats.format(lo)) and max \(ScanFormats.format(hi)), got \(ScanFormats.format(value))")
             return nil
         }
         guard step > 0 else { return nil }
@@ -446,31 +479,31 @@ struct LayoutReader {
                           current: value, onChange: onChange)
     }
 
-    mutating func customContent(_ m: JSONMember, _ path: String, _ el: String?) {
-        guard let list = fields.array(m, path, el) else { return }
+    mutating func customContent(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) {
+        guard let list = fields.array(m, path(), el) else { return }
         for (k, item) in list.enumerated() {
-            let cp = "\(path).customContent[\(k)]"
+            let cp = "\(path()).customContent[\(k)]"
             guard let d = fields.object(item, cp, el, allowed: ["label", "value", "importance"]) else { continue }
             for key in ["label", "value"] {
-                if let s = fields.string(fields.require(d, key, in: item, cp, el, code: "E14"), cp, el), s.isEmpty {
+                if let s = fields.string(fields.require(d, Key(key), in: item, cp, el, code: "E14"), cp, el), s.isEmpty {
                     fields.report("E14", d[key]!.value.offset, cp + "." + key, el, "must not be empty")
                 }
             }
-            if let imp = fields.string(d["importance"], cp, el), imp != "default" && imp != "high" {
-                fields.report("E04", d["importance"]!.value.offset, cp + ".importance", el, "unknown value \"\(imp)\"; allowed: default, high")
+            if let imp = fields.string(d[K.importance], cp, el), imp != "default" && imp != "high" {
+                fields.report("E04", d[K.importance]!.value.offset, cp + ".importance", el, "unknown value \"\(imp)\"; allowed: default, high")
             }
         }
     }
 
-    mutating func customRotors(_ m: JSONMember, _ path: String, _ el: String?) {
-        guard let list = fields.array(m, path, el) else { return }
+    mutating func customRotors(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) {
+        guard let list = fields.array(m, path(), el) else { return }
         for (k, item) in list.enumerated() {
-            let rp = "\(path).customRotors[\(k)]"
+            let rp = "\(path()).customRotors[\(k)]"
             guard let d = fields.object(item, rp, el, allowed: ["name", "targets"]) else { continue }
-            if let s = fields.string(fields.require(d, "name", in: item, rp, el, code: "E14"), rp, el), s.isEmpty {
-                fields.report("E14", d["name"]!.value.offset, rp + ".name", el, "must not be empty")
+            if let s = fields.string(fields.require(d, K.name, in: item, rp, el, code: "E14"), rp, el), s.isEmpty {
+                fields.report("E14", d[K.name]!.value.offset, rp + ".name", el, "must not be empty")
             }
-            if let targets = fields.array(fields.require(d, "targets", in: item, rp, el, code: "E14"), rp, el) {
+            if let targets = fields.array(fields.require(d, K.targets, in: item, rp, el, code: "E14"), rp, el) {
                 for (t, v) in targets.enumerated() {
                     if case .string(let s, let o) = v {
                         references.append(IDReference(id: s, offset: o, path: "\(rp).targets[\(t)]", element: el, what: "rotor target"))
@@ -482,11 +515,11 @@ struct LayoutReader {
         }
     }
 
-    mutating func scroll(_ m: JSONMember, _ path: String, _ el: String?) {
-        let sp = path + ".scroll"
+    mutating func scroll(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) {
+        let sp = path() + ".scroll"
         guard let d = fields.object(m.value, sp, el, allowed: ["directions", "effects"]) else { return }
         let allowed = ["up", "down", "left", "right", "next", "previous"]
-        if let dirs = fields.array(fields.require(d, "directions", in: m.value, sp, el), sp, el) {
+        if let dirs = fields.array(fields.require(d, K.directions, in: m.value, sp, el), sp, el) {
             for (k, v) in dirs.enumerated() {
                 guard case .string(let s, let o) = v, allowed.contains(s) else {
                     fields.report("E04", v.offset, "\(sp).directions[\(k)]", el, "must be one of \(quotedList(allowed))")
@@ -495,110 +528,109 @@ struct LayoutReader {
                 _ = (s, o)
             }
         }
-        if let e = d["effects"], let ed = fields.object(e.value, sp + ".effects", el, allowed: allowed) {
+        if let e = d[K.effects], let ed = fields.object(e.value, sp + ".effects", el, allowed: KeySet(allowed)) {
             for key in allowed { if let x = ed[key] { _ = effects(x, sp + ".effects", el) } }
         }
     }
 
     // MARK: effects
 
-    mutating func effects(_ m: JSONMember, _ path: String, _ el: String?) -> [LayoutEffect] {
-        let p = path + "." + m.key
-        guard let list = fields.array(m, path, el) else { return [] }
+    mutating func effects(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> [LayoutEffect] {
+        guard let list = fields.array(m, path(), el) else { return [] }
         var result: [LayoutEffect] = []
         for (k, item) in list.enumerated() {
-            if let e = effect(item, "\(p)[\(k)]", el) { result.append(e) }
+            if let e = effect(item, "\(path()).\(m.key)[\(k)]", el) { result.append(e) }
         }
         return result
     }
 
-    mutating func effect(_ v: JSONValue, _ p: String, _ el: String?) -> LayoutEffect? {
+    mutating func effect(_ v: JSONValue, _ p: @autoclosure () -> String, _ el: String?) -> LayoutEffect? {
         let verbs = ["emit", "set", "toggle", "post", "loadScreen", "result"]
         guard case .object(let members, _) = v else {
-            fields.report("E15", v.offset, p, el, "an effect is an object with one verb: \(quotedList(verbs))")
+            fields.report("E15", v.offset, p(), el, "an effect is an object with one verb: \(quotedList(verbs))")
             return nil
         }
         let verb = members.first { verbs.contains($0.key) }?.key
         guard let verb else {
             var msg = "an effect needs exactly one verb: \(quotedList(verbs))"
             if let first = members.first, let s = suggestion(for: first.key, among: verbs) { msg += "; did you mean \"\(s)\"?" }
-            fields.report("E15", v.offset, p, el, msg)
+            fields.report("E15", v.offset, p(), el, msg)
             return nil
         }
         let options: [String: [String]] = ["emit": ["data"], "post": ["argument"]]
-        guard let d = fields.object(v, p, el, allowed: [verb] + (options[verb] ?? [])) else { return nil }
+        guard let d = fields.object(v, p(), el, allowed: KeySet([verb] + (options[verb] ?? []))) else { return nil }
         let m = d[verb]!
         switch verb {
         case "emit":
-            guard let name = fields.string(m, p, el) else { return nil }
-            if name.isEmpty { fields.report("E15", m.value.offset, p + ".emit", el, "must name the event"); return nil }
+            guard let name = fields.string(m, p(), el) else { return nil }
+            if name.isEmpty { fields.report("E15", m.value.offset, p() + ".emit", el, "must name the event"); return nil }
             var data: String?
-            if let dm = d["data"] {
+            if let dm = d[K.data] {
                 if case .object = dm.value { data = compactJSON(dm.value) }
-                else { fields.report("E04", dm.value.offset, p + ".data", el, "must be an object, got \(dm.value.kindName)") }
+                else { fields.report("E04", dm.value.offset, p() + ".data", el, "must be an object, got \(dm.value.kindName)") }
             }
             return .emit(name: name, data: data)
         case "set":
-            let sp = p + ".set"
+            let sp = p() + ".set"
             guard let sd = fields.object(m.value, sp, el, allowed: ["id", "label", "value", "hint", "traits", "hidden", "elementsHidden",
                                                                    "viewIsModal", "visible", "frame", "path", "activationPoint"]) else { return nil }
             guard let id = target(sd, m.value, sp, el) else { return nil }
             var changes: [LayoutEffect.FieldChange] = []
-            if let s = fields.string(sd["label"], sp, el) { changes.append(.label(s)) }
-            if let s = fields.string(sd["value"], sp, el) { changes.append(.value(s)) }
-            if let s = fields.string(sd["hint"], sp, el) { changes.append(.hint(s)) }
-            if let t = sd["traits"] { changes.append(.traits(traits(t, sp, el))) }
-            if let b = fields.bool(sd["hidden"], sp, el) { changes.append(.hidden(b)) }
-            if let b = fields.bool(sd["elementsHidden"], sp, el) { changes.append(.elementsHidden(b)) }
-            if let b = fields.bool(sd["viewIsModal"], sp, el) { changes.append(.viewIsModal(b)) }
-            if let b = fields.bool(sd["visible"], sp, el) { changes.append(.visible(b)) }
-            if let r = fields.rect(sd["frame"], sp, el) { changes.append(.frame(r)) }
-            if let pt = fields.point(sd["activationPoint"], sp, el) { changes.append(.activationPoint(pt)) }
+            if let s = fields.string(sd[K.label], sp, el) { changes.append(.label(s)) }
+            if let s = fields.string(sd[K.value], sp, el) { changes.append(.value(s)) }
+            if let s = fields.string(sd[K.hint], sp, el) { changes.append(.hint(s)) }
+            if let t = sd[K.traits] { changes.append(.traits(traits(t, sp, el))) }
+            if let b = fields.bool(sd[K.hidden], sp, el) { changes.append(.hidden(b)) }
+            if let b = fields.bool(sd[K.elementsHidden], sp, el) { changes.append(.elementsHidden(b)) }
+            if let b = fields.bool(sd[K.viewIsModal], sp, el) { changes.append(.viewIsModal(b)) }
+            if let b = fields.bool(sd[K.visible], sp, el) { changes.append(.visible(b)) }
+            if let r = fields.rect(sd[K.frame], sp, el) { changes.append(.frame(r)) }
+            if let pt = fields.point(sd[K.activationPoint], sp, el) { changes.append(.activationPoint(pt)) }
             return .set(id: id, changes: changes)
         case "toggle":
-            let tp = p + ".toggle"
+            let tp = p() + ".toggle"
             guard let td = fields.object(m.value, tp, el, allowed: ["id", "field", "values"]) else { return nil }
             let id = target(td, m.value, tp, el)
-            let field = fields.enumValue(fields.require(td, "field", in: m.value, tp, el), LayoutEffect.TextField.self, tp, el)
+            let field = fields.enumValue(fields.require(td, K.field, in: m.value, tp, el), LayoutEffect.TextField.self, tp, el)
             var values: [String] = []
-            if let list = fields.array(fields.require(td, "values", in: m.value, tp, el), tp, el) {
+            if let list = fields.array(fields.require(td, K.values, in: m.value, tp, el), tp, el) {
                 for (k, item) in list.enumerated() {
                     if case .string(let s, _) = item { values.append(s) }
                     else { fields.report("E04", item.offset, "\(tp).values[\(k)]", el, "must be a string, got \(item.kindName)") }
                 }
-                if list.count < 2 { fields.report("E15", td["values"]!.value.offset, tp + ".values", el, "a toggle needs at least 2 values") }
+                if list.count < 2 { fields.report("E15", td[K.values]!.value.offset, tp + ".values", el, "a toggle needs at least 2 values") }
             }
             guard let id, let field, values.count >= 2 else { return nil }
             return .toggle(id: id, field: field, values: values)
         case "post":
             let kinds = ["announcement", "layoutChanged", "screenChanged", "pageScrolled"]
-            guard let kind = fields.string(m, p, el) else { return nil }
+            guard let kind = fields.string(m, p(), el) else { return nil }
             guard kinds.contains(kind) else {
                 var msg = "unknown notification \"\(kind)\"; allowed: \(quotedList(kinds))"
                 if let s = suggestion(for: kind, among: kinds) { msg += "; did you mean \"\(s)\"?" }
-                fields.report("E15", m.value.offset, p + ".post", el, msg)
+                fields.report("E15", m.value.offset, p() + ".post", el, msg)
                 return nil
             }
             var arg = LayoutEffect.Notification.Argument.none
-            if let a = d["argument"] {
+            if let a = d[K.argument] {
                 switch a.value {
                 case .null: break
                 case .string(let s, _): arg = .text(s)
                 case .object:
-                    let ap = p + ".argument"
+                    let ap = p() + ".argument"
                     if let ad = fields.object(a.value, ap, el, allowed: ["element"]),
-                       let id = fields.string(fields.require(ad, "element", in: a.value, ap, el, code: "E15"), ap, el) {
-                        references.append(IDReference(id: id, offset: ad["element"]!.value.offset, path: ap + ".element", element: el, what: "notification target"))
+                       let id = fields.string(fields.require(ad, K.element, in: a.value, ap, el, code: "E15"), ap, el) {
+                        references.append(IDReference(id: id, offset: ad[K.element]!.value.offset, path: ap + ".element", element: el, what: "notification target"))
                         arg = .element(id)
                     }
                 default:
-                    fields.report("E15", a.value.offset, p + ".argument", el, "must be null, a string, or {\"element\": id}")
+                    fields.report("E15", a.value.offset, p() + ".argument", el, "must be null, a string, or {\"element\": id}")
                 }
             }
             switch kind {
             case "announcement":
                 guard case .text(let s) = arg else {
-                    fields.report("E15", m.value.offset, p + ".argument", el, "an announcement needs the text to speak as \"argument\"")
+                    fields.report("E15", m.value.offset, p() + ".argument", el, "an announcement needs the text to speak as \"argument\"")
                     return nil
                 }
                 return .post(.announcement(s))
@@ -606,26 +638,34 @@ struct LayoutReader {
             case "screenChanged": return .post(.screenChanged(arg))
             default:
                 if case .text(let s) = arg { return .post(.pageScrolled(s)) }
-                fields.report("E15", m.value.offset, p + ".argument", el, "pageScrolled needs a text such as \"Page 2 of 5\" as \"argument\"")
+                fields.report("E15", m.value.offset, p() + ".argument", el, "pageScrolled needs a text such as \"Page 2 of 5\" as \"argument\"")
                 return nil
             }
         case "loadScreen":
-            guard let f = fields.string(m, p, el) else { return nil }
-            if f.isEmpty { fields.report("E15", m.value.offset, p + ".loadScreen", el, "must name a layout file"); return nil }
+            guard let f = fields.string(m, p(), el) else { return nil }
+            if f.isEmpty { fields.report("E15", m.value.offset, p() + ".loadScreen", el, "must name a layout file"); return nil }
             return .loadScreen(f)
         default:
-            guard let b = fields.bool(m, p, el) else { return nil }
+            guard let b = fields.bool(m, p(), el) else { return nil }
             return .result(b)
         }
     }
 
-    mutating func target(_ d: [String: JSONMember], _ v: JSONValue, _ p: String, _ el: String?) -> String? {
-        guard let m = fields.require(d, "id", in: v, p, el, code: "E15"), let id = fields.string(m, p, el) else { return nil }
+    mutating func target(_ d: ObjectView, _ v: JSONValue, _ p: String, _ el: String?) -> String? {
+        guard let m = fields.require(d, K.id, in: v, p, el, code: "E15"), let id = fields.string(m, p, el) else { return nil }
         references.append(IDReference(id: id, offset: m.value.offset, path: p + ".id", element: el, what: "effect target"))
         return id
     }
 
     // MARK: cross references
+
+    /// `$.root.children[1].children[0]`, rebuilt from parent links for a message.
+    func nodePath(_ i: Int) -> String {
+        var positions: [Int32] = []
+        var cur = i
+        while info[cur].parent >= 0 { positions.append(info[cur].position); cur = Int(info[cur].parent) }
+        return "$.root" + positions.reversed().map { ".children[\($0)]" }.joined()
+    }
 
     mutating func unknownID(_ id: String, _ offset: Int, _ path: String, _ el: String?, code: String) {
         var msg = "unknown element id \"\(id)\""
@@ -634,20 +674,20 @@ struct LayoutReader {
     }
 
     mutating func crossReferences() {
-        let indexByID = Dictionary(nodes.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let indexByID = firstID
         var listedIn: [Int: (owner: Int, path: String)] = [:]
         for i in nodes.indices {
             guard let list = info[i].elements else { continue }
             let owner = nodes[i]
-            let p = info[i].path + ".elements"
+            func p() -> String { nodePath(i) + ".elements" }
             if owner.children.isEmpty {
-                fields.report("E12", info[i].elementsOffset, p, owner.id, "\"elements\" orders a container's descendants; this node has no children")
+                fields.report("E12", info[i].elementsOffset, p(), owner.id, "\"elements\" orders a container's descendants; this node has no children")
                 continue
             }
             var resolved: [Int] = []
             var inThisList = Set<Int>()
             for (k, entry) in list.enumerated() {
-                let ep = "\(p)[\(k)]"
+                let ep = "\(p())[\(k)]"
                 guard let j = indexByID[entry.id] else { unknownID(entry.id, entry.offset, ep, owner.id, code: "E12"); continue }
                 guard j > i && j < info[i].subtreeEnd else {
                     fields.report("E12", entry.offset, ep, owner.id, "\"\(entry.id)\" is not a descendant of \"\(owner.id)\"; \"elements\" may only name nodes inside it")
@@ -661,13 +701,13 @@ struct LayoutReader {
                     fields.report("E12", entry.offset, ep, owner.id, "\"\(entry.id)\" is already listed in \(other.path) (element \"\(nodes[other.owner].id)\"); a node belongs to one list")
                     continue
                 }
-                listedIn[j] = (i, p)
+                listedIn[j] = (i, p())
                 resolved.append(j)
             }
             // A node and one of its descendants in one list would scan the descendant twice.
             for a in resolved {
                 for b in resolved where b > a && b < info[a].subtreeEnd {
-                    fields.report("E12", info[i].elementsOffset, p, owner.id, "lists both \"\(nodes[a].id)\" and its descendant \"\(nodes[b].id)\"")
+                    fields.report("E12", info[i].elementsOffset, p(), owner.id, "lists both \"\(nodes[a].id)\" and its descendant \"\(nodes[b].id)\"")
                 }
             }
             nodes[i].elements = resolved
@@ -685,7 +725,7 @@ struct LayoutReader {
             let n = nodes[i]
             if n.isAccessibilityElement {
                 if (n.label ?? "").isEmpty {
-                    fields.report("E11", info[i].idOffset, info[i].path, n.id,
+                    fields.report("E11", info[i].idOffset, nodePath(i), n.id,
                                   "an accessible element needs a non-empty \"label\" (or \"labelSpans\", or \"labelFromChildren\"); a decorative node says \"isAccessibilityElement\": false")
                 }
                 continue
@@ -705,39 +745,40 @@ struct LayoutReader {
         var unreachable: [String] = []
         let gestureWords = ["double tap", "double-tap", "tap", "swipe", "flick", "click"]
         for i in tree.nodes.indices {
-            let n = tree[i]
-            let p = info[i].path
+            // Borrow the node in place: copying it would retain every field.
+            let n = tree.nodes[i]
+            func p() -> String { nodePath(i) }
             if n.isAccessibilityElement {
                 if !reachable[i] {
                     if i != 0 { unreachable.append(n.id) }
                     continue
                 }
                 if n.frame.width == 0 || n.frame.height == 0 {
-                    fields.report(.warning, "W22", info[i].idOffset, p, n.id, "zero-area element: it cannot be seen or tapped")
+                    fields.report(.warning, "W22", info[i].idOffset, p(), n.id, "zero-area element: it cannot be seen or tapped")
                 } else if n.frame.maxX <= 0 || n.frame.maxY <= 0 || n.frame.minX >= screen.width || n.frame.minY >= screen.height {
-                    fields.report(.warning, "W22", info[i].idOffset, p, n.id, "element lies entirely off-screen")
+                    fields.report(.warning, "W22", info[i].idOffset, p(), n.id, "element lies entirely off-screen")
                 }
                 if let l = n.label {
-                    if l.hasSuffix(".") { fields.report(.warning, "W24", info[i].idOffset, p, n.id, "label ends with \".\"; labels are words, not sentences") }
+                    if l.hasSuffix(".") { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label ends with \".\"; labels are words, not sentences") }
                     var digits = 0, longest = 0
-                    for ch in l { digits = ch.isNumber ? digits + 1 : 0; longest = max(longest, digits) }
-                    if longest >= 5 { fields.report(.warning, "W24", info[i].idOffset, p, n.id, "label has \(longest) digits in a row; they are read one by one") }
+                    for b in l.utf8 { digits = (48...57).contains(b) ? digits + 1 : 0; longest = max(longest, digits) }
+                    if longest >= 5 { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label has \(longest) digits in a row; they are read one by one") }
                 }
                 if let h = n.hint?.lowercased(), let g = gestureWords.first(where: { h.contains($0) }) {
-                    fields.report(.warning, "W24", info[i].idOffset, p, n.id, "hint names a gesture (\"\(g)\"); say what happens, not how")
+                    fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "hint names a gesture (\"\(g)\"); say what happens, not how")
                 }
                 if n.respondsToUserInteraction == false && (!n.customActions.isEmpty || n.adjustable != nil) {
-                    fields.report(.warning, "W23", info[i].idOffset, p, n.id, "\"respondsToUserInteraction\": false hides its actions from item mode")
+                    fields.report(.warning, "W23", info[i].idOffset, p(), n.id, "\"respondsToUserInteraction\": false hides its actions from item mode")
                 }
             } else if info[i].explicitFrame && reachable[i] {
                 for c in n.children where !n.frame.contains(tree[c].frame) && !tree[c].isVirtual {
-                    fields.report(.warning, "W19", info[c].idOffset, info[c].path, tree[c].id,
+                    fields.report(.warning, "W19", info[c].idOffset, nodePath(c), tree[c].id,
                                   "frame \(format(tree[c].frame)) sticks out of its container \"\(n.id)\" \(format(n.frame))")
                 }
             }
             let modals = n.children.filter { tree[$0].viewIsModal }
             if modals.count > 1 {
-                fields.report(.warning, "W21", info[modals[1]].idOffset, info[modals[1]].path, tree[modals[1]].id,
+                fields.report(.warning, "W21", info[modals[1]].idOffset, nodePath(modals[1]), tree[modals[1]].id,
                               "several modal siblings; the last one wins")
             }
         }

@@ -39,7 +39,7 @@ public enum SettingsLoader {
         }
         var r = FieldReader(file: file)
         var s = ScanSettings()
-        if let d = r.object(json, "$", nil, allowed: fields) {
+        if let d = r.object(json, "$", nil, allowed: KeySet(fields)) {
             for spec in durations {
                 guard let m = d[spec.key] else { continue }
                 let p = "$." + spec.key
@@ -69,16 +69,16 @@ public enum SettingsLoader {
                              "must be a number of seconds\(spec.canBeOff ? " or false for off" : ""), got \(m.value.kindName)")
                 }
             }
-            if let v = r.enumValue(d["style"], ScanStyle.self, "$", nil) { s.style = v }
-            if let v = r.enumValue(d["mode"], ScanMode.self, "$", nil) { s.mode = v }
-            if let v = r.enumValue(d["longPressAction"], SwitchAction.self, "$", nil) { s.longPressAction = v }
-            if let v = r.enumValue(d["tapBehavior"], TapBehavior.self, "$", nil) { s.tapBehavior = v }
-            if let v = r.enumValue(d["focusAfterTap"], FocusAfterTap.self, "$", nil) { s.focusAfterTap = v }
-            if let v = r.enumValue(d["itemScope"], ItemScope.self, "$", nil) { s.itemScope = v }
-            if let v = r.bool(d["groupItems"], "$", nil) { s.groupItems = v }
-            if let v = r.bool(d["precise"], "$", nil) { s.precise = v }
-            if let v = r.integer(d["loops"], "$", nil) {
-                if (1...100).contains(v) { s.loops = v } else { r.report("E04", d["loops"]!.value.offset, "$.loops", nil, "must be between 1 and 100, got \(v)") }
+            if let v = r.enumValue(d[K.style], ScanStyle.self, "$", nil) { s.style = v }
+            if let v = r.enumValue(d[K.mode], ScanMode.self, "$", nil) { s.mode = v }
+            if let v = r.enumValue(d[K.longPressAction], SwitchAction.self, "$", nil) { s.longPressAction = v }
+            if let v = r.enumValue(d[K.tapBehavior], TapBehavior.self, "$", nil) { s.tapBehavior = v }
+            if let v = r.enumValue(d[K.focusAfterTap], FocusAfterTap.self, "$", nil) { s.focusAfterTap = v }
+            if let v = r.enumValue(d[K.itemScope], ItemScope.self, "$", nil) { s.itemScope = v }
+            if let v = r.bool(d[K.groupItems], "$", nil) { s.groupItems = v }
+            if let v = r.bool(d[K.precise], "$", nil) { s.precise = v }
+            if let v = r.integer(d[K.loops], "$", nil) {
+                if (1...100).contains(v) { s.loops = v } else { r.report("E04", d[K.loops]!.value.offset, "$.loops", nil, "must be between 1 and 100, got \(v)") }
             }
             number(&r, d, "glideSpeed", 5...5000, unit: " points per second") { s.glideSpeed = $0 }
             number(&r, d, "bandFraction", 0.02...0.5, unit: " of the screen") { s.bandFraction = $0 }
@@ -91,7 +91,7 @@ public enum SettingsLoader {
         return s
     }
 
-    static func number(_ r: inout FieldReader, _ d: [String: JSONMember], _ key: String, _ range: ClosedRange<Double>,
+    static func number(_ r: inout FieldReader, _ d: ObjectView, _ key: String, _ range: ClosedRange<Double>,
                        unit: String, set: (Double) -> Void) {
         guard let v = r.number(d[key], "$", nil) else { return }
         if range.contains(v) { set(v) }

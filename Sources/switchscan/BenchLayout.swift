@@ -32,16 +32,19 @@ struct BenchLayout: ParsableCommand {
 
     func run() throws {
         if !json {
-            print("size        file MB   load+validate ms   build ms   total ms   memory MB   step ns   top items")
+            print("size        file MB   load+validate ms (parse)   build ms   total ms   memory MB   step ns   top items")
         }
         for n in parsedSizes! {
             let bytes = Array(generateLayout(elements: n).utf8)
-            var bestLoad = Double.infinity, bestBuild = Double.infinity
+            var bestLoad = Double.infinity, bestBuild = Double.infinity, bestParse = Double.infinity
             var memory = 0
             var topCount = 0
             var stepNs = 0.0
             for _ in 0..<repeats {
                 let before = residentMemoryBytes() ?? 0
+                let tp = MonotonicClock.now()
+                _ = try? JSONParser.parse(bytes)
+                bestParse = min(bestParse, (MonotonicClock.now() - tp).seconds * 1000)
                 let t0 = MonotonicClock.now()
                 let doc = try LayoutLoader.load(bytes: bytes, file: "generated-\(n).json")
                 let t1 = MonotonicClock.now()
@@ -55,10 +58,10 @@ struct BenchLayout: ParsableCommand {
             }
             let mb = Double(bytes.count) / 1_048_576
             if json {
-                print("{\"elements\":\(n),\"file_mb\":\(round2(mb)),\"load_validate_ms\":\(round2(bestLoad)),\"build_ms\":\(round2(bestBuild)),\"total_ms\":\(round2(bestLoad + bestBuild)),\"memory_mb\":\(round2(Double(memory) / 1_048_576)),\"step_ns\":\(round2(stepNs)),\"top_items\":\(topCount)}")
+                print("{\"elements\":\(n),\"file_mb\":\(round2(mb)),\"load_validate_ms\":\(round2(bestLoad)),\"parse_ms\":\(round2(bestParse)),\"build_ms\":\(round2(bestBuild)),\"total_ms\":\(round2(bestLoad + bestBuild)),\"memory_mb\":\(round2(Double(memory) / 1_048_576)),\"step_ns\":\(round2(stepNs)),\"top_items\":\(topCount)}")
             } else {
-                print(String(format: "%-10d %8.1f %18.1f %10.1f %10.1f %11.1f %9.0f %11d",
-                             n, mb, bestLoad, bestBuild, bestLoad + bestBuild, Double(memory) / 1_048_576, stepNs, topCount))
+                print(String(format: "%-10d %8.1f %18.1f (%5.1f) %10.1f %10.1f %11.1f %9.0f %11d",
+                             n, mb, bestLoad, bestParse, bestBuild, bestLoad + bestBuild, Double(memory) / 1_048_576, stepNs, topCount))
             }
         }
     }

@@ -41,7 +41,7 @@ struct Simulate: ParsableCommand {
 
     func run() throws {
         guard let layout else {
-            throw fail("Error: No layout given. Pass a layout file, or run 'switchscan simulate Layouts/switch-control.uikit.json'.")
+            throw ValidationError("No layout given. Pass a layout file, or run 'switchscan simulate Layouts/switch-control.uikit.json'.")
         }
         var problems: [String] = []
         var document: LayoutDocument?

@@ -17,7 +17,7 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         guard !files.isEmpty else {
-            throw fail("Error: No file given. Pass layout or settings files, e.g. 'switchscan validate Layouts/*.json'.")
+            throw ValidationError("No file given. Pass layout or settings files, e.g. 'switchscan validate Layouts/*.json'.")
         }
         var failed = false
         var report = ""
@@ -49,13 +49,13 @@ struct Validate: ParsableCommand {
         if failed { throw fail(problems) }
     }
 
-    /// Settings files have neither of a layout's required top-level keys.
+    /// A layout has at least one of its required top-level keys; anything else is read as
+    /// settings (so `{}` is valid settings, and a misspelt settings key gets a did-you-mean).
     func looksLikeLayout(_ bytes: [UInt8]) -> Bool {
         guard case .object(let members, _)? = try? JSONParser.parse(bytes) else {
             // Unparseable: report it as a layout, whose messages are the most detailed.
             return true
         }
         return members.contains { ["schemaVersion", "root", "screen"].contains($0.key) }
-            || !members.contains { SettingsLoader.fields.contains($0.key) }
     }
 }

@@ -1,0 +1,73 @@
+import ScanFormats
+import Testing
+
+/// The strict JSON parser under the loaders: numbers exactly as strtod reads them, strings
+/// with escapes, positions of values.
+@Suite("JSON parser")
+struct JSONParserTests {
+    func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+        try JSONParser.parse(Array(text.utf8))
+    }
+
+    static let numbers = [
+        "0", "-0", "7", "-7", "1.5", "-2.25", "0.1", "0.2", "0.3", "3.14159265358979", "123456789012345",
+        "1234567890123456", "12345678901234567890", "9007199254740993", "0.000001", "0.1234567890123456789",
+        "1e2", "1E2", "1e+2", "-2.5E-3", "5e-324", "1.7976931348623157e308", "100.000", "285.5", "121.5",
+        "999999999999999", "0.999999999999999", "4.35", "2.675", "1.005",
+    ]
+
+    @Test(arguments: numbers)
+    func numbersMatchTheStandardLibrary(_ text: String) throws {
+        guard case .number(let v, let offset) = try parse(text) else {
+            Issue.record("\(text) is not a number"); return
+        }
+        let expected = try #require(Double(text))
+        #expect(v == expected)
+        #expect(v.bitPattern == expected.bitPattern, "\(text): \(v) vs \(expected)")
+        #expect(offset == 0)
+    }
+
+    @Test func numbersInsideStructures() throws {
+        guard case .array(let items, _) = try parse("[1.25, -0.5, 3e1, 10]") else { Issue.record("not an array"); return }
+        let values = items.compactMap { if case .number(let d, _) = $0 { d } else { nil } }
+        #expect(values == [1.25, -0.5, 30, 10])
+        #expect(items.map(\.offset) == [1, 7, 13, 18])
+    }
+
+    @Test func stringsWithEscapes() throws {
+        guard case .string(let s, _) = try parse(#""a\"b\\c\/d\n\t\u00e9\ud83d\ude00""#) else { Issue.record("not a string"); return }
+        #expect(s == "a\"b\\c/d\n\té😀")
+        guard case .string(let u, _) = try parse("\"Café ✓\"") else { Issue.record("not a string"); return }
+        #expect(u == "Café ✓")
+    }
+
+    @Test(arguments: [("\"\\ud83d\"", "unpaired surrogate"), ("\"\\x\"", "invalid escape"), ("\"a\nb\"", "control character"),
+                      ("1.", "decimal point"), ("1e", "exponent"), ("-", "incomplete number"), ("tru", "expected a value"),
+                      ("[1 2]", "expected ',' or ']'"), ("{\"a\" 1}", "expected ':'")])
+    func syntaxErrors(_ text: String, _ fragment: String) {
+        do {
+            let v = try parse(text)
+            Issue.record("\(text) parsed as \(v)")
+        } catch {
+            #expect(error.message.contains(fragment), "\(error.message)")
+        }
+    }
+
+    @Test func objectMembersKeepOrderAndPositions() throws {
+        guard case .object(let members, let o) = try parse(#"{"b": 1, "a": [true, null]}"#) else { Issue.record("not an object"); return }
+        #expect(o == 0)
+        #expect(members.map(\.key) == ["b", "a"])
+        #expect(members.map(\.keyOffset) == [1, 9])
+        #expect(members.map(\.value.offset) == [6, 14])
+    }
+
+    @Test func lineIndexCountsFromOne() {
+        let text = Array("ab\ncé\nx".utf8)
+        let index = LineIndex(text)
+        #expect(index.position(of: 0) == (1, 1))
+        #expect(index.position(of: 3) == (2, 1))
+        // "cé" is 3 bytes: the byte after é is column 3.
+        #expect(index.position(of: 6) == (2, 3))
+        #expect(index.position(of: 7) == (3, 1))
+    }
+}

@@ -1,0 +1,203 @@
+import ScanCore
+import ScanFormats
+import Testing
+
+/// Settings files (SPEC §5): every key, durations in seconds, off values, ranges, types,
+/// unknown keys, and every error of a file at once.
+@Suite("Settings files")
+struct SettingsTests {
+    func settingsFile(_ json: String) throws -> ScanSettings {
+        try SettingsLoader.load(bytes: bytes(json), file: "settings.json")
+    }
+
+    func settingsErrors(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> [Diagnostic] {
+        do {
+            let s = try SettingsLoader.load(bytes: bytes(json), file: "settings.json")
+            Issue.record("expected \(json) to be rejected, got \(s)", sourceLocation: sourceLocation)
+            return []
+        } catch {
+            #expect(error.file == "settings.json", sourceLocation: sourceLocation)
+            return error.errors
+        }
+    }
+
+    func onlySettingsError(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Diagnostic {
+        let errs = settingsErrors(json, sourceLocation: sourceLocation)
+        #expect(errs.count == 1, "\(errs.map(\.description))", sourceLocation: sourceLocation)
+        return try #require(errs.first, sourceLocation: sourceLocation)
+    }
+
+    @Test func emptyObjectGivesTheDefaults() throws {
+        let s = try settingsFile("{}")
+        #expect(s == ScanSettings())
+        // The defaults of SPEC §5.
+        #expect(s.style == .auto)
+        #expect(s.mode == .item)
+        #expect(s.autoScanInterval == .seconds(1.0))
+        #expect(s.pauseOnFirstItem == .zero)
+        #expect(s.loops == 2)
+        #expect(s.moveRepeat == nil)
+        #expect(s.holdDuration == nil)
+        #expect(s.ignoreRepeat == nil)
+        #expect(s.longPress == nil)
+        #expect(s.autoTapTime == .milliseconds(750))
+        #expect(s.stepSelectDelay == .milliseconds(1500))
+        #expect(s.glideSpeed == 100)
+        #expect(s.tapBehavior == .menu)
+        #expect(s.focusAfterTap == .first)
+        #expect(s.groupItems == true)
+        #expect(s.itemScope == .interactive)
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let s = try settingsFile("""
+            {"autoScanInterval": 0.5, "pauseOnFirstItem": 1.25, "moveRepeat": 0.3, "holdDuration": 0.1,
+             "ignoreRepeat": 0.2, "longPress": 2, "autoTapTime": 1, "stepSelectDelay": 2.5,
+             "style": "step", "mode": "point", "loops": 5, "longPressAction": "exit", "glideSpeed": 250,
+             "tapBehavior": "autoTap", "focusAfterTap": "same", "groupItems": false, "itemScope": "all",
+             "precise": true, "bandFraction": 0.1, "fineSpeedFactor": 0.25}
+            """)
+        #expect(s.autoScanInterval == .milliseconds(500))
+        #expect(s.pauseOnFirstItem == .milliseconds(1250))
+        #expect(s.moveRepeat == .milliseconds(300))
+        #expect(s.holdDuration == .milliseconds(100))
+        #expect(s.ignoreRepeat == .milliseconds(200))
+        #expect(s.longPress == .seconds(2))
+        #expect(s.autoTapTime == .seconds(1))
+        #expect(s.stepSelectDelay == .milliseconds(2500))
+        #expect(s.style == .step)
+        #expect(s.mode == .point)
+        #expect(s.loops == 5)
+        #expect(s.longPressAction == .exit)
+        #expect(s.glideSpeed == 250)
+        #expect(s.tapBehavior == .autoTap)
+        #expect(s.focusAfterTap == .same)
+        #expect(s.groupItems == false)
+        #expect(s.itemScope == .all)
+        #expect(s.precise == true)
+        #expect(s.bandFraction == 0.1)
+        #expect(s.fineSpeedFactor == 0.25)
+    }
+
+    @Test func everyAllowedFieldIsKnown() throws {
+        // The loader's field list matches what it reads: none is reported unknown.
+        #expect(Set(SettingsLoader.fields).count == SettingsLoader.fields.count)
+        for key in ["autoScanInterval", "pauseOnFirstItem", "loops", "moveRepeat", "holdDuration", "ignoreRepeat",
+                    "longPress", "autoTapTime", "stepSelectDelay", "glideSpeed"] {
+            #expect(SettingsLoader.fields.contains(key))
+        }
+    }
+
+    @Test func durationsAreExactNanoseconds() throws {
+        // 0.1 s must be exactly 100 ms, not 99.999… (k × interval stays exact).
+        let s = try settingsFile(#"{"autoScanInterval": 0.1}"#)
+        #expect(s.autoScanInterval.nanoseconds == 100_000_000)
+    }
+
+    @Test func falseAndZeroMeanOff() throws {
+        let off = try settingsFile(#"{"pauseOnFirstItem": false, "moveRepeat": false, "holdDuration": 0, "ignoreRepeat": null, "longPress": false}"#)
+        #expect(off.pauseOnFirstItem == .zero)
+        #expect(off.moveRepeat == nil)
+        #expect(off.holdDuration == nil)
+        #expect(off.ignoreRepeat == nil)
+        #expect(off.longPress == nil)
+        let zero = try settingsFile(#"{"pauseOnFirstItem": 0, "moveRepeat": 0, "ignoreRepeat": 0, "longPress": 0}"#)
+        #expect(zero.pauseOnFirstItem == .zero)
+        #expect(zero.moveRepeat == nil)
+        #expect(zero.ignoreRepeat == nil)
+        #expect(zero.longPress == nil)
+    }
+
+    @Test func longPressTrueIsOneSecond() throws {
+        #expect(try settingsFile(#"{"longPress": true}"#).longPress == .seconds(1.0))
+    }
+
+    @Test func trueIsNotADurationElsewhere() throws {
+        let e = try onlySettingsError(#"{"holdDuration": true}"#)
+        #expect(e.code == "E04")
+        #expect(e.path == "$.holdDuration")
+        #expect(e.message == "must be a number of seconds or false for off, got a boolean")
+    }
+
+    @Test(arguments: [("autoScanInterval", "20", "must be between 0.1 and 10 seconds, got 20"),
+                      ("autoScanInterval", "0.05", "must be between 0.1 and 10 seconds, got 0.05"),
+                      ("autoScanInterval", "0", "must be between 0.1 and 10 seconds, got 0"),
+                      ("autoTapTime", "0", "must be between 0.2 and 5 seconds, got 0"),
+                      ("holdDuration", "-1", "must be between 0.01 and 5 seconds (or false for off), got -1"),
+                      ("loops", "0", "must be between 1 and 100, got 0"),
+                      ("loops", "101", "must be between 1 and 100, got 101"),
+                      ("glideSpeed", "0", "must be between 5 and 5000 points per second, got 0")])
+    func outOfRange(_ key: String, _ value: String, _ message: String) throws {
+        let e = try onlySettingsError(#"{"\#(key)": \#(value)}"#)
+        #expect(e.code == "E04")
+        #expect(e.path == "$.\(key)")
+        #expect(e.element == nil)
+        #expect(e.message == message)
+        #expect((e.line, e.column) == (1, key.count + 6))
+    }
+
+    @Test func requiredDurationsCannotBeOff() throws {
+        for key in ["autoScanInterval", "autoTapTime", "stepSelectDelay"] {
+            let e = try onlySettingsError(#"{"\#(key)": false}"#)
+            #expect(e.code == "E04")
+            #expect(e.path == "$.\(key)")
+            #expect(e.message.hasPrefix("cannot be off"))
+        }
+    }
+
+    @Test(arguments: [("style", "3", "must be a string, got a number"),
+                      ("groupItems", "\"yes\"", "must be true or false, got a string"),
+                      ("autoScanInterval", "\"1s\"", "must be a number of seconds, got a string"),
+                      ("glideSpeed", "\"fast\"", "must be a number, got a string"),
+                      ("loops", "2.5", "must be a whole number, got 2.5"),
+                      ("loops", "[2]", "must be a number, got an array")])
+    func wrongType(_ key: String, _ value: String, _ message: String) throws {
+        let e = try onlySettingsError(#"{"\#(key)": \#(value)}"#)
+        #expect(e.code == "E04")
+        #expect(e.path == "$.\(key)")
+        #expect(e.message == message)
+    }
+
+    @Test func badEnumValueSuggests() throws {
+        let e = try onlySettingsError(#"{"tapBehavior": "autotap"}"#)
+        #expect(e.code == "E04")
+        #expect(e.path == "$.tapBehavior")
+        #expect(e.message == #"unknown value "autotap"; allowed: menu, autoTap, alwaysTap; did you mean "autoTap"?"#)
+    }
+
+    @Test func unknownKeySuggests() throws {
+        let e = try onlySettingsError(#"{"autoscanInterval": 2}"#)
+        #expect(e.code == "E03")
+        #expect(e.path == "$.autoscanInterval")
+        #expect(e.message == #"unknown field "autoscanInterval"; did you mean "autoScanInterval"?"#)
+        #expect(e.description == #"settings.json:1:2: error E03: $.autoscanInterval: unknown field "autoscanInterval"; did you mean "autoScanInterval"?"#)
+    }
+
+    @Test func allErrorsAreReportedInOrder() throws {
+        let errs = settingsErrors("""
+            {
+              "autoScanInterval": 20,
+              "loops": 0,
+              "style": "fast",
+              "groupItem": true
+            }
+            """)
+        #expect(errs.map(\.code) == ["E04", "E04", "E04", "E03"])
+        #expect(errs.map(\.path) == ["$.autoScanInterval", "$.loops", "$.style", "$.groupItem"])
+        #expect(errs.map(\.line) == [2, 3, 4, 5])
+        #expect(errs.map(\.column) == [23, 12, 12, 3])
+        #expect(errs.last?.message.contains(#"did you mean "groupItems"?"#) == true)
+    }
+
+    @Test func notAnObjectAndMalformed() throws {
+        let e = try onlySettingsError("[]")
+        #expect(e.code == "E04")
+        #expect(e.path == "$")
+        let m = try onlySettingsError(#"{"loops": 2,}"#)
+        #expect(m.code == "E01")
+        #expect(m.message.contains("trailing comma"))
+        let d = try onlySettingsError(#"{"loops": 2, "loops": 3}"#)
+        #expect(d.code == "E01")
+        #expect(d.message.contains(#"duplicate key "loops""#))
+    }
+}
