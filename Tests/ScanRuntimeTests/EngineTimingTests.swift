@@ -1,0 +1,81 @@
+import Foundation
+import ScanCore
+import ScanFormats
+import ScanRuntime
+import Testing
+
+func loadLayout(_ name: String) throws -> ElementTree {
+    let url = Scenario.root.appendingPathComponent("Layouts").appendingPathComponent(name)
+    return try LayoutLoader.load(bytes: [UInt8](Data(contentsOf: url)), file: name).tree
+}
+
+func highlights(_ effects: [TimedEffect]) -> [(ScanInstant, String)] {
+    effects.compactMap { e in
+        if case let .highlight(item, _, _, _, _) = e.effect { return (e.time, item) }
+        return nil
+    }
+}
+
+@Suite("Engine timing")
+struct EngineTimingTests {
+    @Test func deadlinesAreAbsoluteOverAThousandSteps() throws {
+        var settings = ScanSettings()
+        settings.autoScanInterval = .seconds(0.1)
+        settings.loops = 1000
+        var driver = ManualDriver(engine: ScanEngine(tree: try loadLayout("keypad-order.json"), settings: settings))
+        let effects = driver.start() + driver.advance(to: .seconds(100))
+        let times = highlights(effects).map(\.0)
+        #expect(times.count == 1001)
+        for (k, t) in times.enumerated() {
+            #expect(t == ScanInstant(nanoseconds: Int64(k) * 100_000_000), "step \(k) at \(t)")
+        }
+    }
+
+    @Test func aLateProcessedPressSelectsWhatWasHighlightedAtItsTimestamp() throws {
+        var driver = ManualDriver(engine: ScanEngine(tree: try loadLayout("switch-control.uikit.json")))
+        _ = driver.start()
+        // The engine has moved on to btn1 at 1.0 s; the press happened at 0.98 s on the group.
+        let moved = driver.advance(to: .seconds(1.02))
+        #expect(highlights(moved).map(\.1) == ["btn1"])
+        let late = driver.deliver(SwitchEvent(.select, down: true, at: .seconds(0.98)))
+        let kinds = late.map { e -> String in
+            switch e.effect {
+            case .highlight(let item, _, _, _, _): return "highlight \(item)"
+            case .enterGroup(let g): return "enter \(g)"
+            default: return "other"
+            }
+        }
+        #expect(kinds == ["highlight testWrap", "enter testWrap", "highlight test1"])
+        #expect(late.allSatisfy { $0.time == .seconds(1.02) }, "effects carry the processing time, in order")
+    }
+
+    @Test func aPressAfterTheNextStepStillCountsForTheNewItem() throws {
+        var driver = ManualDriver(engine: ScanEngine(tree: try loadLayout("switch-control.uikit.json")))
+        _ = driver.start()
+        _ = driver.advance(to: .seconds(1.5))
+        let effects = driver.deliver(SwitchEvent(.select, down: true, at: .seconds(1.2)))
+        guard case .menuOpen(let element, _)? = effects.first?.effect else {
+            Issue.record("expected the menu of btn1, got \(effects)"); return
+        }
+        #expect(element == "btn1")
+    }
+
+    @Test func replacingTheTreeKeepsTheCursorOnTheSameElement() throws {
+        let tree = try loadLayout("switch-control.uikit.json")
+        var engine = ScanEngine(tree: tree)
+        _ = engine.start(at: .zero)
+        _ = engine.handleDeadline(at: .seconds(2))  // btn2
+        var changed = tree
+        changed.update(tree.index(of: "btn1")!) { $0.hidden = true }
+        _ = engine.replaceTree(changed, at: .seconds(2.5))
+        let next = engine.handleDeadline(at: .seconds(3))
+        #expect(highlights(next).map(\.1) == ["thirdGroup"], "btn2 kept its place; btn1's removal did not shift the cursor")
+    }
+
+    @Test func nextDeadlineIsTheEarliestTimer() throws {
+        var engine = ScanEngine(tree: try loadLayout("switch-control.uikit.json"))
+        #expect(engine.nextDeadline == nil, "nothing armed before start")
+        _ = engine.start(at: .seconds(5))
+        #expect(engine.nextDeadline == .seconds(6))
+    }
+}
