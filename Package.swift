@@ -16,11 +16,13 @@ let package = Package(
     targets: [
         .target(name: "ScanCore"),
         .target(name: "ScanFormats", dependencies: ["ScanCore"]),
-        .target(name: "ScanRuntime", dependencies: ["ScanCore", "ScanFormats"]),
+        // Small wrappers for system calls Swift cannot import (variadic, macros).
+        .target(name: "CSys"),
+        .target(name: "ScanRuntime", dependencies: ["ScanCore", "ScanFormats", "CSys"]),
         .executableTarget(
             name: "switchscan",
             dependencies: [
-                "ScanCore", "ScanFormats", "ScanRuntime",
+                "ScanCore", "ScanFormats", "ScanRuntime", "CSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

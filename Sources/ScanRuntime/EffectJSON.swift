@@ -4,8 +4,9 @@ import ScanFormats
 /// Effects as JSON lines (SPEC §7): `{"t":1.000,"effect":"highlight",…}`, keys in a fixed
 /// order so that output can be compared byte for byte.
 public enum EffectJSON {
-    public static func line(_ e: TimedEffect) -> String {
-        var s = "{\"t\":\(e.time.millisecondsText),\"effect\":"
+    /// `origin` is subtracted from the time (a live run counts from its start).
+    public static func line(_ e: TimedEffect, origin: ScanInstant = .zero) -> String {
+        var s = "{\"t\":\(ScanInstant(nanoseconds: e.time.nanoseconds - origin.nanoseconds).millisecondsText),\"effect\":"
         func field(_ key: String, _ raw: String) { s += ",\"\(key)\":\(raw)" }
         func text(_ key: String, _ v: String) { field(key, jsonString(v)) }
         func optionalText(_ key: String, _ v: String?) { field(key, v.map(jsonString) ?? "null") }

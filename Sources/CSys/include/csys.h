@@ -1,0 +1,66 @@
+#pragma once
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+// Variadic or macro-only system calls that Swift cannot import directly, one small
+// wrapper each. Every function returns 0 or an errno value unless it says otherwise.
+
+/// An eventfd (close-on-exec); returns the fd or -errno.
+static inline int csys_eventfd(int nonblock) {
+    int fd = eventfd(0, EFD_CLOEXEC | (nonblock ? EFD_NONBLOCK : 0));
+    return fd >= 0 ? fd : -errno;
+}
+
+/// Timer slack of the calling thread in ns (the default, 50 us, delays every wake-up).
+static inline int csys_set_timerslack(unsigned long ns) {
+    return prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0) == 0 ? 0 : errno;
+}
+
+static inline int csys_set_self_sched(int policy, int prio) {
+    struct sched_param sp = { .sched_priority = prio };
+    return pthread_setschedparam(pthread_self(), policy, &sp);
+}
+
+static inline int csys_self_policy(void) { return sched_getscheduler(0); }
+
+static inline int csys_mlockall(void) {
+    return mlockall(MCL_CURRENT | MCL_FUTURE) == 0 ? 0 : errno;
+}
+
+static inline int csys_munlockall(void) { return munlockall() == 0 ? 0 : errno; }
+
+/// A condition variable whose timed waits use CLOCK_MONOTONIC absolute deadlines.
+static inline int csys_cond_init_monotonic(pthread_cond_t *cond) {
+    pthread_condattr_t attr;
+    int rc = pthread_condattr_init(&attr);
+    if (rc) return rc;
+    rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0) rc = pthread_cond_init(cond, &attr);
+    pthread_condattr_destroy(&attr);
+    return rc;
+}
+
+/// Terminal size; returns 0 or errno.
+static inline int csys_winsize(int fd, unsigned short *rows, unsigned short *cols) {
+    struct winsize ws;
+    if (ioctl(fd, TIOCGWINSZ, &ws) != 0) return errno;
+    *rows = ws.ws_row; *cols = ws.ws_col;
+    return 0;
+}
+
+/// Per-thread CPU time in ns (CLOCK_THREAD_CPUTIME_ID), or process CPU time.
+static inline int64_t csys_cputime_ns(int process) {
+    struct timespec ts;
+    clock_gettime(process ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}

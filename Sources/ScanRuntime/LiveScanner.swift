@@ -1,0 +1,76 @@
+import ScanCore
+
+/// The engine running in real time: it lives on a RealTimeQueue, which alone touches it (no
+/// locks); inputs arrive from reader threads with their kernel timestamps; the queue's one
+/// timer follows the engine's `nextDeadline`. Effects go to `deliver` on the queue, which
+/// should hand them to Dispatch for presenting.
+public final class LiveScanner: @unchecked Sendable {
+    public let queue: RealTimeQueue
+    private var engine: ScanEngine
+    private var timer: Int?
+    private var armed: ScanInstant?
+    private let deliver: ([TimedEffect]) -> Void
+    private var started = false
+
+    /// Called on the queue after each timer wake-up with (deadline, woke at): lateness data
+    /// for benchmarks and diagnostics.
+    public var onTimer: ((ScanInstant, ScanInstant) -> Void)?
+
+    public init(engine: ScanEngine, queue: RealTimeQueue, deliver: @escaping ([TimedEffect]) -> Void) {
+        self.engine = engine
+        self.queue = queue
+        self.deliver = deliver
+    }
+
+    public func start() {
+        queue.async { [self] in
+            guard !started else { return }
+            started = true
+            output(engine.start(at: MonotonicClock.now()))
+        }
+    }
+
+    /// A switch event from any thread. Its timestamp decides what a press selects, however
+    /// late this runs.
+    public func submit(_ event: SwitchEvent) {
+        queue.async { [self] in
+            output(engine.handle(event, at: max(MonotonicClock.now(), event.timestamp)))
+        }
+    }
+
+    /// A new screen, keeping the cursor on the same element where it survives.
+    public func replaceTree(_ tree: ElementTree) {
+        queue.async { [self] in output(engine.replaceTree(tree, at: MonotonicClock.now())) }
+    }
+
+    /// Reads engine state on its queue (not from the queue itself).
+    public func inspect<T>(_ body: @escaping (ScanEngine) -> T) -> T {
+        queue.sync { [self] in body(engine) }
+    }
+
+    public var lateTicks: Int { inspect { $0.lateTicks } }
+
+    /// Whether any switch is held (an exclusive grab waits for none).
+    public var anySwitchDown: Bool { inspect { $0.anySwitchDown } }
+
+    private func output(_ effects: [TimedEffect]) {
+        if !effects.isEmpty { deliver(effects) }
+        rearm()
+    }
+
+    private func rearm() {
+        let next = engine.nextDeadline
+        guard next != armed else { return }
+        if let t = timer { queue.cancel(t) }
+        armed = next
+        timer = next.map { d in queue.schedule(at: d) { [self] in fire(d) } }
+    }
+
+    private func fire(_ deadline: ScanInstant) {
+        timer = nil
+        armed = nil
+        let now = MonotonicClock.now()
+        onTimer?(deadline, now)
+        output(engine.handleDeadline(at: now))
+    }
+}

@@ -1,0 +1,167 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import ScanCore
+import ScanFormats
+import ScanRuntime
+
+enum OutputKind: String, ExpressibleByArgument, CaseIterable {
+    case terminal, json
+}
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Scan a layout in real time, driven by the terminal's keyboard as switches.",
+        discussion: """
+        Keys: space or Enter select, Tab next, Shift-Tab previous, m menu, Esc exit, \
+        t toggle point mode, p pause, q quit (Ctrl-C works too). The terminal is restored \
+        on every way out. Real-time scheduling (SCHED_FIFO, locked memory) is requested; \
+        where refused, a warning says how to allow it and scanning goes on.
+        """
+    )
+
+    @Option(help: "The layout file.")
+    var layout = "Layouts/switch-control.uikit.json"
+
+    @Option(help: "A settings file (JSON).")
+    var settings: String?
+
+    @Option(help: "Scanning style: auto, manual or step.")
+    var style: ScanStyle?
+
+    @Option(help: "Start in item or point mode.")
+    var mode: ScanMode?
+
+    @Option(help: "terminal (draw the screen) or json (effects as JSON lines). Default: terminal when stdout is a terminal.")
+    var output: OutputKind?
+
+    @Option(help: "Also stream JSON lines to front ends connecting to this Unix socket.")
+    var socket: String?
+
+    @Option(name: .customLong("rt-priority"), help: "SCHED_FIFO priority of the timing thread (1-99); 0 for none.")
+    var rtPriority: Int32 = 20
+
+    @Flag(name: .customLong("no-mlock"), help: "Do not lock memory (mlockall).")
+    var noMlock = false
+
+    @Option(help: "Stop after this many seconds (for demos and tests).")
+    var duration: Double?
+
+    func validate() throws {
+        guard (0...99).contains(rtPriority) else { throw ValidationError("--rt-priority takes 0 (none) to 99, e.g. --rt-priority 20") }
+        if let duration, !(duration > 0 && duration <= 86_400) {
+            throw ValidationError("--duration takes seconds between 0 and 86400, e.g. --duration 30")
+        }
+    }
+
+    func run() throws {
+        var problems: [String] = []
+        var document: LayoutDocument?
+        var scanSettings = ScanSettings()
+        do { document = try loadLayout(layout) } catch { problems.append(error.message) }
+        if let settings {
+            do { scanSettings = try loadSettings(settings) } catch { problems.append(error.message) }
+        }
+        guard problems.isEmpty, let document else { throw fail(problems.joined(separator: "\n")) }
+        if let style { scanSettings.style = style }
+        if let mode { scanSettings.mode = mode }
+        let kind = output ?? (TerminalState.outputIsTerminal ? .terminal : .json)
+
+        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: !noMlock))
+        if let warning = rt.status.warning {
+            FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8))
+        }
+        let presentQueue = DispatchQueue(label: "switchscan.present")
+        let origin = MonotonicClock.now()
+        var presenters: [EffectPresenter] = []
+        do {
+            if let socket { presenters.append(try SocketPresenter(path: socket, queue: presentQueue, origin: origin)) }
+        } catch {
+            throw fail("Error: \(error)")
+        }
+        let terminal = kind == .terminal ? TerminalPresenter(tree: document.tree, queue: presentQueue) : nil
+        presenters.append(terminal ?? JSONLinesPresenter(fd: 1, origin: origin))
+        let presenter = FanOutPresenter(presenters)
+        let session = RunSession(rt: rt, presenter: presenter, presentQueue: presentQueue)
+        terminal?.onFailure = { e in session.shutdown(code: 1, message: "Error: the terminal presenter failed: \(e)") }
+
+        let scanner = LiveScanner(engine: ScanEngine(tree: document.tree, settings: scanSettings), queue: rt) { effects in
+            presentQueue.async {
+                do { try presenter.present(effects) } catch {
+                    session.shutdown(code: 1, message: "Error: presenting effects failed: \(error)")
+                }
+            }
+        }
+        session.scanner = scanner
+        let keyboard = try KeyboardInput { key, t in
+            switch key {
+            case .action(let a):
+                // A terminal reports no release: a key is a press, down and up at once.
+                scanner.submit(SwitchEvent(a, down: true, at: t))
+                scanner.submit(SwitchEvent(a, down: false, at: t))
+            case .quit:
+                session.shutdown(code: 0)
+            case .endOfInput:
+                if duration == nil { session.shutdown(code: 0) }
+            }
+        }
+        session.keyboard = keyboard
+        session.installSignalHandlers(redraw: { terminal?.redraw() })
+        do { try TerminalState.enterRawInput() } catch { throw fail("Error: \(error)") }
+        scanner.start()
+        keyboard.start()
+        if let duration {
+            DispatchQueue.main.asyncAfter(deadline: .now() + duration) { session.shutdown(code: 0) }
+        }
+        dispatchMain()
+    }
+}
+
+/// Ends a run once, whichever way it ends: stop input, stop the timing thread, let the
+/// presenters finish (the terminal restored), then exit.
+final class RunSession: @unchecked Sendable {
+    let rt: RealTimeQueue
+    let presenter: EffectPresenter
+    let presentQueue: DispatchQueue
+    var scanner: LiveScanner?
+    var keyboard: KeyboardInput?
+    var signalSources: [DispatchSourceSignal] = []
+    private let lock = NSLock()
+    private var ending = false
+
+    init(rt: RealTimeQueue, presenter: EffectPresenter, presentQueue: DispatchQueue) {
+        self.rt = rt
+        self.presenter = presenter
+        self.presentQueue = presentQueue
+    }
+
+    func installSignalHandlers(redraw: @escaping @Sendable () -> Void) {
+        for (sig, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))] {
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .main)
+            s.setEventHandler { [weak self] in self?.shutdown(code: code) }
+            s.activate()
+            signalSources.append(s)
+        }
+        signal(SIGWINCH, SIG_IGN)
+        let w = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: presentQueue)
+        w.setEventHandler { redraw() }
+        w.activate()
+        signalSources.append(w)
+    }
+
+    func shutdown(code: Int32, message: String? = nil) {
+        lock.lock()
+        if ending { lock.unlock(); return }
+        ending = true
+        lock.unlock()
+        DispatchQueue.main.async { [self] in
+            keyboard?.stop()
+            rt.stop()
+            presentQueue.sync { presenter.finish() }
+            TerminalState.restore()
+            if let message { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            exit(code)
+        }
+    }
+}
