@@ -46,15 +46,24 @@ public struct DataFileError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Sorts by position and fills in line and column.
+/// Sorts by position and fills in line and column in one pass over the file (a generated
+/// file can be one 100 MB line with thousands of findings). Columns count characters as an
+/// editor does (UTF-8 scalars).
 func locate(_ diagnostics: [Diagnostic], in bytes: [UInt8]) -> [Diagnostic] {
     guard !diagnostics.isEmpty else { return [] }
-    let index = LineIndex(bytes)
-    return diagnostics.sorted { $0.offset < $1.offset }.map { d in
-        var d = d
-        (d.line, d.column) = index.position(of: d.offset)
-        return d
+    var sorted = diagnostics.sorted { $0.offset < $1.offset }
+    var line = 1, column = 1, pos = 0
+    for k in sorted.indices {
+        let target = min(max(sorted[k].offset, 0), bytes.count)
+        while pos < target {
+            let b = bytes[pos]
+            if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+            pos += 1
+        }
+        sorted[k].line = line
+        sorted[k].column = column
     }
+    return sorted
 }
 
 /// "did you mean" for a misspelt name: the nearest candidate within a small edit distance.

@@ -378,10 +378,11 @@ public struct LineIndex: Sendable {
             let mid = (lo + hi + 1) / 2
             if lineStarts[mid] <= offset { lo = mid } else { hi = mid - 1 }
         }
-        // Columns count characters, not bytes, so they match an editor's.
+        // Columns count characters (UTF-8 scalars), not bytes, so they match an editor's.
         let start = lineStarts[lo]
         let end = min(max(offset, start), bytes.count)
-        let column = String(decoding: bytes[start..<end], as: UTF8.self).count + 1
+        var column = 1
+        for k in start..<end where bytes[k] & 0xC0 != 0x80 { column += 1 }
         return (lo + 1, column)
     }
 }

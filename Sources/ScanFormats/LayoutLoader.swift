@@ -719,6 +719,7 @@ struct LayoutReader {
         var claimed = Set<Int>()
         for n in nodes { for e in n.elements ?? [] { claimed.insert(e) } }
         var reachable = Array(repeating: false, count: nodes.count)
+        axParent = Array(repeating: -1, count: nodes.count)
         var stack = [0]
         while let i = stack.popLast() {
             reachable[i] = true
@@ -731,9 +732,42 @@ struct LayoutReader {
                 continue
             }
             let members = n.elements ?? n.children.filter { !claimed.contains($0) }
+            for m in members { axParent[m] = Int32(i) }
+            axMembers[i] = members
             stack.append(contentsOf: members.reversed())
         }
         self.reachable = reachable
+    }
+
+    var axParent: [Int32] = []
+    var axMembers: [Int: [Int]] = [:]
+
+    /// The seed's modal pitfall (seeds-spec §8): a modal view hides only its own siblings, so
+    /// the siblings of its ancestors stay scannable. Lists what the user would still reach.
+    mutating func modalPitfall(_ tree: ElementTree, modal m: Int) {
+        var leaks: [String] = []
+        var cur = m
+        while axParent[cur] >= 0 {
+            let parent = Int(axParent[cur])
+            if cur != m {
+                for sibling in axMembers[parent] ?? [] where sibling != cur {
+                    collectAccessible(tree, sibling, into: &leaks)
+                }
+            }
+            cur = parent
+        }
+        guard !leaks.isEmpty else { return }
+        let shown = leaks.prefix(6).map { "\"\($0)\"" }.joined(separator: ", ") + (leaks.count > 6 ? " and \(leaks.count - 6) more" : "")
+        fields.report(.warning, "W21", info[m].idOffset, nodePath(m), tree[m].id,
+                      "this modal view does not hide \(shown) (it hides only its own siblings); hide them with \"elementsHidden\", or set \"modalScope\": \"screen\"")
+    }
+
+    func collectAccessible(_ tree: ElementTree, _ i: Int, into out: inout [String]) {
+        let n = tree[i]
+        if n.hidden || !n.isVisible { return }
+        if n.isAccessibilityElement { out.append(n.id); return }
+        if n.elementsHidden { return }
+        for c in axMembers[i] ?? [] { collectAccessible(tree, c, into: &out) }
     }
 
     var reachable: [Bool] = []
@@ -764,6 +798,18 @@ struct LayoutReader {
                     for b in l.utf8 { digits = (48...57).contains(b) ? digits + 1 : 0; longest = max(longest, digits) }
                     if longest >= 5 { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label has \(longest) digits in a row; they are read one by one") }
                 }
+                if let l = n.label?.lowercased() {
+                    let words = l.split(whereSeparator: { !$0.isLetter })
+                    let traitWords: [(Trait, String)] = [(.button, "button"), (.link, "link"), (.image, "image"), (.header, "heading"), (.adjustable, "adjustable")]
+                    if let (_, w) = traitWords.first(where: { n.traits.contains($0.0) && words.contains(Substring($0.1)) }) {
+                        fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label contains the trait word \"\(w)\", which is spoken anyway")
+                    }
+                }
+                if let h = n.hint, let first = h.first {
+                    if !first.isUppercase || !h.hasSuffix(".") {
+                        fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "a hint is a sentence: capitalised, ending with \".\"")
+                    }
+                }
                 if let h = n.hint?.lowercased(), let g = gestureWords.first(where: { h.contains($0) }) {
                     fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "hint names a gesture (\"\(g)\"); say what happens, not how")
                 }
@@ -776,6 +822,7 @@ struct LayoutReader {
                                   "frame \(format(tree[c].frame)) sticks out of its container \"\(n.id)\" \(format(n.frame))")
                 }
             }
+            if n.viewIsModal && n.modalScope == .siblings && reachable[i] && !n.hidden { modalPitfall(tree, modal: i) }
             let modals = n.children.filter { tree[$0].viewIsModal }
             if modals.count > 1 {
                 fields.report(.warning, "W21", info[modals[1]].idOffset, nodePath(modals[1]), tree[modals[1]].id,

@@ -38,6 +38,19 @@ public final class LiveScanner: @unchecked Sendable {
         }
     }
 
+    /// Reads switch events from `fd` on the engine's own thread: the input wakes the same
+    /// thread that decides, with no hand-over. `decode` reads what is available (it must not
+    /// block) and returns the events with their kernel timestamps; nil means the source is
+    /// gone (its fd is then no longer polled).
+    public func attach(fd: Int32, decode: @escaping (Int32) -> [SwitchEvent]?) {
+        queue.addReader(fd) { [self] fd in
+            guard let events = decode(fd) else { queue.removeReader(fd); return }
+            for e in events { output(engine.handle(e, at: max(MonotonicClock.now(), e.timestamp))) }
+        }
+    }
+
+    public func detach(fd: Int32) { queue.removeReader(fd) }
+
     /// A new screen, keeping the cursor on the same element where it survives.
     public func replaceTree(_ tree: ElementTree) {
         queue.async { [self] in output(engine.replaceTree(tree, at: MonotonicClock.now())) }

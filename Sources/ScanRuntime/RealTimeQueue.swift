@@ -4,13 +4,16 @@ import Glibc
 import CSys
 import ScanCore
 
-/// A serial queue on one dedicated thread that sleeps until absolute CLOCK_MONOTONIC
-/// deadlines, with the shape of a DispatchQueue (`async`, `schedule(at:)`).
+/// A serial queue on one dedicated thread, with the shape of a DispatchQueue: `async`
+/// jobs, timers at absolute CLOCK_MONOTONIC deadlines (`schedule(at:)`) and read sources on
+/// file descriptors (`addReader`), all run by one poll() loop, so an input event and the
+/// engine meet on one thread wake-up.
 ///
-/// Why not Dispatch: on Linux its QoS is only a nice value, and its timers wake two threads
-/// (measured: p99 lateness 0.3–7.7 ms under load, against 26–52 µs for a SCHED_FIFO thread;
-/// shared/reference/swift-timing.md). This thread asks for SCHED_FIFO, 1 ns timer slack and
-/// locked memory; where the system refuses, it says so once and keeps working.
+/// Why not Dispatch: on Linux its QoS is only a nice value, and its timers and read sources
+/// wake two threads (measured: p99 lateness 0.3–7.7 ms under load, against 26–52 µs for a
+/// SCHED_FIFO thread; shared/reference/swift-timing.md). This thread asks for SCHED_FIFO,
+/// 1 ns timer slack and locked memory; where the system refuses, it says so once and keeps
+/// working. Timers use a timerfd armed at the absolute deadline: no drift, no poll slack.
 public final class RealTimeQueue: @unchecked Sendable {
     public struct Options: Sendable {
         /// SCHED_FIFO priority (1–99); 0 keeps the normal scheduler.
@@ -39,7 +42,6 @@ public final class RealTimeQueue: @unchecked Sendable {
     }
 
     private var mutex = pthread_mutex_t()
-    private var cond = pthread_cond_t()
     private var jobs: [Work] = []
     private var timers: [Timer] = []   // sorted by deadline, then token
     private var nextToken = 1
@@ -47,11 +49,20 @@ public final class RealTimeQueue: @unchecked Sendable {
     private var finished = false
     private var thread = pthread_t()
     private var threadID: pthread_t?
+    private let wakeFD: Int32
+    private let timerFD: Int32
+    private var armed: ScanInstant?
+    // Touched only on the queue's thread.
+    private var readers: [(fd: Int32, handler: (Int32) -> Void)] = []
     public private(set) var status = Status(realTime: false, priority: 0, memoryLocked: false, warning: nil)
 
     public init(label: String = "switchscan.realtime", options: Options = Options()) {
         pthread_mutex_init(&mutex, nil)
-        _ = csys_cond_init_monotonic(&cond)
+        let w = csys_eventfd(1)
+        let t = csys_timerfd()
+        precondition(w >= 0 && t >= 0, "eventfd/timerfd failed: \(errnoName(-min(w, t)))")
+        wakeFD = w
+        timerFD = t
         var memoryLocked = false
         var problems: [String] = []
         if options.lockMemory {
@@ -90,16 +101,22 @@ public final class RealTimeQueue: @unchecked Sendable {
 
     deinit {
         stop()
-        pthread_cond_destroy(&cond)
+        close(wakeFD)
+        close(timerFD)
         pthread_mutex_destroy(&mutex)
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
     }
 
     /// Runs `work` on the queue's thread, after the work already queued.
     public func async(_ work: @escaping Work) {
         pthread_mutex_lock(&mutex)
         jobs.append(work)
-        pthread_cond_signal(&cond)
         pthread_mutex_unlock(&mutex)
+        if !isCurrent { wake() }
     }
 
     /// Runs `work` at `deadline` (CLOCK_MONOTONIC); returns a token for `cancel`.
@@ -108,11 +125,11 @@ public final class RealTimeQueue: @unchecked Sendable {
         pthread_mutex_lock(&mutex)
         let token = nextToken
         nextToken += 1
-        let t = Timer(deadline: deadline, token: token, work: work)
         let i = timers.firstIndex { $0.deadline > deadline } ?? timers.count
-        timers.insert(t, at: i)
-        if i == 0 { pthread_cond_signal(&cond) }
+        timers.insert(Timer(deadline: deadline, token: token, work: work), at: i)
         pthread_mutex_unlock(&mutex)
+        // The loop re-arms its timerfd before it sleeps; another thread must wake it.
+        if i == 0 && !isCurrent { wake() }
         return token
     }
 
@@ -120,6 +137,16 @@ public final class RealTimeQueue: @unchecked Sendable {
         pthread_mutex_lock(&mutex)
         timers.removeAll { $0.token == token }
         pthread_mutex_unlock(&mutex)
+    }
+
+    /// Calls `handler(fd)` on the queue whenever `fd` is readable (it must read what is
+    /// there). The fd stays the caller's to close, after `removeReader`.
+    public func addReader(_ fd: Int32, _ handler: @escaping (Int32) -> Void) {
+        async { [self] in readers.append((fd, handler)) }
+    }
+
+    public func removeReader(_ fd: Int32) {
+        async { [self] in readers.removeAll { $0.fd == fd } }
     }
 
     /// Runs `work` on the queue and waits for it (not from the queue itself).
@@ -140,11 +167,11 @@ public final class RealTimeQueue: @unchecked Sendable {
     /// Finishes the queued jobs (timers are dropped) and ends the thread.
     public func stop() {
         pthread_mutex_lock(&mutex)
-        if finished { pthread_mutex_unlock(&mutex); return }
+        if finished || stopping { pthread_mutex_unlock(&mutex); return }
         stopping = true
         timers.removeAll()
-        pthread_cond_signal(&cond)
         pthread_mutex_unlock(&mutex)
+        wake()
         if !isCurrent { pthread_join(thread, nil) }
         pthread_mutex_lock(&mutex)
         finished = true
@@ -153,34 +180,53 @@ public final class RealTimeQueue: @unchecked Sendable {
     }
 
     private func loop() {
-        pthread_mutex_lock(&mutex)
+        var fds: [pollfd] = []
+        var drain: UInt64 = 0
         while true {
-            if !jobs.isEmpty {
-                let batch = jobs
-                jobs.removeAll(keepingCapacity: true)
-                pthread_mutex_unlock(&mutex)
-                for job in batch { job() }
+            pthread_mutex_lock(&mutex)
+            let batch = jobs
+            jobs.removeAll(keepingCapacity: true)
+            let quit = stopping && batch.isEmpty
+            pthread_mutex_unlock(&mutex)
+            if quit { break }
+            for job in batch { job() }
+            if !batch.isEmpty { continue }
+            // Due timers, one at a time (a timer's work may schedule or cancel others).
+            var ranTimer = false
+            while true {
                 pthread_mutex_lock(&mutex)
-                continue
-            }
-            if stopping { break }
-            if let first = timers.first {
-                if first.deadline <= MonotonicClock.now() {
-                    timers.removeFirst()
+                guard let first = timers.first, first.deadline <= MonotonicClock.now() else {
                     pthread_mutex_unlock(&mutex)
-                    first.work()
-                    pthread_mutex_lock(&mutex)
-                    continue
+                    break
                 }
-                var ts = timespec(tv_sec: Int(first.deadline.nanoseconds / 1_000_000_000),
-                                  tv_nsec: Int(first.deadline.nanoseconds % 1_000_000_000))
-                // Absolute deadline: no drift, whatever time the loop itself took.
-                _ = pthread_cond_timedwait(&cond, &mutex, &ts)
-            } else {
-                pthread_cond_wait(&cond, &mutex)
+                timers.removeFirst()
+                pthread_mutex_unlock(&mutex)
+                first.work()
+                ranTimer = true
+            }
+            if ranTimer { continue }
+            pthread_mutex_lock(&mutex)
+            let earliest = timers.first?.deadline
+            let pending = !jobs.isEmpty
+            pthread_mutex_unlock(&mutex)
+            if pending { continue }
+            if earliest != armed {
+                armed = earliest
+                _ = csys_timerfd_set_abs(timerFD, earliest.map { max(1, $0.nanoseconds) } ?? 0)
+            }
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0))
+            for r in readers { fds.append(pollfd(fd: r.fd, events: Int16(POLLIN), revents: 0)) }
+            let rc = poll(&fds, nfds_t(fds.count), -1)
+            if rc < 0 { continue }  // EINTR
+            if fds[0].revents != 0 { _ = read(wakeFD, &drain, 8) }
+            if fds[1].revents != 0 { _ = read(timerFD, &drain, 8); armed = nil }
+            let current = readers
+            for (k, r) in current.enumerated() where fds[k + 2].revents != 0 {
+                r.handler(r.fd)
             }
         }
-        pthread_mutex_unlock(&mutex)
     }
 }
 
@@ -228,3 +274,32 @@ public func errnoName(_ code: Int32) -> String {
     let text = strerror(code).map { String(cString: $0) } ?? "error \(code)"
     return "\(text) (\(names[code] ?? "errno \(code)"))"
 }
+
+/// Starts a joinable pthread running `body` (for benchmarks and reader threads).
+public func spawnThread(_ body: @escaping () -> Void) -> pthread_t {
+    var tid = pthread_t()
+    let box = Unmanaged.passRetained(ThreadStart(body)).toOpaque()
+    let rc = pthread_create(&tid, nil, { raw in
+        Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue().body()
+        return nil
+    }, box)
+    precondition(rc == 0, "pthread_create failed: \(errnoName(rc))")
+    return tid
+}
+
+/// Sleeps the calling thread until an absolute CLOCK_MONOTONIC instant.
+public func sleepUntil(_ t: ScanInstant) {
+    var ts = timespec(tv_sec: Int(t.nanoseconds / 1_000_000_000), tv_nsec: Int(t.nanoseconds % 1_000_000_000))
+    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+}
+
+/// Gives the calling thread the real-time setup of RealTimeQueue's thread; returns whether
+/// SCHED_FIFO was granted.
+@discardableResult
+public func makeCurrentThreadRealTime(priority: Int32) -> Bool {
+    _ = csys_set_timerslack(1)
+    return priority > 0 && csys_set_self_sched(SCHED_FIFO, priority) == 0
+}
+
+/// CPU time of the calling thread.
+public func threadCPUTime() -> ScanDuration { ScanDuration(nanoseconds: csys_cputime_ns(0)) }

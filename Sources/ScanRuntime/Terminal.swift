@@ -78,7 +78,7 @@ public enum TerminalState {
 /// an eventfd to stop it). Keys: space or Enter select, Tab next, Shift-Tab previous, m menu,
 /// Esc exit, t toggle mode, p pause, q quit; arrows move too.
 public final class KeyboardInput: @unchecked Sendable {
-    public enum Key: Equatable { case action(SwitchAction), quit, endOfInput }
+    public enum Key: Equatable, Sendable { case action(SwitchAction), quit, endOfInput }
 
     let fd: Int32
     let stopFD: Int32

@@ -35,7 +35,7 @@ struct BenchLayout: ParsableCommand {
             print("size        file MB   load+validate ms (parse)   build ms   total ms   memory MB   step ns   top items")
         }
         for n in parsedSizes! {
-            let bytes = Array(generateLayout(elements: n).utf8)
+            let bytes = generateLayout(elements: n)
             var bestLoad = Double.infinity, bestBuild = Double.infinity, bestParse = Double.infinity
             var memory = 0
             var topCount = 0
@@ -89,24 +89,27 @@ struct BenchLayout: ParsableCommand {
 
 /// A mail-like screen of `elements` nodes: rows of ten buttons, each row a group, with
 /// labels, traits and an action on every fifth element, so that loading exercises the
-/// common fields.
-func generateLayout(elements: Int) -> String {
+/// common fields. Built as bytes: appending to one huge String is quadratic in places.
+func generateLayout(elements: Int) -> [UInt8] {
     let perRow = 10
     let rows = max(1, (elements - 1) / (perRow + 1))
-    var s = "{\"schemaVersion\":1,\"screen\":{\"id\":\"generated\",\"size\":{\"width\":1000,\"height\":\(rows * 40 + 40)}},"
-    s += "\"root\":{\"id\":\"root\",\"isAccessibilityElement\":false,\"children\":["
-    s.reserveCapacity(elements * 150)
+    var s: [UInt8] = []
+    s.reserveCapacity(elements * 160)
+    func add(_ text: String) { s.append(contentsOf: text.utf8) }
+    add("{\"schemaVersion\":1,\"screen\":{\"id\":\"generated\",\"size\":{\"width\":1000,\"height\":\(rows * 40 + 40)}},")
+    add("\"root\":{\"id\":\"root\",\"isAccessibilityElement\":false,\"children\":[")
     for r in 0..<rows {
-        if r > 0 { s += "," }
+        if r > 0 { add(",") }
         let y = r * 40
-        s += "{\"id\":\"row\(r)\",\"isAccessibilityElement\":false,\"frame\":{\"x\":0,\"y\":\(y),\"width\":1000,\"height\":40},\"children\":["
+        add("{\"id\":\"row\(r)\",\"isAccessibilityElement\":false,\"frame\":{\"x\":0,\"y\":\(y),\"width\":1000,\"height\":40},\"children\":[")
         for c in 0..<perRow {
-            if c > 0 { s += "," }
-            s += "{\"id\":\"b\(r)_\(c)\",\"label\":\"Item \(r) \(c)\",\"traits\":[\"button\"],\"frame\":{\"x\":\(c * 100),\"y\":\(y),\"width\":100,\"height\":40}"
-            if c % 5 == 0 { s += ",\"customActions\":[{\"name\":\"delete\",\"effects\":[{\"emit\":\"delete\"}]}]" }
-            s += "}"
+            if c > 0 { add(",") }
+            add("{\"id\":\"b\(r)_\(c)\",\"label\":\"Item \(r % 10000), \(c)\",\"traits\":[\"button\"],\"frame\":{\"x\":\(c * 100),\"y\":\(y),\"width\":100,\"height\":40}")
+            if c % 5 == 0 { add(",\"customActions\":[{\"name\":\"delete\",\"effects\":[{\"emit\":\"delete\"}]}]") }
+            add("}")
         }
-        s += "]}"
+        add("]}")
     }
-    return s + "]}}"
+    add("]}}")
+    return s
 }

@@ -364,6 +364,22 @@ struct ModalTests {
         }
     }
 
+    /// W21, the seed's pitfall: warned exactly for the unfixed cases, naming what leaks.
+    @Test(arguments: cases)
+    func modalPitfallIsWarnedWhenTheModalLeaks(_ c: Case) throws {
+        let doc = try load(Self.tree(c.extra))
+        let pitfall = doc.warnings.filter { $0.code == "W21" }
+        if c.name.contains("no fix") {
+            let w = try #require(pitfall.first, "\(c.name) must warn")
+            #expect(pitfall.count == 1)
+            let leaked = c.expected.filter { !(c.extra[$0] ?? "").contains("viewIsModal") }
+            for id in leaked.prefix(6) { #expect(w.message.contains("\"\(id)\""), "\(w.message)") }
+            #expect(w.message.contains("modalScope"))
+        } else {
+            #expect(pitfall.isEmpty, "\(c.name): \(pitfall)")
+        }
+    }
+
     @Test func withoutAModalEverythingIsScanned() throws {
         let (scan, tree) = try scanList(Self.tree(), settings(groupItems: false))
         #expect(flatElements(scan, tree) == ["a1", "a2", "a3", "b11", "b12", "b21", "b22", "b23"])

@@ -1115,3 +1115,20 @@ struct ReportingTests {
         }
     }
 }
+
+@Suite("W24 style lint")
+struct StyleLintTests {
+    @Test func labelRepeatingItsTraitWord() throws {
+        let doc = try load(layout(#"{"id": "ok", "label": "OK button", "traits": ["button"], "frame": {"x": 0, "y": 0, "width": 10, "height": 10}}"#))
+        let w = try #require(doc.warnings.first { $0.code == "W24" })
+        #expect(w.element == "ok")
+        #expect(w.message.contains("trait word \"button\""))
+    }
+
+    @Test func hintMustBeASentence() throws {
+        let doc = try load(layout(button("b1", x: 10, y: 10, #", "hint": "opens the settings""#)))
+        #expect(doc.warnings.contains { $0.code == "W24" && $0.message.contains("capitalised") })
+        let fine = try load(layout(button("b1", x: 10, y: 10, #", "hint": "Opens the settings.""#)))
+        #expect(!fine.warnings.contains { $0.code == "W24" })
+    }
+}

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -63,4 +64,20 @@ static inline int64_t csys_cputime_ns(int process) {
     struct timespec ts;
     clock_gettime(process ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID, &ts);
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/// A CLOCK_MONOTONIC timerfd (close-on-exec, non-blocking); returns the fd or -errno.
+static inline int csys_timerfd(void) {
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    return fd >= 0 ? fd : -errno;
+}
+
+/// Arms the timerfd at an absolute CLOCK_MONOTONIC time in ns (0 disarms); 0 or errno.
+static inline int csys_timerfd_set_abs(int fd, int64_t ns) {
+    struct itimerspec its = {0};
+    if (ns > 0) {
+        its.it_value.tv_sec = ns / 1000000000LL;
+        its.it_value.tv_nsec = ns % 1000000000LL;
+    }
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) == 0 ? 0 : errno;
 }

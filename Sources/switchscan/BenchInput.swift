@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanRuntime
+
+struct BenchInput: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "input",
+        abstract: "Input-to-effect latency: from a write to a pipe standing in for an evdev fd to the effect leaving the engine."
+    )
+
+    @Option(help: "Number of presses.")
+    var presses = 500
+
+    @Flag(help: "Run a CPU hog on every core meanwhile.")
+    var load = false
+
+    @Option(name: .customLong("rt-priority"), help: "SCHED_FIFO priority for the reader and the engine (0: none).")
+    var rtPriority: Int32 = 20
+
+    @Flag(help: "Print one JSON object as the last line.")
+    var json = false
+
+    func validate() throws {
+        guard (10...100_000).contains(presses) else { throw ValidationError("--presses takes 10 to 100000") }
+    }
+
+    func run() throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let hog = load ? CPULoad(threads: cores) : nil
+        defer { hog?.stop() }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw fail("Error: pipe: \(errnoName(errno))") }
+        let (readFD, writeFD) = (fds[0], fds[1])
+        defer { close(readFD); close(writeFD) }
+
+        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0))
+        defer { rt.stop() }
+        var settings = ScanSettings()
+        settings.style = .manual
+        let lock = NSLock()
+        var written: [Int64] = Array(repeating: 0, count: presses)
+        var latencies: [Int64] = []
+        latencies.reserveCapacity(presses)
+        let done = DispatchSemaphore(value: 0)
+        var highlights = 0
+        // Manual style: every `next` press gives exactly one highlight, so the k-th highlight
+        // after the first belongs to the k-th press.
+        let scanner = LiveScanner(engine: ScanEngine(tree: benchTree(count: 97), settings: settings), queue: rt) { effects in
+            let now = MonotonicClock.now().nanoseconds
+            for e in effects {
+                guard case .highlight = e.effect else { continue }
+                highlights += 1
+                let k = highlights - 2
+                guard k >= 0 else { continue }
+                lock.lock(); let t = written[k]; lock.unlock()
+                latencies.append(now - t)
+                if latencies.count == presses { done.signal() }
+            }
+        }
+        scanner.start()
+        // The pipe is read by the engine's own thread, as evdev devices are: the write
+        // wakes the thread that decides. The bytes are the event's "kernel timestamp".
+        _ = fcntl(readFD, F_SETFL, fcntl(readFD, F_GETFL) | O_NONBLOCK)
+        scanner.attach(fd: readFD) { fd in
+            var events: [SwitchEvent] = []
+            var stamp: Int64 = 0
+            while read(fd, &stamp, 8) == 8 {
+                let t = ScanInstant(nanoseconds: stamp)
+                events.append(SwitchEvent(.next, down: true, at: t))
+                events.append(SwitchEvent(.next, down: false, at: t))
+            }
+            return events
+        }
+        var rng = SystemRandomNumberGenerator()
+        for k in 0..<presses {
+            sleepUntil(MonotonicClock.now() + .milliseconds(Int64.random(in: 1...4, using: &rng)))
+            var stamp = MonotonicClock.now().nanoseconds
+            lock.lock(); written[k] = stamp; lock.unlock()
+            _ = write(writeFD, &stamp, 8)
+            if (k + 1) % 100 == 0 { progress("input: \(k + 1)/\(presses) presses") }
+        }
+        if done.wait(timeout: .now() + 10) == .timedOut {
+            throw fail("Error: only \(latencies.count) of \(presses) presses reached the engine within 10 s.")
+        }
+        endProgress()
+        if let w = rt.status.warning { FileHandle.standardError.write(Data("Warning: \(w)\n".utf8)) }
+        let s = Summary(latencies)
+        if !json || isatty(1) == 1 {
+            print("bench input: \(presses) presses through a pipe, load \(load ? "on (\(cores) hogs)" : "off")")
+            print(String(format: "write -> effect: p50 %.1f µs, p99 %.1f µs, p99.9 %.1f µs, max %.1f µs", s.p50, s.p99, s.p999, s.max))
+        }
+        if json {
+            print("{\"presses\":\(presses),\"load\":\(load),\"p50_us\":\(r1(s.p50)),\"p99_us\":\(r1(s.p99)),\"p999_us\":\(r1(s.p999)),\"max_us\":\(r1(s.max))}")
+        }
+    }
+}

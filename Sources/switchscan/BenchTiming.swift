@@ -1,0 +1,181 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import ScanCore
+import ScanRuntime
+
+enum TimingDriver: String, ExpressibleByArgument, CaseIterable { case realtime, dispatch }
+
+struct RunResult {
+    var samples: [Int64]
+    var missed: Int
+    var cpu: Double
+    var warning: String?
+    var scheduling = ""
+}
+
+struct BenchTiming: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timing",
+        abstract: "Scan ticks through the real runtime and, in the same run, a reference thread; lateness in µs.",
+        discussion: """
+        The engine run drives a real ScanEngine on the runtime's timing thread (or, with \
+        --driver dispatch, on a plain DispatchSourceTimer queue). The reference run is a bare \
+        thread sleeping on clock_nanosleep(TIMER_ABSTIME) at the same priority: the best this \
+        machine can do. With --json the last line is one JSON object.
+        """
+    )
+
+    @Option(help: "Scan interval: 1ms, 16.7ms, 100ms, 1s …")
+    var interval: Interval = Interval(argument: "16.7ms")!
+
+    @Option(help: "Number of ticks in each run.")
+    var ticks = 300
+
+    @Flag(help: "Run a CPU hog on every core meanwhile.")
+    var load = false
+
+    @Option(help: "realtime (the runtime's queue) or dispatch (a DispatchSourceTimer, for comparison).")
+    var driver: TimingDriver = .realtime
+
+    @Option(name: .customLong("rt-priority"), help: "SCHED_FIFO priority for the engine and the reference (0: none).")
+    var rtPriority: Int32 = 20
+
+    @Flag(help: "Print one JSON object as the last line.")
+    var json = false
+
+    func validate() throws {
+        guard (10...1_000_000).contains(ticks) else { throw ValidationError("--ticks takes 10 to 1000000") }
+        guard (0...99).contains(rtPriority) else { throw ValidationError("--rt-priority takes 0 to 99") }
+    }
+
+    func run() throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let hog = load ? CPULoad(threads: cores) : nil
+        defer { hog?.stop() }
+        // Both runs at once: this VM stalls now and then for milliseconds, and running them
+        // side by side exposes both to the same stalls, so their ratio means something.
+        var reference: (samples: [Int64], missed: Int) = ([], 0)
+        let referenceThread = spawnThread { reference = self.runReference() }
+        let engine = driver == .realtime ? runEngine() : runDispatch()
+        pthread_join(referenceThread, nil)
+        let (missed, cpu) = (engine.missed, engine.cpu)
+        if let warning = engine.warning { FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8)) }
+        let e = Summary(engine.samples), r = Summary(reference.samples)
+        let ratio = r.p99 > 0 ? e.p99 / r.p99 : 0
+        if !json || isatty(1) == 1 {
+            print("bench timing: interval \(interval.text), \(ticks) ticks, load \(load ? "on (\(cores) hogs)" : "off"), driver \(driver.rawValue)")
+            print("run         p50 µs    p99 µs  p99.9 µs    max µs   missed")
+            print(String(format: "%-10@ %8.1f %9.1f %9.1f %9.1f %8d", "engine" as NSString, e.p50, e.p99, e.p999, e.max, missed))
+            print(String(format: "%-10@ %8.1f %9.1f %9.1f %9.1f %8d", "reference" as NSString, r.p50, r.p99, r.p999, r.max, reference.missed))
+            print(String(format: "ratio engine/reference p99: %.2f; engine thread CPU: %.3f%% of a core", ratio, cpu))
+            if !engine.scheduling.isEmpty { print("engine thread: \(engine.scheduling)") }
+        }
+        if json {
+            print("{\"interval_ms\":\(interval.milliseconds),\"ticks\":\(ticks),\"load\":\(load),\"driver\":\"\(driver.rawValue)\","
+                + "\"engine\":\(e.json(extra: ",\"missed\":\(missed)")),\"reference\":\(r.json(extra: ",\"missed\":\(reference.missed)")),"
+                + "\"ratio_p99\":\(r2(ratio)),\"cpu_percent\":\(String(format: "%.4f", cpu))}")
+        }
+    }
+
+    func engineSettings() -> ScanSettings {
+        var s = ScanSettings()
+        s.autoScanInterval = interval.duration
+        s.loops = ticks + 10
+        return s
+    }
+
+    /// The real runtime: LiveScanner on a RealTimeQueue; lateness is wake-up time minus the
+    /// engine's deadline.
+    func runEngine() -> RunResult {
+        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0))
+        defer { rt.stop() }
+        let scanner = LiveScanner(engine: ScanEngine(tree: benchTree(count: 97), settings: engineSettings()), queue: rt) { _ in }
+        var samples: [Int64] = []
+        samples.reserveCapacity(ticks)
+        let done = DispatchSemaphore(value: 0)
+        var cpuStart = ScanDuration.zero, wallStart = ScanInstant.zero
+        var cpu = 0.0
+        scanner.onTimer = { deadline, now in
+            if samples.isEmpty { cpuStart = threadCPUTime(); wallStart = now }
+            samples.append(now.nanoseconds - deadline.nanoseconds)
+            if samples.count % 50 == 0 { progress("engine: \(samples.count)/\(ticks) ticks") }
+            if samples.count == ticks {
+                let wall = (now - wallStart).seconds
+                cpu = wall > 0 ? (threadCPUTime() + ScanDuration(nanoseconds: -cpuStart.nanoseconds)).seconds / wall * 100 : 0
+                done.signal()
+            }
+        }
+        scanner.start()
+        done.wait()
+        endProgress()
+        let missed = scanner.lateTicks
+        let st = rt.status
+        return RunResult(samples: samples, missed: missed, cpu: cpu, warning: st.warning,
+                         scheduling: (st.realTime ? "SCHED_FIFO \(st.priority)" : "normal scheduling") + (st.memoryLocked ? ", memory locked" : ""))
+    }
+
+    /// The same engine on a serial DispatchQueue driven by a DispatchSourceTimer.
+    func runDispatch() -> RunResult {
+        let queue = DispatchQueue(label: "bench.dispatch", qos: .userInteractive)
+        let done = DispatchSemaphore(value: 0)
+        var engine = ScanEngine(tree: benchTree(count: 97), settings: engineSettings())
+        var samples: [Int64] = []
+        var missed = 0
+        var cpu = 0.0
+        let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
+        queue.sync {
+            let start = MonotonicClock.now()
+            _ = engine.start(at: start)
+            var cpuStart = ScanDuration.zero
+            timer.setEventHandler {
+                let now = MonotonicClock.now()
+                guard let d = engine.nextDeadline else { return }
+                if samples.isEmpty { cpuStart = threadCPUTime() }
+                let fires = Int(timer.data)
+                missed += max(0, fires - 1)
+                samples.append(now.nanoseconds - d.nanoseconds)
+                _ = engine.handleDeadline(at: now)
+                if samples.count == ticks {
+                    let wall = (now - start).seconds
+                    cpu = wall > 0 ? (threadCPUTime() + ScanDuration(nanoseconds: -cpuStart.nanoseconds)).seconds / wall * 100 : 0
+                    timer.cancel()
+                    done.signal()
+                }
+            }
+            let first = start + interval.duration
+            timer.schedule(deadline: DispatchTime(uptimeNanoseconds: UInt64(first.nanoseconds)),
+                           repeating: .nanoseconds(Int(interval.duration.nanoseconds)), leeway: .nanoseconds(0))
+            timer.activate()
+        }
+        done.wait()
+        return RunResult(samples: samples, missed: missed, cpu: cpu, warning: nil)
+    }
+
+    /// A bare thread on clock_nanosleep(TIMER_ABSTIME), same priority, same deadlines.
+    func runReference() -> (samples: [Int64], missed: Int) {
+        var samples: [Int64] = []
+        var missed = 0
+        let period = interval.duration.nanoseconds
+        let thread = spawnThread { [ticks, rtPriority] in
+            // A different phase from the engine's ticks, so the two threads never wake together.
+            sleepUntil(MonotonicClock.now() + ScanDuration(nanoseconds: period / 2))
+            makeCurrentThreadRealTime(priority: rtPriority)
+            samples.reserveCapacity(ticks)
+            let t0 = MonotonicClock.now().nanoseconds
+            var k: Int64 = 1
+            while samples.count < ticks {
+                let d = t0 + k * period
+                sleepUntil(ScanInstant(nanoseconds: d))
+                let now = MonotonicClock.now().nanoseconds
+                samples.append(now - d)
+                let next = (now - t0) / period + 1
+                if next > k + 1 { missed += Int(next - k - 1) }
+                k = max(k + 1, next)
+            }
+        }
+        pthread_join(thread, nil)
+        endProgress()
+        return (samples, missed)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import ScanCore
+import ScanRuntime
+import Testing
+
+/// The real thread, briefly and tolerantly: these tests assert order and delivery, never
+/// speed (speed is `switchscan bench timing`'s job).
+@Suite("Real-time queue (smoke)", .serialized)
+struct RealTimeQueueTests {
+    @Test func runsJobsInOrderAndTimersAfterTheirDeadline() {
+        let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false))
+        defer { q.stop() }
+        let log = Log()
+        for k in 0..<5 { q.async { log.add("job\(k)") } }
+        let start = MonotonicClock.now()
+        let fired = DispatchSemaphore(value: 0)
+        var firedAt = ScanInstant.zero
+        q.schedule(at: start + .milliseconds(30)) { firedAt = MonotonicClock.now(); log.add("late"); fired.signal() }
+        q.schedule(at: start + .milliseconds(10)) { log.add("early") }
+        #expect(fired.wait(timeout: .now() + 5) == .success, "the timer must fire (generous timeout)")
+        #expect(log.items == ["job0", "job1", "job2", "job3", "job4", "early", "late"])
+        #expect(firedAt >= start + .milliseconds(30), "a timer never fires before its deadline")
+    }
+
+    @Test func cancelledTimersDoNotRun() {
+        let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false))
+        defer { q.stop() }
+        let log = Log()
+        let token = q.schedule(at: MonotonicClock.now() + .milliseconds(5)) { log.add("cancelled") }
+        q.cancel(token)
+        let done = DispatchSemaphore(value: 0)
+        q.schedule(at: MonotonicClock.now() + .milliseconds(20)) { done.signal() }
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(log.items.isEmpty)
+    }
+
+    @Test func readersRunOnTheQueueWhenTheirFdIsReadable() throws {
+        let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false))
+        defer { q.stop() }
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        let got = DispatchSemaphore(value: 0)
+        let log = Log()
+        q.addReader(fds[0]) { fd in
+            var b: UInt8 = 0
+            while read(fd, &b, 1) == 1 { log.add(String(UnicodeScalar(b))) }
+            #expect(q.isCurrent)
+            if log.items.count == 3 { got.signal() }
+        }
+        var bytes: [UInt8] = Array("abc".utf8)
+        _ = write(fds[1], &bytes, 3)
+        #expect(got.wait(timeout: .now() + 5) == .success)
+        #expect(log.items == ["a", "b", "c"])
+    }
+
+    @Test func refusedRealTimeSchedulingStillWorksAndExplainsItself() {
+        // Priority 0 asks for nothing: no warning. (Whether FIFO is granted depends on the
+        // machine; either way the queue runs.)
+        let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false))
+        defer { q.stop() }
+        #expect(q.status.warning == nil)
+        #expect(!q.status.realTime)
+        #expect(q.sync { 41 + 1 } == 42)
+    }
+}
+
+@Suite("Live scanner (smoke)", .serialized)
+struct LiveScannerTests {
+    @Test func scansInRealTimeAndSelectsByTimestamp() throws {
+        var settings = ScanSettings()
+        settings.autoScanInterval = .milliseconds(50)
+        settings.loops = 100
+        let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false))
+        defer { q.stop() }
+        let log = Log()
+        let entered = DispatchSemaphore(value: 0)
+        let moved = DispatchSemaphore(value: 0)
+        let scanner = LiveScanner(engine: ScanEngine(tree: try loadLayout("switch-control.uikit.json"), settings: settings), queue: q) { effects in
+            for e in effects {
+                switch e.effect {
+                case .highlight(let item, _, _, _, _):
+                    log.add(item)
+                    if log.items.count == 2 { moved.signal() }
+                case .enterGroup(let g): log.add("enter \(g)"); entered.signal()
+                default: break
+                }
+            }
+        }
+        let start = MonotonicClock.now()
+        scanner.start()
+        // Once the scan has moved past the first item, a press stamped at 10 ms arrives late.
+        #expect(moved.wait(timeout: .now() + 5) == .success)
+        scanner.submit(SwitchEvent(.select, down: true, at: start + .milliseconds(10)))
+        #expect(entered.wait(timeout: .now() + 5) == .success)
+        #expect(log.items.first == "testWrap")
+        #expect(log.items.contains("enter testWrap"), "the press at 10 ms selects the group highlighted then: \(log.items)")
+    }
+}
+
+final class Log: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [String] = []
+    func add(_ s: String) { lock.lock(); storage.append(s); lock.unlock() }
+    var items: [String] { lock.lock(); defer { lock.unlock() }; return storage }
+}
+
+@Suite("Terminal keys")
+struct KeyboardParseTests {
+    @Test(arguments: [
+        (" ", [KeyboardInput.Key.action(.select)]),
+        ("\t", [.action(.next)]),
+        ("\u{1B}[Z", [.action(.previous)]),
+        ("m", [.action(.menu)]),
+        ("\u{1B}", [.action(.exit)]),
+        ("q", [.quit]),
+        ("t p", [.action(.toggleMode), .action(.select), .action(.pause)]),
+        ("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D", [.action(.previous), .action(.next), .action(.next), .action(.previous)]),
+        ("x\r", [.action(.select)]),
+    ])
+    func keysMapToSwitchActions(_ text: String, _ keys: [KeyboardInput.Key]) {
+        #expect(KeyboardInput.parse(Array(text.utf8)) == keys)
+    }
+}
