@@ -18,17 +18,22 @@ let package = Package(
         .target(name: "ScanFormats", dependencies: ["ScanCore"]),
         // Small wrappers for system calls Swift cannot import (variadic, macros).
         .target(name: "CSys"),
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // The only module that talks to libevdev and libudev.
+        .target(name: "SwitchInput", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime", "CEvdev", "CUdev", "CSys"]),
         .target(name: "ScanRuntime", dependencies: ["ScanCore", "ScanFormats", "CSys"]),
         .executableTarget(
             name: "switchscan",
             dependencies: [
-                "ScanCore", "ScanFormats", "ScanRuntime", "CSys",
+                "ScanCore", "ScanFormats", "ScanRuntime", "SwitchInput", "CSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
         .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats"]),
         .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime"]),
+        .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan"]),
     ]
 )

@@ -10,8 +10,12 @@ public struct SwitchEvent: Hashable, Sendable {
     public var isDown: Bool
     public var timestamp: ScanInstant
     public var source: Int
+    /// The hardware's bounce time (a device profile's `debounce`), if it has one.
+    public var debounce: ScanDuration?
 
-    public init(_ action: SwitchAction, down isDown: Bool, at timestamp: ScanInstant, source: Int = 0) {
+    public init(_ action: SwitchAction, down isDown: Bool, at timestamp: ScanInstant, source: Int = 0,
+                debounce: ScanDuration? = nil) {
         self.action = action; self.isDown = isDown; self.timestamp = timestamp; self.source = source
+        self.debounce = debounce
     }
 }

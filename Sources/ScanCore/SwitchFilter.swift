@@ -57,6 +57,11 @@ public struct SwitchFilter: Sendable {
         var holdAt: ScanInstant?
         var longAt: ScanInstant?
         var repeatAt: ScanInstant?
+        /// Debounce: a change seen inside the bounce window, applied when the window ends
+        /// if the switch is still that way (so a bounce cannot leave a switch stuck down).
+        var settleAt: ScanInstant?
+        var settleDown = false
+        var debounce: ScanDuration?
     }
 
     public var configuration: Configuration
@@ -68,7 +73,7 @@ public struct SwitchFilter: Sendable {
     public var nextDeadline: ScanInstant? {
         var best: ScanInstant?
         for s in states.values {
-            best = earliest(earliest(earliest(best, s.holdAt), s.longAt), s.repeatAt)
+            best = earliest(earliest(earliest(earliest(best, s.holdAt), s.longAt), s.repeatAt), s.settleAt)
         }
         return best
     }
@@ -80,13 +85,28 @@ public struct SwitchFilter: Sendable {
         let key = Key(action: e.action, source: e.source)
         var s = states[key] ?? State()
         defer { states[key] = s }
+        let debounce = e.debounce ?? configuration.debounce
+        s.debounce = debounce
+        if let db = debounce, let last = s.lastChange, e.timestamp - last < db {
+            // Inside the bounce window: remember where the switch ends up, decide later.
+            s.settleAt = last + db
+            s.settleDown = e.isDown
+            return []
+        }
+        s.settleAt = nil
+        return transition(&s, key: key, down: e.isDown, at: e.timestamp)
+    }
+
+    mutating func transition(_ s: inout State, key: Key, down isDown: Bool, at t: ScanInstant) -> [Command] {
         // Same logical state again (a repeat, or a bounce already collapsed): nothing new.
-        if e.isDown == s.isDown { return [] }
-        if let db = configuration.debounce, let last = s.lastChange, e.timestamp - last < db { return [] }
+        if isDown == s.isDown { return [] }
+        let e = (isDown: isDown, timestamp: t)
         s.lastChange = e.timestamp
         var out: [Command] = []
         if e.isDown {
+            let debounce = s.debounce
             s = State(isDown: true, lastChange: e.timestamp, downAt: e.timestamp)
+            s.debounce = debounce
             if let ir = configuration.ignoreRepeat, let last = lastAcceptedPress, e.timestamp - last < ir {
                 s.rejected = true
                 return []
@@ -113,16 +133,19 @@ public struct SwitchFilter: Sendable {
         var out: [Command] = []
         // Deterministic order whatever the dictionary's: by deadline, then action name.
         let due = states.compactMap { (k, s) -> (ScanInstant, Key)? in
-            let d = [s.holdAt, s.longAt, s.repeatAt].compactMap { $0 }.min()
+            let d = [s.holdAt, s.longAt, s.repeatAt, s.settleAt].compactMap { $0 }.min()
             guard let d, d <= now else { return nil }
             return (d, k)
         }.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : ($0.1.action.rawValue, $0.1.source) < ($1.1.action.rawValue, $1.1.source) }
         for (_, key) in due {
             var s = states[key]!
             while true {
-                let d = [s.holdAt, s.longAt, s.repeatAt].compactMap { $0 }.min()
+                let d = [s.holdAt, s.longAt, s.repeatAt, s.settleAt].compactMap { $0 }.min()
                 guard let d, d <= now else { break }
-                if s.holdAt == d {
+                if s.settleAt == d {
+                    s.settleAt = nil
+                    out += transition(&s, key: key, down: s.settleDown, at: d)
+                } else if s.holdAt == d {
                     s.holdAt = nil
                     recognize(&s, key: key, at: d, into: &out)
                 } else if s.longAt == d {

@@ -42,9 +42,12 @@ public final class LiveScanner: @unchecked Sendable {
     /// thread that decides, with no hand-over. `decode` reads what is available (it must not
     /// block) and returns the events with their kernel timestamps; nil means the source is
     /// gone (its fd is then no longer polled).
-    public func attach(fd: Int32, decode: @escaping (Int32) -> [SwitchEvent]?) {
+    /// `decode` returns the events read and whether the source is gone (its fd is then no
+    /// longer polled; the events, e.g. releases of held switches, still count).
+    public func attach(fd: Int32, decode: @escaping (Int32) -> (events: [SwitchEvent], gone: Bool)) {
         queue.addReader(fd) { [self] fd in
-            guard let events = decode(fd) else { queue.removeReader(fd); return }
+            let (events, gone) = decode(fd)
+            if gone { queue.removeReader(fd) }
             for e in events { output(engine.handle(e, at: max(MonotonicClock.now(), e.timestamp))) }
         }
     }

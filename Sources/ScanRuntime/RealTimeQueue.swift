@@ -142,11 +142,12 @@ public final class RealTimeQueue: @unchecked Sendable {
     /// Calls `handler(fd)` on the queue whenever `fd` is readable (it must read what is
     /// there). The fd stays the caller's to close, after `removeReader`.
     public func addReader(_ fd: Int32, _ handler: @escaping (Int32) -> Void) {
-        async { [self] in readers.append((fd, handler)) }
+        if isCurrent { readers.append((fd, handler)) } else { async { [self] in readers.append((fd, handler)) } }
     }
 
+    /// Stops polling `fd`; on the queue's own thread, at once (so the fd may be closed next).
     public func removeReader(_ fd: Int32) {
-        async { [self] in readers.removeAll { $0.fd == fd } }
+        if isCurrent { readers.removeAll { $0.fd == fd } } else { async { [self] in readers.removeAll { $0.fd == fd } } }
     }
 
     /// Runs `work` on the queue and waits for it (not from the queue itself).
@@ -224,6 +225,8 @@ public final class RealTimeQueue: @unchecked Sendable {
             if fds[1].revents != 0 { _ = read(timerFD, &drain, 8); armed = nil }
             let current = readers
             for (k, r) in current.enumerated() where fds[k + 2].revents != 0 {
+                // A handler may have removed (and closed) another reader this round.
+                guard readers.contains(where: { $0.fd == r.fd }) else { continue }
                 r.handler(r.fd)
             }
         }

@@ -70,7 +70,7 @@ struct BenchInput: ParsableCommand {
                 events.append(SwitchEvent(.next, down: true, at: t))
                 events.append(SwitchEvent(.next, down: false, at: t))
             }
-            return events
+            return (events, false)
         }
         var rng = SystemRandomNumberGenerator()
         for k in 0..<presses {

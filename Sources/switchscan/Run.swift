@@ -4,6 +4,7 @@ import Foundation
 import ScanCore
 import ScanFormats
 import ScanRuntime
+import SwitchInput
 
 enum OutputKind: String, ExpressibleByArgument, CaseIterable {
     case terminal, json
@@ -47,6 +48,18 @@ struct Run: ParsableCommand {
     @Option(help: "Stop after this many seconds (for demos and tests).")
     var duration: Double?
 
+    @Option(help: "Use only this input device (repeatable), e.g. /dev/input/event5.")
+    var device: [String] = []
+
+    @Flag(help: "Take switch devices exclusively (only while no switch is held), so their keys do not also type elsewhere.")
+    var grab = false
+
+    @Flag(name: .customLong("no-devices"), help: "Ignore input devices; use the terminal keyboard only.")
+    var noDevices = false
+
+    @Option(name: .customLong("profiles"), help: "A folder of device profiles (default: Devices/ and ~/.config/switchscan/devices/).")
+    var profilesFolder: [String] = []
+
     func validate() throws {
         guard (0...99).contains(rtPriority) else { throw ValidationError("--rt-priority takes 0 (none) to 99, e.g. --rt-priority 20") }
         if let duration, !(duration > 0 && duration <= 86_400) {
@@ -61,6 +74,15 @@ struct Run: ParsableCommand {
         do { document = try loadLayout(layout) } catch { problems.append(error.message) }
         if let settings {
             do { scanSettings = try loadSettings(settings) } catch { problems.append(error.message) }
+        }
+        var profiles = DeviceProfiles(sections: [])
+        if !noDevices {
+            do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? ProfileLibrary.defaultFolders() : profilesFolder) }
+            catch { problems.append(error.description) }
+        }
+        // An explicitly named device must exist and be readable: say so before starting.
+        for path in device {
+            do { _ = try EvdevDevice(path: path) } catch { problems.append("Error: \(error.description)") }
         }
         guard problems.isEmpty, let document else { throw fail(problems.joined(separator: "\n")) }
         if let style { scanSettings.style = style }
@@ -93,9 +115,42 @@ struct Run: ParsableCommand {
             }
         }
         session.scanner = scanner
+        var usingDevices = false
+        if !noDevices {
+            let note: @Sendable (String) -> Void = { text in
+                presentQueue.async { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
+            }
+            if let udev = try? Udev() {
+                let devices = SwitchDevices(scanner: scanner, profiles: profiles, grab: grab,
+                                            only: device.isEmpty ? nil : Set(device), log: note)
+                var found = udev.inputDevices()
+                for path in device where !found.contains(where: { $0.node == path }) {
+                    if let d = try? EvdevDevice(path: path) { found.append(d.describe()) }
+                }
+                let reports = devices.add(found)
+                usingDevices = reports.contains { $0.opened }
+                for r in reports where r.opened {
+                    FileHandle.standardError.write(Data("Using \(r.node) (\(r.name)): \(r.sections.joined(separator: "; "))\n".utf8))
+                }
+                for r in reports where !r.opened && r.problem?.hasPrefix("While") == true {
+                    FileHandle.standardError.write(Data("Not using \(r.node) (\(r.name)): \(r.problem!)\n".utf8))
+                }
+                do { try devices.followHotplug(udev) } catch {
+                    FileHandle.standardError.write(Data("Warning: devices plugged in later will not be seen: \(error)\n".utf8))
+                }
+                session.devices = devices
+            }
+            if !usingDevices {
+                FileHandle.standardError.write(Data("No switch device found; using the terminal keyboard (space select, tab next, m menu, esc exit, q quit).\n".utf8))
+            }
+        }
+        let keysAreSwitches = !usingDevices
         let keyboard = try KeyboardInput { key, t in
             switch key {
             case .action(let a):
+                // With switch devices in use, the terminal only quits: the same keyboard seen
+                // through evdev would otherwise press twice.
+                guard keysAreSwitches else { return }
                 // A terminal reports no release: a key is a press, down and up at once.
                 scanner.submit(SwitchEvent(a, down: true, at: t))
                 scanner.submit(SwitchEvent(a, down: false, at: t))
@@ -125,6 +180,7 @@ final class RunSession: @unchecked Sendable {
     let presentQueue: DispatchQueue
     var scanner: LiveScanner?
     var keyboard: KeyboardInput?
+    var devices: SwitchDevices?
     var signalSources: [DispatchSourceSignal] = []
     private let lock = NSLock()
     private var ending = false
@@ -157,6 +213,7 @@ final class RunSession: @unchecked Sendable {
         lock.unlock()
         DispatchQueue.main.async { [self] in
             keyboard?.stop()
+            devices?.closeAll()
             rt.stop()
             presentQueue.sync { presenter.finish() }
             TerminalState.restore()

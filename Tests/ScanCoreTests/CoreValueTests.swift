@@ -107,6 +107,19 @@ struct SwitchFilterTests {
         #expect(run(cfg, events, until: 5) == ["select@1.000/1.000", "select@1.500/1.500"])
     }
 
+    @Test func aReleaseInsideTheBounceWindowIsAppliedWhenItEnds() {
+        // A quick tap shorter than the bounce window must not leave the switch stuck down.
+        var f = SwitchFilter(.init())
+        let db = ScanDuration.milliseconds(20)
+        #expect(f.handle(SwitchEvent(.select, down: true, at: .seconds(1), debounce: db)).count == 1)
+        #expect(f.handle(SwitchEvent(.select, down: false, at: .seconds(1.01), debounce: db)).isEmpty)
+        #expect(f.anyDown)
+        #expect(f.nextDeadline == .seconds(1.02))
+        _ = f.handleDeadline(at: .seconds(1.02))
+        #expect(!f.anyDown)
+        #expect(f.handle(SwitchEvent(.select, down: true, at: .seconds(1.3), debounce: db)).count == 1, "the next press counts")
+    }
+
     @Test func holdDurationNeedsAHeldPress() {
         let cfg = SwitchFilter.Configuration(holdDuration: .seconds(0.3))
         let events: [(Double, SwitchAction, Bool)] = [(1, .select, true), (1.2, .select, false), (2, .select, true), (2.5, .select, false)]

@@ -29,3 +29,35 @@ struct RunTests {
         #expect(r.stderr.contains("--rt-priority"))
     }
 }
+
+/// `switchscan replay`: a recorded device session reproduces the same effects, through the
+/// device's profile, in virtual time.
+@Suite("switchscan replay")
+struct ReplayTests {
+    @Test func aRecordedSwitchInterfaceSessionReplaysExactly() throws {
+        let r = try CLI.run(["replay", "Tests/Fixtures/xkeys-switch-interface.evemu", "--until", "4"])
+        #expect(r.status == 0, "\(r)")
+        let effects = r.stdout.split(separator: "\n").map { line -> String in
+            let t = line.split(separator: ",")[0].dropFirst(5)
+            let e = line.split(separator: ",")[1].split(separator: ":")[1]
+            return "\(t) \(e)"
+        }
+        #expect(effects == [
+            #"0.000 "scanStarted"}"#, #"0.000 "highlight""#, #"1.000 "highlight""#, #"2.000 "highlight""#, #"3.000 "highlight""#,
+            #"3.200 "enterGroup""#, #"3.200 "highlight""#, #"3.500 "menuOpen""#, #"3.500 "highlight""#, #"3.700 "highlight""#,
+        ], "\(r.stdout)")
+        // Replaying twice gives the same bytes.
+        let again = try CLI.run(["replay", "Tests/Fixtures/xkeys-switch-interface.evemu", "--until", "4"])
+        #expect(again.stdout == r.stdout)
+    }
+
+    @Test func aBadRecordingIsRefusedWithItsLine() throws {
+        let dir = try TempDir()
+        defer { dir.remove() }
+        let file = try dir.write("bad.evemu", "N: x\nE: 1.0 0001 0039 1\n")
+        let r = try CLI.run(["replay", file])
+        #expect(r.status == 2)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr.contains("\(file):2: an event line is"))
+    }
+}

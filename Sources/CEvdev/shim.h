@@ -1,0 +1,13 @@
+#pragma once
+#include <libevdev/libevdev.h>
+#include <linux/input.h>
+
+// Function-like macros and constants Swift cannot import, as functions.
+static inline unsigned int cevdev_ev_key(void) { return EV_KEY; }
+static inline unsigned int cevdev_ev_abs(void) { return EV_ABS; }
+static inline unsigned int cevdev_ev_syn(void) { return EV_SYN; }
+static inline unsigned int cevdev_syn_dropped(void) { return SYN_DROPPED; }
+static inline unsigned int cevdev_key_max(void) { return KEY_MAX; }
+static inline unsigned int cevdev_abs_max(void) { return ABS_MAX; }
+static inline long cevdev_event_sec(const struct input_event *e) { return (long)e->input_event_sec; }
+static inline long cevdev_event_usec(const struct input_event *e) { return (long)e->input_event_usec; }

@@ -1,0 +1,270 @@
+import ScanCore
+
+/// What matching needs to know about an input device (from udev and evdev).
+public struct InputDeviceDescription: Hashable, Sendable {
+    public var node: String
+    public var name: String
+    /// "usb", "bluetooth", "i2c", "virtual", … (lower case)
+    public var bus: String
+    public var vendor: UInt16
+    public var product: UInt16
+    /// "keyboard", "mouse", "gamepad", "joystick", "switch" (from udev's ID_INPUT_* properties).
+    public var capabilities: Set<String>
+    public var properties: [String: String]
+
+    public init(node: String, name: String, bus: String, vendor: UInt16, product: UInt16,
+                capabilities: Set<String>, properties: [String: String] = [:]) {
+        self.node = node; self.name = name; self.bus = bus; self.vendor = vendor; self.product = product
+        self.capabilities = capabilities; self.properties = properties
+    }
+
+    public var idText: String { hex4(vendor) + ":" + hex4(product) }
+}
+
+func hex4(_ v: UInt16) -> String {
+    let h = String(v, radix: 16)
+    return String(repeating: "0", count: max(0, 4 - h.count)) + h
+}
+
+/// An evdev event code named in a profile, resolved by whoever knows the kernel's names
+/// (libevdev in SwitchInput; a fixed table in tests).
+public struct EventCode: Hashable, Sendable, Comparable {
+    public var type: UInt16
+    public var code: UInt16
+    public var name: String
+    public init(type: UInt16, code: UInt16, name: String) { self.type = type; self.code = code; self.name = name }
+    public static func < (a: EventCode, b: EventCode) -> Bool { (a.type, a.code) < (b.type, b.code) }
+}
+
+public protocol EventCodeResolver {
+    /// The code for a name such as "KEY_SPACE", "BTN_0", "ABS_X"; nil if unknown.
+    func code(named: String) -> EventCode?
+    /// Every known name, for did-you-mean.
+    var allNames: [String] { get }
+}
+
+/// An axis used as one or two switches: beyond `threshold` (a fraction of the way from the
+/// centre to either end) it is pressed, and released only once back within
+/// `threshold - hysteresis`, so a trembling sip-and-puff near the threshold cannot chatter.
+public struct AxisSwitch: Hashable, Sendable {
+    public var low: SwitchAction?
+    public var high: SwitchAction?
+    public var threshold: Double
+    public var hysteresis: Double
+}
+
+public struct ProfileSection: Sendable {
+    public var file: String
+    public var name: String
+    public var match: Match
+    /// nil value: the section removes an earlier mapping of that code.
+    public var switches: [EventCode: SwitchAction?]
+    public var axes: [EventCode: AxisSwitch?]
+    public var debounce: ScanDuration?
+
+    public struct Match: Sendable {
+        public var bus: String?
+        public var vendor: UInt16?
+        public var product: UInt16?
+        public var name: String?
+        public var capabilities: [String] = []
+        public var properties: [String: String] = [:]
+
+        public func matches(_ d: InputDeviceDescription) -> Bool {
+            if let bus, bus != d.bus { return false }
+            if let vendor, vendor != d.vendor { return false }
+            if let product, product != d.product { return false }
+            if let name, !globMatch(name, d.name) { return false }
+            if !capabilities.allSatisfy({ d.capabilities.contains($0) }) { return false }
+            return properties.allSatisfy { d.properties[$0.key] == $0.value }
+        }
+    }
+}
+
+/// What all matching sections say about one device, later sections overriding earlier ones.
+public struct DeviceMapping: Sendable {
+    public var sections: [String]
+    public var switches: [EventCode: SwitchAction]
+    public var axes: [EventCode: AxisSwitch]
+    public var debounce: ScanDuration?
+
+    public var isEmpty: Bool { switches.isEmpty && axes.isEmpty }
+}
+
+public struct DeviceProfiles: Sendable {
+    public var sections: [ProfileSection]
+
+    public init(sections: [ProfileSection]) { self.sections = sections }
+
+    public func mapping(for d: InputDeviceDescription) -> DeviceMapping {
+        var m = DeviceMapping(sections: [], switches: [:], axes: [:], debounce: nil)
+        for s in sections where s.match.matches(d) {
+            m.sections.append("\(s.file): \(s.name)")
+            for (code, action) in s.switches { m.switches[code] = action }
+            for (code, axis) in s.axes { m.axes[code] = axis }
+            // An explicit 0 turns an earlier section's debounce off.
+            if let db = s.debounce { m.debounce = db == .zero ? nil : db }
+        }
+        return m
+    }
+}
+
+/// `*` matches any run of characters, `?` one; case-insensitive (device names vary in case).
+public func globMatch(_ pattern: String, _ text: String) -> Bool {
+    let p = Array(pattern.lowercased()), t = Array(text.lowercased())
+    var pi = 0, ti = 0, star = -1, mark = 0
+    while ti < t.count {
+        if pi < p.count && (p[pi] == "?" || p[pi] == t[ti]) { pi += 1; ti += 1 }
+        else if pi < p.count && p[pi] == "*" { star = pi; mark = ti; pi += 1 }
+        else if star >= 0 { pi = star + 1; mark += 1; ti = mark }
+        else { return false }
+    }
+    while pi < p.count && p[pi] == "*" { pi += 1 }
+    return pi == p.count
+}
+
+/// Reads device profiles (Devices/*.json), validated like layouts: file, line:column, JSON
+/// path, what is allowed, did-you-mean for code names and actions.
+public enum DeviceProfileLoader {
+    public static let capabilityNames = ["keyboard", "mouse", "gamepad", "joystick", "switch"]
+
+    public static func load(bytes: [UInt8], file: String, codes: EventCodeResolver) throws(DataFileError) -> [ProfileSection] {
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(bytes)
+        } catch {
+            throw DataFileError(file: file, diagnostics: locate([Diagnostic(.error, "E01", file: file, offset: error.offset,
+                path: "$", element: nil, "malformed JSON: \(error.message)")], in: bytes))
+        }
+        var r = FieldReader(file: file)
+        var sections: [ProfileSection] = []
+        if let d = r.object(json, "$", nil, allowed: ["schemaVersion", "description", "sections"]) {
+            if let v = d[K.schemaVersion] {
+                if case .number(1, _) = v.value {} else { r.report("E02", v.value.offset, "$.schemaVersion", nil, "must be 1") }
+            } else {
+                r.report("E02", json.offset, "$", nil, "missing \"schemaVersion\"; add \"schemaVersion\": 1")
+            }
+            _ = r.string(d["description"], "$", nil)
+            if let list = r.array(r.require(d, Key("sections"), in: json, "$", nil), "$", nil) {
+                for (k, item) in list.enumerated() {
+                    if let s = section(item, "$.sections[\(k)]", file: file, codes: codes, &r) { sections.append(s) }
+                }
+            }
+        }
+        let diagnostics = locate(r.diagnostics, in: bytes)
+        if diagnostics.contains(where: { $0.severity == .error }) { throw DataFileError(file: file, diagnostics: diagnostics) }
+        return sections
+    }
+
+    static func section(_ v: JSONValue, _ p: String, file: String, codes: EventCodeResolver, _ r: inout FieldReader) -> ProfileSection? {
+        guard let d = r.object(v, p, nil, allowed: ["name", "match", "switches", "axes", "debounce"]) else { return nil }
+        let name = r.string(r.require(d, K.name, in: v, p, nil), p, nil) ?? "?"
+        var section = ProfileSection(file: file, name: name, match: .init(), switches: [:], axes: [:], debounce: nil)
+        if let m = d["match"], let md = r.object(m.value, p + ".match", name, allowed: ["bus", "vendor", "product", "name", "capabilities", "properties"]) {
+            let mp = p + ".match"
+            section.match.bus = r.string(md["bus"], mp, name)?.lowercased()
+            for (key, path) in [("vendor", \ProfileSection.Match.vendor), ("product", \ProfileSection.Match.product)] {
+                guard let text = r.string(md[key], mp, name) else { continue }
+                if let v = parseHex16(text) { section.match[keyPath: path] = v }
+                else { r.report("E04", md[key]!.value.offset, "\(mp).\(key)", name, "\"\(text)\" is not a 4-digit hex id like \"045e\"") }
+            }
+            section.match.name = r.string(md["name"], mp, name)
+            if let caps = r.array(md["capabilities"], mp, name) {
+                for (k, c) in caps.enumerated() {
+                    guard case .string(let s, let o) = c, capabilityNames.contains(s) else {
+                        var msg = "must be one of \(capabilityNames.joined(separator: ", "))"
+                        if case .string(let s, _) = c, let sug = suggestion(for: s, among: capabilityNames) { msg += "; did you mean \"\(sug)\"?" }
+                        r.report("E04", c.offset, "\(mp).capabilities[\(k)]", name, msg)
+                        continue
+                    }
+                    _ = o
+                    section.match.capabilities.append(s)
+                }
+            }
+            if let props = md["properties"] {
+                if case .object(let members, _) = props.value {
+                    for m in members {
+                        if case .string(let s, _) = m.value { section.match.properties[m.key] = s }
+                        else { r.report("E04", m.value.offset, "\(mp).properties.\(m.key)", name, "must be a string, got \(m.value.kindName)") }
+                    }
+                } else {
+                    r.report("E04", props.value.offset, mp + ".properties", name, "must be an object of udev property names to values")
+                }
+            }
+        }
+        let actions = SwitchAction.allCases.map(\.rawValue)
+        func action(_ v: JSONValue, _ path: String, _ r: inout FieldReader) -> SwitchAction?? {
+            if case .null = v { return .some(nil) }
+            guard case .string(let s, _) = v, let a = SwitchAction(rawValue: s) else {
+                var msg = "must be a switch action (\(actions.joined(separator: ", "))) or null to remove a mapping"
+                if case .string(let s, _) = v, let sug = suggestion(for: s, among: actions) { msg += "; did you mean \"\(sug)\"?" }
+                r.report("E04", v.offset, path, name, msg)
+                return nil
+            }
+            return .some(a)
+        }
+        func resolve(_ key: String, _ offset: Int, _ path: String, types: [UInt16], _ r: inout FieldReader) -> EventCode? {
+            guard let c = codes.code(named: key) else {
+                var msg = "unknown event code \"\(key)\""
+                if let sug = suggestion(for: key, among: codes.allNames) { msg += "; did you mean \"\(sug)\"?" }
+                else { msg += "; use the kernel's names, e.g. KEY_SPACE, BTN_0, BTN_LEFT, ABS_X" }
+                r.report("E09", offset, path, name, msg)
+                return nil
+            }
+            guard types.contains(c.type) else {
+                r.report("E09", offset, path, name, types == [3] ? "\"\(key)\" is not an axis (ABS_*); put keys and buttons under \"switches\""
+                                                                  : "\"\(key)\" is an axis; put it under \"axes\" with a threshold")
+                return nil
+            }
+            return c
+        }
+        if let s = d["switches"] {
+            if case .object(let members, _) = s.value {
+                for m in members {
+                    let mp = "\(p).switches.\(m.key)"
+                    guard let c = resolve(m.key, m.keyOffset, mp, types: [1], &r), let a = action(m.value, mp, &r) else { continue }
+                    section.switches[c] = a
+                }
+            } else {
+                r.report("E04", s.value.offset, p + ".switches", name, "must be an object mapping event codes to actions, e.g. {\"KEY_SPACE\": \"select\"}")
+            }
+        }
+        if let a = d["axes"] {
+            if case .object(let members, _) = a.value {
+                for m in members {
+                    let mp = "\(p).axes.\(m.key)"
+                    guard let c = resolve(m.key, m.keyOffset, mp, types: [3], &r) else { continue }
+                    if case .null = m.value { section.axes[c] = .some(nil); continue }
+                    guard let ad = r.object(m.value, mp, name, allowed: ["low", "high", "threshold", "hysteresis"]) else { continue }
+                    var axis = AxisSwitch(low: nil, high: nil, threshold: 0.5, hysteresis: 0.1)
+                    if let v = ad["low"] { axis.low = action(v.value, mp + ".low", &r) ?? nil }
+                    if let v = ad["high"] { axis.high = action(v.value, mp + ".high", &r) ?? nil }
+                    if let t = r.number(ad["threshold"], mp, name) {
+                        if t > 0 && t < 1 { axis.threshold = t } else { r.report("E04", ad["threshold"]!.value.offset, mp + ".threshold", name, "must be between 0 and 1 (a fraction of the way from the centre to the end), got \(format(t))") }
+                    }
+                    if let h = r.number(ad["hysteresis"], mp, name) {
+                        if h >= 0 && h < axis.threshold { axis.hysteresis = h } else { r.report("E04", ad["hysteresis"]!.value.offset, mp + ".hysteresis", name, "must be at least 0 and less than the threshold, got \(format(h))") }
+                    }
+                    if axis.low == nil && axis.high == nil {
+                        r.report("E04", m.value.offset, mp, name, "an axis needs \"low\" or \"high\" (or both): the action for each direction")
+                    }
+                    section.axes[c] = .some(axis)
+                }
+            } else {
+                r.report("E04", a.value.offset, p + ".axes", name, "must be an object mapping ABS_* codes to {\"low\", \"high\", \"threshold\"}")
+            }
+        }
+        if let db = r.number(d["debounce"], p, name) {
+            if db >= 0 && db <= 0.5 { section.debounce = .seconds(db) }
+            else { r.report("E04", d["debounce"]!.value.offset, p + ".debounce", name, "must be between 0 and 0.5 seconds, got \(format(db))") }
+        }
+        return section
+    }
+
+    static func parseHex16(_ s: String) -> UInt16? {
+        var t = s.lowercased()
+        if t.hasPrefix("0x") { t.removeFirst(2) }
+        guard (1...4).contains(t.count) else { return nil }
+        return UInt16(t, radix: 16)
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import ScanCore
+import ScanFormats
+import ScanRuntime
+import SwitchInput
+
+struct Record: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record a device's events (evemu-record text format) for replaying and for tests."
+    )
+
+    @Argument(help: "The device node, e.g. /dev/input/event5 ('switchscan devices' lists them).")
+    var device: String
+
+    @Option(name: .shortAndLong, help: "The file to write.")
+    var output: String
+
+    @Option(help: "Stop after this many seconds (otherwise Ctrl-C).")
+    var duration: Double?
+
+    func run() throws {
+        let dev: EvdevDevice
+        do { dev = try EvdevDevice(path: device) } catch { throw fail("Error: \(error.description)") }
+        guard FileManager.default.createFile(atPath: output, contents: nil), let out = FileHandle(forWritingAtPath: output) else {
+            throw fail("Error: cannot write \(output); check the folder exists and is writable.")
+        }
+        let d = dev.describe()
+        var header = EvemuRecording.header(name: d.name, bus: UInt16(truncatingIfNeeded: dev.busType), vendor: d.vendor, product: d.product)
+        let codes = LibevdevCodes()
+        for (code, range) in dev.axisRanges((0..<0x40).compactMap { codes.code(named: codes.name(type: 3, code: $0)) }).sorted(by: { $0.key < $1.key }) {
+            header += "A: \(String(format: "%02x", code)) \(range.lowerBound) \(range.upperBound) 0 0 0\n"
+        }
+        out.write(Data(header.utf8))
+        FileHandle.standardError.write(Data("Recording \(device) (\(d.name)) to \(output); press Ctrl-C to stop.\n".utf8))
+        let queue = DispatchQueue(label: "switchscan.record")
+        var start: ScanInstant?
+        let source = DispatchSource.makeReadSource(fileDescriptor: dev.fd, queue: queue)
+        source.setEventHandler {
+            var text = ""
+            let gone = dev.readRaw { e in
+                if start == nil { start = e.time }
+                text += EvemuRecording.line(e, since: start!) + "  # " + codes.name(type: e.type, code: e.code) + "\n"
+            }
+            out.write(Data(text.utf8))
+            if let gone { FileHandle.standardError.write(Data("\(gone.description)\n".utf8)); Foundation.exit(1) }
+        }
+        source.activate()
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            s.setEventHandler { out.closeFile(); Foundation.exit(0) }
+            s.activate()
+            _ = Unmanaged.passRetained(s as AnyObject)
+        }
+        if let duration {
+            queue.asyncAfter(deadline: .now() + duration) { out.closeFile(); Foundation.exit(0) }
+        }
+        dispatchMain()
+    }
+}
+
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay a recorded device session headlessly, in virtual time, through its profile; effects as JSON lines."
+    )
+
+    @Argument(help: "A recording (evemu-record text format), e.g. from 'switchscan record'.")
+    var recording: String
+
+    @Option(help: "The layout file.")
+    var layout = "Layouts/switch-control.uikit.json"
+
+    @Option(help: "A settings file (JSON).")
+    var settings: String?
+
+    @Option(name: .customLong("profiles"), help: "A folder of device profiles (default: Devices/).")
+    var profilesFolder: [String] = []
+
+    @Option(help: "Stop at this many seconds of virtual time (default: 10 s after the last event).")
+    var until: Double?
+
+    func run() throws {
+        var problems: [String] = []
+        var document: LayoutDocument?
+        var scanSettings = ScanSettings()
+        var rec: EvemuRecording.Recording?
+        var profiles = DeviceProfiles(sections: [])
+        do { document = try loadLayout(layout) } catch { problems.append(error.message) }
+        if let settings { do { scanSettings = try loadSettings(settings) } catch { problems.append(error.message) } }
+        do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? ["Devices"] : profilesFolder) }
+        catch { problems.append(error.description) }
+        do {
+            let bytes = try readBytes(recording, what: "recording")
+            do { rec = try EvemuRecording.parse(String(decoding: bytes, as: UTF8.self), file: recording) }
+            catch { problems.append(error.description) }
+        } catch { problems.append(error.message) }
+        guard problems.isEmpty, let document, let rec else { throw fail(problems.joined(separator: "\n")) }
+        let codes = LibevdevCodes()
+        // What the recorded device was: its name and ids, and capabilities from its codes.
+        var caps: Set<String> = []
+        let used = Set(rec.events.map { codes.name(type: $0.type, code: $0.code) })
+        if used.contains(where: { $0.hasPrefix("KEY_") }) { caps.insert("keyboard") }
+        if used.contains("BTN_LEFT") { caps.insert("mouse") }
+        if used.contains(where: { ["BTN_SOUTH", "BTN_EAST", "BTN_NORTH", "BTN_WEST"].contains($0) }) { caps.insert("gamepad") }
+        if used.contains(where: { $0.hasPrefix("ABS_") || $0 == "BTN_TRIGGER" }) { caps.insert("joystick") }
+        let desc = InputDeviceDescription(node: recording, name: rec.name, bus: bus(rec.bus), vendor: rec.vendor, product: rec.product, capabilities: caps)
+        let mapping = profiles.mapping(for: desc)
+        guard !mapping.isEmpty else {
+            throw fail("Error: no device profile maps a switch for the recorded device \"\(rec.name)\" (\(desc.idText)); add a profile (see Devices/README.md) or pass --profiles.")
+        }
+        var decoder = SwitchDecoder(mapping: mapping, deviceID: 1, axisRanges: rec.axisRanges)
+        let events = rec.events.flatMap { decoder.decode($0) }
+        let end = until.map { ScanInstant.seconds($0) } ?? ((rec.events.last?.time ?? .zero) + .seconds(10))
+        var driver = ManualDriver(engine: ScanEngine(tree: document.tree, settings: scanSettings))
+        driver.schedule(events)
+        var text = ""
+        for e in driver.start() + driver.advance(to: end) { text += EffectJSON.line(e) + "\n" }
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    func bus(_ b: UInt16) -> String {
+        switch b { case 3: return "usb"; case 5: return "bluetooth"; case 6: return "virtual"; default: return "" }
+    }
+}
