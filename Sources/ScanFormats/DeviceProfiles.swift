@@ -129,13 +129,7 @@ public enum DeviceProfileLoader {
     public static let capabilityNames = ["keyboard", "mouse", "gamepad", "joystick", "switch"]
 
     public static func load(bytes: [UInt8], file: String, codes: EventCodeResolver) throws(DataFileError) -> [ProfileSection] {
-        let json: JSONValue
-        do {
-            json = try JSONParser.parse(bytes)
-        } catch {
-            throw DataFileError(file: file, diagnostics: locate([Diagnostic(.error, "E01", file: file, offset: error.offset,
-                path: "$", element: nil, "malformed JSON: \(error.message)")], in: bytes))
-        }
+        let json = try parseDataFile(bytes, file: file)
         var r = FieldReader(file: file)
         var sections: [ProfileSection] = []
         if let d = r.object(json, "$", nil, allowed: ["schemaVersion", "description", "sections"]) {

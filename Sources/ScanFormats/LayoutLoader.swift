@@ -22,14 +22,7 @@ public enum LayoutLoader {
             throw DataFileError(file: file, diagnostics: [Diagnostic(.error, "E01", file: file, offset: 0, path: "$",
                 element: nil, "file is \(bytes.count >> 20) MiB; layouts are limited to \(maxFileSize >> 20) MiB")])
         }
-        let json: JSONValue
-        do {
-            json = try JSONParser.parse(bytes)
-        } catch {
-            let d = Diagnostic(.error, "E01", file: file, offset: error.offset, path: "$", element: nil,
-                               "malformed JSON: \(error.message)")
-            throw DataFileError(file: file, diagnostics: locate([d], in: bytes))
-        }
+        let json = try parseDataFile(bytes, file: file)
         var reader = LayoutReader(file: file)
         reader.bytes = bytes
         // Room for every node at once: growing arrays of large structs is a measurable cost.

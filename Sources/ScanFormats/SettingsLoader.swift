@@ -30,13 +30,7 @@ public enum SettingsLoader {
     ]
 
     public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
-        let json: JSONValue
-        do {
-            json = try JSONParser.parse(bytes)
-        } catch {
-            throw DataFileError(file: file, diagnostics: locate([Diagnostic(.error, "E01", file: file, offset: error.offset,
-                path: "$", element: nil, "malformed JSON: \(error.message)")], in: bytes))
-        }
+        let json = try parseDataFile(bytes, file: file)
         var r = FieldReader(file: file)
         var s = ScanSettings()
         if let d = r.object(json, "$", nil, allowed: KeySet(fields)) {

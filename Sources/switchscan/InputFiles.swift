@@ -51,3 +51,28 @@ func loadSettings(_ path: String) throws(InputProblem) -> ScanSettings {
 
 extension ScanStyle: ExpressibleByArgument {}
 extension ScanMode: ExpressibleByArgument {}
+
+/// The options every scanning command shares.
+struct ScanOptions: ParsableArguments {
+    @Option(help: "A settings file (JSON) with the timing and behaviour preferences.")
+    var settings: String?
+
+    @Option(help: "Scanning style: auto, manual or step (overrides the settings file).")
+    var style: ScanStyle?
+
+    @Option(help: "Start in item or point mode (overrides the settings file).")
+    var mode: ScanMode?
+
+    /// The layout and the settings, each problem added to `problems` (all are reported).
+    func load(layout: String, problems: inout [String]) -> (LayoutDocument?, ScanSettings) {
+        var document: LayoutDocument?
+        var scanSettings = ScanSettings()
+        do { document = try loadLayout(layout) } catch { problems.append(error.message) }
+        if let settings {
+            do { scanSettings = try loadSettings(settings) } catch { problems.append(error.message) }
+        }
+        if let style { scanSettings.style = style }
+        if let mode { scanSettings.mode = mode }
+        return (document, scanSettings)
+    }
+}

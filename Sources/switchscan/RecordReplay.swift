@@ -72,8 +72,7 @@ struct Replay: ParsableCommand {
     @Option(help: "The layout file.")
     var layout = "Layouts/switch-control.uikit.json"
 
-    @Option(help: "A settings file (JSON).")
-    var settings: String?
+    @OptionGroup var options: ScanOptions
 
     @Option(name: .customLong("profiles"), help: "A folder of device profiles (default: Devices/).")
     var profilesFolder: [String] = []
@@ -83,12 +82,9 @@ struct Replay: ParsableCommand {
 
     func run() throws {
         var problems: [String] = []
-        var document: LayoutDocument?
-        var scanSettings = ScanSettings()
         var rec: EvemuRecording.Recording?
         var profiles = DeviceProfiles(sections: [])
-        do { document = try loadLayout(layout) } catch { problems.append(error.message) }
-        if let settings { do { scanSettings = try loadSettings(settings) } catch { problems.append(error.message) } }
+        let (document, scanSettings) = options.load(layout: layout, problems: &problems)
         do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? ["Devices"] : profilesFolder) }
         catch { problems.append(error.description) }
         do {

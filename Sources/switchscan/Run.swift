@@ -24,14 +24,7 @@ struct Run: ParsableCommand {
     @Option(help: "The layout file.")
     var layout = "Layouts/switch-control.uikit.json"
 
-    @Option(help: "A settings file (JSON).")
-    var settings: String?
-
-    @Option(help: "Scanning style: auto, manual or step.")
-    var style: ScanStyle?
-
-    @Option(help: "Start in item or point mode.")
-    var mode: ScanMode?
+    @OptionGroup var options: ScanOptions
 
     @Option(help: "terminal (draw the screen) or json (effects as JSON lines). Default: terminal when stdout is a terminal.")
     var output: OutputKind?
@@ -69,12 +62,7 @@ struct Run: ParsableCommand {
 
     func run() throws {
         var problems: [String] = []
-        var document: LayoutDocument?
-        var scanSettings = ScanSettings()
-        do { document = try loadLayout(layout) } catch { problems.append(error.message) }
-        if let settings {
-            do { scanSettings = try loadSettings(settings) } catch { problems.append(error.message) }
-        }
+        let (document, scanSettings) = options.load(layout: layout, problems: &problems)
         var profiles = DeviceProfiles(sections: [])
         if !noDevices {
             do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? ProfileLibrary.defaultFolders() : profilesFolder) }
@@ -85,8 +73,6 @@ struct Run: ParsableCommand {
             do { _ = try EvdevDevice(path: path) } catch { problems.append("Error: \(error.description)") }
         }
         guard problems.isEmpty, let document else { throw fail(problems.joined(separator: "\n")) }
-        if let style { scanSettings.style = style }
-        if let mode { scanSettings.mode = mode }
         let kind = output ?? (TerminalState.outputIsTerminal ? .terminal : .json)
 
         let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: !noMlock))

@@ -18,14 +18,7 @@ struct Simulate: ParsableCommand {
     @Argument(help: "The layout file (JSON, schema version 1).")
     var layout: String?
 
-    @Option(help: "A settings file (JSON) with the timing and behaviour preferences.")
-    var settings: String?
-
-    @Option(help: "Scanning style: auto, manual or step (overrides the settings file).")
-    var style: ScanStyle?
-
-    @Option(help: "Start in item or point mode (overrides the settings file).")
-    var mode: ScanMode?
+    @OptionGroup var options: ScanOptions
 
     @Option(help: "Switch events: a file, or - for standard input.")
     var events: String?
@@ -44,13 +37,8 @@ struct Simulate: ParsableCommand {
             throw ValidationError("No layout given. Pass a layout file, or run 'switchscan simulate Layouts/switch-control.uikit.json'.")
         }
         var problems: [String] = []
-        var document: LayoutDocument?
-        var scanSettings = ScanSettings()
         var switchEvents: [SwitchEvent] = []
-        do { document = try loadLayout(layout) } catch { problems.append(error.message) }
-        if let settings {
-            do { scanSettings = try loadSettings(settings) } catch { problems.append(error.message) }
-        }
+        let (document, scanSettings) = options.load(layout: layout, problems: &problems)
         if let events {
             do {
                 let bytes = try readBytes(events, what: "events file")
@@ -65,8 +53,6 @@ struct Simulate: ParsableCommand {
             }
         }
         guard problems.isEmpty, let document else { throw fail(problems.joined(separator: "\n")) }
-        if let style { scanSettings.style = style }
-        if let mode { scanSettings.mode = mode }
 
         let end = until.map { ScanInstant.seconds($0) }
             ?? ((switchEvents.last?.timestamp ?? .zero) + .seconds(10))
