@@ -109,6 +109,9 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
         }
     }
 
+    /// Front ends connected now.
+    public var clientCount: Int { lock.locked { clients.count } }
+
     public func finish() {
         acceptSource?.cancel()
         lock.locked {

@@ -123,3 +123,40 @@ struct KeyboardParseTests {
         #expect(KeyboardInput.parse(Array(text.utf8)) == keys)
     }
 }
+
+@Suite("Socket presenter")
+struct SocketPresenterTests {
+    @Test func frontEndsReceiveJSONLinesAndAVanishedOneIsDropped() throws {
+        let path = "/tmp/switchscan-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let queue = DispatchQueue(label: "test.present")
+        let presenter = try SocketPresenter(path: path, queue: queue, origin: .seconds(10))
+        defer { queue.sync { presenter.finish() } }
+        let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(client >= 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(rc == 0)
+        // The accept runs on the presenter's queue: present only once the client is known.
+        var accepted = false
+        for _ in 0..<500 where !accepted {
+            queue.sync { accepted = presenter.clientCount > 0 }
+            if !accepted { _ = poll(nil, 0, 2) }
+        }
+        #expect(accepted)
+        try queue.sync { try presenter.present([TimedEffect(.seconds(11.5), .scanStarted)]) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        var pfd = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&pfd, 1, 5000) == 1)
+        let n = read(client, &buffer, buffer.count)
+        #expect(String(decoding: buffer[0..<max(0, n)], as: UTF8.self) == #"{"t":1.500,"effect":"scanStarted"}"# + "\n")
+        close(client)
+        // A client that went away is dropped without a SIGPIPE.
+        try queue.sync { try presenter.present([TimedEffect(.seconds(12), .scanStarted)]) }
+        try queue.sync { try presenter.present([TimedEffect(.seconds(12), .scanStarted)]) }
+        queue.sync { #expect(presenter.clientCount == 0) }
+    }
+}
