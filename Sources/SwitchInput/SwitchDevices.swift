@@ -116,6 +116,7 @@ public final class SwitchDevices: @unchecked Sendable {
                 case .added(let d):
                     let r = self.add(d)
                     if r.opened { self.log("\(d.node) (\(d.name)) connected; using it (\(r.sections.joined(separator: "; ")))") }
+                    else if let p = r.problem, !r.sections.isEmpty { self.log("\(d.node) (\(d.name)) connected, not used: \(p)") }
                 case .removed(let node):
                     self.remove(node)
                 }

@@ -1,0 +1,19 @@
+#!/bin/sh
+# End-to-end tests of real switch input: builds the uinput helper and switchscan on the host,
+# boots the guest (guest-vm.sh) and runs scenarios.sh there. Prints every result; the exit
+# status is the number of failed checks (or the guest harness's own failure status).
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+CACHE=${E2E_CACHE:-${HOME:-/root}/.cache/switchscan-e2e}
+mkdir -p "$CACHE/runs"
+OUT=$(mktemp -d "$CACHE/runs/run.XXXXXX")
+echo "${E2E_ONLY:-}" > "$OUT/only"
+swift build --product switchscan >/dev/null
+cc -O1 -Wall -o "$OUT/uinput-switch" Tests/E2E/uinput-switch.c $(pkg-config --cflags --libs libevdev)
+set +e
+E2E_OUT=$OUT SWITCHSCAN="$ROOT/.build/debug/switchscan" sh Tests/E2E/guest-vm.sh Tests/E2E/scenarios.sh
+status=$?
+set -e
+echo "end-to-end results are in $OUT"
+exit $status

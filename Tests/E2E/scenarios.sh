@@ -1,0 +1,125 @@
+#!/bin/sh
+# The end-to-end scenarios, run inside the guest by run.sh: the real switchscan binary
+# against real kernel input devices (uinput through libevdev, udevd running).
+# Each scenario prints PASS/FAIL lines; the exit status counts the failures.
+OUT=${E2E_OUT:?}
+BIN=${SWITCHSCAN:-.build/debug/switchscan}
+SWITCH=$OUT/uinput-switch
+failures=0
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+expect() { # expect FILE PATTERN WHAT
+  if grep -q -- "$2" "$1"; then pass "$3"; else fail "$3 (no '$2' in $(basename "$1"))"; sed 's/^/    | /' "$1" | tail -15; fi
+}
+wait_for() { # wait_for FILE PATTERN SECONDS
+  n=0; while ! grep -q -- "$2" "$1" 2>/dev/null; do n=$((n + 1)); [ $n -gt $(($3 * 10)) ] && return 1; sleep 0.1; done
+}
+
+/lib/systemd/systemd-udevd --daemon >/dev/null 2>&1 && udevadm trigger --action=add && udevadm settle -t 30
+echo "udevd: $(pgrep -c systemd-udevd) running"
+
+# The switch, fed commands through a fifo; it prints its node on creation.
+mkfifo /tmp/switch.in
+"$SWITCH" "SwitchScan Test XK-3 Switch Interface" 05f3 0232 < /tmp/switch.in > /tmp/switch.out 2>&1 &
+exec 3> /tmp/switch.in
+say() { echo "$*" >&3; }
+say create
+wait_for /tmp/switch.out /dev/input/event 10 || { fail "uinput switch created"; exit 1; }
+NODE=$(grep -m1 /dev/input/event /tmp/switch.out)
+udevadm settle -t 10
+echo "switch at $NODE"
+
+start_run() { # start_run LOG ARGS...: waits until switchscan uses the device
+  log=$1; shift
+  "$BIN" run --output json --rt-priority 0 --no-mlock "$@" > "$OUT/$log.json" 2> "$OUT/$log.err" &
+  RUN=$!
+  wait_for "$OUT/$log.err" "Using $NODE" 60 || fail "$log: switchscan did not take $NODE"
+}
+
+# $E2E_OUT/only may list the scenarios to run (e.g. "3 5"), for working on one.
+only() { [ ! -s "$OUT/only" ] || grep -qw "$1" "$OUT/only"; }
+
+# 1. The switch is listed with its profile; presses drive run to enter a group, open the
+#    menu and activate an element.
+if only 1; then
+  "$BIN" devices > "$OUT/devices.txt" 2>&1
+  expect "$OUT/devices.txt" "30-vendor-xkeys-switch-interface.json" "1: devices shows the switch with its X-Keys profile section"
+  expect "$OUT/devices.txt" "readable: yes" "1: devices says the switch is readable"
+  start_run run1 --style manual --duration 30 --device "$NODE"
+  for c in "press BTN_1" "sleep 300" "press BTN_1" "sleep 300" "press BTN_1" "sleep 300" \
+           "press BTN_0" "sleep 300" "press BTN_0" "sleep 300" "press BTN_0"; do say "$c"; done
+  wait_for "$OUT/run1.json" '"effect":"activate"' 20
+  kill -TERM $RUN; wait $RUN
+  expect "$OUT/run1.json" '"effect":"enterGroup","group":"thirdGroup"' "1: presses enter the group {Btn 5, Btn 6}"
+  expect "$OUT/run1.json" '"effect":"menuOpen","element":"btn5"' "1: a press opens Btn 5's menu"
+  expect "$OUT/run1.json" '"effect":"activate","element":"btn5"' "1: a press on Tap activates Btn 5"
+fi
+
+# 3. Hotplug: unplugged mid-scan, scanning goes on; plugged back, the switch works again.
+if only 3; then
+  start_run run3 --style manual --duration 120
+  say "press BTN_1"; wait_for "$OUT/run3.json" '"item":"btn1"' 20
+  say destroy; wait_for "$OUT/run3.err" "unplugged" 20
+  say create; udevadm settle -t 10
+  NODE=$(grep /dev/input/event /tmp/switch.out | tail -1)
+  wait_for "$OUT/run3.err" "connected; using it" 30
+  say "press BTN_1"; wait_for "$OUT/run3.json" '"item":"btn2"' 20
+  kill -TERM $RUN 2>/dev/null; wait $RUN; echo "run (hotplug) exited with $?" >> "$OUT/run3.err"
+  expect "$OUT/run3.err" "unplugged. Scanning goes on" "3: unplugging is reported and scanning goes on"
+  expect "$OUT/run3.err" "connected; using it" "3: the replugged switch is found again with its profile"
+  expect "$OUT/run3.json" '"item":"btn2"' "3: the replugged switch drives the scan"
+fi
+
+# 4. SYN_DROPPED: the engine is stopped while the kernel buffer overflows; the select that
+#    was held is released during the overflow; after the resync there is no phantom press.
+if only 4; then
+  start_run run4 --style manual --duration 60 --device "$NODE"
+  say "down BTN_0"; wait_for "$OUT/run4.json" '"effect":"enterGroup"' 20
+  kill -STOP $RUN
+  say "flood 3000 KEY_Z"; say "up BTN_0"; say "flood 3000 KEY_Z"
+  sleep 1
+  kill -CONT $RUN
+  sleep 2
+  say "press BTN_1"; wait_for "$OUT/run4.json" '"item":"test2"' 20
+  kill -TERM $RUN; wait $RUN
+  if [ "$(grep -c '"effect":"enterGroup"' "$OUT/run4.json")" = 1 ] && ! grep -q menuOpen "$OUT/run4.json"; then
+    pass "4: no phantom press after the overflow"
+  else
+    fail "4: no phantom press after the overflow"; sed 's/^/    | /' "$OUT/run4.json"
+  fi
+  expect "$OUT/run4.json" '"item":"test2"' "4: after the resync the next press works"
+fi
+
+# 5. Grab: while run --grab holds the switch, another reader sees nothing; after SIGTERM it
+#    sees the presses again.
+if only 5; then
+  start_run run5 --style manual --duration 60 --grab --device "$NODE"
+  sleep 1
+  "$BIN" record "$NODE" -o "$OUT/grabbed.evemu" --duration 6 2> "$OUT/record5.err" &
+  REC=$!
+  wait_for "$OUT/record5.err" "Recording" 20; sleep 0.5; say "press BTN_1"; say "sleep 200"; say "press BTN_1"
+  wait_for "$OUT/run5.json" '"item":"btn2"' 20
+  wait $REC
+  kill -TERM $RUN; wait $RUN; echo "run --grab exited with $?" >> "$OUT/run5.err"
+  "$BIN" record "$NODE" -o "$OUT/released.evemu" --duration 6 2> "$OUT/record5b.err" &
+  REC=$!
+  wait_for "$OUT/record5b.err" "Recording" 20; sleep 0.5; say "press BTN_1"
+  wait $REC
+  if grep -q '^E:' "$OUT/grabbed.evemu"; then fail "5: a grabbed switch is not seen by another reader"; else pass "5: a grabbed switch is not seen by another reader"; fi
+  expect "$OUT/released.evemu" '^E: .* 0001 0101 1' "5: after SIGTERM the grab is released and others see the switch"
+  expect "$OUT/run5.json" '"item":"btn1"' "5: the grabbing run itself got the presses"
+fi
+
+# 6. Permissions: without the input group the error names the fix; with it, it works.
+if only 6; then
+  input_gid=$(getent group input | cut -d: -f3)
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" devices > "$OUT/devices-nobody.txt" 2>&1
+  expect "$OUT/devices-nobody.txt" "Permission denied (EACCES). Hint: add your user to the 'input' group" "6: without the input group, the error names the fix"
+  setpriv --reuid=65534 --regid=65534 --groups="$input_gid" "$BIN" devices > "$OUT/devices-input.txt" 2>&1
+  expect "$OUT/devices-input.txt" "readable: yes" "6: with the input group, the switch is readable"
+fi
+
+say destroy
+exec 3>&-
+echo "$failures scenario checks failed"
+exit $failures
