@@ -8,7 +8,7 @@ cd "$ROOT"
 CACHE=${E2E_CACHE:-${HOME:-/root}/.cache/switchscan-e2e}
 mkdir -p "$CACHE/runs"
 OUT=$(mktemp -d "$CACHE/runs/run.XXXXXX")
-echo "${E2E_ONLY:-}" > "$OUT/only"
+[ -z "${E2E_ONLY:-}" ] || echo "$E2E_ONLY" > "$OUT/only"
 swift build --product switchscan >/dev/null
 cc -O1 -Wall -o "$OUT/uinput-switch" Tests/E2E/uinput-switch.c $(pkg-config --cflags --libs libevdev)
 set +e

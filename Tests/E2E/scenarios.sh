@@ -6,8 +6,9 @@ OUT=${E2E_OUT:?}
 BIN=${SWITCHSCAN:-.build/debug/switchscan}
 SWITCH=$OUT/uinput-switch
 failures=0
-pass() { echo "PASS $*"; }
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+checks=0
+pass() { echo "PASS $*"; checks=$((checks + 1)); }
+fail() { echo "FAIL $*"; failures=$((failures + 1)); checks=$((checks + 1)); }
 expect() { # expect FILE PATTERN WHAT
   if grep -q -- "$2" "$1"; then pass "$3"; else fail "$3 (no '$2' in $(basename "$1"))"; sed 's/^/    | /' "$1" | tail -15; fi
 }
@@ -121,5 +122,7 @@ fi
 
 say destroy
 exec 3>&-
-echo "$failures scenario checks failed"
+# The closing line CI reads: N passed, N failed.
+echo "e2e: $((checks - failures)) passed, $failures failed"
+[ $checks -gt 0 ] || { echo "e2e: no check ran"; exit 1; }
 exit $failures
