@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import ScanCore
 import ScanRuntime
+import ScanFormats
+import SwitchInput
 
 struct BenchInput: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,11 +23,18 @@ struct BenchInput: ParsableCommand {
     @Flag(help: "Print one JSON object as the last line.")
     var json = false
 
+    @Option(help: "Measure a real evdev device instead (its kernel timestamp to the effect): press its 'next' switch --presses times.")
+    var device: String?
+
+    @Option(help: "With --device: give up after this many seconds.")
+    var timeout: Double = 120
+
     func validate() throws {
         guard (10...100_000).contains(presses) else { throw ValidationError("--presses takes 10 to 100000") }
     }
 
     func run() throws {
+        if let device { return try runDevice(device) }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let hog = load ? CPULoad(threads: cores) : nil
         defer { hog?.stop() }
@@ -92,6 +101,53 @@ struct BenchInput: ParsableCommand {
         }
         if json {
             print("{\"presses\":\(presses),\"load\":\(load),\"p50_us\":\(r1(s.p50)),\"p99_us\":\(r1(s.p99)),\"p999_us\":\(r1(s.p999)),\"max_us\":\(r1(s.max))}")
+        }
+    }
+
+    /// From the kernel's event timestamp (CLOCK_MONOTONIC) to the effect leaving the engine,
+    /// for presses of a real device's `next` switch, read on the engine's own thread.
+    func runDevice(_ path: String) throws {
+        let dev: EvdevDevice
+        do { dev = try EvdevDevice(path: path) } catch { throw fail("Error: \(error.description)") }
+        let profiles: DeviceProfiles
+        do { profiles = try ProfileLibrary.load(folders: ProfileLibrary.defaultFolders()) } catch { throw fail(error.description) }
+        let mapping = profiles.mapping(for: dev.describe())
+        guard mapping.switches.values.contains(.next) else {
+            throw fail("Error: no profile maps a 'next' switch on \(path) (\(dev.name)); 'switchscan devices' shows its mapping.")
+        }
+        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0))
+        defer { rt.stop() }
+        var settings = ScanSettings()
+        settings.style = .manual
+        var pressedAt: ScanInstant?
+        var latencies: [Int64] = []
+        let done = DispatchSemaphore(value: 0)
+        let scanner = LiveScanner(engine: ScanEngine(tree: benchTree(count: 97), settings: settings), queue: rt) { effects in
+            let now = MonotonicClock.now()
+            guard let t = pressedAt, effects.contains(where: { if case .highlight = $0.effect { return true }; return false }) else { return }
+            pressedAt = nil
+            latencies.append(now.nanoseconds - t.nanoseconds)
+            if latencies.count == presses { done.signal() }
+        }
+        var decoder = SwitchDecoder(mapping: mapping, deviceID: 1)
+        _ = fcntl(dev.fd, F_SETFL, fcntl(dev.fd, F_GETFL) | O_NONBLOCK)
+        scanner.attach(fd: dev.fd) { _ in
+            let (events, gone) = dev.readAvailable(into: &decoder)
+            for e in events where e.isDown && e.action == .next { pressedAt = e.timestamp }
+            return (events, gone != nil)
+        }
+        scanner.start()
+        FileHandle.standardError.write(Data("Press the 'next' switch of \(dev.name) \(presses) times.\n".utf8))
+        if done.wait(timeout: .now() + timeout) == .timedOut {
+            throw fail("Error: only \(latencies.count) of \(presses) presses arrived within \(Int(timeout)) s.")
+        }
+        let s = Summary(latencies)
+        if !json || isatty(1) == 1 {
+            print("bench input: \(presses) presses of \(dev.name), kernel timestamp -> effect")
+            print(String(format: "p50 %.1f µs, p99 %.1f µs, p99.9 %.1f µs, max %.1f µs", s.p50, s.p99, s.p999, s.max))
+        }
+        if json {
+            print("{\"presses\":\(presses),\"device\":\(jsonString(dev.name)),\"p50_us\":\(r1(s.p50)),\"p99_us\":\(r1(s.p99)),\"p999_us\":\(r1(s.p999)),\"max_us\":\(r1(s.max))}")
         }
     }
 }

@@ -11,9 +11,16 @@ OUT=$(mktemp -d "$CACHE/runs/run.XXXXXX")
 [ -z "${E2E_ONLY:-}" ] || echo "$E2E_ONLY" > "$OUT/only"
 swift build --product switchscan >/dev/null
 cc -O1 -Wall -o "$OUT/uinput-switch" Tests/E2E/uinput-switch.c $(pkg-config --cflags --libs libevdev)
+# Scenario 2 types on qemu's USB keyboard from here, once the guest says it is ready.
+QMP=$CACHE/qmp-$$.sock
+python3 Tests/E2E/qmp-keys.py "$QMP" "$OUT/keys-ready" ret ret ret spc spc spc > "$OUT/qmp-keys.log" 2>&1 &
+KEYS=$!
 set +e
-E2E_OUT=$OUT SWITCHSCAN="$ROOT/.build/debug/switchscan" sh Tests/E2E/guest-vm.sh Tests/E2E/scenarios.sh
+E2E_OUT=$OUT SWITCHSCAN="$ROOT/.build/debug/switchscan" sh Tests/E2E/guest-vm.sh Tests/E2E/scenarios.sh \
+  -device qemu-xhci,id=xhci -device usb-kbd,bus=xhci.0 -qmp "unix:$QMP,server=on,wait=off"
 status=$?
 set -e
+kill $KEYS 2>/dev/null || true
+rm -f "$QMP"
 echo "end-to-end results are in $OUT"
 exit $status

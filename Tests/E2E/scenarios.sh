@@ -118,6 +118,47 @@ if only 6; then
   expect "$OUT/devices-nobody.txt" "Permission denied (EACCES). Hint: add your user to the 'input' group" "6: without the input group, the error names the fix"
   setpriv --reuid=65534 --regid=65534 --groups="$input_gid" "$BIN" devices > "$OUT/devices-input.txt" 2>&1
   expect "$OUT/devices-input.txt" "readable: yes" "6: with the input group, the switch is readable"
+  setpriv --reuid=65534 --regid=65534 --groups="$input_gid" "$BIN" run --output json --rt-priority 0 --no-mlock \
+    --style manual --duration 60 --device "$NODE" > "$OUT/run6.json" 2> "$OUT/run6.err" &
+  RUN=$!
+  wait_for "$OUT/run6.err" "Using $NODE" 60
+  say "press BTN_1"; wait_for "$OUT/run6.json" '"item":"btn1"' 20
+  kill -TERM $RUN 2>/dev/null; wait $RUN
+  expect "$OUT/run6.json" '"item":"btn1"' "6: with the input group, an ordinary user scans with the switch"
+fi
+
+# 2. qemu's USB keyboard (a real HID device through udevd), typed from the host over QMP:
+#    Enter (next) three times, then Space (select) three times activates Btn 5.
+if only 2; then
+  KBD=$("$BIN" devices 2>/dev/null | awk '/QEMU USB Keyboard/ {print $1; exit}')
+  if [ -z "$KBD" ]; then
+    fail "2: qemu's USB keyboard is listed by devices"
+  else
+    pass "2: qemu's USB keyboard is listed by devices ($KBD)"
+    "$BIN" run --output json --rt-priority 0 --no-mlock --style manual --duration 120 --device "$KBD" > "$OUT/run2.json" 2> "$OUT/run2.err" &
+    RUN=$!
+    wait_for "$OUT/run2.err" "Using $KBD" 60
+    touch "$OUT/keys-ready"
+    wait_for "$OUT/run2.json" '"effect":"activate"' 90
+    kill -TERM $RUN 2>/dev/null; wait $RUN
+    expect "$OUT/run2.json" '"effect":"enterGroup","group":"thirdGroup"' "2: keys typed on the USB keyboard enter the group"
+    expect "$OUT/run2.json" '"effect":"activate","element":"btn5"' "2: and activate Btn 5"
+  fi
+fi
+
+# 7. Latency: from the kernel's event timestamp to the effect leaving the engine, over a few
+#    hundred presses (printed; emulation is slow, so not asserted tightly).
+if only 7; then
+  "$BIN" bench input --device "$NODE" --presses 200 --rt-priority 0 --json > "$OUT/latency.json" 2> "$OUT/latency.err" &
+  B=$!
+  wait_for "$OUT/latency.err" "Press the" 60
+  i=0; while [ $i -lt 200 ]; do say "press BTN_1"; say "sleep 20"; i=$((i + 1)); done
+  wait $B
+  if grep -q '"p99_us"' "$OUT/latency.json"; then
+    pass "7: kernel timestamp to effect: $(tail -1 "$OUT/latency.json")"
+  else
+    fail "7: latency measured"; sed 's/^/    | /' "$OUT/latency.err"
+  fi
 fi
 
 say destroy
