@@ -3,6 +3,8 @@ public enum ScanMode: String, CaseIterable, Sendable { case item, point }
 public enum TapBehavior: String, CaseIterable, Sendable { case menu, autoTap, alwaysTap }
 public enum FocusAfterTap: String, CaseIterable, Sendable { case first, same }
 public enum ItemScope: String, CaseIterable, Sendable { case interactive, all }
+/// Whether a switch acts when it goes down or when it comes back up.
+public enum ActOn: String, CaseIterable, Sendable { case press, release }
 
 /// Every user preference of SPEC §5, with its defaults. Durations that can be "off" are
 /// optional. Hardware debounce is not here: it belongs to device profiles.
@@ -18,6 +20,9 @@ public struct ScanSettings: Hashable, Sendable {
     public var longPress: ScanDuration?
     /// What a long press does (SPEC §5: "a second, assignable action").
     public var longPressAction = SwitchAction.menu
+    /// `release`: a switch acts when let go, about the item highlighted then (for users who
+    /// control letting go better than pressing).
+    public var actOn = ActOn.press
     public var autoTapTime = ScanDuration.seconds(0.75)
     public var stepSelectDelay = ScanDuration.seconds(1.5)
     public var glideSpeed = 100.0

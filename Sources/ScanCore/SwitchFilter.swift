@@ -14,6 +14,8 @@
 /// longPress     short: released before `long` → primary action, at release
 ///               long:  still down at `long`   → the long-press action, at `long`
 /// moveRepeat    next held: fires at press, then every `repeat` until release
+/// actOn release down ──────────┐         the action fires when the switch comes up, about
+///                              └ fire    what is highlighted then
 /// ```
 public struct SwitchFilter: Sendable {
     public struct Configuration: Hashable, Sendable {
@@ -23,17 +25,20 @@ public struct SwitchFilter: Sendable {
         public var longPress: ScanDuration?
         public var longPressAction: SwitchAction
         public var moveRepeat: ScanDuration?
+        public var actOnRelease: Bool
 
         public init(debounce: ScanDuration? = nil, holdDuration: ScanDuration? = nil,
                     ignoreRepeat: ScanDuration? = nil, longPress: ScanDuration? = nil,
-                    longPressAction: SwitchAction = .menu, moveRepeat: ScanDuration? = nil) {
+                    longPressAction: SwitchAction = .menu, moveRepeat: ScanDuration? = nil, actOnRelease: Bool = false) {
             self.debounce = debounce; self.holdDuration = holdDuration; self.ignoreRepeat = ignoreRepeat
             self.longPress = longPress; self.longPressAction = longPressAction; self.moveRepeat = moveRepeat
+            self.actOnRelease = actOnRelease
         }
 
         public init(_ s: ScanSettings, debounce: ScanDuration? = nil) {
             self.init(debounce: debounce, holdDuration: s.holdDuration, ignoreRepeat: s.ignoreRepeat,
-                      longPress: s.longPress, longPressAction: s.longPressAction, moveRepeat: s.moveRepeat)
+                      longPress: s.longPress, longPressAction: s.longPressAction, moveRepeat: s.moveRepeat,
+                      actOnRelease: s.actOn == .release)
         }
     }
 
@@ -120,8 +125,10 @@ public struct SwitchFilter: Sendable {
         } else {
             s.isDown = false
             if !s.rejected && s.recognized && !s.fired {
-                // A short press under longPress: the primary action, about the press moment.
-                out.append(Command(action: key.action, pressedAt: s.downAt, firedAt: e.timestamp, isRepeat: false))
+                // A short press under longPress: the primary action, about the press moment;
+                // acting on release: about the moment of letting go.
+                let about = configuration.actOnRelease ? e.timestamp : s.downAt
+                out.append(Command(action: key.action, pressedAt: about, firedAt: e.timestamp, isRepeat: false))
             }
             s.holdAt = nil; s.longAt = nil; s.repeatAt = nil
             s.recognized = false; s.fired = false; s.rejected = false
@@ -164,6 +171,7 @@ public struct SwitchFilter: Sendable {
 
     private func recognize(_ s: inout State, key: Key, at t: ScanInstant, into out: inout [Command]) {
         s.recognized = true
+        if configuration.actOnRelease && configuration.longPress == nil { return }  // fires at release
         if let long = configuration.longPress, long > .zero {
             s.longAt = s.downAt + long
             if s.longAt! <= t { s.longAt = t }

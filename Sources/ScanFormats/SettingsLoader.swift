@@ -26,7 +26,7 @@ public enum SettingsLoader {
 
     public static let fields = durations.map(\.key) + [
         "style", "mode", "loops", "longPressAction", "glideSpeed", "tapBehavior", "focusAfterTap",
-        "groupItems", "itemScope", "precise", "bandFraction", "fineSpeedFactor",
+        "groupItems", "itemScope", "precise", "bandFraction", "fineSpeedFactor", "actOn",
     ]
 
     public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
@@ -69,6 +69,7 @@ public enum SettingsLoader {
             if let v = r.enumValue(d[K.tapBehavior], TapBehavior.self, "$", nil) { s.tapBehavior = v }
             if let v = r.enumValue(d[K.focusAfterTap], FocusAfterTap.self, "$", nil) { s.focusAfterTap = v }
             if let v = r.enumValue(d[K.itemScope], ItemScope.self, "$", nil) { s.itemScope = v }
+            if let v = r.enumValue(d["actOn"], ActOn.self, "$", nil) { s.actOn = v }
             if let v = r.bool(d[K.groupItems], "$", nil) { s.groupItems = v }
             if let v = r.bool(d[K.precise], "$", nil) { s.precise = v }
             if let v = r.integer(d[K.loops], "$", nil) {
