@@ -46,7 +46,11 @@ if only 1; then
   "$BIN" devices > "$OUT/devices.txt" 2>&1
   expect "$OUT/devices.txt" "30-vendor-xkeys-switch-interface.json" "1: devices shows the switch with its X-Keys profile section"
   expect "$OUT/devices.txt" "readable: yes" "1: devices says the switch is readable"
-  start_run run1 --style manual --duration 30 --device "$NODE"
+  start_run run1 --style manual --duration 60 --device "$NODE"
+  # The same session recorded by another reader, to replay below.
+  "$BIN" record "$NODE" -o "$OUT/session.evemu" --duration 40 2> "$OUT/record1.err" &
+  REC=$!
+  wait_for "$OUT/record1.err" "Recording" 30; sleep 0.5
   for c in "press BTN_1" "sleep 300" "press BTN_1" "sleep 300" "press BTN_1" "sleep 300" \
            "press BTN_0" "sleep 300" "press BTN_0" "sleep 300" "press BTN_0"; do say "$c"; done
   wait_for "$OUT/run1.json" '"effect":"activate"' 20
@@ -54,6 +58,17 @@ if only 1; then
   expect "$OUT/run1.json" '"effect":"enterGroup","group":"thirdGroup"' "1: presses enter the group {Btn 5, Btn 6}"
   expect "$OUT/run1.json" '"effect":"menuOpen","element":"btn5"' "1: a press opens Btn 5's menu"
   expect "$OUT/run1.json" '"effect":"activate","element":"btn5"' "1: a press on Tap activates Btn 5"
+  kill -TERM $REC 2>/dev/null; wait $REC
+  # Replaying the recorded session reproduces the same effects (times aside).
+  "$BIN" replay "$OUT/session.evemu" --style manual > "$OUT/replay1.json" 2> "$OUT/replay1.err"
+  effects() { grep -o '"effect":"[A-Za-z]*"\(,"[a-z]*":"[^"]*"\)\?' "$1"; }
+  if [ -s "$OUT/replay1.json" ] && [ "$(effects "$OUT/run1.json")" = "$(effects "$OUT/replay1.json")" ]; then
+    pass "1: replaying the recorded session reproduces the same effects"
+  else
+    fail "1: replaying the recorded session reproduces the same effects"
+    effects "$OUT/run1.json" > "$OUT/run1.effects"; effects "$OUT/replay1.json" > "$OUT/replay1.effects"
+    diff "$OUT/run1.effects" "$OUT/replay1.effects" | sed 's/^/    | /'; sed 's/^/    | /' "$OUT/replay1.err"
+  fi
 fi
 
 # 3. Hotplug: unplugged mid-scan, scanning goes on; plugged back, the switch works again.

@@ -11,6 +11,7 @@ import Testing
 /// # what the scenario shows
 /// layout: switch-control.uikit.json        (in Layouts/)
 /// settings: {"style": "manual"}            (optional, inline JSON)
+/// debounce: 0.03                           (optional: a device profile's bounce time)
 /// until: 9                                 (seconds)
 /// events:
 /// 3.2 select
@@ -23,6 +24,8 @@ struct Scenario: CustomTestStringConvertible, Sendable {
     var layout = ""
     var settings = "{}"
     var until = 10.0
+    /// A device profile's debounce for the switches (seconds), if any.
+    var debounce: Double?
     var events = ""
     var expected: [String] = []
 
@@ -57,6 +60,7 @@ struct Scenario: CustomTestStringConvertible, Sendable {
                 case "layout": s.layout = parts[1]
                 case "settings": s.settings = parts[1]
                 case "until": s.until = Double(parts[1]) ?? 10
+                case "debounce": s.debounce = Double(parts[1])
                 default: break
                 }
             }
@@ -69,7 +73,8 @@ struct Scenario: CustomTestStringConvertible, Sendable {
         let doc = try LayoutLoader.load(bytes: layoutBytes, file: layout)
         let settings = try SettingsLoader.load(bytes: Array(self.settings.utf8), file: "\(name) settings")
         let events = try EventsLoader.load(text: self.events, file: name)
-        var driver = ManualDriver(engine: ScanEngine(tree: doc.tree, settings: settings))
+        var driver = ManualDriver(engine: ScanEngine(tree: doc.tree, settings: settings,
+                                                     debounce: debounce.map { .seconds($0) }))
         driver.schedule(events)
         return (driver.start() + driver.advance(to: .seconds(until))).map(compact)
     }
