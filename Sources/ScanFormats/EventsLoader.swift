@@ -6,14 +6,7 @@ import ScanCore
 public enum EventsLoader {
     public static let pressLength = ScanDuration.milliseconds(50)
 
-    public struct EventsError: Error, Sendable, CustomStringConvertible {
-        public var file: String
-        public var problems: [(line: Int, message: String)]
-        public var description: String {
-            problems.map { "\(file):\($0.line): \($0.message)" }.joined(separator: "\n")
-                + "\n\(file): \(problems.count == 1 ? "1 error" : "\(problems.count) errors"); nothing was simulated."
-        }
-    }
+    public typealias EventsError = LineFileError
 
     public static func load(text: String, file: String) throws(EventsError) -> [SwitchEvent] {
         var problems: [(Int, String)] = []
@@ -76,7 +69,7 @@ public enum EventsLoader {
                 pressLine[action] = lineNo
             }
         }
-        if !problems.isEmpty { throw EventsError(file: file, problems: problems) }
+        if !problems.isEmpty { throw EventsError(file: file, problems: problems, outcome: "nothing was simulated") }
         // Presses add their release 50 ms later: merge into time order, stable.
         return events.sorted { $0.0.timestamp != $1.0.timestamp ? $0.0.timestamp < $1.0.timestamp : $0.1 < $1.1 }.map(\.0)
     }
@@ -88,5 +81,22 @@ extension Substring {
         while s.first == " " || s.first == "\t" { s = s.dropFirst() }
         while s.last == " " || s.last == "\t" || s.last == "\r" { s = s.dropLast() }
         return s
+    }
+}
+
+/// Problems of a line-oriented file (events, recordings): `FILE:LINE: message` each, then a
+/// count and what was not done.
+public struct LineFileError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var problems: [(line: Int, message: String)]
+    public var outcome: String
+
+    public init(file: String, problems: [(line: Int, message: String)], outcome: String) {
+        self.file = file; self.problems = problems; self.outcome = outcome
+    }
+
+    public var description: String {
+        problems.map { "\(file):\($0.line): \($0.message)" }.joined(separator: "\n")
+            + "\n\(file): \(problems.count == 1 ? "1 error" : "\(problems.count) errors"); \(outcome)."
     }
 }

@@ -16,14 +16,7 @@ public enum EvemuRecording {
         public var axisRanges: [UInt16: ClosedRange<Int32>]
     }
 
-    public struct ParseError: Error, CustomStringConvertible, Sendable {
-        public var file: String
-        public var problems: [(line: Int, message: String)]
-        public var description: String {
-            problems.map { "\(file):\($0.line): \($0.message)" }.joined(separator: "\n")
-                + "\n\(file): \(problems.count == 1 ? "1 error" : "\(problems.count) errors"); nothing was replayed."
-        }
-    }
+    public typealias ParseError = LineFileError
 
     public static func parse(_ text: String, file: String) throws(ParseError) -> Recording {
         var rec = Recording(name: "", bus: 0, vendor: 0, product: 0, events: [], axisRanges: [:])
@@ -62,7 +55,7 @@ public enum EvemuRecording {
                 continue  // B:, P:, L:, S: … describe the device; not needed to replay
             }
         }
-        if !problems.isEmpty { throw ParseError(file: file, problems: problems) }
+        if !problems.isEmpty { throw ParseError(file: file, problems: problems, outcome: "nothing was replayed") }
         return rec
     }
 
