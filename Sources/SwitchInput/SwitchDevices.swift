@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ScanCore
 import ScanFormats
 import ScanRuntime
@@ -35,6 +36,7 @@ public final class SwitchDevices: @unchecked Sendable {
     let only: Set<String>?
     private var open: [String: Open] = [:]   // by node; engine queue only
     private var nextID = 1
+    private let idLock = NSLock()
     private let control = DispatchQueue(label: "switchscan.devices")
     private var monitor: Udev.Monitor?
     private var monitorSource: DispatchSourceRead?
@@ -71,8 +73,11 @@ public final class SwitchDevices: @unchecked Sendable {
         guard codes.contains(where: device.hasCode) else {
             return Report(node: d.node, name: d.name, opened: false, problem: "it has none of the mapped codes", sections: mapping.sections)
         }
+        // Devices are added from the main thread and the hotplug queue.
+        idLock.lock()
         let id = nextID
         nextID += 1
+        idLock.unlock()
         let state = Open(device: device, decoder: SwitchDecoder(mapping: mapping, deviceID: id, axisRanges: device.axisRanges(codes)),
                          switchCodes: codes, wantsGrab: grab)
         scanner.queue.async { [self] in
