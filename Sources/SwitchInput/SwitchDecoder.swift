@@ -45,7 +45,7 @@ public struct SwitchDecoder: Sendable {
         ranges = axisRanges
     }
 
-    /// Codes of this device that are switches (for grabbing only when none is held).
+    /// Whether any mapped switch of this device is held (a grab waits until none is).
     public var anyDown: Bool { !down.isEmpty || axisSide.values.contains { $0 != 0 } }
 
     public mutating func beginResync() { resyncing = true }
