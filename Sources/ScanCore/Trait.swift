@@ -4,7 +4,26 @@ public enum Trait: String, CaseIterable, Sendable {
     case none, button, link, header, adjustable, searchField, keyboardKey, staticText, image,
          selected, playsSound, summaryElement, updatesFrequently, notEnabled
 
-    var bit: UInt16 { UInt16(1) << UInt16(Trait.allCases.firstIndex(of: self)!) }
+    /// The trait's bit in a TraitSet: its position in the declaration (a switch, not a
+    /// search of allCases, since sets are tested on every scan step).
+    var bit: UInt16 {
+        switch self {
+        case .none: return 1 << 0
+        case .button: return 1 << 1
+        case .link: return 1 << 2
+        case .header: return 1 << 3
+        case .adjustable: return 1 << 4
+        case .searchField: return 1 << 5
+        case .keyboardKey: return 1 << 6
+        case .staticText: return 1 << 7
+        case .image: return 1 << 8
+        case .selected: return 1 << 9
+        case .playsSound: return 1 << 10
+        case .summaryElement: return 1 << 11
+        case .updatesFrequently: return 1 << 12
+        case .notEnabled: return 1 << 13
+        }
+    }
 }
 
 public struct TraitSet: Hashable, Sendable, Sequence {

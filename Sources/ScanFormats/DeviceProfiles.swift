@@ -129,12 +129,12 @@ public enum DeviceProfileLoader {
     public static let capabilityNames = ["keyboard", "mouse", "gamepad", "joystick", "switch"]
 
     public static func load(bytes: [UInt8], file: String, codes: EventCodeResolver) throws(DataFileError) -> [ProfileSection] {
-        let json = try parseDataFile(bytes, file: file)
+        let json = try parseDataFile(bytes, file: file).root
         var r = FieldReader(file: file)
         var sections: [ProfileSection] = []
         if let d = r.object(json, "$", nil, allowed: ["schemaVersion", "description", "sections"]) {
             if let v = d[K.schemaVersion] {
-                if case .number(1, _) = v.value {} else { r.report("E02", v.value.offset, "$.schemaVersion", nil, "must be 1") }
+                if case .number(1, _) = v.value.content {} else { r.report("E02", v.value.offset, "$.schemaVersion", nil, "must be 1") }
             } else {
                 r.report("E02", json.offset, "$", nil, "missing \"schemaVersion\"; add \"schemaVersion\": 1")
             }
@@ -165,9 +165,9 @@ public enum DeviceProfileLoader {
             section.match.name = r.string(md["name"], mp, name)
             if let caps = r.array(md["capabilities"], mp, name) {
                 for (k, c) in caps.enumerated() {
-                    guard case .string(let s, let o) = c, capabilityNames.contains(s) else {
+                    guard case .string(let s, let o) = c.content, capabilityNames.contains(s) else {
                         var msg = "must be one of \(capabilityNames.joined(separator: ", "))"
-                        if case .string(let s, _) = c, let sug = suggestion(for: s, among: capabilityNames) { msg += "; did you mean \"\(sug)\"?" }
+                        if case .string(let s, _) = c.content, let sug = suggestion(for: s, among: capabilityNames) { msg += "; did you mean \"\(sug)\"?" }
                         r.report("E04", c.offset, "\(mp).capabilities[\(k)]", name, msg)
                         continue
                     }
@@ -176,9 +176,9 @@ public enum DeviceProfileLoader {
                 }
             }
             if let props = md["properties"] {
-                if case .object(let members, _) = props.value {
+                if case .object(let members, _) = props.value.content {
                     for m in members {
-                        if case .string(let s, _) = m.value { section.match.properties[m.key] = s }
+                        if case .string(let s, _) = m.value.content { section.match.properties[m.key] = s }
                         else { r.report("E04", m.value.offset, "\(mp).properties.\(m.key)", name, "must be a string, got \(m.value.kindName)") }
                     }
                 } else {
@@ -188,10 +188,10 @@ public enum DeviceProfileLoader {
         }
         let actions = SwitchAction.allCases.map(\.rawValue)
         func action(_ v: JSONValue, _ path: String, _ r: inout FieldReader) -> SwitchAction?? {
-            if case .null = v { return .some(nil) }
-            guard case .string(let s, _) = v, let a = SwitchAction(rawValue: s) else {
+            if case .null = v.content { return .some(nil) }
+            guard case .string(let s, _) = v.content, let a = SwitchAction(rawValue: s) else {
                 var msg = "must be a switch action (\(actions.joined(separator: ", "))) or null to remove a mapping"
-                if case .string(let s, _) = v, let sug = suggestion(for: s, among: actions) { msg += "; did you mean \"\(sug)\"?" }
+                if case .string(let s, _) = v.content, let sug = suggestion(for: s, among: actions) { msg += "; did you mean \"\(sug)\"?" }
                 r.report("E04", v.offset, path, name, msg)
                 return nil
             }
@@ -213,7 +213,7 @@ public enum DeviceProfileLoader {
             return c
         }
         if let s = d["switches"] {
-            if case .object(let members, _) = s.value {
+            if case .object(let members, _) = s.value.content {
                 for m in members {
                     let mp = "\(p).switches.\(m.key)"
                     guard let c = resolve(m.key, m.keyOffset, mp, types: [1], &r), let a = action(m.value, mp, &r) else { continue }
@@ -224,11 +224,11 @@ public enum DeviceProfileLoader {
             }
         }
         if let a = d["axes"] {
-            if case .object(let members, _) = a.value {
+            if case .object(let members, _) = a.value.content {
                 for m in members {
                     let mp = "\(p).axes.\(m.key)"
                     guard let c = resolve(m.key, m.keyOffset, mp, types: [3], &r) else { continue }
-                    if case .null = m.value { section.axes[c] = .some(nil); continue }
+                    if case .null = m.value.content { section.axes[c] = .some(nil); continue }
                     guard let ad = r.object(m.value, mp, name, allowed: ["low", "high", "threshold", "hysteresis"]) else { continue }
                     var axis = AxisSwitch(low: nil, high: nil, threshold: 0.5, hysteresis: 0.1)
                     if let v = ad["low"] { axis.low = action(v.value, mp + ".low", &r) ?? nil }

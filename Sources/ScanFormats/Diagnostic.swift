@@ -99,9 +99,9 @@ func editDistance(_ a: [Character], _ b: [Character]) -> Int {
 func quotedList(_ names: [String]) -> String { names.joined(separator: ", ") }
 
 /// Parses a data file's JSON; a syntax error becomes the file's one E01 diagnostic.
-func parseDataFile(_ bytes: [UInt8], file: String) throws(DataFileError) -> JSONValue {
+func parseDataFile(_ bytes: [UInt8], file: String) throws(DataFileError) -> JSONDocument {
     do {
-        return try JSONParser.parse(bytes)
+        return try JSONParser.parseDocument(bytes)
     } catch {
         throw DataFileError(file: file, diagnostics: locate([Diagnostic(.error, "E01", file: file, offset: error.offset,
             path: "$", element: nil, "malformed JSON: \(error.message)")], in: bytes))

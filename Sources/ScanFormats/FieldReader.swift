@@ -23,7 +23,7 @@ struct FieldReader {
     /// The members of an object; unknown keys are reported with the nearest known one.
     mutating func object(_ v: JSONValue, _ path: @autoclosure () -> String, _ element: String?, allowed: KeySet,
                          unknownCode: String = "E03") -> ObjectView? {
-        guard case .object(let members, _) = v else {
+        guard let members = v.object else {
             report("E04", v.offset, path(), element, "must be an object, got \(v.kindName)")
             return nil
         }
@@ -31,7 +31,7 @@ struct FieldReader {
         for m in members {
             let h = UInt64(m.bucket)
             mask |= 1 << h
-            if allowed.contains(m.key, bucket: h) { continue }
+            if allowed.contains(m, bucket: h) { continue }
             var msg = "unknown field \"\(m.key)\""
             if let s = suggestion(for: m.key, among: allowed.names) { msg += "; did you mean \"\(s)\"?" }
             else { msg += "; allowed: \(quotedList(allowed.names))" }
@@ -49,21 +49,21 @@ struct FieldReader {
 
     mutating func bool(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Bool? {
         guard let m else { return nil }
-        if case .bool(let b, _) = m.value { return b }
+        if let b = m.value.bool { return b }
         report("E04", m.value.offset, path() + "." + m.key, element, "must be true or false, got \(m.value.kindName)")
         return nil
     }
 
     mutating func string(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> String? {
         guard let m else { return nil }
-        if case .string(let s, _) = m.value { return s }
+        if let s = m.value.string { return s }
         report("E04", m.value.offset, path() + "." + m.key, element, "must be a string, got \(m.value.kindName)")
         return nil
     }
 
     mutating func number(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Double? {
         guard let m else { return nil }
-        if case .number(let d, _) = m.value { return d }
+        if let d = m.value.number { return d }
         report("E04", m.value.offset, path() + "." + m.key, element, "must be a number, got \(m.value.kindName)")
         return nil
     }
@@ -77,9 +77,9 @@ struct FieldReader {
         return Int(d)
     }
 
-    mutating func array(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> [JSONValue]? {
+    mutating func array(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> JSONArray? {
         guard let m else { return nil }
-        if case .array(let a, _) = m.value { return a }
+        if let a = m.value.array { return a }
         report("E04", m.value.offset, path() + "." + m.key, element, "must be an array, got \(m.value.kindName)")
         return nil
     }
@@ -138,25 +138,25 @@ func format(_ r: Rect) -> String {
 /// An object's members, looked up by a linear scan: objects in data files have a handful of
 /// keys, and comparing short strings is cheaper than hashing them.
 struct ObjectView {
-    var members: [JSONMember]
+    var members: JSONObject
     /// One bit per key bucket present: most lookups are for absent optional fields, and
-    /// this answers them without comparing a single string.
+    /// this answers them without comparing a single byte.
     var mask: UInt64
 
     subscript(key: Key) -> JSONMember? {
         guard mask & (1 << UInt64(key.bucket)) != 0 else { return nil }
-        for m in members where m.bucket == key.bucket && m.key == key.name { return m }
-        return nil
+        return members.member(key)
     }
 
     subscript(key: String) -> JSONMember? { self[Key(key)] }
 }
 
-/// A field name with its bucket computed once.
+/// A field name with its bucket and bytes computed once.
 struct Key: Sendable {
     let name: String
+    let utf8: [UInt8]
     let bucket: UInt8
-    init(_ name: String) { self.name = name; bucket = UInt8(KeySet.bucket(name)) }
+    init(_ name: String) { self.name = name; utf8 = Array(name.utf8); bucket = UInt8(KeySet.bucket(name)) }
 }
 
 /// The field names looked up while reading data files.
@@ -242,18 +242,18 @@ enum K {
 /// The field names an object may have, bucketed by a cheap hash of length and end bytes.
 struct KeySet: ExpressibleByArrayLiteral, Sendable {
     let names: [String]
-    private let buckets: [[String]]
+    private let buckets: [[Key]]
 
     init(_ names: [String]) {
         self.names = names
-        var b = Array(repeating: [String](), count: 64)
-        for n in names { b[Int(Self.bucket(n))].append(n) }
+        var b = Array(repeating: [Key](), count: 64)
+        for n in names { b[Int(Self.bucket(n))].append(Key(n)) }
         buckets = b
     }
 
     init(arrayLiteral elements: String...) { self.init(elements) }
 
-    func contains(_ key: String, bucket: UInt64) -> Bool { buckets[Int(bucket)].contains(key) }
+    func contains(_ m: JSONMember, bucket: UInt64) -> Bool { buckets[Int(bucket)].contains { m.hasKey($0) } }
 
     /// Length and end bytes: cheap, and the JSON parser computes the same from raw bytes.
     static func bucket(_ key: String) -> UInt64 {

@@ -1,24 +1,135 @@
-/// A JSON value that remembers where it stood in its file, so that every validation message
-/// can name a line and column. Foundation's decoders keep no positions and accept duplicate
-/// keys silently; layout files need both (seeds-spec §15.1).
-public enum JSONValue: Sendable {
-    case object([JSONMember], offset: Int)
-    case array([JSONValue], offset: Int)
-    case string(String, offset: Int)
-    case number(Double, offset: Int)
-    case bool(Bool, offset: Int)
-    case null(offset: Int)
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-    public var offset: Int {
-        switch self {
-        case .object(_, let o), .array(_, let o), .string(_, let o), .number(_, let o),
-             .bool(_, let o), .null(let o): return o
+/// A parsed JSON file: the bytes and a flat tape of tokens in document order, one per value
+/// and key. Values are read in place from the tape, so parsing allocates two arrays rather
+/// than one object per value (a layout of 100k elements has over a million values). Every
+/// value remembers where it stood in the file, so that validation messages can name a line
+/// and column; Foundation's decoders keep no positions and accept duplicate keys silently,
+/// and layout files need both (seeds-spec §15.1).
+public final class JSONDocument: @unchecked Sendable {
+    public let bytes: [UInt8]
+    /// The tape and a copy of the bytes, owned here and read through pointers: reading a
+    /// value then costs no reference counting (immutable after parsing, hence Sendable).
+    let tokens: UnsafeMutableBufferPointer<JSONToken>
+    let text: UnsafeMutableBufferPointer<UInt8>
+    /// The decoded text of strings that had escapes, by token index; all others are their
+    /// raw bytes.
+    let unescaped: [Int: String]
+
+    init(bytes: [UInt8], tokens: UnsafeMutableBufferPointer<JSONToken>, unescaped: [Int: String]) {
+        self.bytes = bytes
+        self.tokens = tokens
+        self.unescaped = unescaped
+        text = .allocate(capacity: max(bytes.count, 1))
+        _ = text.initialize(from: bytes)
+    }
+
+    deinit {
+        tokens.deallocate()
+        text.deallocate()
+    }
+
+    public var root: JSONValue { JSONValue(document: self, index: 0) }
+
+    /// The tape index just past the value at `i` and its contents.
+    @inline(__always)
+    func next(_ i: Int) -> Int {
+        let t = tokens[i]
+        return t.kind == .object || t.kind == .array ? Int(t.end) : i + 1
+    }
+
+    /// Whether the value at `i` is a string equal to `key`, compared as bytes.
+    func equals(_ i: Int, _ key: Key) -> Bool {
+        let t = tokens[i]
+        guard t.kind == .string else { return false }
+        guard t.raw else { return unescaped[i] == key.name }
+        let start = Int(t.offset) + 1
+        let n = Int(t.end) - start
+        guard n == key.utf8.count else { return false }
+        return key.utf8.withUnsafeBufferPointer { k in memcmp(text.baseAddress! + start, k.baseAddress!, n) == 0 }
+    }
+
+    /// The key token of the member named `key` in the object at `i`.
+    func member(of i: Int, _ key: Key) -> Int? {
+        var k = i + 1
+        let end = Int(tokens[i].end)
+        while k < end {
+            if tokens[k].bucket == key.bucket && equals(k, key) { return k }
+            k = next(k + 1)
+        }
+        return nil
+    }
+}
+
+public enum JSONKind: UInt8, Sendable {
+    case object, array, string, number, bool, null
+}
+
+/// One value or key on the tape (24 bytes).
+struct JSONToken {
+    /// Where the value starts in the file (a string's opening quote).
+    var offset: UInt32
+    var kind: JSONKind
+    /// Strings: the key bucket (see KeySet.bucket) of a raw string.
+    var bucket: UInt8 = 0
+    /// Strings: no escapes, so the bytes between the quotes are the text.
+    var raw = true
+    /// Strings: the offset of the closing quote. Containers: the token index after the
+    /// subtree, so a reader can skip a value without walking it.
+    var end: UInt32 = 0
+    /// Containers: the number of members or elements. Booleans: 1 for true.
+    var count: UInt32 = 0
+    var number: Double = 0
+}
+
+/// A value in a parsed document: a position on its tape.
+public struct JSONValue: Sendable {
+    let document: JSONDocument
+    let index: Int
+
+    var token: JSONToken { document.tokens[index] }
+    public var kind: JSONKind { token.kind }
+    public var offset: Int { Int(token.offset) }
+    /// The tape index just past this value and its contents.
+    var next: Int { document.next(index) }
+
+    public var string: String? {
+        let t = token
+        guard t.kind == .string else { return nil }
+        if !t.raw { return document.unescaped[index] }
+        return String(decoding: UnsafeBufferPointer(rebasing: document.text[Int(t.offset) + 1 ..< Int(t.end)]), as: UTF8.self)
+    }
+
+    public var number: Double? { let t = token; return t.kind == .number ? t.number : nil }
+    public var bool: Bool? { let t = token; return t.kind == .bool ? t.count != 0 : nil }
+    public var isNull: Bool { token.kind == .null }
+    public var object: JSONObject? { kind == .object ? JSONObject(document: document, index: index) : nil }
+    public var array: JSONArray? { kind == .array ? JSONArray(document: document, index: index) : nil }
+
+    /// Whether this is a string equal to `key`, compared as bytes without decoding.
+    func equals(_ key: Key) -> Bool { document.equals(index, key) }
+
+    /// The value as an enum, for code that switches over every kind.
+    public var content: JSONContent {
+        let t = token
+        let o = Int(t.offset)
+        switch t.kind {
+        case .object: return .object(JSONObject(document: document, index: index), offset: o)
+        case .array: return .array(JSONArray(document: document, index: index), offset: o)
+        case .string: return .string(string!, offset: o)
+        case .number: return .number(t.number, offset: o)
+        case .bool: return .bool(t.count != 0, offset: o)
+        case .null: return .null(offset: o)
         }
     }
 
     /// The word a message uses for this kind of value ("got a string").
     public var kindName: String {
-        switch self {
+        switch kind {
         case .object: return "an object"
         case .array: return "an array"
         case .string: return "a string"
@@ -29,12 +140,78 @@ public enum JSONValue: Sendable {
     }
 }
 
+public enum JSONContent {
+    case object(JSONObject, offset: Int)
+    case array(JSONArray, offset: Int)
+    case string(String, offset: Int)
+    case number(Double, offset: Int)
+    case bool(Bool, offset: Int)
+    case null(offset: Int)
+}
+
+/// An object's members in file order.
+public struct JSONObject: Sequence, Sendable {
+    let document: JSONDocument
+    let index: Int
+
+    public var count: Int { Int(document.tokens[index].count) }
+
+    /// The member named `key`, found by comparing bytes.
+    func member(_ key: Key) -> JSONMember? {
+        document.member(of: index, key).map { JSONMember(document: document, keyIndex: $0) }
+    }
+
+    public struct Iterator: IteratorProtocol {
+        let document: JSONDocument
+        var key: Int
+        let end: Int
+        public mutating func next() -> JSONMember? {
+            guard key < end else { return nil }
+            let m = JSONMember(document: document, keyIndex: key)
+            key = document.next(key + 1)
+            return m
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        Iterator(document: document, key: index + 1, end: Int(document.tokens[index].end))
+    }
+}
+
 public struct JSONMember: Sendable {
-    public var key: String
-    public var keyOffset: Int
-    public var value: JSONValue
-    /// The key's bucket (see KeySet.bucket), computed from the raw bytes while parsing.
-    var bucket: UInt8
+    let document: JSONDocument
+    let keyIndex: Int
+
+    public var key: String { JSONValue(document: document, index: keyIndex).string! }
+    public var keyOffset: Int { Int(document.tokens[keyIndex].offset) }
+    public var value: JSONValue { JSONValue(document: document, index: keyIndex + 1) }
+    var bucket: UInt8 { document.tokens[keyIndex].bucket }
+    func hasKey(_ k: Key) -> Bool { document.equals(keyIndex, k) }
+}
+
+/// An array's elements in file order.
+public struct JSONArray: Sequence, Sendable {
+    let document: JSONDocument
+    let index: Int
+
+    public var count: Int { Int(document.tokens[index].count) }
+    public var isEmpty: Bool { count == 0 }
+
+    public struct Iterator: IteratorProtocol {
+        let document: JSONDocument
+        var at: Int
+        let end: Int
+        public mutating func next() -> JSONValue? {
+            guard at < end else { return nil }
+            let v = JSONValue(document: document, index: at)
+            at = document.next(at)
+            return v
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        Iterator(document: document, at: index + 1, end: Int(document.tokens[index].end))
+    }
 }
 
 public struct JSONSyntaxError: Error, Sendable {
@@ -47,26 +224,40 @@ public struct JSONSyntaxError: Error, Sendable {
 /// stack.
 public struct JSONParser {
     public static let maxDepth = 512
+    /// Offsets are stored in 32 bits; data files are far below this.
+    public static let maxSize = Int(UInt32.max)
 
     /// Valid only during `parse`: the parser reads the caller's array in place.
     let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
     var depth = 0
-    /// Whether the last string had no escapes (its raw bytes are its UTF-8).
-    var lastStringWasRaw = true
+    var tokens = TokenBuffer()
+    var unescaped: [Int: String] = [:]
+    /// The key tokens of the objects being read, innermost last, for duplicate checks.
+    var keyStack: [Int] = []
 
     public static func parse(_ array: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
-        let result: Result<JSONValue, JSONSyntaxError> = array.withUnsafeBufferPointer { buffer in
+        try parseDocument(array).root
+    }
+
+    public static func parseDocument(_ array: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
+        guard array.count < maxSize else {
+            throw JSONSyntaxError(offset: 0, message: "file is larger than 4 GiB")
+        }
+        let result: Result<JSONDocument, JSONSyntaxError> = array.withUnsafeBufferPointer { buffer in
             var p = JSONParser(bytes: buffer)
+            // A value costs at least 2 bytes with its separator; most cost far more.
+            p.tokens.reserve(array.count / 6 + 16)
             // A UTF-8 byte order mark is tolerated; nothing else may precede the value.
             if array.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }
             do throws(JSONSyntaxError) {
                 p.skipSpace()
-                let v = try p.value()
+                try p.value()
                 p.skipSpace()
                 if p.i < buffer.count { throw p.fail("unexpected \(p.describeHere()) after the end of the document") }
-                return .success(v)
+                return .success(JSONDocument(bytes: array, tokens: p.tokens.take(), unescaped: p.unescaped))
             } catch {
+                p.tokens.free()
                 return .failure(error)
             }
         }
@@ -74,15 +265,6 @@ public struct JSONParser {
     }
 
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
-
-    /// ASCII (nearly every string in a layout) decodes directly; anything else is
-    /// validated strictly, since String(decoding:) would silently repair bad bytes.
-    func decodeUTF8(_ from: Int, _ to: Int) -> String? {
-        var k = from
-        while k < to && bytes[k] < 0x80 { k += 1 }
-        if k == to { return String(decoding: text(from, to), as: UTF8.self) }
-        return String(validating: text(from, to), as: UTF8.self)
-    }
 
     func text(_ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(rebasing: bytes[from..<to])
@@ -99,6 +281,7 @@ public struct JSONParser {
         return "byte 0x\(String(b, radix: 16))"
     }
 
+    @inline(__always)
     mutating func skipSpace() {
         while i < bytes.count {
             switch bytes[i] {
@@ -108,28 +291,29 @@ public struct JSONParser {
         }
     }
 
-    mutating func value() throws(JSONSyntaxError) -> JSONValue {
+    mutating func value() throws(JSONSyntaxError) {
         guard i < bytes.count else { throw fail("unexpected end of file; expected a value") }
         switch bytes[i] {
-        case UInt8(ascii: "{"): return try object()
-        case UInt8(ascii: "["): return try array()
-        case UInt8(ascii: "\""): let o = i; return .string(try string(), offset: o)
-        case UInt8(ascii: "t"): return try literal("true", .bool(true, offset: i))
-        case UInt8(ascii: "f"): return try literal("false", .bool(false, offset: i))
-        case UInt8(ascii: "n"): return try literal("null", .null(offset: i))
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        case UInt8(ascii: "{"): try object()
+        case UInt8(ascii: "["): try array()
+        case UInt8(ascii: "\""): try string()
+        case UInt8(ascii: "t"): try literal("true", .bool, 1)
+        case UInt8(ascii: "f"): try literal("false", .bool, 0)
+        case UInt8(ascii: "n"): try literal("null", .null, 0)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
         case UInt8(ascii: "/"): throw fail("comments are not allowed in JSON")
         default: throw fail("unexpected \(describeHere()); expected a value")
         }
     }
 
-    mutating func literal(_ word: String, _ v: JSONValue) throws(JSONSyntaxError) -> JSONValue {
-        let w = Array(word.utf8)
-        guard i + w.count <= bytes.count, text(i, i + w.count).elementsEqual(w) else {
+    mutating func literal(_ word: StaticString, _ kind: JSONKind, _ count: UInt32) throws(JSONSyntaxError) {
+        let n = word.utf8CodeUnitCount
+        let w = UnsafeBufferPointer(start: word.utf8Start, count: n)
+        guard i + n <= bytes.count, text(i, i + n).elementsEqual(w) else {
             throw fail("unexpected \(describeHere()); expected a value")
         }
-        i += w.count
-        return v
+        tokens.append(JSONToken(offset: UInt32(i), kind: kind, count: count))
+        i += n
     }
 
     mutating func enter() throws(JSONSyntaxError) {
@@ -139,17 +323,39 @@ public struct JSONParser {
         }
     }
 
-    mutating func object() throws(JSONSyntaxError) -> JSONValue {
+    /// The text of a key token, for the rare comparisons that need it decoded.
+    func keyText(_ k: Int) -> String {
+        let t = tokens[k]
+        if !t.raw { return unescaped[k]! }
+        return String(decoding: text(Int(t.offset) + 1, Int(t.end)), as: UTF8.self)
+    }
+
+    func sameKey(_ a: Int, _ b: Int) -> Bool {
+        let ta = tokens[a], tb = tokens[b]
+        if ta.raw && tb.raw {
+            guard ta.bucket == tb.bucket, ta.end - ta.offset == tb.end - tb.offset else { return false }
+            return text(Int(ta.offset), Int(ta.end)).elementsEqual(text(Int(tb.offset), Int(tb.end)))
+        }
+        return keyText(a) == keyText(b)
+    }
+
+    mutating func object() throws(JSONSyntaxError) {
         let start = i
         try enter()
         i += 1
-        var members: [JSONMember] = []
-        members.reserveCapacity(8)
+        let me = tokens.count
+        tokens.append(JSONToken(offset: UInt32(start), kind: .object))
+        let keysBase = keyStack.count
         // Objects are small (a node has a handful of keys): a linear scan finds duplicates
         // faster than hashing; big objects switch to a set.
         var seen: Set<String>?
+        var count: UInt32 = 0
         skipSpace()
-        if i < bytes.count && bytes[i] == UInt8(ascii: "}") { i += 1; depth -= 1; return .object([], offset: start) }
+        if i < bytes.count && bytes[i] == UInt8(ascii: "}") {
+            i += 1; depth -= 1
+            tokens[me].end = UInt32(tokens.count)
+            return
+        }
         while true {
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
@@ -157,51 +363,61 @@ public struct JSONParser {
                 throw fail("unexpected \(describeHere()); expected a quoted key")
             }
             let keyOffset = i
-            let key = try string()
-            let bucket: UInt8
-            if lastStringWasRaw && i - keyOffset > 2 {
-                bucket = UInt8(KeySet.bucket(count: i - keyOffset - 2, first: bytes[keyOffset + 1], last: bytes[i - 2]))
-            } else {
-                bucket = UInt8(KeySet.bucket(key))
-            }
+            let k = tokens.count
+            try string()
+            let t = tokens[k]
+            tokens[k].bucket = t.raw && t.end > t.offset + 1
+                ? UInt8(KeySet.bucket(count: Int(t.end - t.offset) - 1, first: bytes[Int(t.offset) + 1], last: bytes[Int(t.end) - 1]))
+                : UInt8(KeySet.bucket(keyText(k)))
             let duplicate: Bool
-            if let set = seen {
-                duplicate = set.contains(key)
-                seen!.insert(key)
+            if seen != nil {
+                duplicate = !seen!.insert(keyText(k)).inserted
             } else {
-                duplicate = members.contains { $0.key == key }
-                if members.count >= 16 { seen = Set(members.map(\.key) + [key]) }
+                var d = false
+                for s in keysBase..<keyStack.count where sameKey(keyStack[s], k) { d = true; break }
+                duplicate = d
+                if count >= 16 { seen = Set(keyStack[keysBase...].map(keyText) + [keyText(k)]) }
             }
             if duplicate {
-                throw fail("duplicate key \"\(key)\" in one object", at: keyOffset)
+                throw fail("duplicate key \"\(keyText(k))\" in one object", at: keyOffset)
             }
+            keyStack.append(k)
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("unexpected \(describeHere()); expected ':'") }
             i += 1
             skipSpace()
-            let v = try value()
-            members.append(JSONMember(key: key, keyOffset: keyOffset, value: v, bucket: bucket))
+            try value()
+            count += 1
             skipSpace()
             guard i < bytes.count else { throw fail("unexpected end of file; expected ',' or '}'") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
             if bytes[i] == UInt8(ascii: "}") { i += 1; break }
             throw fail("unexpected \(describeHere()); expected ',' or '}'")
         }
+        keyStack.removeSubrange(keysBase...)
         depth -= 1
-        return .object(members, offset: start)
+        tokens[me].end = UInt32(tokens.count)
+        tokens[me].count = count
     }
 
-    mutating func array() throws(JSONSyntaxError) -> JSONValue {
+    mutating func array() throws(JSONSyntaxError) {
         let start = i
         try enter()
         i += 1
-        var items: [JSONValue] = []
+        let me = tokens.count
+        tokens.append(JSONToken(offset: UInt32(start), kind: .array))
+        var count: UInt32 = 0
         skipSpace()
-        if i < bytes.count && bytes[i] == UInt8(ascii: "]") { i += 1; depth -= 1; return .array([], offset: start) }
+        if i < bytes.count && bytes[i] == UInt8(ascii: "]") {
+            i += 1; depth -= 1
+            tokens[me].end = UInt32(tokens.count)
+            return
+        }
         while true {
             skipSpace()
             if i < bytes.count && bytes[i] == UInt8(ascii: "]") { throw fail("trailing comma before ']'") }
-            items.append(try value())
+            try value()
+            count += 1
             skipSpace()
             guard i < bytes.count else { throw fail("unexpected end of file; expected ',' or ']'") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -209,36 +425,44 @@ public struct JSONParser {
             throw fail("unexpected \(describeHere()); expected ',' or ']'")
         }
         depth -= 1
-        return .array(items, offset: start)
+        tokens[me].end = UInt32(tokens.count)
+        tokens[me].count = count
     }
 
-    mutating func string() throws(JSONSyntaxError) -> String {
+    /// Appends a string token. Raw strings stay in the file; only ASCII is accepted without
+    /// a check, anything else is validated strictly, since decoding later would silently
+    /// repair bad bytes.
+    mutating func string() throws(JSONSyntaxError) {
         let start = i
         i += 1
-        // Fast path: no escapes.
         var j = i
+        var ascii = true
         while j < bytes.count {
             let b = bytes[j]
             if b == UInt8(ascii: "\"") {
-                guard let s = decodeUTF8(i, j) else { throw fail("invalid UTF-8 in string", at: start) }
+                if !ascii && String(validating: text(i, j), as: UTF8.self) == nil {
+                    throw fail("invalid UTF-8 in string", at: start)
+                }
+                tokens.append(JSONToken(offset: UInt32(start), kind: .string, end: UInt32(j)))
                 i = j + 1
-                lastStringWasRaw = true
-                return s
+                return
             }
             if b == UInt8(ascii: "\\") || b < 0x20 { break }
+            if b >= 0x80 { ascii = false }
             j += 1
         }
-        lastStringWasRaw = false
         var out: [UInt8] = Array(text(i, j))
         i = j
         while i < bytes.count {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
-                i += 1
                 guard let s = String(validating: out, as: UTF8.self) else {
                     throw fail("invalid UTF-8 in string", at: start)
                 }
-                return s
+                unescaped[tokens.count] = s
+                tokens.append(JSONToken(offset: UInt32(start), kind: .string, raw: false, end: UInt32(i)))
+                i += 1
+                return
             }
             if b < 0x20 { throw fail("control character in string; escape it (\\n, \\t, \\u00XX)") }
             if b == UInt8(ascii: "\\") {
@@ -298,7 +522,7 @@ public struct JSONParser {
         return v
     }
 
-    mutating func number() throws(JSONSyntaxError) -> JSONValue {
+    mutating func number() throws(JSONSyntaxError) {
         let start = i
         if bytes[i] == UInt8(ascii: "-") { i += 1 }
         func digits(_ p: inout JSONParser) -> Int {
@@ -324,12 +548,15 @@ public struct JSONParser {
             if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             if digits(&self) == 0 { throw fail("an exponent must have digits", at: start) }
         }
-        if let v = fastNumber(start, i) { return .number(v, offset: start) }
+        if let v = fastNumber(start, i) {
+            tokens.append(JSONToken(offset: UInt32(start), kind: .number, number: v))
+            return
+        }
         let literal = String(decoding: text(start, i), as: UTF8.self)
         guard let v = Double(literal), v.isFinite else {
             throw fail("number \(literal) is out of range (must be finite)", at: start)
         }
-        return .number(v, offset: start)
+        tokens.append(JSONToken(offset: UInt32(start), kind: .number, number: v))
     }
 }
 
@@ -384,5 +611,48 @@ public struct LineIndex: Sendable {
         var column = 1
         for k in start..<end where bytes[k] & 0xC0 != 0x80 { column += 1 }
         return (lo + 1, column)
+    }
+}
+
+/// The tape while it is written: grown by doubling, handed to the document without a copy.
+struct TokenBuffer {
+    var base: UnsafeMutablePointer<JSONToken>?
+    var capacity = 0
+    var count = 0
+
+    mutating func reserve(_ n: Int) {
+        guard n > capacity else { return }
+        let grown = UnsafeMutablePointer<JSONToken>.allocate(capacity: n)
+        if let base {
+            grown.moveInitialize(from: base, count: count)
+            base.deallocate()
+        }
+        base = grown
+        capacity = n
+    }
+
+    @inline(__always)
+    mutating func append(_ t: JSONToken) {
+        if count == capacity { reserve(max(16, capacity * 2)) }
+        (base! + count).initialize(to: t)
+        count += 1
+    }
+
+    subscript(i: Int) -> JSONToken {
+        @inline(__always) get { base![i] }
+        @inline(__always) nonmutating set { base![i] = newValue }
+    }
+
+    /// Gives up ownership; the buffer is exactly `count` long.
+    mutating func take() -> UnsafeMutableBufferPointer<JSONToken> {
+        reserve(count + 1)
+        let b = UnsafeMutableBufferPointer(start: base, count: count)
+        base = nil; capacity = 0; count = 0
+        return b
+    }
+
+    mutating func free() {
+        base?.deallocate()
+        base = nil; capacity = 0; count = 0
     }
 }

@@ -22,7 +22,7 @@ public enum LayoutLoader {
             throw DataFileError(file: file, diagnostics: [Diagnostic(.error, "E01", file: file, offset: 0, path: "$",
                 element: nil, "file is \(bytes.count >> 20) MiB; layouts are limited to \(maxFileSize >> 20) MiB")])
         }
-        let json = try parseDataFile(bytes, file: file)
+        let document = try parseDataFile(bytes, file: file)
         var reader = LayoutReader(file: file)
         reader.bytes = bytes
         // Room for every node at once: growing arrays of large structs is a measurable cost.
@@ -30,7 +30,7 @@ public enum LayoutLoader {
         reader.nodes.reserveCapacity(estimate)
         reader.info.reserveCapacity(estimate)
         reader.firstID.reserveCapacity(estimate)
-        let result = reader.read(json)
+        let result = reader.read(document.root)
         let diagnostics = locate(reader.fields.diagnostics, in: bytes)
         guard let (tree, title) = result, !diagnostics.contains(where: { $0.severity == .error }) else {
             throw DataFileError(file: file, diagnostics: diagnostics)
@@ -47,10 +47,18 @@ let nodeKeys = KeySet([
     "customActions", "adjustable", "customContent", "customRotors", "largeContent", "onActivate", "onTap",
     "onEscape", "onMagicTap", "scroll", "onFocus", "onBlur", "children",
 ])
-let unusedHandlerKeys = ["onMagicTap", "onFocus", "onBlur"]
-let containerOnlyKeys = ["navigationStyle", "shouldGroupChildren", "viewIsModal"]
-let elementOnlyKeys = ["label", "traits", "customActions", "adjustable"]
+let unusedHandlerKeys = ["onMagicTap", "onFocus", "onBlur"].map(Key.init)
+let containerOnlyKeys = ["navigationStyle", "shouldGroupChildren", "viewIsModal"].map(Key.init)
+let elementOnlyKeys = ["label", "traits", "customActions", "adjustable"].map(Key.init)
+/// Trait names as keys, so a trait is recognised from its bytes without decoding it.
+let traitKeys = Trait.allCases.map { (Key($0.rawValue), $0) }
+/// Traits that W18 says are mutually exclusive.
+let controlTraits = TraitSet([.button, .link, .searchField, .keyboardKey])
 let customActionKeys: KeySet = ["name", "effects"]
+/// Each effect verb with the fields it allows, built once: a KeySet is costly to build.
+let effectVerbs: [(verb: Key, keys: KeySet)] = [
+    ("emit", ["data"]), ("set", []), ("toggle", []), ("post", ["argument"]), ("loadScreen", []), ("result", []),
+].map { (Key($0.0), KeySet([$0.0] + $0.1)) }
 let traitNames = Trait.allCases.map(\.rawValue)
 
 /// Per-node facts the second (cross-reference) pass needs.
@@ -99,7 +107,7 @@ struct LayoutReader {
     mutating func read(_ json: JSONValue) -> (ElementTree, String?)? {
         guard let doc = fields.object(json, "$", nil, allowed: ["schemaVersion", "screen", "root"]) else { return nil }
         if let v = doc[K.schemaVersion] {
-            if case .number(let n, _) = v.value, n == 1 {} else {
+            if case .number(let n, _) = v.value.content, n == 1 {} else {
                 fields.report("E02", v.value.offset, "$.schemaVersion", nil, "must be 1 (the only version there is)")
             }
         } else {
@@ -169,8 +177,7 @@ struct LayoutReader {
         }
         // The id first, so that every message about this node can name it.
         var early: String?
-        if case .object(let members, _) = v, let m = members.first(where: { $0.key == "id" }),
-           case .string(let s, _) = m.value { early = s }
+        if let members = v.object, let m = members.first(where: { $0.hasKey(K.id) }), let s = m.value.string { early = s }
         guard let d = fields.object(v, path(), early, allowed: nodeKeys) else { return nil }
         var id = "?"
         var idOffset = v.offset
@@ -227,12 +234,12 @@ struct LayoutReader {
         if let s = fields.enumValue(d[K.navigationStyle], NavigationStyle.self, path(), el) { n.navigationStyle = s }
         n.sortPriority = fields.number(d[K.sortPriority], path(), el)
         if let m = d[K.respondsToUserInteraction] {
-            if case .null = m.value {} else { n.respondsToUserInteraction = fields.bool(m, path(), el) }
+            if m.value.isNull {} else { n.respondsToUserInteraction = fields.bool(m, path(), el) }
         }
         if let m = d[K.elements], let list = fields.array(m, path(), el) {
             var ids: [(String, Int)] = []
             for (k, item) in list.enumerated() {
-                if case .string(let s, let o) = item { ids.append((s, o)) }
+                if case .string(let s, let o) = item.content { ids.append((s, o)) }
                 else { fields.report("E04", item.offset, "\(path()).elements[\(k)]", el, "must be an element id (a string), got \(item.kindName)") }
             }
             nodeInfo.elements = ids
@@ -264,7 +271,8 @@ struct LayoutReader {
         if let m = d[K.path], let pts = fields.array(m, path(), el) {
             var list: [Point] = []
             for (k, p) in pts.enumerated() {
-                if case .array(let xy, _) = p, xy.count == 2, case .number(let x, _) = xy[0], case .number(let y, _) = xy[1] {
+                let xy = p.array.map(Array.init) ?? []
+                if xy.count == 2, let x = xy[0].number, let y = xy[1].number {
                     list.append(Point(x: x, y: y))
                 } else {
                     fields.report("E04", p.offset, "\(path()).path[\(k)]", el, "must be a point [x, y] of two numbers")
@@ -335,15 +343,15 @@ struct LayoutReader {
         // W20 / W26: container-only fields on a leaf, and leaf fields on a container.
         if n.isAccessibilityElement {
             for key in containerOnlyKeys where d[key] != nil {
-                fields.report(.warning, "W20", d[key]!.keyOffset, path() + "." + key, el, "\"\(key)\" on an accessible element is ignored")
+                fields.report(.warning, "W20", d[key]!.keyOffset, path() + "." + key.name, el, "\"\(key.name)\" on an accessible element is ignored")
             }
             if d[K.elements] != nil && hasChildren {
                 fields.report(.warning, "W20", d[K.elements]!.keyOffset, path() + ".elements", el, "\"elements\" on an accessible element is ignored")
             }
         } else if explicitAX == nil && hasChildren {
             for key in elementOnlyKeys where d[key] != nil {
-                fields.report(.warning, "W26", d[key]!.keyOffset, path() + "." + key, el,
-                              "a node with children is a container by default, so \"\(key)\" is ignored; set \"isAccessibilityElement\": true to make it one element")
+                fields.report(.warning, "W26", d[key]!.keyOffset, path() + "." + key.name, el,
+                              "a node with children is a container by default, so \"\(key.name)\" is ignored; set \"isAccessibilityElement\": true to make it one element")
             }
         }
         if d[K.modalScope] != nil && !n.viewIsModal {
@@ -358,23 +366,25 @@ struct LayoutReader {
     mutating func traits(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> TraitSet {
         func p() -> String { path() + "." + m.key }
         let names = traitNames
-        if case .number(_, let o) = m.value {
+        if m.value.kind == .number {
+            let o = m.value.offset
             fields.report("E09", o, p(), el, "traits are names, not a raw bitmask; allowed: \(quotedList(names))")
             return TraitSet()
         }
         guard let list = fields.array(m, path(), el) else { return TraitSet() }
         var set = TraitSet()
-        var seen = Set<String>()
         for (k, item) in list.enumerated() {
             func ip() -> String { "\(p())[\(k)]" }
-            guard case .string(let s, let o) = item else {
+            if let (key, t) = traitKeys.first(where: { item.equals($0.0) }) {
+                if set.contains(t) { fields.report("E09", item.offset, ip(), el, "duplicate trait \"\(key.name)\"") }
+                set.insert(t)
+                continue
+            }
+            guard case .string(let s, let o) = item.content else {
                 fields.report("E09", item.offset, ip(), el, "a trait is a name (a string), got \(item.kindName); allowed: \(quotedList(names))")
                 continue
             }
-            if let t = Trait(rawValue: s) {
-                if !seen.insert(s).inserted { fields.report("E09", o, ip(), el, "duplicate trait \"\(s)\"") }
-                set.insert(t)
-            } else if s == "isModal" || s == "modal" {
+            if s == "isModal" || s == "modal" {
                 fields.report("E09", o, ip(), el, "\"\(s)\" is not a trait here; use \"viewIsModal\": true on the node")
             } else {
                 var msg = "unknown trait \"\(s)\"; allowed: \(quotedList(names))"
@@ -386,8 +396,8 @@ struct LayoutReader {
         if set.contains(.none) && set.rawValue != TraitSet([.none]).rawValue {
             fields.report("E09", m.value.offset, p(), el, "\"none\" must be the only trait")
         }
-        let controls = [Trait.button, .link, .searchField, .keyboardKey].filter { set.contains($0) }
-        if controls.count > 1 {
+        if (set.rawValue & controlTraits.rawValue).nonzeroBitCount > 1 {
+            let controls = [Trait.button, .link, .searchField, .keyboardKey].filter { set.contains($0) }
             fields.report(.warning, "W18", m.value.offset, p(), el,
                           "\(quotedList(controls.map(\.rawValue))) are meant to be mutually exclusive; keep one")
         }
@@ -427,17 +437,17 @@ struct LayoutReader {
 
     mutating func adjustable(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> Adjustable? {
         let p = path() + ".adjustable"
-        guard case .object(let members, _) = m.value else {
+        guard let members = m.value.object else {
             fields.report("E10", m.value.offset, p, el, "must be an object: {\"min\", \"max\", \"step\", \"value\"} or {\"values\", \"index\"}")
             return nil
         }
-        let isList = members.contains { $0.key == "values" }
+        let isList = members.contains { $0.hasKey(K.values) }
         if isList {
             guard let d = fields.object(m.value, p, el, allowed: ["values", "index", "onChange"], unknownCode: "E10") else { return nil }
-            let values = fields.array(d[K.values], p, el) ?? []
+            let values = fields.array(d[K.values], p, el).map(Array.init) ?? []
             var strings: [String] = []
             for (k, v) in values.enumerated() {
-                if case .string(let s, _) = v { strings.append(s) }
+                if case .string(let s, _) = v.content { strings.append(s) }
                 else { fields.report("E10", v.offset, "\(p).values[\(k)]", el, "must be a string, got \(v.kindName)") }
             }
             if values.isEmpty { fields.report("E10", d[K.values]!.value.offset, p + ".values", el, "must list at least one value") }
@@ -498,7 +508,7 @@ struct LayoutReader {
             }
             if let targets = fields.array(fields.require(d, K.targets, in: item, rp, el, code: "E14"), rp, el) {
                 for (t, v) in targets.enumerated() {
-                    if case .string(let s, let o) = v {
+                    if case .string(let s, let o) = v.content {
                         references.append(IDReference(id: s, offset: o, path: "\(rp).targets[\(t)]", element: el, what: "rotor target"))
                     } else {
                         fields.report("E14", v.offset, "\(rp).targets[\(t)]", el, "must be an element id (a string)")
@@ -514,7 +524,7 @@ struct LayoutReader {
         let allowed = ["up", "down", "left", "right", "next", "previous"]
         if let dirs = fields.array(fields.require(d, K.directions, in: m.value, sp, el), sp, el) {
             for (k, v) in dirs.enumerated() {
-                guard case .string(let s, let o) = v, allowed.contains(s) else {
+                guard case .string(let s, let o) = v.content, allowed.contains(s) else {
                     fields.report("E04", v.offset, "\(sp).directions[\(k)]", el, "must be one of \(quotedList(allowed))")
                     continue
                 }
@@ -538,20 +548,23 @@ struct LayoutReader {
     }
 
     mutating func effect(_ v: JSONValue, _ p: @autoclosure () -> String, _ el: String?) -> LayoutEffect? {
-        let verbs = ["emit", "set", "toggle", "post", "loadScreen", "result"]
-        guard case .object(let members, _) = v else {
-            fields.report("E15", v.offset, p(), el, "an effect is an object with one verb: \(quotedList(verbs))")
+        let verbs = effectVerbs
+        guard let members = v.object else {
+            fields.report("E15", v.offset, p(), el, "an effect is an object with one verb: \(quotedList(verbs.map(\.verb.name)))")
             return nil
         }
-        let verb = members.first { verbs.contains($0.key) }?.key
-        guard let verb else {
-            var msg = "an effect needs exactly one verb: \(quotedList(verbs))"
-            if let first = members.first, let s = suggestion(for: first.key, among: verbs) { msg += "; did you mean \"\(s)\"?" }
+        var found: (verb: Key, keys: KeySet)?
+        for m in members {
+            if let f = verbs.first(where: { m.hasKey($0.verb) }) { found = f; break }
+        }
+        guard let (verbKey, allowed) = found else {
+            var msg = "an effect needs exactly one verb: \(quotedList(verbs.map(\.verb.name)))"
+            if let first = members.first(where: { _ in true }), let s = suggestion(for: first.key, among: verbs.map(\.verb.name)) { msg += "; did you mean \"\(s)\"?" }
             fields.report("E15", v.offset, p(), el, msg)
             return nil
         }
-        let options: [String: [String]] = ["emit": ["data"], "post": ["argument"]]
-        guard let d = fields.object(v, p(), el, allowed: KeySet([verb] + (options[verb] ?? []))) else { return nil }
+        let verb = verbKey.name
+        guard let d = fields.object(v, p(), el, allowed: allowed) else { return nil }
         let m = d[verb]!
         switch verb {
         case "emit":
@@ -559,7 +572,7 @@ struct LayoutReader {
             if name.isEmpty { fields.report("E15", m.value.offset, p() + ".emit", el, "must name the event"); return nil }
             var data: String?
             if let dm = d[K.data] {
-                if case .object = dm.value { data = compactJSON(dm.value) }
+                if dm.value.kind == .object { data = compactJSON(dm.value) }
                 else { fields.report("E04", dm.value.offset, p() + ".data", el, "must be an object, got \(dm.value.kindName)") }
             }
             return .emit(name: name, data: data)
@@ -588,7 +601,7 @@ struct LayoutReader {
             var values: [String] = []
             if let list = fields.array(fields.require(td, K.values, in: m.value, tp, el), tp, el) {
                 for (k, item) in list.enumerated() {
-                    if case .string(let s, _) = item { values.append(s) }
+                    if case .string(let s, _) = item.content { values.append(s) }
                     else { fields.report("E04", item.offset, "\(tp).values[\(k)]", el, "must be a string, got \(item.kindName)") }
                 }
                 if list.count < 2 { fields.report("E15", td[K.values]!.value.offset, tp + ".values", el, "a toggle needs at least 2 values") }
@@ -606,7 +619,7 @@ struct LayoutReader {
             }
             var arg = LayoutEffect.Notification.Argument.none
             if let a = d[K.argument] {
-                switch a.value {
+                switch a.value.content {
                 case .null: break
                 case .string(let s, _): arg = .text(s)
                 case .object:
@@ -791,10 +804,8 @@ struct LayoutReader {
                     for b in l.utf8 { digits = (48...57).contains(b) ? digits + 1 : 0; longest = max(longest, digits) }
                     if longest >= 5 { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label has \(longest) digits in a row; they are read one by one") }
                 }
-                if let l = n.label?.lowercased() {
-                    let words = l.split(whereSeparator: { !$0.isLetter })
-                    let traitWords: [(Trait, String)] = [(.button, "button"), (.link, "link"), (.image, "image"), (.header, "heading"), (.adjustable, "adjustable")]
-                    if let (_, w) = traitWords.first(where: { n.traits.contains($0.0) && words.contains(Substring($0.1)) }) {
+                if let l = n.label, n.traits.intersects(traitWordTraits) {
+                    if let (_, w) = traitWords.first(where: { n.traits.contains($0.0) && containsWord(l, $0.1) }) {
                         fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label contains the trait word \"\(w)\", which is spoken anyway")
                     }
                 }
@@ -831,12 +842,48 @@ struct LayoutReader {
     }
 }
 
+/// Trait words a label need not say (W24): VoiceOver speaks the trait anyway.
+let traitWords: [(Trait, String)] = [(.button, "button"), (.link, "link"), (.image, "image"), (.header, "heading"), (.adjustable, "adjustable")]
+let traitWordTraits = TraitSet(traitWords.map(\.0))
+
+/// Whether `text` has `word` (lowercase) as a whole word, ignoring case. ASCII text, nearly
+/// every label, is scanned in place; other text is split on Unicode letters.
+func containsWord(_ text: String, _ word: String) -> Bool {
+    let w = word.utf8
+    var start = -1
+    var k = 0
+    var bytes = text.utf8.makeIterator()
+    var matched = true
+    var wi = w.startIndex
+    while true {
+        let b = bytes.next()
+        if let b, b >= 0x80 {
+            return text.lowercased().split(whereSeparator: { !$0.isLetter }).contains(Substring(word))
+        }
+        let isLetter = b.map { ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 } ?? false
+        if isLetter {
+            if start < 0 { start = k; matched = true; wi = w.startIndex }
+            if matched {
+                if wi != w.endIndex && w[wi] == (b! | 0x20) { wi = w.index(after: wi) } else { matched = false }
+            }
+        } else {
+            if start >= 0 && matched && wi == w.endIndex { return true }
+            start = -1
+            if b == nil { return false }
+        }
+        k += 1
+    }
+}
+
 func isValidID(_ s: String) -> Bool {
-    let u = Array(s.utf8)
-    guard let first = u.first, u.count <= 128 else { return false }
     func letter(_ b: UInt8) -> Bool { (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95 }
-    guard letter(first) else { return false }
-    return u.dropFirst().allSatisfy { letter($0) || ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 58 || $0 == 45 }
+    var count = 0
+    for b in s.utf8 {
+        count += 1
+        if count == 1 { if !letter(b) { return false } }
+        else if !(letter(b) || (b >= 48 && b <= 57) || b == 46 || b == 58 || b == 45) { return false }
+    }
+    return count >= 1 && count <= 128
 }
 
 func idSyntaxMessage(_ s: String) -> String {
@@ -857,7 +904,7 @@ func polygonContains(_ poly: [Point], _ p: Point) -> Bool {
 
 /// Compact JSON text of a value (for `emit` data passed through to the host).
 func compactJSON(_ v: JSONValue) -> String {
-    switch v {
+    switch v.content {
     case .object(let members, _):
         return "{" + members.map { jsonString($0.key) + ":" + compactJSON($0.value) }.joined(separator: ",") + "}"
     case .array(let items, _): return "[" + items.map(compactJSON).joined(separator: ",") + "]"

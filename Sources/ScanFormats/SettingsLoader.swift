@@ -30,14 +30,14 @@ public enum SettingsLoader {
     ]
 
     public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
-        let json = try parseDataFile(bytes, file: file)
+        let json = try parseDataFile(bytes, file: file).root
         var r = FieldReader(file: file)
         var s = ScanSettings()
         if let d = r.object(json, "$", nil, allowed: KeySet(fields)) {
             for spec in durations {
                 guard let m = d[spec.key] else { continue }
                 let p = "$." + spec.key
-                switch m.value {
+                switch m.value.content {
                 case .bool(false, _), .null:
                     if spec.canBeOff {
                         if let kp = spec.path { s[keyPath: kp] = nil }

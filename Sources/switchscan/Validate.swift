@@ -52,7 +52,7 @@ struct Validate: ParsableCommand {
     /// A layout has at least one of its required top-level keys; anything else is read as
     /// settings (so `{}` is valid settings, and a misspelt settings key gets a did-you-mean).
     func looksLikeLayout(_ bytes: [UInt8]) -> Bool {
-        guard case .object(let members, _)? = try? JSONParser.parse(bytes) else {
+        guard let members = (try? JSONParser.parse(bytes))?.object else {
             // Unparseable: report it as a layout, whose messages are the most detailed.
             return true
         }

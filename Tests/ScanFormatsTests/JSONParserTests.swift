@@ -18,7 +18,7 @@ struct JSONParserTests {
 
     @Test(arguments: numbers)
     func numbersMatchTheStandardLibrary(_ text: String) throws {
-        guard case .number(let v, let offset) = try parse(text) else {
+        guard case .number(let v, let offset) = try parse(text).content else {
             Issue.record("\(text) is not a number"); return
         }
         let expected = try #require(Double(text))
@@ -28,16 +28,16 @@ struct JSONParserTests {
     }
 
     @Test func numbersInsideStructures() throws {
-        guard case .array(let items, _) = try parse("[1.25, -0.5, 3e1, 10]") else { Issue.record("not an array"); return }
-        let values = items.compactMap { if case .number(let d, _) = $0 { d } else { nil } }
+        guard case .array(let items, _) = try parse("[1.25, -0.5, 3e1, 10]").content else { Issue.record("not an array"); return }
+        let values = items.compactMap(\.number)
         #expect(values == [1.25, -0.5, 30, 10])
         #expect(items.map(\.offset) == [1, 7, 13, 18])
     }
 
     @Test func stringsWithEscapes() throws {
-        guard case .string(let s, _) = try parse(#""a\"b\\c\/d\n\t\u00e9\ud83d\ude00""#) else { Issue.record("not a string"); return }
+        guard case .string(let s, _) = try parse(#""a\"b\\c\/d\n\t\u00e9\ud83d\ude00""#).content else { Issue.record("not a string"); return }
         #expect(s == "a\"b\\c/d\n\té😀")
-        guard case .string(let u, _) = try parse("\"Café ✓\"") else { Issue.record("not a string"); return }
+        guard case .string(let u, _) = try parse("\"Café ✓\"").content else { Issue.record("not a string"); return }
         #expect(u == "Café ✓")
     }
 
@@ -54,7 +54,7 @@ struct JSONParserTests {
     }
 
     @Test func objectMembersKeepOrderAndPositions() throws {
-        guard case .object(let members, let o) = try parse(#"{"b": 1, "a": [true, null]}"#) else { Issue.record("not an object"); return }
+        guard case .object(let members, let o) = try parse(#"{"b": 1, "a": [true, null]}"#).content else { Issue.record("not an object"); return }
         #expect(o == 0)
         #expect(members.map(\.key) == ["b", "a"])
         #expect(members.map(\.keyOffset) == [1, 9])
