@@ -199,14 +199,15 @@ extension ScanEngine {
             emit(.highlight(item: tree[n].id, kind: .element, frame: tree[n].frame,
                             label: spokenText(tree[n]), context: nil))
         case .item(.group(let g)):
-            let node = tree[scan.groups[g].node]
+            // Fields are read in place: copying a node would retain every one of them.
+            let n = scan.groups[g].node
             if groupLabels.count != scan.groups.count { groupLabels = Array(repeating: nil, count: scan.groups.count) }
             let label = groupLabels[g] ?? groupLabel(g)
             groupLabels[g] = label
-            emit(.highlight(item: node.id, kind: .group, frame: node.frame, label: label, context: nil))
+            emit(.highlight(item: tree[n].id, kind: .group, frame: tree[n].frame, label: label, context: nil))
         case .exit:
-            let node = tree[scan.groups[item.cursor.scope].node]
-            emit(.highlight(item: "exit", kind: .exit, frame: node.frame, label: "Exit group", context: node.id))
+            let n = scan.groups[item.cursor.scope].node
+            emit(.highlight(item: "exit", kind: .exit, frame: tree[n].frame, label: "Exit group", context: tree[n].id))
         case .screenMenu:
             emit(.highlight(item: "menu", kind: .menuEntry, frame: nil, label: "Menu", context: nil))
         }

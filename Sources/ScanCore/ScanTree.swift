@@ -98,13 +98,13 @@ public struct ScanTreeBuilder {
     private mutating func visualPass() {
         var stack = [tree.root]
         var order: Int32 = 0
+        // Nodes are read field by field in place: copying one retains all its fields.
         while let i = stack.popLast() {
-            let node = tree[i]
             docIndex[i] = order; order += 1
-            if node.hidden || !node.isVisible { excluded[i] = true }
-            let hideChildren = excluded[i] || node.elementsHidden
-            if let list = node.elements { for m in list { claimed[m] = true } }
-            for c in node.children.reversed() {
+            if tree[i].hidden || !tree[i].isVisible { excluded[i] = true }
+            let hideChildren = excluded[i] || tree[i].elementsHidden
+            if let list = tree[i].elements { for m in list { claimed[m] = true } }
+            for c in tree[i].children.reversed() {
                 if hideChildren { excluded[c] = true }
                 stack.append(c)
             }
@@ -118,12 +118,11 @@ public struct ScanTreeBuilder {
         var stack = [tree.root]
         while let i = stack.popLast() {
             if excluded[i] { continue }
-            let node = tree[i]
-            if node.viewIsModal && node.modalScope == .screen && i != tree.root {
+            if tree[i].viewIsModal && tree[i].modalScope == .screen && i != tree.root {
                 // Preorder with reversed pushes visits in document order: the last wins.
                 screenModal = i
             }
-            if node.isAccessibilityElement { continue }
+            if tree[i].isAccessibilityElement { continue }
             for m in rawMembers(i).reversed() {
                 axParent[m] = Int32(i)
                 stack.append(m)
@@ -155,10 +154,9 @@ public struct ScanTreeBuilder {
     }
 
     private func isBlock(_ i: Int) -> Bool {
-        let n = tree[i]
-        if n.isAccessibilityElement || n.shouldGroupChildren || n.elements != nil
-            || n.sortPriority != nil || n.viewIsModal { return true }
-        switch n.navigationStyle {
+        if tree[i].isAccessibilityElement || tree[i].shouldGroupChildren || tree[i].elements != nil
+            || tree[i].sortPriority != nil || tree[i].viewIsModal { return true }
+        switch tree[i].navigationStyle {
         case .combined: return true
         case .automatic: return settings.groupItems
         case .separate: return false
@@ -191,28 +189,28 @@ public struct ScanTreeBuilder {
     /// its top is within half the smaller height of the row's first block.
     private func geometricOrder(_ blocks: [Int]) -> [Int] {
         guard blocks.count > 1 else { return blocks }
-        let sorted = blocks.sorted { a, b in
-            let fa = tree[a].frame, fb = tree[b].frame
-            if fa.minY != fb.minY { return fa.minY < fb.minY }
-            if fa.minX != fb.minX { return fa.minX < fb.minX }
-            return docIndex[a] < docIndex[b]
+        // Sort plain keys: a closure over the builder would copy it for every sort.
+        var keyed = blocks.map { (frame: tree[$0].frame, doc: docIndex[$0], node: $0) }
+        keyed.sort { a, b in
+            if a.frame.minY != b.frame.minY { return a.frame.minY < b.frame.minY }
+            if a.frame.minX != b.frame.minX { return a.frame.minX < b.frame.minX }
+            return a.doc < b.doc
         }
         var result: [Int] = []
-        result.reserveCapacity(sorted.count)
-        var row: [Int] = []
+        result.reserveCapacity(keyed.count)
+        var row: [(frame: Rect, doc: Int32, node: Int)] = []
         var first = Rect.zero
         func flush() {
             row.sort { a, b in
-                let fa = tree[a].frame, fb = tree[b].frame
-                if fa.minX != fb.minX { return fa.minX < fb.minX }
-                if fa.minY != fb.minY { return fa.minY < fb.minY }
-                return docIndex[a] < docIndex[b]
+                if a.frame.minX != b.frame.minX { return a.frame.minX < b.frame.minX }
+                if a.frame.minY != b.frame.minY { return a.frame.minY < b.frame.minY }
+                return a.doc < b.doc
             }
-            result.append(contentsOf: row)
+            for r in row { result.append(r.node) }
             row.removeAll(keepingCapacity: true)
         }
-        for b in sorted {
-            let f = tree[b].frame
+        for b in keyed {
+            let f = b.frame
             if row.isEmpty {
                 row.append(b); first = f
             } else if abs(f.minY - first.minY) < min(f.height, first.height) / 2 {
@@ -264,11 +262,10 @@ public struct ScanTreeBuilder {
     /// §5.9): control traits, actions, handlers, or a tap at the activation point that
     /// reaches a tap handler.
     private func passesScope(_ i: Int) -> Bool {
-        let n = tree[i]
         if settings.itemScope == .all { return true }
-        if n.traits.contains(.notEnabled) { return false }
-        if let responds = n.respondsToUserInteraction { return responds }
-        return Self.isInteractive(n, at: i, in: tree)
+        if tree[i].traits.contains(.notEnabled) { return false }
+        if let responds = tree[i].respondsToUserInteraction { return responds }
+        return Self.isInteractive(tree[i], at: i, in: tree)
     }
 
     public static func isInteractive(_ n: ElementNode, at i: Int, in tree: ElementTree) -> Bool {

@@ -108,6 +108,7 @@ struct FieldReader {
     /// A rectangle; negative sizes are E06.
     mutating func rect(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Rect? {
         guard let m else { return nil }
+        if let r = m.value.document.plainRect(at: m.value.index) { return r }
         func p() -> String { path() + "." + m.key }
         guard let d = object(m.value, p(), element, allowed: KeySets.rect) else { return nil }
         let x = number(require(d, K.x, in: m.value, p(), element), p(), element)
@@ -151,12 +152,33 @@ struct ObjectView {
     subscript(key: String) -> JSONMember? { self[Key(key)] }
 }
 
-/// A field name with its bucket and bytes computed once.
+/// A field name with its bucket and bytes computed once. The bytes are stored inline, so a
+/// Key is plain data: passing and copying one costs no reference counting.
 struct Key: Sendable {
-    let name: String
-    let utf8: [UInt8]
+    static let capacity = 32
+    private let bytes: (UInt64, UInt64, UInt64, UInt64)
+    let count: Int
     let bucket: UInt8
-    init(_ name: String) { self.name = name; utf8 = Array(name.utf8); bucket = UInt8(KeySet.bucket(name)) }
+
+    init(_ name: String) {
+        let u = Array(name.utf8)
+        precondition(u.count <= Self.capacity, "field names are at most \(Self.capacity) bytes")
+        var b: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &b) { raw in
+            for (k, c) in u.enumerated() { raw[k] = c }
+        }
+        bytes = b
+        count = u.count
+        bucket = UInt8(KeySet.bucket(name))
+    }
+
+    var name: String { withUTF8 { String(decoding: $0, as: UTF8.self) } }
+
+    func withUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafeBytes(of: bytes) { raw in
+            body(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
+        }
+    }
 }
 
 /// The field names looked up while reading data files.
@@ -242,18 +264,25 @@ enum K {
 /// The field names an object may have, bucketed by a cheap hash of length and end bytes.
 struct KeySet: ExpressibleByArrayLiteral, Sendable {
     let names: [String]
-    private let buckets: [[Key]]
+    /// The keys sorted by bucket; `starts[b]..<starts[b + 1]` are those of bucket b.
+    private let keys: [Key]
+    private let starts: [UInt16]
 
     init(_ names: [String]) {
         self.names = names
-        var b = Array(repeating: [Key](), count: 64)
-        for n in names { b[Int(Self.bucket(n))].append(Key(n)) }
-        buckets = b
+        keys = names.map(Key.init).sorted { $0.bucket < $1.bucket }
+        var s = [UInt16](repeating: 0, count: 65)
+        for b in 0..<64 { s[b + 1] = s[b] + UInt16(keys.count(where: { Int($0.bucket) == b })) }
+        starts = s
     }
 
     init(arrayLiteral elements: String...) { self.init(elements) }
 
-    func contains(_ m: JSONMember, bucket: UInt64) -> Bool { buckets[Int(bucket)].contains { m.hasKey($0) } }
+    func contains(_ m: JSONMember, bucket: UInt64) -> Bool {
+        let b = Int(bucket)
+        for i in Int(starts[b])..<Int(starts[b + 1]) where m.hasKey(keys[i]) { return true }
+        return false
+    }
 
     /// Length and end bytes: cheap, and the JSON parser computes the same from raw bytes.
     static func bucket(_ key: String) -> UInt64 {

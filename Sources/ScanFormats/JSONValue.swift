@@ -4,6 +4,8 @@ import Glibc
 import Darwin
 #endif
 
+import ScanCore
+
 /// A parsed JSON file: the bytes and a flat tape of tokens in document order, one per value
 /// and key. Values are read in place from the tape, so parsing allocates two arrays rather
 /// than one object per value (a layout of 100k elements has over a million values). Every
@@ -49,8 +51,37 @@ public final class JSONDocument: @unchecked Sendable {
         guard t.raw else { return unescaped[i] == key.name }
         let start = Int(t.offset) + 1
         let n = Int(t.end) - start
-        guard n == key.utf8.count else { return false }
-        return key.utf8.withUnsafeBufferPointer { k in memcmp(text.baseAddress! + start, k.baseAddress!, n) == 0 }
+        guard n == key.count else { return false }
+        return key.withUTF8 { k in memcmp(text.baseAddress! + start, k.baseAddress!, n) == 0 }
+    }
+
+    /// A frame written the usual way, {"x", "y", "width", "height"} as numbers with sizes
+    /// >= 0, read straight off the tape; nil for anything else, which the caller then
+    /// reads field by field to say exactly what is wrong.
+    func plainRect(at i: Int) -> Rect? {
+        let t = tokens[i]
+        guard t.kind == .object, t.count == 4, Int(t.end) == i + 9 else { return nil }
+        var v = (0.0, 0.0, 0.0, 0.0)
+        var seen = 0
+        for k in stride(from: i + 1, to: i + 9, by: 2) {
+            let value = tokens[k + 1]
+            guard value.kind == .number else { return nil }
+            let slot: Int
+            if equals(k, K.x) { slot = 0 }
+            else if equals(k, K.y) { slot = 1 }
+            else if equals(k, K.width) { slot = 2 }
+            else if equals(k, K.height) { slot = 3 }
+            else { return nil }
+            seen |= 1 << slot
+            switch slot {
+            case 0: v.0 = value.number
+            case 1: v.1 = value.number
+            case 2: v.2 = value.number
+            default: v.3 = value.number
+            }
+        }
+        guard seen == 0b1111, v.2 >= 0, v.3 >= 0 else { return nil }
+        return Rect(x: v.0, y: v.1, width: v.2, height: v.3)
     }
 
     /// The key token of the member named `key` in the object at `i`.

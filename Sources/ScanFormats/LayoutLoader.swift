@@ -415,7 +415,8 @@ struct LayoutReader {
     mutating func customActions(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> [CustomAction] {
         guard let list = fields.array(m, path(), el) else { return [] }
         var actions: [CustomAction] = []
-        var seen: [String: Int] = [:]
+        // An element has a handful of actions: a list is cheaper than a dictionary.
+        var seen: [(name: String, index: Int)] = []
         for (k, item) in list.enumerated() {
             func ap() -> String { "\(path()).customActions[\(k)]" }
             guard let ad = fields.object(item, ap(), el, allowed: customActionKeys) else { continue }
@@ -425,11 +426,11 @@ struct LayoutReader {
                 fields.report("E13", ad[K.name]!.value.offset, ap() + ".name", el, "an action needs a name a person can read")
                 continue
             }
-            if let first = seen[name] {
-                fields.report("E13", ad[K.name]!.value.offset, ap() + ".name", el, "duplicate action name \"\(name)\" (also customActions[\(first)])")
+            if let first = seen.first(where: { $0.name == name }) {
+                fields.report("E13", ad[K.name]!.value.offset, ap() + ".name", el, "duplicate action name \"\(name)\" (also customActions[\(first.index)])")
                 continue
             }
-            seen[name] = k
+            seen.append((name, k))
             actions.append(CustomAction(name: name, effects: effects))
         }
         return actions
@@ -487,9 +488,9 @@ struct LayoutReader {
         for (k, item) in list.enumerated() {
             let cp = "\(path()).customContent[\(k)]"
             guard let d = fields.object(item, cp, el, allowed: ["label", "value", "importance"]) else { continue }
-            for key in ["label", "value"] {
-                if let s = fields.string(fields.require(d, Key(key), in: item, cp, el, code: "E14"), cp, el), s.isEmpty {
-                    fields.report("E14", d[key]!.value.offset, cp + "." + key, el, "must not be empty")
+            for key in [K.label, K.value] {
+                if let s = fields.string(fields.require(d, key, in: item, cp, el, code: "E14"), cp, el), s.isEmpty {
+                    fields.report("E14", d[key]!.value.offset, cp + "." + key.name, el, "must not be empty")
                 }
             }
             if let imp = fields.string(d[K.importance], cp, el), imp != "default" && imp != "high" {
@@ -729,15 +730,15 @@ struct LayoutReader {
         var stack = [0]
         while let i = stack.popLast() {
             reachable[i] = true
-            let n = nodes[i]
-            if n.isAccessibilityElement {
-                if (n.label ?? "").isEmpty {
-                    fields.report("E11", info[i].idOffset, nodePath(i), n.id,
+            // Fields are read in place: copying a node would retain every one of them.
+            if nodes[i].isAccessibilityElement {
+                if nodes[i].label?.isEmpty ?? true {
+                    fields.report("E11", info[i].idOffset, nodePath(i), nodes[i].id,
                                   "an accessible element needs a non-empty \"label\" (or \"labelSpans\", or \"labelFromChildren\"); a decorative node says \"isAccessibilityElement\": false")
                 }
                 continue
             }
-            let members = n.elements ?? n.children.filter { !claimed.contains($0) }
+            let members = nodes[i].elements ?? nodes[i].children.filter { !claimed.contains($0) }
             for m in members { axParent[m] = Int32(i) }
             axMembers[i] = members
             stack.append(contentsOf: members.reversed())
@@ -781,17 +782,27 @@ struct LayoutReader {
     // MARK: lint (warnings and information; never block loading)
 
     mutating func lint(_ tree: ElementTree) {
-        let screen = tree.screenSize
         var unreachable: [String] = []
-        let gestureWords = ["double tap", "double-tap", "tap", "swipe", "flick", "click"]
         for i in tree.nodes.indices {
-            // Borrow the node in place: copying it would retain every field.
-            let n = tree.nodes[i]
-            func p() -> String { nodePath(i) }
+            lintNode(i, tree.nodes[i], tree, &unreachable)
+        }
+        if !unreachable.isEmpty {
+            let shown = unreachable.prefix(10).map { "\"\($0)\"" }.joined(separator: ", ")
+            let more = unreachable.count > 10 ? " and \(unreachable.count - 10) more" : ""
+            fields.report(.info, "I25", 0, "$.root", nil,
+                          "accessible elements \(shown)\(more) are unreachable in the accessibility tree (point mode can still tap them)")
+        }
+    }
+
+    /// One node's lint; the node is borrowed, since copying it would retain every field.
+    mutating func lintNode(_ i: Int, _ n: borrowing ElementNode, _ tree: ElementTree, _ unreachable: inout [String]) {
+        let screen = tree.screenSize
+        func p() -> String { nodePath(i) }
+        do {
             if n.isAccessibilityElement {
                 if !reachable[i] {
                     if i != 0 { unreachable.append(n.id) }
-                    continue
+                    return
                 }
                 if n.frame.width == 0 || n.frame.height == 0 {
                     fields.report(.warning, "W22", info[i].idOffset, p(), n.id, "zero-area element: it cannot be seen or tapped")
@@ -833,14 +844,11 @@ struct LayoutReader {
                               "several modal siblings; the last one wins")
             }
         }
-        if !unreachable.isEmpty {
-            let shown = unreachable.prefix(10).map { "\"\($0)\"" }.joined(separator: ", ")
-            let more = unreachable.count > 10 ? " and \(unreachable.count - 10) more" : ""
-            fields.report(.info, "I25", 0, "$.root", nil,
-                          "accessible elements \(shown)\(more) are unreachable in the accessibility tree (point mode can still tap them)")
-        }
     }
 }
+
+/// Words that describe a gesture rather than its result (W24).
+let gestureWords = ["double tap", "double-tap", "tap", "swipe", "flick", "click"]
 
 /// Trait words a label need not say (W24): VoiceOver speaks the trait anyway.
 let traitWords: [(Trait, String)] = [(.button, "button"), (.link, "link"), (.image, "image"), (.header, "heading"), (.adjustable, "adjustable")]
