@@ -468,6 +468,19 @@ public struct JSONParser {
         i += 1
         var j = i
         var ascii = true
+        // Eight bytes at a time while none is a quote, a backslash, a control byte or
+        // non-ASCII (a word-wide zero-byte test); the byte loop below takes over from there.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        if let base = bytes.baseAddress {
+            while j + 8 <= bytes.count {
+                let w = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
+                let q = w ^ (ones &* 0x22), bs = w ^ (ones &* 0x5C)
+                let special = ((q &- ones) & ~q) | ((bs &- ones) & ~bs) | ((w &- ones &* 0x20) & ~w) | w
+                if special & highs != 0 { break }
+                j += 8
+            }
+        }
         while j < bytes.count {
             let b = bytes[j]
             if b == UInt8(ascii: "\"") {

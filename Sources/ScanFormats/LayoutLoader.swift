@@ -186,18 +186,20 @@ struct LayoutReader {
             idOffset = m.value.offset
             if !isValidID(s) {
                 fields.report("E05", m.value.offset, path() + ".id", nil, idSyntaxMessage(s))
-            } else if let first = firstID[s] {
+            } else if let first = firstID.updateValue(nodes.count, forKey: s) {
+                // One hash per id: insert, and put the first back in the rare duplicate case.
+                firstID[s] = first
                 fields.report("E05", m.value.offset, path() + ".id", nil,
                               "duplicate id \"\(s)\" (first defined at \(lineOf(info[first].idOffset)), \(nodePath(first)).id)")
-            } else {
-                firstID[s] = nodes.count
             }
         }
         let el: String? = id
         let index = nodes.count
         var n = ElementNode(id: id)
         n.parent = parent
-        nodes.append(n)
+        // A placeholder keeps document order while the children are read; `n` replaces it
+        // at the end (appending `n` itself would copy every field).
+        nodes.append(ElementNode(id: id))
         var nodeInfo = NodeInfo(parent: Int32(parent ?? -1), position: Int32(position), idOffset: idOffset,
                                 explicitFrame: d[K.frame] != nil)
         info.append(nodeInfo)
@@ -566,7 +568,7 @@ struct LayoutReader {
         }
         let verb = verbKey.name
         guard let d = fields.object(v, p(), el, allowed: allowed) else { return nil }
-        let m = d[verb]!
+        let m = d[verbKey]!
         switch verb {
         case "emit":
             guard let name = fields.string(m, p(), el) else { return nil }
