@@ -23,21 +23,29 @@ struct FieldReader {
     /// The members of an object; unknown keys are reported with the nearest known one.
     mutating func object(_ v: JSONValue, _ path: @autoclosure () -> String, _ element: String?, allowed: KeySet,
                          unknownCode: String = "E03") -> ObjectView? {
-        guard let members = v.object else {
+        guard v.kind == .object else {
             report("E04", v.offset, path(), element, "must be an object, got \(v.kindName)")
             return nil
         }
-        var mask: UInt64 = 0
-        for m in members {
-            let h = UInt64(m.bucket)
-            mask |= 1 << h
-            if allowed.contains(m, bucket: h) { continue }
-            var msg = "unknown field \"\(m.key)\""
-            if let s = suggestion(for: m.key, among: allowed.names) { msg += "; did you mean \"\(s)\"?" }
-            else { msg += "; allowed: \(quotedList(allowed.names))" }
-            report(unknownCode, m.keyOffset, path() + "." + m.key, element, msg)
+        // One walk over the keys on the tape: the bucket mask, the first few keys for
+        // lookups, and unknown keys reported with the nearest known one.
+        let doc = v.document
+        var view = ObjectView(document: doc, index: v.index)
+        var k = v.index + 1
+        let end = Int(doc.tokens[v.index].end)
+        while k < end {
+            let bucket = doc.tokens[k].bucket
+            view.add(k, bucket: bucket)
+            if !allowed.contains(doc, k, bucket: bucket) {
+                let m = JSONMember(document: doc, keyIndex: k)
+                var msg = "unknown field \"\(m.key)\""
+                if let s = suggestion(for: m.key, among: allowed.names) { msg += "; did you mean \"\(s)\"?" }
+                else { msg += "; allowed: \(quotedList(allowed.names))" }
+                report(unknownCode, m.keyOffset, path() + "." + m.key, element, msg)
+            }
+            k = doc.next(k + 1)
         }
-        return ObjectView(members: members, mask: mask)
+        return view
     }
 
     mutating func require(_ dict: ObjectView, _ key: Key, in v: JSONValue, _ path: @autoclosure () -> String,
@@ -139,14 +147,40 @@ func format(_ r: Rect) -> String {
 /// An object's members, looked up by a linear scan: objects in data files have a handful of
 /// keys, and comparing short strings is cheaper than hashing them.
 struct ObjectView {
-    var members: JSONObject
+    let document: JSONDocument
+    let index: Int
     /// One bit per key bucket present: most lookups are for absent optional fields, and
     /// this answers them without comparing a single byte.
-    var mask: UInt64
+    var mask: UInt64 = 0
+    /// The key tokens of the first eight members, so that a lookup need not walk the tape.
+    var keys: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0, 0, 0, 0)
+    var count = 0
+
+    init(document: JSONDocument, index: Int) {
+        self.document = document
+        self.index = index
+    }
+
+    mutating func add(_ key: Int, bucket: UInt8) {
+        mask |= 1 << UInt64(bucket)
+        if count < 8 {
+            let slot = count
+            withUnsafeMutableBytes(of: &keys) { $0.storeBytes(of: Int32(key), toByteOffset: slot * 4, as: Int32.self) }
+        }
+        count += 1
+    }
 
     subscript(key: Key) -> JSONMember? {
         guard mask & (1 << UInt64(key.bucket)) != 0 else { return nil }
-        return members.member(key)
+        guard count <= 8 else { return document.member(of: index, key).map { JSONMember(document: document, keyIndex: $0) } }
+        let found: Int? = withUnsafeBytes(of: keys) { raw in
+            for slot in 0..<count {
+                let k = Int(raw.load(fromByteOffset: slot * 4, as: Int32.self))
+                if document.tokens[k].bucket == key.bucket && document.equals(k, key) { return k }
+            }
+            return nil
+        }
+        return found.map { JSONMember(document: document, keyIndex: $0) }
     }
 
     subscript(key: String) -> JSONMember? { self[Key(key)] }
@@ -278,9 +312,10 @@ struct KeySet: ExpressibleByArrayLiteral, Sendable {
 
     init(arrayLiteral elements: String...) { self.init(elements) }
 
-    func contains(_ m: JSONMember, bucket: UInt64) -> Bool {
+    /// Whether the key token at `k` of `document` names one of these fields.
+    func contains(_ document: JSONDocument, _ k: Int, bucket: UInt8) -> Bool {
         let b = Int(bucket)
-        for i in Int(starts[b])..<Int(starts[b + 1]) where m.hasKey(keys[i]) { return true }
+        for i in Int(starts[b])..<Int(starts[b + 1]) where document.equals(k, keys[i]) { return true }
         return false
     }
 

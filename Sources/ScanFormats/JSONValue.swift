@@ -264,8 +264,6 @@ public struct JSONParser {
     var depth = 0
     var tokens = TokenBuffer()
     var unescaped: [Int: String] = [:]
-    /// The key tokens of the objects being read, innermost last, for duplicate checks.
-    var keyStack: [Int] = []
 
     public static func parse(_ array: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         try parseDocument(array).root
@@ -361,6 +359,13 @@ public struct JSONParser {
         return String(decoding: text(Int(t.offset) + 1, Int(t.end)), as: UTF8.self)
     }
 
+    /// The tape index after the value at `i` (its containers are complete).
+    @inline(__always)
+    func nextOnTape(_ i: Int) -> Int {
+        let t = tokens[i]
+        return t.kind == .object || t.kind == .array ? Int(t.end) : i + 1
+    }
+
     func sameKey(_ a: Int, _ b: Int) -> Bool {
         let ta = tokens[a], tb = tokens[b]
         if ta.raw && tb.raw {
@@ -376,7 +381,6 @@ public struct JSONParser {
         i += 1
         let me = tokens.count
         tokens.append(JSONToken(offset: UInt32(start), kind: .object))
-        let keysBase = keyStack.count
         // Objects are small (a node has a handful of keys): a linear scan finds duplicates
         // faster than hashing; big objects switch to a set.
         var seen: Set<String>?
@@ -404,15 +408,25 @@ public struct JSONParser {
             if seen != nil {
                 duplicate = !seen!.insert(keyText(k)).inserted
             } else {
+                // The object's earlier keys are on the tape already: walk them.
                 var d = false
-                for s in keysBase..<keyStack.count where sameKey(keyStack[s], k) { d = true; break }
+                var s = me + 1
+                let bucket = tokens[k].bucket
+                while s < k {
+                    if tokens[s].bucket == bucket && sameKey(s, k) { d = true; break }
+                    s = nextOnTape(s + 1)
+                }
                 duplicate = d
-                if count >= 16 { seen = Set(keyStack[keysBase...].map(keyText) + [keyText(k)]) }
+                if count >= 16 {
+                    var all: Set<String> = [keyText(k)]
+                    s = me + 1
+                    while s < k { all.insert(keyText(s)); s = nextOnTape(s + 1) }
+                    seen = all
+                }
             }
             if duplicate {
                 throw fail("duplicate key \"\(keyText(k))\" in one object", at: keyOffset)
             }
-            keyStack.append(k)
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("unexpected \(describeHere()); expected ':'") }
             i += 1
@@ -425,7 +439,6 @@ public struct JSONParser {
             if bytes[i] == UInt8(ascii: "}") { i += 1; break }
             throw fail("unexpected \(describeHere()); expected ',' or '}'")
         }
-        keyStack.removeSubrange(keysBase...)
         depth -= 1
         tokens[me].end = UInt32(tokens.count)
         tokens[me].count = count
@@ -566,34 +579,55 @@ public struct JSONParser {
         return v
     }
 
+    /// Integers and plain decimals of at most 15 significant digits are computed while
+    /// scanning: the mantissa and the power of ten are both exact doubles, so one division
+    /// is correctly rounded (the same result as strtod). Anything else takes the general path.
     mutating func number() throws(JSONSyntaxError) {
         let start = i
-        if bytes[i] == UInt8(ascii: "-") { i += 1 }
-        func digits(_ p: inout JSONParser) -> Int {
-            let s = p.i
-            while p.i < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.i]) { p.i += 1 }
-            return p.i - s
-        }
+        let negative = bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
         guard i < bytes.count else { throw fail("incomplete number", at: start) }
+        var mantissa: Int64 = 0
+        var digits = 0
+        var fraction = 0
+        @inline(__always) func digit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
         if bytes[i] == UInt8(ascii: "0") {
             i += 1
-            if i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) {
+            digits = 1
+            if i < bytes.count, digit(bytes[i]) {
                 throw fail("numbers may not have leading zeros", at: start)
             }
-        } else if digits(&self) == 0 {
-            throw fail("invalid number", at: start)
+        } else {
+            while i < bytes.count, digit(bytes[i]) {
+                if digits < 16 { mantissa = mantissa &* 10 &+ Int64(bytes[i] &- UInt8(ascii: "0")) }
+                digits += 1
+                i += 1
+            }
+            if digits == 0 { throw fail("invalid number", at: start) }
         }
         if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
             i += 1
-            if digits(&self) == 0 { throw fail("a decimal point must be followed by digits", at: start) }
+            let from = i
+            while i < bytes.count, digit(bytes[i]) {
+                if digits < 16 { mantissa = mantissa &* 10 &+ Int64(bytes[i] &- UInt8(ascii: "0")) }
+                digits += 1
+                i += 1
+            }
+            fraction = i - from
+            if fraction == 0 { throw fail("a decimal point must be followed by digits", at: start) }
         }
+        var exponent = false
         if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            exponent = true
             i += 1
             if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-            if digits(&self) == 0 { throw fail("an exponent must have digits", at: start) }
+            let from = i
+            while i < bytes.count, digit(bytes[i]) { i += 1 }
+            if i == from { throw fail("an exponent must have digits", at: start) }
         }
-        if let v = fastNumber(start, i) {
-            tokens.append(JSONToken(offset: UInt32(start), kind: .number, number: v))
+        if !exponent && digits <= 15 {
+            let v = Double(mantissa) / exactPowersOfTen[fraction]
+            tokens.append(JSONToken(offset: UInt32(start), kind: .number, number: negative ? -v : v))
             return
         }
         let literal = String(decoding: text(start, i), as: UTF8.self)
@@ -605,33 +639,6 @@ public struct JSONParser {
 }
 
 private let exactPowersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { r, _ in r * 10 } }
-
-extension JSONParser {
-    /// Integers and plain decimals of at most 15 significant digits: the mantissa and the
-    /// power of ten are both exact doubles, so one division is correctly rounded (the same
-    /// result as strtod). Anything else takes the general path.
-    func fastNumber(_ start: Int, _ end: Int) -> Double? {
-        var k = start
-        let negative = bytes[k] == UInt8(ascii: "-")
-        if negative { k += 1 }
-        var mantissa: Int64 = 0
-        var digits = 0
-        var fraction = 0
-        var seenPoint = false
-        while k < end {
-            let b = bytes[k]
-            if b == UInt8(ascii: ".") { seenPoint = true; k += 1; continue }
-            guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
-            mantissa = mantissa * 10 + Int64(b - UInt8(ascii: "0"))
-            digits += 1
-            if seenPoint { fraction += 1 }
-            if digits > 15 { return nil }
-            k += 1
-        }
-        let v = Double(mantissa) / exactPowersOfTen[fraction]
-        return negative ? -v : v
-    }
-}
 
 /// Turns byte offsets into 1-based line:column, built once per file with errors.
 public struct LineIndex: Sendable {

@@ -29,7 +29,7 @@ public enum LayoutLoader {
         let estimate = min(bytes.count / 48, 1 << 24)
         reader.nodes.reserveCapacity(estimate)
         reader.info.reserveCapacity(estimate)
-        reader.firstID.reserveCapacity(estimate)
+        reader.firstID.reserveCapacity(estimate / 2)
         let result = reader.read(document.root)
         let diagnostics = locate(reader.fields.diagnostics, in: bytes)
         guard let (tree, title) = result, !diagnostics.contains(where: { $0.severity == .error }) else {
@@ -177,7 +177,7 @@ struct LayoutReader {
         }
         // The id first, so that every message about this node can name it.
         var early: String?
-        if let members = v.object, let m = members.first(where: { $0.hasKey(K.id) }), let s = m.value.string { early = s }
+        if v.kind == .object, let k = v.document.member(of: v.index, K.id) { early = JSONValue(document: v.document, index: k + 1).string }
         guard let d = fields.object(v, path(), early, allowed: nodeKeys) else { return nil }
         var id = "?"
         var idOffset = v.offset
@@ -725,8 +725,9 @@ struct LayoutReader {
             unknownID(r.id, r.offset, r.path, r.element, code: r.what == "rotor target" ? "E14" : "E15")
         }
         // E11: every accessible element reachable in the accessibility tree has a label.
-        var claimed = Set<Int>()
-        for n in nodes { for e in n.elements ?? [] { claimed.insert(e) } }
+        var claimed = [Bool](repeating: false, count: nodes.count)
+        var anyClaimed = false
+        for i in nodes.indices { for e in nodes[i].elements ?? [] { claimed[e] = true; anyClaimed = true } }
         var reachable = Array(repeating: false, count: nodes.count)
         axParent = Array(repeating: -1, count: nodes.count)
         var stack = [0]
@@ -740,7 +741,7 @@ struct LayoutReader {
                 }
                 continue
             }
-            let members = nodes[i].elements ?? nodes[i].children.filter { !claimed.contains($0) }
+            let members = nodes[i].elements ?? (anyClaimed ? nodes[i].children.filter { !claimed[$0] } : nodes[i].children)
             for m in members { axParent[m] = Int32(i) }
             axMembers[i] = members
             stack.append(contentsOf: members.reversed())
@@ -812,7 +813,7 @@ struct LayoutReader {
                     fields.report(.warning, "W22", info[i].idOffset, p(), n.id, "element lies entirely off-screen")
                 }
                 if let l = n.label {
-                    if l.hasSuffix(".") { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label ends with \".\"; labels are words, not sentences") }
+                    if l.utf8.last == UInt8(ascii: ".") { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label ends with \".\"; labels are words, not sentences") }
                     var digits = 0, longest = 0
                     for b in l.utf8 { digits = (48...57).contains(b) ? digits + 1 : 0; longest = max(longest, digits) }
                     if longest >= 5 { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label has \(longest) digits in a row; they are read one by one") }
@@ -840,10 +841,12 @@ struct LayoutReader {
                 }
             }
             if n.viewIsModal && n.modalScope == .siblings && reachable[i] && !n.hidden { modalPitfall(tree, modal: i) }
-            let modals = n.children.filter { tree[$0].viewIsModal }
-            if modals.count > 1 {
-                fields.report(.warning, "W21", info[modals[1]].idOffset, nodePath(modals[1]), tree[modals[1]].id,
-                              "several modal siblings; the last one wins")
+            var modals = 0
+            for c in n.children where tree[c].viewIsModal {
+                modals += 1
+                if modals == 2 {
+                    fields.report(.warning, "W21", info[c].idOffset, nodePath(c), tree[c].id, "several modal siblings; the last one wins")
+                }
             }
         }
     }

@@ -158,3 +158,15 @@ struct SwitchFilterTests {
         #expect(!f.anyDown)
     }
 }
+
+@Suite("Trait sets")
+struct TraitSetTests {
+    @Test func everyTraitHasItsOwnBitInDeclarationOrder() {
+        for (k, trait) in Trait.allCases.enumerated() {
+            #expect(trait.bit == UInt16(1) << UInt16(k), "\(trait)")
+        }
+        let all = TraitSet(Trait.allCases)
+        #expect(all.rawValue.nonzeroBitCount == Trait.allCases.count)
+        #expect(Array(all) == Trait.allCases)
+    }
+}

@@ -61,6 +61,22 @@ struct JSONParserTests {
         #expect(members.map(\.value.offset) == [6, 14])
     }
 
+    @Test func duplicateKeysAreFoundPastContainerValues() {
+        // Earlier keys are found on the tape by skipping over their values' contents.
+        for (text, key) in [(#"{"a": {"x": 1, "a": 2}, "b": [1, {"a": 3}], "a": 2}"#, "a"),
+                            (#"{"b": [], "c": {}, "b": null}"#, "b"),
+                            (#"{"k\u0061": 1, "ka": 2}"#, "ka")] {
+            do {
+                let v = try parse(text)
+                Issue.record("\(text) parsed as \(v.kindName)")
+            } catch {
+                #expect(error.message == "duplicate key \"\(key)\" in one object", "\(text)")
+            }
+        }
+        // The same keys in nested objects are not duplicates.
+        #expect(throws: Never.self) { try parse(#"{"a": {"a": {"a": 1}}, "b": [{"a": 1}, {"a": 2}]}"#) }
+    }
+
     @Test func lineIndexCountsFromOne() {
         let text = Array("ab\ncé\nx".utf8)
         let index = LineIndex(text)
