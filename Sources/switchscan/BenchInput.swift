@@ -20,6 +20,9 @@ struct BenchInput: ParsableCommand {
     @Option(name: .customLong("rt-priority"), help: "SCHED_FIFO priority for the reader and the engine (0: none).")
     var rtPriority: Int32 = 20
 
+    @Flag(name: .customLong("allow-deep-idle"), help: "Do not ask the kernel to keep idle CPUs quick to wake (/dev/cpu_dma_latency); saves power, and a press may reach the engine later.")
+    var allowDeepIdle = false
+
     @Flag(help: "Print one JSON object as the last line.")
     var json = false
 
@@ -43,7 +46,7 @@ struct BenchInput: ParsableCommand {
         let (readFD, writeFD) = (fds[0], fds[1])
         defer { close(readFD); close(writeFD) }
 
-        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0))
+        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0, wakeupLatency: allowDeepIdle ? nil : 0))
         defer { rt.stop() }
         var settings = ScanSettings()
         settings.style = .manual
@@ -98,6 +101,7 @@ struct BenchInput: ParsableCommand {
         if !json || isatty(1) == 1 {
             print("bench input: \(presses) presses through a pipe, load \(load ? "on (\(cores) hogs)" : "off")")
             print(String(format: "write -> effect: p50 %.1f µs, p99 %.1f µs, p99.9 %.1f µs, max %.1f µs", s.p50, s.p99, s.p999, s.max))
+            print("idle CPUs: \(wakeupText(rt.status))")
         }
         if json {
             print("{\"presses\":\(presses),\"load\":\(load),\"p50_us\":\(r1(s.p50)),\"p99_us\":\(r1(s.p99)),\"p999_us\":\(r1(s.p999)),\"max_us\":\(r1(s.max))}")
@@ -115,7 +119,7 @@ struct BenchInput: ParsableCommand {
         guard mapping.switches.values.contains(.next) else {
             throw fail("Error: no profile maps a 'next' switch on \(path) (\(dev.name)); 'switchscan devices' shows its mapping.")
         }
-        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0))
+        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0, wakeupLatency: allowDeepIdle ? nil : 0))
         defer { rt.stop() }
         var settings = ScanSettings()
         settings.style = .manual

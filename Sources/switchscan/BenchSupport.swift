@@ -105,3 +105,14 @@ func benchTree(count: Int) -> ElementTree {
     }
     return ElementTree(screenID: "bench", size: (1000, nodes[0].frame.height), nodes: nodes)
 }
+
+/// How idle CPUs were kept for a benchmark run, for its report.
+func wakeupText(_ request: WakeupLatencyRequest?) -> String {
+    guard let request else { return "allowed to sleep deeply (--allow-deep-idle)" }
+    return request.held ? "kept quick to wake (/dev/cpu_dma_latency 0 µs)"
+                        : "may sleep deeply: the wake-up request was refused (\(request.problem ?? "?"))"
+}
+
+func wakeupText(_ status: RealTimeQueue.Status) -> String {
+    status.wakeupRequestHeld ? "kept quick to wake (/dev/cpu_dma_latency 0 µs)" : "may sleep deeply (no wake-up request held)"
+}

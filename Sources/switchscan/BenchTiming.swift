@@ -41,6 +41,9 @@ struct BenchTiming: ParsableCommand {
     @Option(name: .customLong("rt-priority"), help: "SCHED_FIFO priority for the engine and the reference (0: none).")
     var rtPriority: Int32 = 20
 
+    @Flag(name: .customLong("allow-deep-idle"), help: "Do not ask the kernel to keep idle CPUs quick to wake (/dev/cpu_dma_latency); saves power, and a press may reach the engine later.")
+    var allowDeepIdle = false
+
     @Flag(help: "Print one JSON object as the last line.")
     var json = false
 
@@ -53,6 +56,10 @@ struct BenchTiming: ParsableCommand {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let hog = load ? CPULoad(threads: cores) : nil
         defer { hog?.stop() }
+        // Held for the whole run, as `switchscan run` holds it, so that the engine, the
+        // reference and the Dispatch driver all see the same idle CPUs.
+        let wakeup = allowDeepIdle ? nil : WakeupLatencyRequest(microseconds: 0)
+        defer { wakeup?.release() }
         // Both runs at once: this VM stalls now and then for milliseconds, and running them
         // side by side exposes both to the same stalls, so their ratio means something.
         var reference: (samples: [Int64], missed: Int) = ([], 0)
@@ -70,6 +77,7 @@ struct BenchTiming: ParsableCommand {
             print(String(format: "%-10@ %8.1f %9.1f %9.1f %9.1f %8d", "reference" as NSString, r.p50, r.p99, r.p999, r.max, reference.missed))
             print(String(format: "ratio engine/reference p99: %.2f; engine thread CPU: %.3f%% of a core", ratio, cpu))
             if !engine.scheduling.isEmpty { print("engine thread: \(engine.scheduling)") }
+            print("idle CPUs: \(wakeupText(wakeup))")
         }
         if json {
             print("{\"interval_ms\":\(interval.milliseconds),\"ticks\":\(ticks),\"load\":\(load),\"driver\":\"\(driver.rawValue)\","
@@ -88,7 +96,7 @@ struct BenchTiming: ParsableCommand {
     /// The real runtime: LiveScanner on a RealTimeQueue; lateness is wake-up time minus the
     /// engine's deadline.
     func runEngine() -> RunResult {
-        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0))
+        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0, wakeupLatency: nil))
         defer { rt.stop() }
         let scanner = LiveScanner(engine: ScanEngine(tree: benchTree(count: 97), settings: engineSettings()), queue: rt) { _ in }
         var samples: [Int64] = []

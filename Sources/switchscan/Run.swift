@@ -38,6 +38,9 @@ struct Run: ParsableCommand {
     @Flag(name: .customLong("no-mlock"), help: "Do not lock memory (mlockall).")
     var noMlock = false
 
+    @Flag(name: .customLong("allow-deep-idle"), help: "Do not ask the kernel to keep idle CPUs quick to wake (/dev/cpu_dma_latency); saves power, and a press may reach the engine later.")
+    var allowDeepIdle = false
+
     @Option(help: "Stop after this many seconds (for demos and tests).")
     var duration: Double?
 
@@ -75,7 +78,7 @@ struct Run: ParsableCommand {
         guard problems.isEmpty, let document else { throw fail(problems.joined(separator: "\n")) }
         let kind = output ?? (TerminalState.outputIsTerminal ? .terminal : .json)
 
-        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: !noMlock))
+        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: !noMlock, wakeupLatency: allowDeepIdle ? nil : 0))
         if let warning = rt.status.warning {
             FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8))
         }
