@@ -84,14 +84,21 @@ struct BenchInput: ParsableCommand {
             }
             return (events, false)
         }
-        var rng = SystemRandomNumberGenerator()
-        for k in 0..<presses {
-            sleepUntil(MonotonicClock.now() + .milliseconds(Int64.random(in: 1...4, using: &rng)))
-            var stamp = MonotonicClock.now().nanoseconds
-            lock.lock(); written[k] = stamp; lock.unlock()
-            _ = write(writeFD, &stamp, 8)
-            if (k + 1) % 100 == 0 { progress("input: \(k + 1)/\(presses) presses") }
+        // The writer stands in for the kernel, whose event delivery no user thread can delay:
+        // it runs above the engine's priority, so a CPU hog cannot preempt it between taking
+        // the timestamp and writing it.
+        let writer = spawnThread { [presses, rtPriority] in
+            if rtPriority > 0 { _ = makeCurrentThreadRealTime(priority: min(rtPriority + 1, 99)) }
+            var rng = SystemRandomNumberGenerator()
+            for k in 0..<presses {
+                sleepUntil(MonotonicClock.now() + .milliseconds(Int64.random(in: 1...4, using: &rng)))
+                var stamp = MonotonicClock.now().nanoseconds
+                lock.lock(); written[k] = stamp; lock.unlock()
+                _ = write(writeFD, &stamp, 8)
+                if (k + 1) % 100 == 0 { progress("input: \(k + 1)/\(presses) presses") }
+            }
         }
+        pthread_join(writer, nil)
         if done.wait(timeout: .now() + 10) == .timedOut {
             throw fail("Error: only \(latencies.count) of \(presses) presses reached the engine within 10 s.")
         }

@@ -58,11 +58,30 @@ struct RealTimeQueueTests {
     @Test func refusedRealTimeSchedulingStillWorksAndExplainsItself() {
         // Priority 0 asks for nothing: no warning. (Whether FIFO is granted depends on the
         // machine; either way the queue runs.)
-        let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false))
+        let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false, wakeupLatency: nil))
         defer { q.stop() }
         #expect(q.status.warning == nil)
         #expect(!q.status.realTime)
+        #expect(!q.status.wakeupRequestHeld)
         #expect(q.sync { 41 + 1 } == 42)
+    }
+
+    @Test func wakeupLatencyRequestIsHeldOrExplained() {
+        // As root the kernel takes it; as a user without access it is refused, and the
+        // queue says so in its warning and keeps working.
+        let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false, wakeupLatency: 0))
+        defer { q.stop() }
+        if q.status.wakeupRequestHeld {
+            #expect(q.status.warning == nil)
+        } else {
+            #expect(q.status.warning?.contains("/dev/cpu_dma_latency") == true)
+            #expect(q.status.warning?.contains("--allow-deep-idle") == true)
+        }
+        #expect(q.sync { 6 * 7 } == 42)
+        let r = WakeupLatencyRequest(microseconds: 0)
+        #expect(r.held == (r.problem == nil))
+        r.release()
+        r.release()  // releasing twice is harmless
     }
 }
 
