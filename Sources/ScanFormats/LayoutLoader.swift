@@ -801,52 +801,50 @@ struct LayoutReader {
     mutating func lintNode(_ i: Int, _ n: borrowing ElementNode, _ tree: ElementTree, _ unreachable: inout [String]) {
         let screen = tree.screenSize
         func p() -> String { nodePath(i) }
-        do {
-            if n.isAccessibilityElement {
-                if !reachable[i] {
-                    if i != 0 { unreachable.append(n.id) }
-                    return
-                }
-                if n.frame.width == 0 || n.frame.height == 0 {
-                    fields.report(.warning, "W22", info[i].idOffset, p(), n.id, "zero-area element: it cannot be seen or tapped")
-                } else if n.frame.maxX <= 0 || n.frame.maxY <= 0 || n.frame.minX >= screen.width || n.frame.minY >= screen.height {
-                    fields.report(.warning, "W22", info[i].idOffset, p(), n.id, "element lies entirely off-screen")
-                }
-                if let l = n.label {
-                    if l.utf8.last == UInt8(ascii: ".") { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label ends with \".\"; labels are words, not sentences") }
-                    var digits = 0, longest = 0
-                    for b in l.utf8 { digits = (48...57).contains(b) ? digits + 1 : 0; longest = max(longest, digits) }
-                    if longest >= 5 { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label has \(longest) digits in a row; they are read one by one") }
-                }
-                if let l = n.label, n.traits.intersects(traitWordTraits) {
-                    if let (_, w) = traitWords.first(where: { n.traits.contains($0.0) && containsWord(l, $0.1) }) {
-                        fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label contains the trait word \"\(w)\", which is spoken anyway")
-                    }
-                }
-                if let h = n.hint, let first = h.first {
-                    if !first.isUppercase || !h.hasSuffix(".") {
-                        fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "a hint is a sentence: capitalised, ending with \".\"")
-                    }
-                }
-                if let h = n.hint?.lowercased(), let g = gestureWords.first(where: { h.contains($0) }) {
-                    fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "hint names a gesture (\"\(g)\"); say what happens, not how")
-                }
-                if n.respondsToUserInteraction == false && (!n.customActions.isEmpty || n.adjustable != nil) {
-                    fields.report(.warning, "W23", info[i].idOffset, p(), n.id, "\"respondsToUserInteraction\": false hides its actions from item mode")
-                }
-            } else if info[i].explicitFrame && reachable[i] {
-                for c in n.children where !n.frame.contains(tree[c].frame) && !tree[c].isVirtual {
-                    fields.report(.warning, "W19", info[c].idOffset, nodePath(c), tree[c].id,
-                                  "frame \(format(tree[c].frame)) sticks out of its container \"\(n.id)\" \(format(n.frame))")
+        if n.isAccessibilityElement {
+            if !reachable[i] {
+                if i != 0 { unreachable.append(n.id) }
+                return
+            }
+            if n.frame.width == 0 || n.frame.height == 0 {
+                fields.report(.warning, "W22", info[i].idOffset, p(), n.id, "zero-area element: it cannot be seen or tapped")
+            } else if n.frame.maxX <= 0 || n.frame.maxY <= 0 || n.frame.minX >= screen.width || n.frame.minY >= screen.height {
+                fields.report(.warning, "W22", info[i].idOffset, p(), n.id, "element lies entirely off-screen")
+            }
+            if let l = n.label {
+                if l.utf8.last == UInt8(ascii: ".") { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label ends with \".\"; labels are words, not sentences") }
+                var digits = 0, longest = 0
+                for b in l.utf8 { digits = (48...57).contains(b) ? digits + 1 : 0; longest = max(longest, digits) }
+                if longest >= 5 { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label has \(longest) digits in a row; they are read one by one") }
+            }
+            if let l = n.label, n.traits.intersects(traitWordTraits) {
+                if let (_, w) = traitWords.first(where: { n.traits.contains($0.0) && containsWord(l, $0.1) }) {
+                    fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label contains the trait word \"\(w)\", which is spoken anyway")
                 }
             }
-            if n.viewIsModal && n.modalScope == .siblings && reachable[i] && !n.hidden { modalPitfall(tree, modal: i) }
-            var modals = 0
-            for c in n.children where tree[c].viewIsModal {
-                modals += 1
-                if modals == 2 {
-                    fields.report(.warning, "W21", info[c].idOffset, nodePath(c), tree[c].id, "several modal siblings; the last one wins")
+            if let h = n.hint, let first = h.first {
+                if !first.isUppercase || !h.hasSuffix(".") {
+                    fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "a hint is a sentence: capitalised, ending with \".\"")
                 }
+            }
+            if let h = n.hint?.lowercased(), let g = gestureWords.first(where: { h.contains($0) }) {
+                fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "hint names a gesture (\"\(g)\"); say what happens, not how")
+            }
+            if n.respondsToUserInteraction == false && (!n.customActions.isEmpty || n.adjustable != nil) {
+                fields.report(.warning, "W23", info[i].idOffset, p(), n.id, "\"respondsToUserInteraction\": false hides its actions from item mode")
+            }
+        } else if info[i].explicitFrame && reachable[i] {
+            for c in n.children where !n.frame.contains(tree[c].frame) && !tree[c].isVirtual {
+                fields.report(.warning, "W19", info[c].idOffset, nodePath(c), tree[c].id,
+                              "frame \(format(tree[c].frame)) sticks out of its container \"\(n.id)\" \(format(n.frame))")
+            }
+        }
+        if n.viewIsModal && n.modalScope == .siblings && reachable[i] && !n.hidden { modalPitfall(tree, modal: i) }
+        var modals = 0
+        for c in n.children where tree[c].viewIsModal {
+            modals += 1
+            if modals == 2 {
+                fields.report(.warning, "W21", info[c].idOffset, nodePath(c), tree[c].id, "several modal siblings; the last one wins")
             }
         }
     }

@@ -13,7 +13,8 @@ import ScanCore
 /// wake two threads (measured: p99 lateness 0.3–7.7 ms under load, against 26–52 µs for a
 /// SCHED_FIFO thread; shared/reference/swift-timing.md). This thread asks for SCHED_FIFO,
 /// 1 ns timer slack and locked memory; where the system refuses, it says so once and keeps
-/// working. Timers use a timerfd armed at the absolute deadline: no drift, no poll slack.
+/// working. Timers use a timerfd armed at the absolute deadline (less a short spin margin):
+/// no drift, no poll slack.
 public final class RealTimeQueue: @unchecked Sendable {
     public struct Options: Sendable {
         /// SCHED_FIFO priority (1–99); 0 keeps the normal scheduler.
@@ -25,8 +26,15 @@ public final class RealTimeQueue: @unchecked Sendable {
         /// deep-idle exit. On these VMs it took input-to-effect p50 from about 140 to 40 µs.
         /// It costs power on idle CPUs; nil leaves the platform's default.
         public var wakeupLatency: Int32? = 0
-        public init(priority: Int32 = 20, lockMemory: Bool = true, wakeupLatency: Int32? = 0) {
+        /// The thread's timer fires this much before a deadline, and the rest is waited on
+        /// the CPU: a kernel wake-up takes tens of µs (more in a VM), a spin does not. It
+        /// costs up to this much CPU per tick (0.3 % of a core at 60 ticks a second, 0.005 %
+        /// at one a second); zero sleeps all the way.
+        public var spinMargin = ScanDuration(nanoseconds: 50_000)
+        public init(priority: Int32 = 20, lockMemory: Bool = true, wakeupLatency: Int32? = 0,
+                    spinMargin: ScanDuration = ScanDuration(nanoseconds: 50_000)) {
             self.priority = priority; self.lockMemory = lockMemory; self.wakeupLatency = wakeupLatency
+            self.spinMargin = spinMargin
         }
     }
 
@@ -58,6 +66,7 @@ public final class RealTimeQueue: @unchecked Sendable {
     private var threadID: pthread_t?
     private let wakeFD: Int32
     private let wakeupRequest: WakeupLatencyRequest?
+    private let spinMargin: ScanDuration
     private let timerFD: Int32
     private var armed: ScanInstant?
     // Touched only on the queue's thread.
@@ -78,6 +87,7 @@ public final class RealTimeQueue: @unchecked Sendable {
             memoryLocked = rc == 0
             if rc != 0 { problems.append("mlockall: \(errnoName(rc))") }
         }
+        spinMargin = ScanDuration(nanoseconds: max(0, options.spinMargin.nanoseconds))
         let request = options.wakeupLatency.map { WakeupLatencyRequest(microseconds: $0) }
         wakeupRequest = request
         let held = request?.held ?? false
@@ -216,9 +226,15 @@ public final class RealTimeQueue: @unchecked Sendable {
             var ranTimer = false
             while true {
                 pthread_mutex_lock(&mutex)
-                guard let first = timers.first, first.deadline <= MonotonicClock.now() else {
+                guard let first = timers.first else { pthread_mutex_unlock(&mutex); break }
+                let now = MonotonicClock.now()
+                if first.deadline > now {
                     pthread_mutex_unlock(&mutex)
-                    break
+                    // Woken within the spin margin: wait out the rest on the CPU, then look
+                    // again (a job may have cancelled or replaced this timer meanwhile).
+                    guard first.deadline - now <= spinMargin else { break }
+                    while MonotonicClock.now() < first.deadline {}
+                    continue
                 }
                 timers.removeFirst()
                 pthread_mutex_unlock(&mutex)
@@ -233,7 +249,7 @@ public final class RealTimeQueue: @unchecked Sendable {
             if pending { continue }
             if earliest != armed {
                 armed = earliest
-                _ = csys_timerfd_set_abs(timerFD, earliest.map { max(1, $0.nanoseconds) } ?? 0)
+                _ = csys_timerfd_set_abs(timerFD, earliest.map { max(1, $0.nanoseconds - spinMargin.nanoseconds) } ?? 0)
             }
             fds.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
