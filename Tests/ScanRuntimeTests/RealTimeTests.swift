@@ -55,6 +55,32 @@ struct RealTimeQueueTests {
         #expect(log.items == ["a", "b", "c"])
     }
 
+    @Test func timersWokenEarlySpinAndNeverRunBeforeTheirDeadline() {
+        // The timerfd fires a margin early and the rest is spun: every timer must still run
+        // at or after its own deadline, with margins both larger and smaller than the gaps.
+        for margin in [ScanDuration(nanoseconds: 0), ScanDuration(nanoseconds: 50_000), .milliseconds(3)] {
+            let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false, wakeupLatency: nil, spinMargin: margin))
+            defer { q.stop() }
+            let lock = NSLock()
+            var ranAt: [Int: ScanInstant] = [:]
+            let done = DispatchSemaphore(value: 0)
+            let start = MonotonicClock.now() + .milliseconds(2)
+            let deadlines = (0..<12).map { start + ScanDuration(nanoseconds: Int64($0) * 1_500_000) }
+            for (k, d) in deadlines.enumerated() {
+                q.schedule(at: d) {
+                    let now = MonotonicClock.now()
+                    lock.lock(); ranAt[k] = now; let n = ranAt.count; lock.unlock()
+                    if n == deadlines.count { done.signal() }
+                }
+            }
+            #expect(done.wait(timeout: .now() + 5) == .success, "every timer must fire (generous timeout)")
+            lock.lock(); defer { lock.unlock() }
+            for (k, d) in deadlines.enumerated() {
+                #expect(ranAt[k].map { $0 >= d } == true, "timer \(k) ran before its deadline with margin \(margin)")
+            }
+        }
+    }
+
     @Test func refusedRealTimeSchedulingStillWorksAndExplainsItself() {
         // Priority 0 asks for nothing: no warning. (Whether FIFO is granted depends on the
         // machine; either way the queue runs.)
