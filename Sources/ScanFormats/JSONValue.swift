@@ -7,8 +7,8 @@ import Darwin
 import ScanCore
 
 /// A parsed JSON file: the bytes and a flat tape of tokens in document order, one per value
-/// and key. Values are read in place from the tape, so parsing allocates two arrays rather
-/// than one object per value (a layout of 100k elements has over a million values). Every
+/// and key. Values are read in place from the tape, so parsing allocates a few buffers rather
+/// than one object per value (a layout of 100k elements has two million values). Every
 /// value remembers where it stood in the file, so that validation messages can name a line
 /// and column; Foundation's decoders keep no positions and accept duplicate keys silently,
 /// and layout files need both (seeds-spec §15.1).
@@ -105,7 +105,7 @@ struct JSONToken {
     /// Where the value starts in the file (a string's opening quote).
     var offset: UInt32
     var kind: JSONKind
-    /// Strings: the key bucket (see KeySet.bucket) of a raw string.
+    /// Object keys: the key bucket (see KeySet.bucket), from the decoded text for escaped keys.
     var bucket: UInt8 = 0
     /// Strings: no escapes, so the bytes between the quotes are the text.
     var raw = true
@@ -396,7 +396,8 @@ public struct JSONParser {
             guard ta.bucket == tb.bucket, ta.end - ta.offset == tb.end - tb.offset else { return false }
             return text(Int(ta.offset), Int(ta.end)).elementsEqual(text(Int(tb.offset), Int(tb.end)))
         }
-        return keyText(a) == keyText(b)
+        // Keys are equal when their bytes are (as Key matching is), not by Unicode equivalence.
+        return keyText(a).utf8.elementsEqual(keyText(b).utf8)
     }
 
     mutating func object() throws(JSONSyntaxError) {
@@ -407,7 +408,7 @@ public struct JSONParser {
         tokens.append(JSONToken(offset: UInt32(start), kind: .object))
         // Objects are small (a node has a handful of keys): a linear scan finds duplicates
         // faster than hashing; big objects switch to a set.
-        var seen: Set<String>?
+        var seen: Set<[UInt8]>?
         var count: UInt32 = 0
         skipSpace()
         if i < bytes.count && bytes[i] == UInt8(ascii: "}") {
@@ -430,7 +431,7 @@ public struct JSONParser {
                 : UInt8(KeySet.bucket(keyText(k)))
             let duplicate: Bool
             if seen != nil {
-                duplicate = !seen!.insert(keyText(k)).inserted
+                duplicate = !seen!.insert(Array(keyText(k).utf8)).inserted
             } else {
                 // The object's earlier keys are on the tape already: walk them.
                 var d = false
@@ -442,9 +443,9 @@ public struct JSONParser {
                 }
                 duplicate = d
                 if count >= 16 {
-                    var all: Set<String> = [keyText(k)]
+                    var all: Set<[UInt8]> = [Array(keyText(k).utf8)]
                     s = me + 1
-                    while s < k { all.insert(keyText(s)); s = nextOnTape(s + 1) }
+                    while s < k { all.insert(Array(keyText(s).utf8)); s = nextOnTape(s + 1) }
                     seen = all
                 }
             }
@@ -718,9 +719,10 @@ struct TokenBuffer {
         @inline(__always) nonmutating set { base![i] = newValue }
     }
 
-    /// Gives up ownership; the buffer is exactly `count` long.
+    /// Gives up ownership of the first `count` tokens. The allocation keeps its reserved
+    /// capacity (pages never written are never touched); it is freed with the document.
     mutating func take() -> UnsafeMutableBufferPointer<JSONToken> {
-        reserve(count + 1)
+        if base == nil { reserve(1) }
         let b = UnsafeMutableBufferPointer(start: base, count: count)
         base = nil; capacity = 0; count = 0
         return b

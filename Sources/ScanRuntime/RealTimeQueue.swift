@@ -24,14 +24,15 @@ public final class RealTimeQueue: @unchecked Sendable {
         /// A PM QoS request held while the queue runs (/dev/cpu_dma_latency, in µs): idle
         /// CPUs stay in shallow idle states, so a press or a tick wakes the engine without a
         /// deep-idle exit. On these VMs it took input-to-effect p50 from about 140 to 40 µs.
-        /// It costs power on idle CPUs; nil leaves the platform's default.
-        public var wakeupLatency: Int32? = 0
+        /// It costs power on idle CPUs; nil (the default here; `switchscan run` asks for 0)
+        /// leaves the platform's default.
+        public var wakeupLatency: Int32?
         /// The thread's timer fires this much before a deadline, and the rest is waited on
         /// the CPU: a kernel wake-up takes tens of µs (more in a VM), a spin does not. It
         /// costs up to this much CPU per tick (0.3 % of a core at 60 ticks a second, 0.005 %
-        /// at one a second); zero sleeps all the way.
+        /// at one a second); zero sleeps all the way. At most 1 ms is used.
         public var spinMargin = ScanDuration(nanoseconds: 50_000)
-        public init(priority: Int32 = 20, lockMemory: Bool = true, wakeupLatency: Int32? = 0,
+        public init(priority: Int32 = 20, lockMemory: Bool = true, wakeupLatency: Int32? = nil,
                     spinMargin: ScanDuration = ScanDuration(nanoseconds: 50_000)) {
             self.priority = priority; self.lockMemory = lockMemory; self.wakeupLatency = wakeupLatency
             self.spinMargin = spinMargin
@@ -43,7 +44,7 @@ public final class RealTimeQueue: @unchecked Sendable {
         public var realTime: Bool
         public var priority: Int32
         public var memoryLocked: Bool
-        /// Whether the wake-up latency request (Options.wakeupLatency) is held.
+        /// Whether the wake-up latency request (Options.wakeupLatency) was taken at start.
         public var wakeupRequestHeld = false
         public var warning: String?
     }
@@ -87,7 +88,7 @@ public final class RealTimeQueue: @unchecked Sendable {
             memoryLocked = rc == 0
             if rc != 0 { problems.append("mlockall: \(errnoName(rc))") }
         }
-        spinMargin = ScanDuration(nanoseconds: max(0, options.spinMargin.nanoseconds))
+        spinMargin = ScanDuration(nanoseconds: min(max(0, options.spinMargin.nanoseconds), 1_000_000))
         let request = options.wakeupLatency.map { WakeupLatencyRequest(microseconds: $0) }
         wakeupRequest = request
         let held = request?.held ?? false
@@ -226,15 +227,9 @@ public final class RealTimeQueue: @unchecked Sendable {
             var ranTimer = false
             while true {
                 pthread_mutex_lock(&mutex)
-                guard let first = timers.first else { pthread_mutex_unlock(&mutex); break }
-                let now = MonotonicClock.now()
-                if first.deadline > now {
+                guard let first = timers.first, first.deadline <= MonotonicClock.now() else {
                     pthread_mutex_unlock(&mutex)
-                    // Woken within the spin margin: wait out the rest on the CPU, then look
-                    // again (a job may have cancelled or replaced this timer meanwhile).
-                    guard first.deadline - now <= spinMargin else { break }
-                    while MonotonicClock.now() < first.deadline {}
-                    continue
+                    break
                 }
                 timers.removeFirst()
                 pthread_mutex_unlock(&mutex)
@@ -258,7 +253,21 @@ public final class RealTimeQueue: @unchecked Sendable {
             let rc = poll(&fds, nfds_t(fds.count), -1)
             if rc < 0 { continue }  // EINTR
             if fds[0].revents != 0 { _ = read(wakeFD, &drain, 8) }
-            if fds[1].revents != 0 { _ = read(timerFD, &drain, 8); armed = nil }
+            if fds[1].revents != 0 {
+                _ = read(timerFD, &drain, 8)
+                armed = nil
+                // The timer fires a margin early. If nothing else woke the thread (no job, no
+                // input: both were just polled), wait out the rest on the CPU. One spin per
+                // poll, at most the margin long, so jobs and readers wait no longer than that.
+                if spinMargin.nanoseconds > 0 && !fds.contains(where: { $0.fd != timerFD && $0.revents != 0 }) {
+                    pthread_mutex_lock(&mutex)
+                    let due = jobs.isEmpty ? timers.first?.deadline : nil
+                    pthread_mutex_unlock(&mutex)
+                    if let due, due - MonotonicClock.now() <= spinMargin {
+                        while MonotonicClock.now() < due {}
+                    }
+                }
+            }
             let current = readers
             for (k, r) in current.enumerated() where fds[k + 2].revents != 0 {
                 // A handler may have removed (and closed) another reader this round.
@@ -348,9 +357,7 @@ public func threadCPUTime() -> ScanDuration { ScanDuration(nanoseconds: csys_cpu
 /// the engine promptly (cyclictest and tuned's latency-performance profile do the same). The
 /// kernel withdraws it when the file is closed, including when the process dies.
 public final class WakeupLatencyRequest: @unchecked Sendable {
-    /// Whether the kernel took the request.
-    public let held: Bool
-    /// Why it was refused (e.g. "/dev/cpu_dma_latency: EACCES").
+    /// Why it was refused (e.g. "/dev/cpu_dma_latency: EACCES"); nil when it was taken.
     public let problem: String?
     private var fd: Int32
     private let lock = NSLockLike()
@@ -358,14 +365,19 @@ public final class WakeupLatencyRequest: @unchecked Sendable {
     public init(microseconds: Int32) {
         var value = max(microseconds, 0)
         let f = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC)
-        if f >= 0 && write(f, &value, 4) == 4 {
-            fd = f; held = true; problem = nil
+        let written = f >= 0 ? write(f, &value, 4) : -1
+        if written == 4 {
+            fd = f; problem = nil
         } else {
-            problem = "/dev/cpu_dma_latency: \(errnoName(errno))"
+            let err = f < 0 || written < 0 ? errno : EIO
+            problem = "/dev/cpu_dma_latency: \(errnoName(err))"
             if f >= 0 { close(f) }
-            fd = -1; held = false
+            fd = -1
         }
     }
+
+    /// Whether the request is in force (taken, and not yet released).
+    public var held: Bool { lock.locked { fd >= 0 } }
 
     public func release() {
         lock.locked {

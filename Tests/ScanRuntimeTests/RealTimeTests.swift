@@ -107,6 +107,7 @@ struct RealTimeQueueTests {
         let r = WakeupLatencyRequest(microseconds: 0)
         #expect(r.held == (r.problem == nil))
         r.release()
+        #expect(!r.held)
         r.release()  // releasing twice is harmless
     }
 }
