@@ -69,7 +69,9 @@ public struct ElementTree: Sendable {
     public var root: Int { 0 }
     public var count: Int { nodes.count }
     /// Borrows the node in place, so reading one field does not copy all of them.
-    public subscript(i: Int) -> ElementNode {
+    /// Inlinable: a `_read` accessor called from another module is a coroutine whose frame
+    /// is allocated on the heap, once per access.
+    @inlinable public subscript(i: Int) -> ElementNode {
         _read { yield nodes[i] }
     }
     public func index(of id: String) -> Int? { indexByID[id] }

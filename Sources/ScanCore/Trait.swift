@@ -6,7 +6,7 @@ public enum Trait: String, CaseIterable, Sendable {
 
     /// The trait's bit in a TraitSet: its position in the declaration (a switch, not a
     /// search of allCases, since sets are tested on every scan step).
-    var bit: UInt16 {
+    @usableFromInline var bit: UInt16 {
         switch self {
         case .none: return 1 << 0
         case .button: return 1 << 1
@@ -37,8 +37,8 @@ public struct TraitSet: Hashable, Sendable, Sequence {
 
     public mutating func insert(_ t: Trait) { rawValue |= t.bit }
     public mutating func remove(_ t: Trait) { rawValue &= ~t.bit }
-    public func contains(_ t: Trait) -> Bool { rawValue & t.bit != 0 }
-    public var isEmpty: Bool { rawValue == 0 }
+    @inlinable public func contains(_ t: Trait) -> Bool { rawValue & t.bit != 0 }
+    @inlinable public var isEmpty: Bool { rawValue == 0 }
 
     public func makeIterator() -> IndexingIterator<[Trait]> {
         Trait.allCases.filter { contains($0) }.makeIterator()
@@ -46,5 +46,5 @@ public struct TraitSet: Hashable, Sendable, Sequence {
 
     /// Traits that make an element something a switch user can act on (SPEC §3, itemScope).
     static let controls = TraitSet([.button, .link, .searchField, .keyboardKey, .adjustable])
-    public func intersects(_ other: TraitSet) -> Bool { rawValue & other.rawValue != 0 }
+    @inlinable public func intersects(_ other: TraitSet) -> Bool { rawValue & other.rawValue != 0 }
 }
