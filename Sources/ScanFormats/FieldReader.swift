@@ -305,8 +305,11 @@ struct KeySet: ExpressibleByArrayLiteral, Sendable {
     init(_ names: [String]) {
         self.names = names
         keys = names.map(Key.init).sorted { $0.bucket < $1.bucket }
+        // One pass: count each bucket, then running sums (sets are built per object read
+        // for the rarer fields, so this stays cheap).
         var s = [UInt16](repeating: 0, count: 65)
-        for b in 0..<64 { s[b + 1] = s[b] + UInt16(keys.count(where: { Int($0.bucket) == b })) }
+        for k in keys { s[Int(k.bucket) + 1] += 1 }
+        for b in 0..<64 { s[b + 1] += s[b] }
         starts = s
     }
 
