@@ -22,19 +22,81 @@ public struct ElementNode: Sendable {
     public var modalScope = ModalScope.siblings
     public var shouldGroupChildren = false
     public var navigationStyle = NavigationStyle.automatic
-    /// Custom order (`elements`), as node indices.
-    public var elements: [Int]?
-    public var sortPriority: Double?
-    public var respondsToUserInteraction: Bool?
-    public var customActions: [CustomAction] = []
-    public var adjustable: Adjustable?
-    public var onActivate: [LayoutEffect]?
-    public var onTap: [LayoutEffect]?
-    public var onEscape: [LayoutEffect]?
     public var children: [Int] = []
     public var parent: Int?
+    /// The fields most nodes leave unset, in one shared box, copied when written while
+    /// shared: a node without them is smaller and cheaper to build, store and copy.
+    private var extras: Extras?
 
     public init(id: String) { self.id = id }
+
+    /// Custom order (`elements`), as node indices.
+    public var elements: [Int]? {
+        get { extras?.elements }
+        set { if newValue != nil || extras != nil { writeExtras { $0.elements = newValue } } }
+    }
+    public var sortPriority: Double? {
+        get { extras?.sortPriority }
+        set { if newValue != nil || extras != nil { writeExtras { $0.sortPriority = newValue } } }
+    }
+    public var respondsToUserInteraction: Bool? {
+        get { extras?.respondsToUserInteraction }
+        set { if newValue != nil || extras != nil { writeExtras { $0.respondsToUserInteraction = newValue } } }
+    }
+    public var customActions: [CustomAction] {
+        get { extras?.customActions ?? [] }
+        set { if !newValue.isEmpty || extras != nil { writeExtras { $0.customActions = newValue } } }
+    }
+    public var adjustable: Adjustable? {
+        get { extras?.adjustable }
+        set { if newValue != nil || extras != nil { writeExtras { $0.adjustable = newValue } } }
+    }
+    public var onActivate: [LayoutEffect]? {
+        get { extras?.onActivate }
+        set { if newValue != nil || extras != nil { writeExtras { $0.onActivate = newValue } } }
+    }
+    public var onTap: [LayoutEffect]? {
+        get { extras?.onTap }
+        set { if newValue != nil || extras != nil { writeExtras { $0.onTap = newValue } } }
+    }
+    public var onEscape: [LayoutEffect]? {
+        get { extras?.onEscape }
+        set { if newValue != nil || extras != nil { writeExtras { $0.onEscape = newValue } } }
+    }
+
+    private mutating func writeExtras(_ body: (Extras) -> Void) {
+        if extras == nil {
+            extras = Extras()
+        } else if !isKnownUniquelyReferenced(&extras) {
+            extras = extras!.copy()
+        }
+        body(extras!)
+    }
+
+    /// Mutated only while uniquely referenced (copy on write), hence safe to share.
+    private final class Extras: @unchecked Sendable {
+        var elements: [Int]?
+        var sortPriority: Double?
+        var respondsToUserInteraction: Bool?
+        var customActions: [CustomAction] = []
+        var adjustable: Adjustable?
+        var onActivate: [LayoutEffect]?
+        var onTap: [LayoutEffect]?
+        var onEscape: [LayoutEffect]?
+
+        func copy() -> Extras {
+            let e = Extras()
+            e.elements = elements
+            e.sortPriority = sortPriority
+            e.respondsToUserInteraction = respondsToUserInteraction
+            e.customActions = customActions
+            e.adjustable = adjustable
+            e.onActivate = onActivate
+            e.onTap = onTap
+            e.onEscape = onEscape
+            return e
+        }
+    }
 
     /// The text a switch user hears on arrival: label, value (computed for adjustables).
     public var currentValue: String? { adjustable?.displayValue ?? value }

@@ -170,3 +170,34 @@ struct TraitSetTests {
         #expect(Array(all) == Trait.allCases)
     }
 }
+
+@Suite("Element nodes")
+struct ElementNodeTests {
+    @Test func rareFieldsAreCopiedOnWrite() {
+        var a = ElementNode(id: "a")
+        a.customActions = [CustomAction(name: "x")]
+        a.sortPriority = 2
+        a.adjustable = Adjustable(kind: .list(["off", "on"]), current: 0)
+        var b = a
+        b.customActions.append(CustomAction(name: "y"))
+        b.sortPriority = nil
+        b.adjustable?.current = 1
+        #expect(a.customActions.map(\.name) == ["x"])
+        #expect(a.sortPriority == 2)
+        #expect(a.adjustable?.current == 0)
+        #expect(b.customActions.map(\.name) == ["x", "y"])
+        #expect(b.sortPriority == nil)
+        #expect(b.adjustable?.current == 1)
+    }
+
+    @Test func unsetRareFieldsReadAsDefaults() {
+        var n = ElementNode(id: "n")
+        n.onTap = nil
+        n.customActions = []
+        #expect(n.onTap == nil && n.onActivate == nil && n.onEscape == nil)
+        #expect(n.customActions.isEmpty && n.adjustable == nil && n.elements == nil)
+        #expect(n.sortPriority == nil && n.respondsToUserInteraction == nil)
+        n.respondsToUserInteraction = false
+        #expect(n.respondsToUserInteraction == false)
+    }
+}
