@@ -27,15 +27,15 @@ struct FieldReader {
             report("E04", v.offset, path(), element, "must be an object, got \(v.kindName)")
             return nil
         }
-        // One walk over the keys on the tape: the bucket mask, the first few keys for
-        // lookups, and unknown keys reported with the nearest known one.
+        // One walk over the keys on the tape: the bucket mask, and unknown keys reported
+        // with the nearest known one.
         let doc = v.document
         var view = ObjectView(document: doc, index: v.index)
         var k = v.index + 1
         let end = Int(doc.tokens[v.index].end)
         while k < end {
             let bucket = doc.tokens[k].bucket
-            view.add(k, bucket: bucket)
+            view.mask |= 1 << UInt64(bucket)
             if !allowed.contains(doc, k, bucket: bucket) {
                 let m = JSONMember(document: doc, keyIndex: k)
                 var msg = "unknown field \"\(m.key)\""
@@ -152,35 +152,10 @@ struct ObjectView {
     /// One bit per key bucket present: most lookups are for absent optional fields, and
     /// this answers them without comparing a single byte.
     var mask: UInt64 = 0
-    /// The key tokens of the first eight members, so that a lookup need not walk the tape.
-    var keys: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0, 0, 0, 0)
-    var count = 0
-
-    init(document: JSONDocument, index: Int) {
-        self.document = document
-        self.index = index
-    }
-
-    mutating func add(_ key: Int, bucket: UInt8) {
-        mask |= 1 << UInt64(bucket)
-        if count < 8 {
-            let slot = count
-            withUnsafeMutableBytes(of: &keys) { $0.storeBytes(of: Int32(key), toByteOffset: slot * 4, as: Int32.self) }
-        }
-        count += 1
-    }
 
     subscript(key: Key) -> JSONMember? {
         guard mask & (1 << UInt64(key.bucket)) != 0 else { return nil }
-        guard count <= 8 else { return document.member(of: index, key).map { JSONMember(document: document, keyIndex: $0) } }
-        let found: Int? = withUnsafeBytes(of: keys) { raw in
-            for slot in 0..<count {
-                let k = Int(raw.load(fromByteOffset: slot * 4, as: Int32.self))
-                if document.tokens[k].bucket == key.bucket && document.equals(k, key) { return k }
-            }
-            return nil
-        }
-        return found.map { JSONMember(document: document, keyIndex: $0) }
+        return document.member(of: index, key).map { JSONMember(document: document, keyIndex: $0) }
     }
 
     subscript(key: String) -> JSONMember? { self[Key(key)] }
