@@ -142,12 +142,13 @@ struct BenchInput: ParsableCommand {
         }
         var decoder = SwitchDecoder(mapping: mapping, deviceID: 1)
         _ = fcntl(dev.fd, F_SETFL, fcntl(dev.fd, F_GETFL) | O_NONBLOCK)
+        // Started first: the queue runs both in order, so no press meets an engine not yet started.
+        scanner.start()
         scanner.attach(fd: dev.fd) { _ in
             let (events, gone) = dev.readAvailable(into: &decoder)
             for e in events where e.isDown && e.action == .next { pressedAt = e.timestamp }
             return (events, gone != nil)
         }
-        scanner.start()
         FileHandle.standardError.write(Data("Press the 'next' switch of \(dev.name) \(presses) times.\n".utf8))
         if done.wait(timeout: .now() + timeout) == .timedOut {
             throw fail("Error: only \(latencies.count) of \(presses) presses arrived within \(Int(timeout)) s.")

@@ -104,6 +104,10 @@ struct Run: ParsableCommand {
             }
         }
         session.scanner = scanner
+        // The scan starts before any device is attached: both go through the engine's queue
+        // in order, so a press read once "Using …" is printed always meets a running scan
+        // (a press before the start would be dropped, as it highlighted nothing).
+        scanner.start()
         var usingDevices = false
         if !noDevices {
             let note: @Sendable (String) -> Void = { text in
@@ -134,7 +138,10 @@ struct Run: ParsableCommand {
             }
         }
         let keysAreSwitches = !usingDevices
-        let keyboard = try KeyboardInput { key, t in
+        // From here on the scan runs: a failure ends it through the session, which restores
+        // the terminal and releases the devices.
+        let keyboard: KeyboardInput
+        do { keyboard = try KeyboardInput { key, t in
             switch key {
             case .action(let a):
                 // With switch devices in use, the terminal only quits: the same keyboard seen
@@ -148,11 +155,16 @@ struct Run: ParsableCommand {
             case .endOfInput:
                 if duration == nil { session.shutdown(code: 0) }
             }
+        } } catch {
+            session.shutdown(code: 2, message: "Error: \(error)")
+            dispatchMain()
         }
         session.keyboard = keyboard
         session.installSignalHandlers(redraw: { terminal?.redraw() })
-        do { try TerminalState.enterRawInput() } catch { throw fail("Error: \(error)") }
-        scanner.start()
+        do { try TerminalState.enterRawInput() } catch {
+            session.shutdown(code: 2, message: "Error: \(error)")
+            dispatchMain()
+        }
         keyboard.start()
         if let duration {
             DispatchQueue.main.asyncAfter(deadline: .now() + duration) { session.shutdown(code: 0) }
