@@ -98,6 +98,26 @@ func editDistance(_ a: [Character], _ b: [Character]) -> Int {
 
 func quotedList(_ names: [String]) -> String { names.joined(separator: ", ") }
 
+/// A data file parsed once, for a reader that tells what it is from its content
+/// (`switchscan validate`) and then loads it without parsing it again.
+public struct ParsedDataFile: @unchecked Sendable {
+    public let bytes: [UInt8]
+    public let file: String
+    let document: JSONDocument
+
+    public init(bytes: [UInt8], file: String) throws(DataFileError) {
+        self.bytes = bytes
+        self.file = file
+        document = try parseDataFile(bytes, file: file)
+    }
+
+    /// Whether the top level is an object with any of these keys.
+    public func hasTopLevelKey(_ keys: [String]) -> Bool {
+        guard let members = document.root.object else { return false }
+        return members.contains { keys.contains($0.key) }
+    }
+}
+
 /// Parses a data file's JSON; a syntax error becomes the file's one E01 diagnostic.
 func parseDataFile(_ bytes: [UInt8], file: String) throws(DataFileError) -> JSONDocument {
     do {

@@ -18,11 +18,25 @@ public enum LayoutLoader {
     public static let maxElementDepth = 200
 
     public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> LayoutDocument {
+        try checkSize(bytes, file: file)
+        return try read(parseDataFile(bytes, file: file), bytes: bytes, file: file)
+    }
+
+    /// A file already parsed (by `validate`, to tell layouts from settings).
+    public static func load(_ parsed: ParsedDataFile) throws(DataFileError) -> LayoutDocument {
+        try checkSize(parsed.bytes, file: parsed.file)
+        return try read(parsed.document, bytes: parsed.bytes, file: parsed.file)
+    }
+
+    /// Refuses files past `maxFileSize`; callers check before parsing where they can.
+    public static func checkSize(_ bytes: [UInt8], file: String) throws(DataFileError) {
         if bytes.count > maxFileSize {
             throw DataFileError(file: file, diagnostics: [Diagnostic(.error, "E01", file: file, offset: 0, path: "$",
                 element: nil, "file is \(bytes.count >> 20) MiB; layouts are limited to \(maxFileSize >> 20) MiB")])
         }
-        let document = try parseDataFile(bytes, file: file)
+    }
+
+    static func read(_ document: JSONDocument, bytes: [UInt8], file: String) throws(DataFileError) -> LayoutDocument {
         var reader = LayoutReader(file: file)
         reader.bytes = bytes
         // Room for every node at once: growing arrays of large structs is a measurable cost.

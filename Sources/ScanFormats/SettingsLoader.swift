@@ -30,7 +30,15 @@ public enum SettingsLoader {
     ]
 
     public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
-        let json = try parseDataFile(bytes, file: file).root
+        try read(parseDataFile(bytes, file: file).root, bytes: bytes, file: file)
+    }
+
+    /// A file already parsed (by `validate`, to tell layouts from settings).
+    public static func load(_ parsed: ParsedDataFile) throws(DataFileError) -> ScanSettings {
+        try read(parsed.document.root, bytes: parsed.bytes, file: parsed.file)
+    }
+
+    static func read(_ json: JSONValue, bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
         var r = FieldReader(file: file)
         var s = ScanSettings()
         if let d = r.object(json, "$", nil, allowed: KeySet(fields)) {

@@ -27,9 +27,18 @@ struct Validate: ParsableCommand {
             do { bytes = try readBytes(file, what: "file") } catch {
                 problems += error.message + "\n"; failed = true; continue
             }
-            if looksLikeLayout(bytes) {
+            // Parsed once: the content tells a layout from settings, and the loader reads the
+            // same document. Unparseable files get the JSON error, which is the same for both.
+            let parsed: ParsedDataFile
+            do {
+                try LayoutLoader.checkSize(bytes, file: file)
+                parsed = try ParsedDataFile(bytes: bytes, file: file)
+            } catch {
+                problems += error.description + "\n"; failed = true; continue
+            }
+            if parsed.hasTopLevelKey(Self.layoutKeys) {
                 do {
-                    let doc = try LayoutLoader.load(bytes: bytes, file: file)
+                    let doc = try LayoutLoader.load(parsed)
                     let items = ScanTreeBuilder.build(doc.tree, settings: ScanSettings()).top.items.count
                     report += "\(file): ok (layout \"\(doc.tree.screenID)\", \(doc.tree.count) nodes, \(items) top-level items)\n"
                     if warnings { for w in doc.warnings { report += "\(w)\n" } }
@@ -38,7 +47,7 @@ struct Validate: ParsableCommand {
                 }
             } else {
                 do {
-                    _ = try SettingsLoader.load(bytes: bytes, file: file)
+                    _ = try SettingsLoader.load(parsed)
                     report += "\(file): ok (settings)\n"
                 } catch {
                     problems += error.description + "\n"; failed = true
@@ -51,11 +60,5 @@ struct Validate: ParsableCommand {
 
     /// A layout has at least one of its required top-level keys; anything else is read as
     /// settings (so `{}` is valid settings, and a misspelt settings key gets a did-you-mean).
-    func looksLikeLayout(_ bytes: [UInt8]) -> Bool {
-        guard let members = (try? JSONParser.parse(bytes))?.object else {
-            // Unparseable: report it as a layout, whose messages are the most detailed.
-            return true
-        }
-        return members.contains { ["schemaVersion", "root", "screen"].contains($0.key) }
-    }
+    static let layoutKeys = ["schemaVersion", "root", "screen"]
 }

@@ -201,3 +201,42 @@ struct SettingsTests {
         #expect(d.message.contains(#"duplicate key "loops""#))
     }
 }
+
+/// `validate` parses a file once to tell a layout from settings, then loads that parse: the
+/// result must be exactly what loading the bytes gives, diagnostics included.
+@Suite("Files parsed once")
+struct ParsedOnceTests {
+    @Test func layoutFromTheParseEqualsLayoutFromBytes() throws {
+        let text = layout(button("a") + "," + button("b", x: 120, ", \"hint\": \"double tap to save\""))
+        let parsed = try ParsedDataFile(bytes: bytes(text), file: "l.json")
+        #expect(parsed.hasTopLevelKey(["schemaVersion", "root", "screen"]))
+        let once = try LayoutLoader.load(parsed)
+        let twice = try LayoutLoader.load(bytes: bytes(text), file: "l.json")
+        #expect(once.tree.nodes.map(\.id) == ["root", "a", "b"])
+        #expect(once.tree.nodes.map(\.id) == twice.tree.nodes.map(\.id))
+        #expect(once.warnings.map(\.description) == twice.warnings.map(\.description))
+        #expect(!once.warnings.isEmpty)
+    }
+
+    @Test func settingsFromTheParseEqualSettingsFromBytes() throws {
+        let text = #"{"autoScanInterval": 0.5, "loops": 3}"#
+        let parsed = try ParsedDataFile(bytes: bytes(text), file: "s.json")
+        #expect(!parsed.hasTopLevelKey(["schemaVersion", "root", "screen"]))
+        let s = try SettingsLoader.load(parsed)
+        #expect(s.autoScanInterval == .milliseconds(500))
+        #expect(s.loops == 3)
+    }
+
+    @Test func errorsFromTheParseEqualErrorsFromBytes() throws {
+        let bad = #"{"autoScanInterval": 20, "stlye": "manual"}"#
+        let parsed = try ParsedDataFile(bytes: bytes(bad), file: "s.json")
+        let once = try #require(throws: DataFileError.self) { try SettingsLoader.load(parsed) }
+        let twice = try #require(throws: DataFileError.self) { try SettingsLoader.load(bytes: bytes(bad), file: "s.json") }
+        #expect(once.description == twice.description)
+        #expect(once.diagnostics.count == 2)
+        // A syntax error is found by the parse itself, with its place.
+        let broken = try #require(throws: DataFileError.self) { try ParsedDataFile(bytes: bytes("{\"loops\": 3,}"), file: "b.json") }
+        #expect(broken.description.contains("b.json:1:"))
+        #expect(broken.description.contains("malformed JSON"))
+    }
+}
