@@ -44,6 +44,9 @@ struct BenchTiming: ParsableCommand {
     @Flag(name: .customLong("allow-deep-idle"), help: "Do not ask the kernel to keep idle CPUs quick to wake (/dev/cpu_dma_latency); saves power, and a press may reach the engine later.")
     var allowDeepIdle = false
 
+    @Option(name: .customLong("spin-margin"), help: "Wake this long before each timer deadline and spin the rest (0 to 1ms, e.g. 50us): a more punctual highlight for a little CPU per tick; 0 is off.")
+    var spinMargin = SpinMargin(.zero)
+
     @Flag(help: "Print one JSON object as the last line.")
     var json = false
 
@@ -96,7 +99,8 @@ struct BenchTiming: ParsableCommand {
     /// The real runtime: LiveScanner on a RealTimeQueue; lateness is wake-up time minus the
     /// engine's deadline.
     func runEngine() -> RunResult {
-        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0, wakeupLatency: nil))
+        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0, wakeupLatency: nil,
+                                              spinMargin: spinMargin.duration))
         defer { rt.stop() }
         let scanner = LiveScanner(engine: ScanEngine(tree: benchTree(count: 97), settings: engineSettings()), queue: rt) { _ in }
         var samples: [Int64] = []

@@ -41,6 +41,9 @@ struct Run: ParsableCommand {
     @Flag(name: .customLong("allow-deep-idle"), help: "Do not ask the kernel to keep idle CPUs quick to wake (/dev/cpu_dma_latency); saves power, and a press may reach the engine later.")
     var allowDeepIdle = false
 
+    @Option(name: .customLong("spin-margin"), help: "Wake this long before each timer deadline and spin the rest (0 to 1ms, e.g. 50us): a more punctual highlight for a little CPU per tick; 0 is off.")
+    var spinMargin = SpinMargin(.zero)
+
     @Option(help: "Stop after this many seconds (for demos and tests).")
     var duration: Double?
 
@@ -78,7 +81,8 @@ struct Run: ParsableCommand {
         guard problems.isEmpty, let document else { throw fail(problems.joined(separator: "\n")) }
         let kind = output ?? (TerminalState.outputIsTerminal ? .terminal : .json)
 
-        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: !noMlock, wakeupLatency: allowDeepIdle ? nil : 0))
+        let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: !noMlock, wakeupLatency: allowDeepIdle ? nil : 0,
+                                              spinMargin: spinMargin.duration))
         if let warning = rt.status.warning {
             FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8))
         }

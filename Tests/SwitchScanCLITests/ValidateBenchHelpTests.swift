@@ -128,6 +128,29 @@ struct BenchHelpTests {
         #expect(r.stderr.contains("--sizes"))
     }
 
+    @Test("--spin-margin takes 0 to 1 ms; anything else is refused with the range", arguments: ["2ms", "-5us", "soon"])
+    func spinMarginRange(_ value: String) throws {
+        for command in [["bench", "timing"], ["run", "--no-devices", "--duration", "1"]] {
+            let r = try CLI.run(command + ["--spin-margin", value])
+            #expect(r.status == 64, "\(r)")
+            #expect(r.stdout == "")
+            #expect(r.stderr.contains("--spin-margin") && r.stderr.contains("0 to 1ms"), "\(r)")
+        }
+    }
+
+    @Test("bench timing with a spin margin runs and prints its JSON line")
+    func benchTimingSpin() throws {
+        let r = try CLI.run(["bench", "timing", "--interval", "1ms", "--ticks", "20", "--rt-priority", "0",
+                             "--allow-deep-idle", "--spin-margin", "200us", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+        let engine = object?["engine"] as? [String: Any]
+        #expect(object?["ticks"] as? Int == 20)
+        #expect(engine?["p99_us"] is Double)
+        #expect(engine?["missed"] is Int)
+    }
+
     @Test("switchscan --help lists simulate and validate")
     func help() throws {
         let r = try CLI.run(["--help"])
