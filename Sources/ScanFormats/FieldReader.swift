@@ -36,7 +36,9 @@ struct FieldReader {
         while k < end {
             let bucket = doc.tokens[k].bucket
             view.mask |= 1 << UInt64(bucket)
-            if !allowed.contains(doc, k, bucket: bucket) {
+            if let p = allowed.position(doc, k, bucket: bucket) {
+                if p < 64 { view.present |= 1 << UInt64(p) }
+            } else {
                 let m = JSONMember(document: doc, keyIndex: k)
                 var msg = "unknown field \"\(m.key)\""
                 if let s = suggestion(for: m.key, among: allowed.names) { msg += "; did you mean \"\(s)\"?" }
@@ -152,6 +154,12 @@ struct ObjectView {
     /// One bit per key bucket present: most lookups are for absent optional fields, and
     /// this answers them without comparing a single byte.
     var mask: UInt64 = 0
+    /// One bit per field of the allowed set present, by its position in the set's names
+    /// (the first 64): a reader asks `has` before reading a rarely used field.
+    var present: UInt64 = 0
+
+    /// Whether the field at `position` in the allowed set's names is present.
+    @inline(__always) func has(position: Int) -> Bool { present & (1 << UInt64(position)) != 0 }
 
     subscript(key: Key) -> JSONMember? {
         guard mask & (1 << UInt64(key.bucket)) != 0 else { return nil }
@@ -275,11 +283,15 @@ struct KeySet: ExpressibleByArrayLiteral, Sendable {
     let names: [String]
     /// The keys sorted by bucket; `starts[b]..<starts[b + 1]` are those of bucket b.
     private let keys: [Key]
+    /// Each sorted key's position in `names`.
+    private let positions: [Int]
     private let starts: [UInt16]
 
     init(_ names: [String]) {
         self.names = names
-        keys = names.map(Key.init).sorted { $0.bucket < $1.bucket }
+        let sorted = names.enumerated().map { (Key($0.element), $0.offset) }.sorted { $0.0.bucket < $1.0.bucket }
+        keys = sorted.map(\.0)
+        positions = sorted.map(\.1)
         // One pass: count each bucket, then running sums (sets are built per object read
         // for the rarer fields, so this stays cheap).
         var s = [UInt16](repeating: 0, count: 65)
@@ -290,11 +302,12 @@ struct KeySet: ExpressibleByArrayLiteral, Sendable {
 
     init(arrayLiteral elements: String...) { self.init(elements) }
 
-    /// Whether the key token at `k` of `document` names one of these fields.
-    func contains(_ document: JSONDocument, _ k: Int, bucket: UInt8) -> Bool {
+    /// The position in `names` of the field the key token at `k` of `document` names; nil
+    /// when it is none of these.
+    func position(_ document: JSONDocument, _ k: Int, bucket: UInt8) -> Int? {
         let b = Int(bucket)
-        for i in Int(starts[b])..<Int(starts[b + 1]) where document.equals(k, keys[i]) { return true }
-        return false
+        for i in Int(starts[b])..<Int(starts[b + 1]) where document.equals(k, keys[i]) { return positions[i] }
+        return nil
     }
 
     /// Length and end bytes: cheap, and the JSON parser computes the same from raw bytes.

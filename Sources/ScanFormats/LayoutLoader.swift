@@ -53,17 +53,39 @@ public enum LayoutLoader {
     }
 }
 
-let nodeKeys = KeySet([
-    "id", "virtual", "visible", "isAccessibilityElement", "label", "labelSpans", "labelFromChildren",
-    "value", "hint", "traits", "language", "frame", "frameInContainer", "path", "activationPoint",
-    "activationPointOutsideFrame", "hidden", "elementsHidden", "viewIsModal", "modalScope",
-    "shouldGroupChildren", "navigationStyle", "elements", "sortPriority", "respondsToUserInteraction",
-    "customActions", "adjustable", "customContent", "customRotors", "largeContent", "onActivate", "onTap",
-    "onEscape", "onMagicTap", "scroll", "onFocus", "onBlur", "children",
-])
+/// A node's fields, in the order of `nodeKeys`: a field's raw value is its bit in
+/// `ObjectView.present`, so absent fields are skipped without a lookup.
+enum NodeField: Int, CaseIterable {
+    case id, virtual, visible, isAccessibilityElement, label, labelSpans, labelFromChildren,
+         value, hint, traits, language, frame, frameInContainer, path, activationPoint,
+         activationPointOutsideFrame, hidden, elementsHidden, viewIsModal, modalScope,
+         shouldGroupChildren, navigationStyle, elements, sortPriority, respondsToUserInteraction,
+         customActions, adjustable, customContent, customRotors, largeContent, onActivate, onTap,
+         onEscape, onMagicTap, scroll, onFocus, onBlur, children
+
+    var name: String { "\(self)" }
+
+    // Masks of fields that are read together; computed, so they fold to constants.
+    @inline(__always) var bit: UInt64 { 1 << UInt64(rawValue) }
+    static var containerOnly: UInt64 { navigationStyle.bit | shouldGroupChildren.bit | viewIsModal.bit }
+    static var elementOnly: UInt64 { label.bit | traits.bit | customActions.bit | adjustable.bit }
+    static var rare: UInt64 {
+        language.bit | hidden.bit | elementsHidden.bit | viewIsModal.bit | modalScope.bit | shouldGroupChildren.bit
+            | navigationStyle.bit | sortPriority.bit | respondsToUserInteraction.bit
+    }
+    static var handlersAndContent: UInt64 {
+        onActivate.bit | onTap.bit | onEscape.bit | onMagicTap.bit | onFocus.bit | onBlur.bit
+            | customContent.bit | customRotors.bit | largeContent.bit | scroll.bit
+    }
+}
+let nodeKeys = KeySet(NodeField.allCases.map(\.name))
+extension ObjectView {
+    @inline(__always) func has(_ f: NodeField) -> Bool { has(position: f.rawValue) }
+}
 let unusedHandlerKeys = ["onMagicTap", "onFocus", "onBlur"].map(Key.init)
 let containerOnlyKeys = ["navigationStyle", "shouldGroupChildren", "viewIsModal"].map(Key.init)
 let elementOnlyKeys = ["label", "traits", "customActions", "adjustable"].map(Key.init)
+
 /// Trait names as keys, so a trait is recognised from its bytes without decoding it.
 let traitKeys = Trait.allCases.map { (Key($0.rawValue), $0) }
 /// Traits that W18 says are mutually exclusive.
@@ -215,14 +237,16 @@ struct LayoutReader {
         // at the end (appending `n` itself would copy every field).
         nodes.append(ElementNode(id: id))
         var nodeInfo = NodeInfo(parent: Int32(parent ?? -1), position: Int32(position), idOffset: idOffset,
-                                explicitFrame: d[K.frame] != nil)
+                                explicitFrame: d.has(.frame))
         info.append(nodeInfo)
 
-        n.isVirtual = fields.bool(d[K.virtual], path(), el) ?? false
-        n.isVisible = fields.bool(d[K.visible], path(), el) ?? true
-        let explicitAX = fields.bool(d[K.isAccessibilityElement], path(), el)
-        n.label = fields.string(d[K.label], path(), el)
-        if let spans = fields.array(d[K.labelSpans], path(), el) {
+        // Rarely used fields are read only when present (`d.has`): most nodes have a
+        // handful of fields, and the others would each cost a lookup.
+        if d.has(.virtual) { n.isVirtual = fields.bool(d[K.virtual], path(), el) ?? false }
+        if d.has(.visible) { n.isVisible = fields.bool(d[K.visible], path(), el) ?? true }
+        let explicitAX = d.has(.isAccessibilityElement) ? fields.bool(d[K.isAccessibilityElement], path(), el) : nil
+        if d.has(.label) { n.label = fields.string(d[K.label], path(), el) }
+        if d.has(.labelSpans), let spans = fields.array(d[K.labelSpans], path(), el) {
             if d[K.label] != nil {
                 fields.report("E17", d[K.labelSpans]!.keyOffset, path() + ".labelSpans", el, "use either \"label\" or \"labelSpans\", not both")
             }
@@ -237,22 +261,24 @@ struct LayoutReader {
             if spans.isEmpty { fields.report("E04", d[K.labelSpans]!.value.offset, path() + ".labelSpans", el, "must not be empty") }
             else { n.label = text.joined() }
         }
-        let labelFromChildren = fields.bool(d[K.labelFromChildren], path(), el) ?? false
-        n.value = fields.string(d[K.value], path(), el)
-        n.hint = fields.string(d[K.hint], path(), el)
-        if let t = d[K.traits] { n.traits = traits(t, path(), el) }
-        language(d[K.language], path(), el)
-        n.hidden = fields.bool(d[K.hidden], path(), el) ?? false
-        n.elementsHidden = fields.bool(d[K.elementsHidden], path(), el) ?? false
-        n.viewIsModal = fields.bool(d[K.viewIsModal], path(), el) ?? false
-        if let s = fields.enumValue(d[K.modalScope], ModalScope.self, path(), el) { n.modalScope = s }
-        n.shouldGroupChildren = fields.bool(d[K.shouldGroupChildren], path(), el) ?? false
-        if let s = fields.enumValue(d[K.navigationStyle], NavigationStyle.self, path(), el) { n.navigationStyle = s }
-        n.sortPriority = fields.number(d[K.sortPriority], path(), el)
-        if let m = d[K.respondsToUserInteraction] {
-            if m.value.isNull {} else { n.respondsToUserInteraction = fields.bool(m, path(), el) }
+        let labelFromChildren = d.has(.labelFromChildren) ? fields.bool(d[K.labelFromChildren], path(), el) ?? false : false
+        if d.has(.value) { n.value = fields.string(d[K.value], path(), el) }
+        if d.has(.hint) { n.hint = fields.string(d[K.hint], path(), el) }
+        if d.has(.traits), let t = d[K.traits] { n.traits = traits(t, path(), el) }
+        if d.present & NodeField.rare != 0 {
+            if d.has(.language) { language(d[K.language], path(), el) }
+            if d.has(.hidden) { n.hidden = fields.bool(d[K.hidden], path(), el) ?? false }
+            if d.has(.elementsHidden) { n.elementsHidden = fields.bool(d[K.elementsHidden], path(), el) ?? false }
+            if d.has(.viewIsModal) { n.viewIsModal = fields.bool(d[K.viewIsModal], path(), el) ?? false }
+            if d.has(.modalScope), let s = fields.enumValue(d[K.modalScope], ModalScope.self, path(), el) { n.modalScope = s }
+            if d.has(.shouldGroupChildren) { n.shouldGroupChildren = fields.bool(d[K.shouldGroupChildren], path(), el) ?? false }
+            if d.has(.navigationStyle), let s = fields.enumValue(d[K.navigationStyle], NavigationStyle.self, path(), el) { n.navigationStyle = s }
+            if d.has(.sortPriority) { n.sortPriority = fields.number(d[K.sortPriority], path(), el) }
+            if d.has(.respondsToUserInteraction), let m = d[K.respondsToUserInteraction] {
+                if m.value.isNull {} else { n.respondsToUserInteraction = fields.bool(m, path(), el) }
+            }
         }
-        if let m = d[K.elements], let list = fields.array(m, path(), el) {
+        if d.has(.elements), let m = d[K.elements], let list = fields.array(m, path(), el) {
             var ids: [(String, Int)] = []
             for (k, item) in list.enumerated() {
                 if case .string(let s, let o) = item.content { ids.append((s, o)) }
@@ -261,22 +287,24 @@ struct LayoutReader {
             nodeInfo.elements = ids
             nodeInfo.elementsOffset = m.value.offset
         }
-        if let m = d[K.customActions] { n.customActions = customActions(m, path(), el) }
-        if let m = d[K.onActivate] { n.onActivate = effects(m, path(), el) }
-        if let m = d[K.onTap] { n.onTap = effects(m, path(), el) }
-        if let m = d[K.onEscape] { n.onEscape = effects(m, path(), el) }
-        for key in unusedHandlerKeys { if let m = d[key] { _ = effects(m, path(), el) } }
-        if let m = d[K.customContent] { customContent(m, path(), el) }
-        if let m = d[K.customRotors] { customRotors(m, path(), el) }
-        if let m = d[K.largeContent], let ld = fields.object(m.value, path() + ".largeContent", el, allowed: ["title", "image"]) {
-            _ = fields.string(fields.require(ld, K.title, in: m.value, path() + ".largeContent", el), path() + ".largeContent", el)
-            _ = fields.string(ld[K.image], path() + ".largeContent", el)
+        if d.has(.customActions), let m = d[K.customActions] { n.customActions = customActions(m, path(), el) }
+        if d.present & NodeField.handlersAndContent != 0 {
+            if let m = d[K.onActivate] { n.onActivate = effects(m, path(), el) }
+            if let m = d[K.onTap] { n.onTap = effects(m, path(), el) }
+            if let m = d[K.onEscape] { n.onEscape = effects(m, path(), el) }
+            for key in unusedHandlerKeys { if let m = d[key] { _ = effects(m, path(), el) } }
+            if let m = d[K.customContent] { customContent(m, path(), el) }
+            if let m = d[K.customRotors] { customRotors(m, path(), el) }
+            if let m = d[K.largeContent], let ld = fields.object(m.value, path() + ".largeContent", el, allowed: ["title", "image"]) {
+                _ = fields.string(fields.require(ld, K.title, in: m.value, path() + ".largeContent", el), path() + ".largeContent", el)
+                _ = fields.string(ld[K.image], path() + ".largeContent", el)
+            }
+            if let m = d[K.scroll] { scroll(m, path(), el) }
         }
-        if let m = d[K.scroll] { scroll(m, path(), el) }
 
         // Geometry: explicit frame, or frame relative to the nearest framed ancestor.
-        var frame = fields.rect(d[K.frame], path(), el)
-        if let m = d[K.frameInContainer], let rel = fields.rect(m, path(), el) {
+        var frame = d.has(.frame) ? fields.rect(d[K.frame], path(), el) : nil
+        if d.has(.frameInContainer), let m = d[K.frameInContainer], let rel = fields.rect(m, path(), el) {
             if d[K.frame] != nil {
                 fields.report("E06", m.keyOffset, path() + ".frameInContainer", el, "use either \"frame\" or \"frameInContainer\", not both")
             }
@@ -284,7 +312,7 @@ struct LayoutReader {
             nodeInfo.explicitFrame = true
         }
         var polygon: [Point]?
-        if let m = d[K.path], let pts = fields.array(m, path(), el) {
+        if d.has(.path), let m = d[K.path], let pts = fields.array(m, path(), el) {
             var list: [Point] = []
             for (k, p) in pts.enumerated() {
                 let xy = p.array.map(Array.init) ?? []
@@ -297,12 +325,12 @@ struct LayoutReader {
             if pts.count < 3 { fields.report("E08", m.value.offset, path() + ".path", el, "a path needs at least 3 points, got \(pts.count)") }
             polygon = list
         }
-        let explicitPoint = fields.point(d[K.activationPoint], path(), el)
-        let outsideOK = fields.bool(d[K.activationPointOutsideFrame], path(), el) ?? false
+        let explicitPoint = d.has(.activationPoint) ? fields.point(d[K.activationPoint], path(), el) : nil
+        let outsideOK = d.has(.activationPointOutsideFrame) ? fields.bool(d[K.activationPointOutsideFrame], path(), el) ?? false : false
 
         // Children, in paint order.
         var childIndices: [Int] = []
-        if let m = d[K.children], let list = fields.array(m, path(), el) {
+        if d.has(.children), let m = d[K.children], let list = fields.array(m, path(), el) {
             let childOrigin = frame.map { Point(x: $0.x, y: $0.y) } ?? origin
             childIndices.reserveCapacity(list.count)
             for (k, c) in list.enumerated() {
@@ -328,7 +356,7 @@ struct LayoutReader {
             n.frame = f
         } else if hasChildren {
             n.frame = childIndices.dropFirst().reduce(nodes[childIndices[0]].frame) { $0.union(nodes[$1].frame) }
-        } else if d[K.frame] == nil && d[K.frameInContainer] == nil {
+        } else if !d.has(.frame) && !d.has(.frameInContainer) {
             fields.report("E06", v.offset, path(), el, "missing \"frame\"; a node without children needs {\"x\", \"y\", \"width\", \"height\"}")
         }
         if let p = explicitPoint {
@@ -344,12 +372,12 @@ struct LayoutReader {
         }
         // Adjustable: the trait and the spec go together; the value is computed.
         let hasTrait = n.traits.contains(.adjustable)
-        if let m = d[K.adjustable] {
+        if d.has(.adjustable), let m = d[K.adjustable] {
             n.adjustable = adjustable(m, path(), el)
             if !hasTrait {
                 fields.report("E10", m.keyOffset, path() + ".adjustable", el, "an \"adjustable\" spec needs the trait \"adjustable\" in \"traits\"")
             }
-            if let vm = d[K.value] {
+            if d.has(.value), let vm = d[K.value] {
                 fields.report("E10", vm.keyOffset, path() + ".value", el, "an adjustable element's value is computed from \"adjustable\"; remove \"value\"")
             }
         } else if hasTrait {
@@ -358,19 +386,23 @@ struct LayoutReader {
         }
         // W20 / W26: container-only fields on a leaf, and leaf fields on a container.
         if n.isAccessibilityElement {
-            for key in containerOnlyKeys where d[key] != nil {
-                fields.report(.warning, "W20", d[key]!.keyOffset, path() + "." + key.name, el, "\"\(key.name)\" on an accessible element is ignored")
+            if d.present & NodeField.containerOnly != 0 {
+                for key in containerOnlyKeys where d[key] != nil {
+                    fields.report(.warning, "W20", d[key]!.keyOffset, path() + "." + key.name, el, "\"\(key.name)\" on an accessible element is ignored")
+                }
             }
-            if d[K.elements] != nil && hasChildren {
+            if d.has(.elements) && hasChildren {
                 fields.report(.warning, "W20", d[K.elements]!.keyOffset, path() + ".elements", el, "\"elements\" on an accessible element is ignored")
             }
         } else if explicitAX == nil && hasChildren {
-            for key in elementOnlyKeys where d[key] != nil {
-                fields.report(.warning, "W26", d[key]!.keyOffset, path() + "." + key.name, el,
-                              "a node with children is a container by default, so \"\(key.name)\" is ignored; set \"isAccessibilityElement\": true to make it one element")
+            if d.present & NodeField.elementOnly != 0 {
+                for key in elementOnlyKeys where d[key] != nil {
+                    fields.report(.warning, "W26", d[key]!.keyOffset, path() + "." + key.name, el,
+                                  "a node with children is a container by default, so \"\(key.name)\" is ignored; set \"isAccessibilityElement\": true to make it one element")
+                }
             }
         }
-        if d[K.modalScope] != nil && !n.viewIsModal {
+        if d.has(.modalScope) && !n.viewIsModal {
             fields.report(.warning, "W20", d[K.modalScope]!.keyOffset, path() + ".modalScope", el, "\"modalScope\" is ignored without \"viewIsModal\": true")
         }
         nodes[index] = n
