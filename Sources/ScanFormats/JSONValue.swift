@@ -55,6 +55,20 @@ public final class JSONDocument: @unchecked Sendable {
         return key.withUTF8 { k in memcmp(text.baseAddress! + start, k.baseAddress!, n) == 0 }
     }
 
+    /// Whether the key at `i`, written without escapes, is `name`: inlined, so comparing
+    /// with a literal costs a length test and a few byte loads. Escaped keys answer false
+    /// (callers then take the general path).
+    @inline(__always)
+    func rawKey(_ i: Int, is name: StaticString) -> Bool {
+        let t = tokens[i]
+        let start = Int(t.offset) + 1
+        let n = name.utf8CodeUnitCount
+        guard t.kind == .string, t.raw, Int(t.end) - start == n else { return false }
+        let p = name.utf8Start
+        for j in 0..<n where text[start + j] != p[j] { return false }
+        return true
+    }
+
     /// A frame written the usual way, {"x", "y", "width", "height"} as numbers with sizes
     /// >= 0, read straight off the tape; nil for anything else, which the caller then
     /// reads field by field to say exactly what is wrong.
@@ -67,10 +81,10 @@ public final class JSONDocument: @unchecked Sendable {
             let value = tokens[k + 1]
             guard value.kind == .number else { return nil }
             let slot: Int
-            if equals(k, K.x) { slot = 0 }
-            else if equals(k, K.y) { slot = 1 }
-            else if equals(k, K.width) { slot = 2 }
-            else if equals(k, K.height) { slot = 3 }
+            if rawKey(k, is: "x") { slot = 0 }
+            else if rawKey(k, is: "y") { slot = 1 }
+            else if rawKey(k, is: "width") { slot = 2 }
+            else if rawKey(k, is: "height") { slot = 3 }
             else { return nil }
             seen |= 1 << slot
             switch slot {
