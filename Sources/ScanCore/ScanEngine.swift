@@ -100,10 +100,15 @@ public struct ScanEngine: Sendable {
     }
 
     public mutating func handle(_ event: SwitchEvent, at t: ScanInstant) -> [TimedEffect] {
+        guard started else { begin(t); return finish() }
+        // Timers due by the event's own time run first, each at its deadline: a press sees
+        // what was highlighted at its timestamp whichever the runtime handed over first, a
+        // late tick or the press (the manual driver orders them the same way).
+        var due: [TimedEffect] = []
+        if let d = nextDeadline, d <= event.timestamp { due = handleDeadline(at: event.timestamp) }
         begin(max(t, event.timestamp))
-        guard started else { return finish() }
         for command in filter.handle(event) { perform(command) }
-        return finish()
+        return due.isEmpty ? finish() : due + finish()
     }
 
     /// Fires every timer due at or before `t`, each at its own deadline, in order.

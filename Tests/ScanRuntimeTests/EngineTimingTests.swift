@@ -49,6 +49,38 @@ struct EngineTimingTests {
         #expect(late.allSatisfy { $0.time == .seconds(1.02) }, "effects carry the processing time, in order")
     }
 
+    /// The real-time queue may hand the engine a press before a tick that was due earlier
+    /// (both waited while the thread was late). The press must still select what was
+    /// highlighted at its timestamp, exactly as when the tick ran first.
+    @Test(arguments: [0.98, 1.0, 1.2, 1.99, 2.0, 2.5])
+    func aPressHandedOverBeforeALateTickSelectsAsIfTheTickRanFirst(pressedAt: Double) throws {
+        let tree = try loadLayout("switch-control.uikit.json")
+        let press = SwitchEvent(.select, down: true, at: .seconds(pressedAt))
+        let processedAt = ScanInstant.seconds(2.7)
+        // Tick first: the timers due by the press's time ran, then the press.
+        var tickFirst = ScanEngine(tree: tree)
+        var a = tickFirst.start(at: .zero)
+        a += tickFirst.handleDeadline(at: .seconds(pressedAt))
+        a += tickFirst.handle(press, at: processedAt)
+        a += tickFirst.handleDeadline(at: processedAt)
+        // Press first: no timer has run since the start.
+        var pressFirst = ScanEngine(tree: tree)
+        var b = pressFirst.start(at: .zero)
+        b += pressFirst.handle(press, at: processedAt)
+        b += pressFirst.handleDeadline(at: processedAt)
+        #expect(b.map(\.effect) == a.map(\.effect))
+        #expect(b.map(\.time) == a.map(\.time))
+        let selected = b.compactMap { e -> String? in
+            switch e.effect {
+            case .enterGroup(let g): return g
+            case .menuOpen(let element, _): return element
+            default: return nil
+            }
+        }
+        // Top level: testWrap 0-1 s, btn1 1-2 s, btn2 from 2 s.
+        #expect(selected == [pressedAt < 1 ? "testWrap" : pressedAt < 2 ? "btn1" : "btn2"])
+    }
+
     @Test func aPressAfterTheNextStepStillCountsForTheNewItem() throws {
         var driver = ManualDriver(engine: ScanEngine(tree: try loadLayout("switch-control.uikit.json")))
         _ = driver.start()
