@@ -180,6 +180,15 @@ public struct ScanEngine: Sendable {
             return
         }
         if c.action == .pause { pause(); return }
+        if c.action == .exit, mode == .item, autoTapTarget == nil {
+            // Exit at the top level does nothing; it must not move the highlight back to
+            // what was current when it went down either (a held exit would otherwise).
+            let atPress = history.state(before: c.pressedAt) ?? item
+            if atPress.running && atPress.menu == nil && atPress.cursor.scopes.count <= 1 {
+                history.removeAll()
+                return
+            }
+        }
         restoreForPressTime(c.pressedAt)
         if let target = autoTapTarget {
             // A second press inside the auto-tap window opens the menu instead of tapping.
