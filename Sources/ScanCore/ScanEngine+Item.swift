@@ -135,6 +135,12 @@ extension ScanEngine {
 
     /// Selecting an element or a point: the tap behaviour decides (SPEC §3).
     mutating func selectTarget(_ target: MenuTarget) {
+        // A disabled element (reached with itemScope "all") cannot be tapped: its menu, which
+        // has no Tap, offers what it can do instead, whatever the tap behaviour.
+        if case .element(let n) = target, tree[n].traits.contains(.notEnabled) {
+            openMenu(target)
+            return
+        }
         switch settings.tapBehavior {
         case .menu:
             openMenu(target)
