@@ -87,6 +87,10 @@ struct Run: ParsableCommand {
             FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8))
         }
         let presentQueue = DispatchQueue(label: "switchscan.present")
+        // Signals are taken over before anything changes the terminal, so that a SIGTERM or
+        // Ctrl-C at any moment from here on ends through the session, which restores it.
+        let session = RunSession(rt: rt, presentQueue: presentQueue)
+        session.installTerminationHandlers()
         let origin = MonotonicClock.now()
         var presenters: [EffectPresenter] = []
         do {
@@ -97,7 +101,7 @@ struct Run: ParsableCommand {
         let terminal = kind == .terminal ? TerminalPresenter(tree: document.tree, queue: presentQueue) : nil
         presenters.append(terminal ?? JSONLinesPresenter(fd: 1, origin: origin))
         let presenter = FanOutPresenter(presenters)
-        let session = RunSession(rt: rt, presenter: presenter, presentQueue: presentQueue)
+        session.presenter = presenter
         terminal?.onFailure = { e in session.shutdown(code: 1, message: "Error: the terminal presenter failed: \(e)") }
 
         let scanner = LiveScanner(engine: ScanEngine(tree: document.tree, settings: scanSettings), queue: rt) { effects in
@@ -164,7 +168,7 @@ struct Run: ParsableCommand {
             dispatchMain()
         }
         session.keyboard = keyboard
-        session.installSignalHandlers(redraw: { terminal?.redraw() })
+        session.installResizeHandler(redraw: { terminal?.redraw() })
         do { try TerminalState.enterRawInput() } catch {
             session.shutdown(code: 2, message: "Error: \(error)")
             dispatchMain()
@@ -181,7 +185,9 @@ struct Run: ParsableCommand {
 /// presenters finish (the terminal restored), then exit.
 final class RunSession: @unchecked Sendable {
     let rt: RealTimeQueue
-    let presenter: EffectPresenter
+    /// Set once the presenters exist; the handlers that read it run on the main queue,
+    /// which only runs once setup is done.
+    var presenter: EffectPresenter?
     let presentQueue: DispatchQueue
     var scanner: LiveScanner?
     var keyboard: KeyboardInput?
@@ -190,20 +196,24 @@ final class RunSession: @unchecked Sendable {
     private let lock = NSLock()
     private var ending = false
 
-    init(rt: RealTimeQueue, presenter: EffectPresenter, presentQueue: DispatchQueue) {
+    init(rt: RealTimeQueue, presentQueue: DispatchQueue) {
         self.rt = rt
-        self.presenter = presenter
         self.presentQueue = presentQueue
     }
 
-    func installSignalHandlers(redraw: @escaping @Sendable () -> Void) {
-        for (sig, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))] {
+    /// Ctrl-C, Ctrl-\, SIGTERM and a closed terminal end the run cleanly, exiting 128 + the
+    /// signal number as a shell expects.
+    func installTerminationHandlers() {
+        for (sig, code) in [(SIGINT, Int32(130)), (SIGQUIT, Int32(131)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))] {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .main)
             s.setEventHandler { [weak self] in self?.shutdown(code: code) }
             s.activate()
             signalSources.append(s)
         }
+    }
+
+    func installResizeHandler(redraw: @escaping @Sendable () -> Void) {
         signal(SIGWINCH, SIG_IGN)
         let w = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: presentQueue)
         w.setEventHandler { redraw() }
@@ -220,7 +230,7 @@ final class RunSession: @unchecked Sendable {
             keyboard?.stop()
             devices?.closeAll()
             rt.stop()
-            presentQueue.sync { presenter.finish() }
+            presentQueue.sync { presenter?.finish() }
             TerminalState.restore()
             if let message { FileHandle.standardError.write(Data((message + "\n").utf8)) }
             exit(code)

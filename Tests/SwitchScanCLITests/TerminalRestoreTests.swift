@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `switchscan run` in a real pseudo-terminal: whichever way the run ends, the terminal is
+/// left as it was (main screen, cursor shown, line editing and echo back on).
+@Suite("switchscan run in a terminal", .serialized)
+struct TerminalRestoreTests {
+    enum Ending: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        /// SIGTERM the moment the screen is taken: the earliest point the terminal differs.
+        case sigtermAtOnce
+        case sigquitWhileScanning
+        case sighupWhileScanning
+        case quitKey
+        var testDescription: String { rawValue }
+    }
+
+    @Test("the terminal is restored", arguments: Ending.allCases)
+    func restored(_ ending: Ending) throws {
+        let pty = try PseudoTerminal()
+        defer { pty.close() }
+        let before = try pty.modes()
+        let process = Process()
+        process.executableURL = try #require(CLI.binary)
+        process.arguments = ["run", "--no-devices", "--rt-priority", "0", "--no-mlock", "--allow-deep-idle", "--duration", "20"]
+        process.currentDirectoryURL = CLI.packageRoot
+        let slave = FileHandle(fileDescriptor: pty.slave, closeOnDealloc: false)
+        process.standardInput = slave
+        process.standardOutput = slave
+        process.standardError = slave
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
+        try process.run()
+
+        let takeScreen = "\u{1B}[?1049h"
+        switch ending {
+        case .sigtermAtOnce:
+            #expect(pty.waitFor(takeScreen), "the screen was never taken: \(pty.output)")
+            kill(process.processIdentifier, SIGTERM)
+        case .sigquitWhileScanning, .sighupWhileScanning:
+            // The first frame shows the first item's label.
+            #expect(pty.waitFor("Test_1"), "nothing was drawn: \(pty.output)")
+            kill(process.processIdentifier, ending == .sigquitWhileScanning ? SIGQUIT : SIGHUP)
+        case .quitKey:
+            #expect(pty.waitFor("Test_1"), "nothing was drawn: \(pty.output)")
+            pty.type("q")
+        }
+        if finished.wait(timeout: .now() + 15) == .timedOut {
+            process.terminate()
+            Issue.record("switchscan did not end after \(ending)")
+            return
+        }
+        let expected: Int32 = switch ending {
+        case .sigtermAtOnce: 143
+        case .sigquitWhileScanning: 131
+        case .sighupWhileScanning: 129
+        case .quitKey: 0
+        }
+        #expect(process.terminationReason == .exit, "killed by a signal instead of ending cleanly")
+        #expect(process.terminationStatus == expected)
+        let output = pty.drain()
+        let taken = try #require(output.range(of: takeScreen, options: .backwards), "no screen taken: \(output)")
+        let after = output[taken.upperBound...]
+        #expect(after.contains("\u{1B}[?1049l"), "the main screen was not restored")
+        #expect(after.contains("\u{1B}[?25h"), "the cursor was left hidden")
+        #expect(try pty.modes() == before, "line editing or echo were left off")
+    }
+}
+
+/// A pseudo-terminal pair; the test holds the master side and reads everything written.
+final class PseudoTerminal: @unchecked Sendable {
+    let master: Int32
+    let slave: Int32
+    private let lock = NSLock()
+    private var bytes: [UInt8] = []
+    private var closed = false
+
+    init() throws {
+        // posix_openpt and friends are not visible to Swift; these are the ioctls they use
+        // (TIOCSPTLCK, TIOCGPTN: Linux's asm-generic numbers).
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
+            throw POSIXError(.ENODEV)
+        }
+        slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        guard slave >= 0 else { throw POSIXError(.ENODEV) }
+        var size = winsize(ws_row: 40, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
+        // The master is drained all the time, so the child never blocks on a full terminal.
+        let t = Thread { [weak self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while let self, !self.isClosed {
+                var p = pollfd(fd: self.master, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 50) > 0 else { continue }
+                let n = buffer.withUnsafeMutableBytes { read(self.master, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                self.lock.lock(); self.bytes += buffer[0..<n]; self.lock.unlock()
+            }
+        }
+        t.start()
+    }
+
+    private var isClosed: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return closed
+    }
+
+    /// Stops reading and closes both sides.
+    func close() {
+        lock.lock(); closed = true; lock.unlock()
+        usleep(60_000)  // one poll period, so the reader is out of read() before the fd goes
+        Glibc.close(slave)
+        Glibc.close(master)
+    }
+
+    var output: String {
+        lock.lock(); defer { lock.unlock() }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Waits (up to 10 s) until the output contains `text`.
+    func waitFor(_ text: String) -> Bool {
+        for _ in 0..<1000 {
+            if output.contains(text) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    func type(_ text: String) {
+        _ = text.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, text.utf8.count) }
+    }
+
+    /// Everything written, once the restoring sequence (or 10 s) has come through.
+    func drain() -> String {
+        _ = waitFor("\u{1B}[?1049l")
+        return output
+    }
+
+    /// The modes a run changes: canonical input and echo.
+    func modes() throws -> [Bool] {
+        var t = termios()
+        guard tcgetattr(slave, &t) == 0 else { throw POSIXError(.ENOTTY) }
+        return [t.c_lflag & tcflag_t(ICANON) != 0, t.c_lflag & tcflag_t(ECHO) != 0]
+    }
+}
