@@ -121,7 +121,7 @@ struct BenchInput: ParsableCommand {
         let dev: EvdevDevice
         do { dev = try EvdevDevice(path: path) } catch { throw fail("Error: \(error.description)") }
         let profiles: DeviceProfiles
-        do { profiles = try ProfileLibrary.load(folders: ProfileLibrary.defaultFolders()) } catch { throw fail(error.description) }
+        do { profiles = try ProfileLibrary.load(folders: ProfileLibrary.defaultFolders(devices: BundledData.file("Devices"))) } catch { throw fail(error.description) }
         let mapping = profiles.mapping(for: dev.describe())
         guard mapping.switches.values.contains(.next) else {
             throw fail("Error: no profile maps a 'next' switch on \(path) (\(dev.name)); 'switchscan devices' shows its mapping.")

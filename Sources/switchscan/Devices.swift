@@ -14,7 +14,7 @@ struct Devices: ParsableCommand {
 
     func run() throws {
         let profiles: DeviceProfiles
-        do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? ProfileLibrary.defaultFolders() : profilesFolder) }
+        do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? ProfileLibrary.defaultFolders(devices: BundledData.file("Devices")) : profilesFolder) }
         catch { throw fail(error.description) }
         let udev: Udev
         do { udev = try Udev() } catch { throw fail("Error: \(error)") }

@@ -76,3 +76,34 @@ struct ScanOptions: ParsableArguments {
         return (document, scanSettings)
     }
 }
+
+/// Where the bundled data folders (Layouts/, Devices/) are: the current directory when run
+/// from the checkout, else the checkout the executable was built in (it sits in
+/// .build/<triple>/<config>/), else `share/switchscan` beside an installed `bin/`.
+enum BundledData {
+    static func path(_ relative: String) -> String? {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: relative) { return relative }
+        for base in bases() {
+            let candidate = base.appendingPathComponent(relative).path
+            if fm.fileExists(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// A bundled file, or the relative path itself (whose error then names it) when none is found.
+    static func file(_ relative: String) -> String { path(relative) ?? relative }
+
+    static func bases() -> [URL] {
+        // /proc/self/exe: the real binary, whatever symlink or PATH entry started it.
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        var bases: [URL] = [dir.deletingLastPathComponent().appendingPathComponent("share/switchscan")]
+        for _ in 0..<4 {
+            bases.append(dir)
+            dir = dir.deletingLastPathComponent()
+        }
+        return bases
+    }
+}

@@ -69,8 +69,8 @@ struct Replay: ParsableCommand {
     @Argument(help: "A recording (evemu-record text format), e.g. from 'switchscan record'.")
     var recording: String
 
-    @Option(help: "The layout file.")
-    var layout = "Layouts/switch-control.uikit.json"
+    @Option(help: "The layout file (default: the bundled Layouts/switch-control.uikit.json).")
+    var layout: String?
 
     @OptionGroup var options: ScanOptions
 
@@ -84,8 +84,8 @@ struct Replay: ParsableCommand {
         var problems: [String] = []
         var rec: EvemuRecording.Recording?
         var profiles = DeviceProfiles(sections: [])
-        let (document, scanSettings) = options.load(layout: layout, problems: &problems)
-        do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? ["Devices"] : profilesFolder) }
+        let (document, scanSettings) = options.load(layout: layout ?? BundledData.file("Layouts/switch-control.uikit.json"), problems: &problems)
+        do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? [BundledData.file("Devices")] : profilesFolder) }
         catch { problems.append(error.description) }
         do {
             let bytes = try readBytes(recording, what: "recording")

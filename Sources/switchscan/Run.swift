@@ -21,8 +21,8 @@ struct Run: ParsableCommand {
         """
     )
 
-    @Option(help: "The layout file.")
-    var layout = "Layouts/switch-control.uikit.json"
+    @Option(help: "The layout file (default: the bundled Layouts/switch-control.uikit.json).")
+    var layout: String?
 
     @OptionGroup var options: ScanOptions
 
@@ -68,10 +68,10 @@ struct Run: ParsableCommand {
 
     func run() throws {
         var problems: [String] = []
-        let (document, scanSettings) = options.load(layout: layout, problems: &problems)
+        let (document, scanSettings) = options.load(layout: layout ?? BundledData.file("Layouts/switch-control.uikit.json"), problems: &problems)
         var profiles = DeviceProfiles(sections: [])
         if !noDevices {
-            do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? ProfileLibrary.defaultFolders() : profilesFolder) }
+            do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? ProfileLibrary.defaultFolders(devices: BundledData.file("Devices")) : profilesFolder) }
             catch { problems.append(error.description) }
         }
         // An explicitly named device must exist and be readable: say so before starting.

@@ -85,7 +85,7 @@ enum CLI {
     /// a pipe, otherwise standard input is /dev/null. A run longer than `timeout` seconds is
     /// terminated and recorded as a test failure.
     static func run(
-        _ arguments: [String], stdin: String? = nil, timeout: Double = CLI.timeout,
+        _ arguments: [String], stdin: String? = nil, timeout: Double = CLI.timeout, directory: URL? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> RunResult {
         let binary = try #require(binary, "the switchscan executable was not found next to the test bundle nor under .build*/debug", sourceLocation: sourceLocation)
@@ -102,7 +102,7 @@ enum CLI {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
+        process.currentDirectoryURL = directory ?? packageRoot
         process.standardOutput = outHandle
         process.standardError = errHandle
         let input = stdin.map { _ in Pipe() }

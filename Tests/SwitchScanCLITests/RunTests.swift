@@ -16,6 +16,22 @@ struct RunTests {
         }
     }
 
+    @Test func theBundledLayoutIsFoundFromAnyDirectory() throws {
+        let elsewhere = try TempDir()
+        defer { elsewhere.remove() }
+        let r = try CLI.run(["run", "--output", "json", "--rt-priority", "0", "--no-mlock", "--allow-deep-idle"],
+                            stdin: " q", directory: elsewhere.url)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains(#""effect":"enterGroup","group":"testWrap""#), "\(r)")
+        // The bundled device profiles are found the same way: a replay needs the X-Keys one.
+        let recording = CLI.packageRoot.appendingPathComponent("Tests/Fixtures/xkeys-switch-interface.evemu").path
+        let here = try CLI.run(["replay", recording, "--until", "4"])
+        let there = try CLI.run(["replay", recording, "--until", "4"], directory: elsewhere.url)
+        #expect(there.status == 0, "\(there)")
+        #expect(there.stdout.contains(#""effect":"menuOpen""#))
+        #expect(there.stdout == here.stdout)
+    }
+
     @Test func aBadLayoutIsRefusedBeforeAnythingRuns() throws {
         let r = try CLI.run(["run", "--layout", "Layouts/missing.json", "--output", "json"], stdin: "")
         #expect(r.status == 2)
