@@ -144,11 +144,36 @@ struct BenchHelpTests {
                              "--allow-deep-idle", "--spin-margin", "200us", "--json"])
         #expect(r.status == 0, "\(r)")
         let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
-        let engine = object?["engine"] as? [String: Any]
-        #expect(object?["ticks"] as? Int == 20)
-        #expect(engine?["p99_us"] is Double)
-        #expect(engine?["missed"] is Int)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(r)")
+        // The keys issue 4 promises scripts, each of its kind.
+        #expect(object["interval_ms"] as? Double == 1)
+        #expect(object["ticks"] as? Int == 20)
+        #expect(object["load"] as? Bool == false)
+        #expect(object["ratio_p99"] is Double)
+        #expect(object["cpu_percent"] is Double)
+        for side in ["engine", "reference"] {
+            let o = try #require(object[side] as? [String: Any], "no \(side) in \(last)")
+            for key in ["p50_us", "p99_us", "p999_us", "max_us"] {
+                let v = try #require(o[key] as? Double, "\(side).\(key) in \(last)")
+                #expect(v.isFinite)
+            }
+            #expect(o["missed"] is Int)
+            let p50 = o["p50_us"] as? Double ?? 0, p99 = o["p99_us"] as? Double ?? 0, max = o["max_us"] as? Double ?? 0
+            #expect(p50 <= p99 && p99 <= max, "\(side) percentiles in order: \(o)")
+        }
+    }
+
+    @Test("bench input --json prints its one JSON object with the promised keys")
+    func benchInputJSON() throws {
+        let r = try CLI.run(["bench", "input", "--presses", "30", "--rt-priority", "0", "--allow-deep-idle", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(r)")
+        #expect(object["presses"] as? Int == 30)
+        let p50 = try #require(object["p50_us"] as? Double)
+        let p99 = try #require(object["p99_us"] as? Double)
+        let max = try #require(object["max_us"] as? Double)
+        #expect(p50 > 0 && p50 <= p99 && p99 <= max, "\(object)")
     }
 
     @Test("switchscan --help lists simulate and validate")
