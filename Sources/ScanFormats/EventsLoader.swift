@@ -26,7 +26,10 @@ public enum EventsLoader {
                 problems.append((lineNo, "expected \"SECONDS ACTION\" or \"SECONDS ACTION down|up\", got \"\(line.trimmingSpaces)\""))
                 continue
             }
-            guard let t = Double(words[0]), t.isFinite, t >= 0, t <= 86_400 else {
+            // Plain decimal seconds only: Double() would also take "0x10", "inf" or "1e1".
+            let digits = words[0].utf8.filter { $0 != UInt8(ascii: ".") }
+            let plain = !digits.isEmpty && digits.allSatisfy { $0 >= 48 && $0 <= 57 } && words[0].utf8.count - digits.count <= 1
+            guard plain, let t = Double(words[0]), t.isFinite, t >= 0, t <= 86_400 else {
                 problems.append((lineNo, "\"\(words[0])\" is not a time; give seconds from the start, e.g. 1.25"))
                 continue
             }

@@ -21,8 +21,9 @@ struct FieldReader {
     }
 
     /// The members of an object; unknown keys are reported with the nearest known one.
+    /// `elsewhere` explains known fields that belong in another kind of file.
     mutating func object(_ v: JSONValue, _ path: @autoclosure () -> String, _ element: String?, allowed: KeySet,
-                         unknownCode: String = "E03") -> ObjectView? {
+                         unknownCode: String = "E03", elsewhere: [String: String] = [:]) -> ObjectView? {
         guard v.kind == .object else {
             report("E04", v.offset, path(), element, "must be an object, got \(v.kindName)")
             return nil
@@ -41,7 +42,8 @@ struct FieldReader {
             } else {
                 let m = JSONMember(document: doc, keyIndex: k)
                 var msg = "unknown field \"\(m.key)\""
-                if let s = suggestion(for: m.key, among: allowed.names) { msg += "; did you mean \"\(s)\"?" }
+                if let note = elsewhere[m.key] { msg += "; \(note)" }
+                else if let s = suggestion(for: m.key, among: allowed.names) { msg += "; did you mean \"\(s)\"?" }
                 else { msg += "; allowed: \(quotedList(allowed.names))" }
                 report(unknownCode, m.keyOffset, path() + "." + m.key, element, msg)
             }

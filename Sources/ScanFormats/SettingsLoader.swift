@@ -41,7 +41,9 @@ public enum SettingsLoader {
     static func read(_ json: JSONValue, bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
         var r = FieldReader(file: file)
         var s = ScanSettings()
-        if let d = r.object(json, "$", nil, allowed: KeySet(fields)) {
+        if let d = r.object(json, "$", nil, allowed: KeySet(fields), elsewhere: [
+            "debounce": "debounce is set per switch device, in its profile's section (see Devices/README.md)",
+        ]) {
             for spec in durations {
                 guard let m = d[spec.key] else { continue }
                 let p = "$." + spec.key

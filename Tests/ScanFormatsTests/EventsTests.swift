@@ -86,7 +86,7 @@ struct EventsTests {
         #expect(p.message == #""selct" is not a switch action; allowed: select, next, previous, menu, exit, toggleMode, pause; did you mean "select"?"#)
     }
 
-    @Test(arguments: ["abc", "-1", "1,5", "inf", "nan", "1e9"])
+    @Test(arguments: ["abc", "-1", "1,5", "inf", "nan", "1e9", "0x10", "1e1", "1.2.3", "+1", "."])
     func badTime(_ time: String) throws {
         let p = try onlyProblem("\n\(time) select")
         #expect(p.line == 2)

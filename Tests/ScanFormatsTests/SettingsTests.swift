@@ -173,6 +173,13 @@ struct SettingsTests {
         #expect(e.description == #"settings.json:1:2: error E03: $.autoscanInterval: unknown field "autoscanInterval"; did you mean "autoScanInterval"?"#)
     }
 
+    @Test func aDeviceSettingSaysWhereItBelongs() throws {
+        let e = try onlySettingsError(#"{"debounce": 0.05}"#)
+        #expect(e.code == "E03")
+        #expect(e.path == "$.debounce")
+        #expect(e.message == #"unknown field "debounce"; debounce is set per switch device, in its profile's section (see Devices/README.md)"#)
+    }
+
     @Test func allErrorsAreReportedInOrder() throws {
         let errs = settingsErrors("""
             {
