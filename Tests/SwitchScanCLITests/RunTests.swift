@@ -77,3 +77,35 @@ struct ReplayTests {
         #expect(r.stderr.contains("\(file):2: an event line is"))
     }
 }
+
+/// Real-time scheduling refused (an ordinary user without rtprio or memlock limits): one
+/// clear warning that says how to allow it, and scanning goes on. Needs root, to become
+/// that ordinary user with setpriv.
+@Suite("switchscan run without real-time rights")
+struct RefusedRealTimeTests {
+    static let canDropRights = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+
+    @Test(.enabled(if: canDropRights, "needs root and setpriv to run as an ordinary user"))
+    func refusedSchedulingWarnsOnceAndScans() throws {
+        let binary = try #require(CLI.binary)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+                             binary.path, "run", "--no-devices", "--output", "json", "--duration", "1.2", "--allow-deep-idle"]
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        let warnings = stderr.components(separatedBy: "Warning: Real-time scheduling was refused").count - 1
+        #expect(warnings == 1, "\(stderr)")
+        #expect(stderr.contains("EPERM") && stderr.contains("limits.conf") && stderr.contains("setcap"), "\(stderr)")
+        // And it scanned on: the step to the second item came.
+        #expect(stdout.contains(#""effect":"highlight","item":"btn1""#), "\(stdout)")
+    }
+}
