@@ -330,9 +330,11 @@ struct LayoutReader {
 
         // Children, in paint order.
         var childIndices: [Int] = []
+        var childrenWritten = 0
         if d.has(.children), let m = d[K.children], let list = fields.array(m, path(), el) {
             let childOrigin = frame.map { Point(x: $0.x, y: $0.y) } ?? origin
             childIndices.reserveCapacity(list.count)
+            childrenWritten = list.count
             for (k, c) in list.enumerated() {
                 if let ci = node(c, path: "\(path()).children[\(k)]", parent: index, position: k,
                                  origin: childOrigin, depth: depth + 1) {
@@ -342,7 +344,9 @@ struct LayoutReader {
         }
         n.children = childIndices
         let hasChildren = !childIndices.isEmpty
-        n.isAccessibilityElement = explicitAX ?? !hasChildren
+        // Children written but refused (each with its own error) still make a container, so
+        // that no second error follows from reading it as a leaf (e.g. "needs a label").
+        n.isAccessibilityElement = explicitAX ?? (childrenWritten == 0)
         nodeInfo.explicitAccessibility = explicitAX
         if labelFromChildren {
             if !hasChildren || !n.isAccessibilityElement {
@@ -356,7 +360,7 @@ struct LayoutReader {
             n.frame = f
         } else if hasChildren {
             n.frame = childIndices.dropFirst().reduce(nodes[childIndices[0]].frame) { $0.union(nodes[$1].frame) }
-        } else if !d.has(.frame) && !d.has(.frameInContainer) {
+        } else if childrenWritten == 0 && !d.has(.frame) && !d.has(.frameInContainer) {
             fields.report("E06", v.offset, path(), el, "missing \"frame\"; a node without children needs {\"x\", \"y\", \"width\", \"height\"}")
         }
         if let p = explicitPoint {
