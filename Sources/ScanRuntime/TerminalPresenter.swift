@@ -54,6 +54,13 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     /// Redraw (after the window changed size).
     public func redraw() { try? render() }
 
+    /// Shows `text` on the status line (on the presenter's queue): a message written to
+    /// stderr would be drawn over, and lost with the screen at the end.
+    public func note(_ text: String) {
+        message = text
+        try? render()
+    }
+
     func apply(_ e: TimedEffect) {
         switch e.effect {
         case let .highlight(item, kind, frame, label, _):

@@ -116,11 +116,21 @@ struct Run: ParsableCommand {
         // in order, so a press read once "Using …" is printed always meets a running scan
         // (a press before the start would be dropped, as it highlighted nothing).
         scanner.start()
+        // Messages while scanning: on stderr, or with the screen drawn, on its status line and
+        // again on stderr once the terminal is restored (so they stay in the scrollback).
+        let say: @Sendable (String) -> Void = { text in
+            presentQueue.async {
+                if let terminal {
+                    terminal.note(text)
+                    session.noteForLater(text)
+                } else {
+                    FileHandle.standardError.write(Data("\(text)\n".utf8))
+                }
+            }
+        }
         var usingDevices = false
         if !noDevices {
-            let note: @Sendable (String) -> Void = { text in
-                presentQueue.async { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
-            }
+            let note = say
             if let udev = try? Udev() {
                 let devices = SwitchDevices(scanner: scanner, profiles: profiles, grab: grab,
                                             only: device.isEmpty ? nil : Set(device), log: note)
@@ -131,18 +141,18 @@ struct Run: ParsableCommand {
                 let reports = devices.add(found)
                 usingDevices = reports.contains { $0.opened }
                 for r in reports where r.opened {
-                    FileHandle.standardError.write(Data("Using \(r.node) (\(r.name)): \(r.sections.joined(separator: "; "))\n".utf8))
+                    say("Using \(r.node) (\(r.name)): \(r.sections.joined(separator: "; "))")
                 }
                 for r in reports where !r.opened && r.problem?.hasPrefix("While") == true {
-                    FileHandle.standardError.write(Data("Not using \(r.node) (\(r.name)): \(r.problem!)\n".utf8))
+                    say("Not using \(r.node) (\(r.name)): \(r.problem!)")
                 }
                 do { try devices.followHotplug(udev) } catch {
-                    FileHandle.standardError.write(Data("Warning: devices plugged in later will not be seen: \(error)\n".utf8))
+                    say("Warning: devices plugged in later will not be seen: \(error)")
                 }
                 session.devices = devices
             }
             if !usingDevices {
-                FileHandle.standardError.write(Data("No switch device found; using the terminal keyboard (space select, tab next, m menu, esc exit, q quit).\n".utf8))
+                say("No switch device found; using the terminal keyboard (space select, tab next, m menu, esc exit, q quit).")
             }
         }
         let keysAreSwitches = !usingDevices
@@ -195,6 +205,12 @@ final class RunSession: @unchecked Sendable {
     var signalSources: [DispatchSourceSignal] = []
     private let lock = NSLock()
     private var ending = false
+    /// Messages shown on the drawn screen, repeated on stderr after it is gone.
+    private var later: [String] = []
+
+    func noteForLater(_ text: String) {
+        lock.lock(); later.append(text); lock.unlock()
+    }
 
     init(rt: RealTimeQueue, presentQueue: DispatchQueue) {
         self.rt = rt
@@ -232,6 +248,8 @@ final class RunSession: @unchecked Sendable {
             rt.stop()
             presentQueue.sync { presenter?.finish() }
             TerminalState.restore()
+            lock.lock(); let notes = later; lock.unlock()
+            for text in notes { FileHandle.standardError.write(Data((text + "\n").utf8)) }
             if let message { FileHandle.standardError.write(Data((message + "\n").utf8)) }
             exit(code)
         }

@@ -25,7 +25,9 @@ struct TerminalRestoreTests {
         let before = try pty.modes()
         let process = Process()
         process.executableURL = try #require(CLI.binary)
-        process.arguments = ["run", "--no-devices", "--rt-priority", "0", "--no-mlock", "--allow-deep-idle", "--duration", "20"]
+        // Devices are looked for in one case, so that its message is seen after the restore.
+        process.arguments = ["run", "--rt-priority", "0", "--no-mlock", "--allow-deep-idle", "--duration", "20"]
+            + (ending == .quitKey ? [] : ["--no-devices"])
         process.currentDirectoryURL = CLI.packageRoot
         let slave = FileHandle(fileDescriptor: pty.slave, closeOnDealloc: false)
         process.standardInput = slave
@@ -66,6 +68,12 @@ struct TerminalRestoreTests {
         let after = output[taken.upperBound...]
         #expect(after.contains("\u{1B}[?1049l"), "the main screen was not restored")
         #expect(after.contains("\u{1B}[?25h"), "the cursor was left hidden")
+        if ending == .quitKey {
+            // What the run said while the screen was drawn is repeated once it is gone.
+            let restored = try #require(after.range(of: "\u{1B}[?1049l"))
+            let rest = after[restored.upperBound...]
+            #expect(rest.contains("No switch device found") || rest.contains("Using /dev/input/"), "\(rest)")
+        }
         #expect(try pty.modes() == before, "line editing or echo were left off")
     }
 }
@@ -136,9 +144,17 @@ final class PseudoTerminal: @unchecked Sendable {
         _ = text.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, text.utf8.count) }
     }
 
-    /// Everything written, once the restoring sequence (or 10 s) has come through.
+    /// Everything written by a child that has exited: once the restoring sequence (or
+    /// 10 s) has come through, and then until the reader finds nothing more.
     func drain() -> String {
         _ = waitFor("\u{1B}[?1049l")
+        var seen = -1
+        for _ in 0..<40 {
+            lock.lock(); let n = bytes.count; lock.unlock()
+            if n == seen { break }
+            seen = n
+            usleep(60_000)  // a little more than the reader's poll period
+        }
         return output
     }
 
