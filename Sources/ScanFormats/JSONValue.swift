@@ -521,7 +521,9 @@ public struct JSONParser {
         var j = i
         var ascii = true
         // Eight bytes at a time while none is a quote, a backslash, a control byte or
-        // non-ASCII (a word-wide zero-byte test); the byte loop below takes over from there.
+        // non-ASCII (a word-wide zero-byte test); then straight to the first such byte (the
+        // lowest flag is exact: false flags only occur above a true one), where the byte
+        // loop below takes over.
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         if let base = bytes.baseAddress {
@@ -529,7 +531,8 @@ public struct JSONParser {
                 let w = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
                 let q = w ^ (ones &* 0x22), bs = w ^ (ones &* 0x5C)
                 let special = ((q &- ones) & ~q) | ((bs &- ones) & ~bs) | ((w &- ones &* 0x20) & ~w) | w
-                if special & highs != 0 { break }
+                let hit = special & highs
+                if hit != 0 { j += hit.trailingZeroBitCount >> 3; break }
                 j += 8
             }
         }

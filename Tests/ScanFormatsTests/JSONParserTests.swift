@@ -53,6 +53,27 @@ struct JSONParserTests {
         }
     }
 
+    /// Strings are scanned eight bytes at a time and then from the first special byte:
+    /// a quote, escape, control byte or non-ASCII byte at every position of the word.
+    @Test(arguments: 0..<20)
+    func specialBytesAtEveryPositionOfAWord(_ k: Int) throws {
+        let before = String(repeating: "a", count: k)
+        let cases: [(json: String, text: String)] = [
+            ("\"\(before)\"", before),
+            ("\"\(before)\\nb\"", before + "\nb"),
+            ("\"\(before)éb\"", before + "éb"),
+            ("\"\(before)\\u0041\\\"\"", before + "A\""),
+        ]
+        for c in cases {
+            // Inside an array, with more after the string, so that a word read past its
+            // end is inside the buffer too.
+            let items = try #require(try parse("[\(c.json), \"zzzzzzzzzzzz\"]").array.map(Array.init))
+            #expect(items.first?.string == c.text, "\(c.json)")
+            #expect(items.last?.string == "zzzzzzzzzzzz")
+        }
+        #expect(throws: JSONSyntaxError.self) { try parse("[\"\(before)\u{01}\", \"zzzzzzzzzzzz\"]") }
+    }
+
     @Test func objectMembersKeepOrderAndPositions() throws {
         guard case .object(let members, let o) = try parse(#"{"b": 1, "a": [true, null]}"#).content else { Issue.record("not an object"); return }
         #expect(o == 0)
