@@ -910,41 +910,42 @@ let traitWordTraits = TraitSet(traitWords.map(\.0))
 /// Whether `text` has `word` (lowercase) as a whole word, ignoring case. ASCII text, nearly
 /// every label, is scanned in place; other text is split on Unicode letters.
 func containsWord(_ text: String, _ word: String) -> Bool {
-    let w = word.utf8
-    var start = -1
-    var k = 0
-    var bytes = text.utf8.makeIterator()
-    var matched = true
-    var wi = w.startIndex
-    while true {
-        let b = bytes.next()
-        if let b, b >= 0x80 {
-            return text.lowercased().split(whereSeparator: { !$0.isLetter }).contains(Substring(word))
-        }
-        let isLetter = b.map { ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 } ?? false
-        if isLetter {
-            if start < 0 { start = k; matched = true; wi = w.startIndex }
-            if matched {
-                if wi != w.endIndex && w[wi] == (b! | 0x20) { wi = w.index(after: wi) } else { matched = false }
+    // Over the bytes in place (a label is short, and this runs for every labelled element).
+    @inline(__always) func letter(_ b: UInt8) -> Bool { (b | 0x20) >= 97 && (b | 0x20) <= 122 }
+    var text = text, word = word
+    let ascii: Bool? = text.withUTF8 { t in
+        word.withUTF8 { w in
+            let n = t.count
+            var i = 0
+            while i < n {
+                let b = t[i]
+                if b >= 0x80 { return nil }
+                guard letter(b) else { i += 1; continue }
+                // One word: a run of ASCII letters, compared with `word` ignoring case.
+                var m = 0
+                var same = true
+                while i < n && t[i] < 0x80 && letter(t[i]) {
+                    if same { if m < w.count && t[i] | 0x20 == w[m] { m += 1 } else { same = false } }
+                    i += 1
+                }
+                if i < n && t[i] >= 0x80 { return nil }
+                if same && m == w.count { return true }
             }
-        } else {
-            if start >= 0 && matched && wi == w.endIndex { return true }
-            start = -1
-            if b == nil { return false }
+            return false
         }
-        k += 1
     }
+    // Non-ASCII text: words by Unicode letters.
+    return ascii ?? text.lowercased().split(whereSeparator: { !$0.isLetter }).contains(Substring(word))
 }
 
 func isValidID(_ s: String) -> Bool {
-    func letter(_ b: UInt8) -> Bool { (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95 }
-    var count = 0
-    for b in s.utf8 {
-        count += 1
-        if count == 1 { if !letter(b) { return false } }
-        else if !(letter(b) || (b >= 48 && b <= 57) || b == 46 || b == 58 || b == 45) { return false }
+    @inline(__always) func letter(_ b: UInt8) -> Bool { (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95 }
+    var s = s
+    return s.withUTF8 { u in
+        guard let first = u.first, u.count <= 128, letter(first) else { return false }
+        for b in u.dropFirst() where !(letter(b) || (b >= 48 && b <= 57) || b == 46 || b == 58 || b == 45) { return false }
+        return true
     }
-    return count >= 1 && count <= 128
 }
 
 func idSyntaxMessage(_ s: String) -> String {

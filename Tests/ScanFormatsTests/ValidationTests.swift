@@ -247,6 +247,13 @@ struct IDTests {
         #expect(e.message.hasPrefix("bad id \"\(id)\": an id starts with a letter or \"_\""))
     }
 
+    @Test(arguments: ["a", "_", "_x", "a.b:c-d_1", "Z9"])
+    func goodSyntax(_ id: String) throws {
+        let json = layout(#"{"id": "\#(id)", "label": "B", "traits": ["button"], "frame": {"x": 0, "y": 0, "width": 10, "height": 10}}"#)
+        let doc = try load(json)
+        #expect(doc.tree.nodes.map(\.id) == ["root", id])
+    }
+
     @Test func longestAllowedIdAndOneLonger() throws {
         let ok = "a" + String(repeating: "b", count: 127)
         _ = try load(layout(button(ok)))
@@ -1128,6 +1135,13 @@ struct StyleLintTests {
         let w = try #require(doc.warnings.first { $0.code == "W24" })
         #expect(w.element == "ok")
         #expect(w.message.contains("trait word \"button\""))
+    }
+
+    @Test(arguments: [("OK button", true), ("button", true), ("BUTTON!", true), ("big-button", true), ("Café button", true),
+                      ("Buttons", false), ("rebutton", false), ("buttoné", false), ("butto", false), ("Save", false)])
+    func traitWordIsFoundAsAWholeWordIgnoringCase(_ label: String, _ found: Bool) throws {
+        let doc = try load(layout(#"{"id": "b", "label": "\#(label)", "traits": ["button"], "frame": {"x": 0, "y": 0, "width": 10, "height": 10}}"#))
+        #expect(doc.warnings.contains { $0.code == "W24" && $0.message.contains("trait word") } == found, "\(doc.warnings)")
     }
 
     @Test func hintMustBeASentence() throws {
