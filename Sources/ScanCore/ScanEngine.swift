@@ -183,8 +183,9 @@ public struct ScanEngine: Sendable {
         if c.action == .exit, mode == .item, autoTapTarget == nil {
             // Exit at the top level does nothing; it must not move the highlight back to
             // what was current when it went down either (a held exit would otherwise).
+            // (If the scan has stopped since, the usual path below restarts it.)
             let atPress = history.state(before: c.pressedAt) ?? item
-            if atPress.running && atPress.menu == nil && atPress.cursor.scopes.count <= 1 {
+            if item.running && atPress.running && atPress.menu == nil && atPress.cursor.scopes.count <= 1 {
                 history.removeAll()
                 return
             }

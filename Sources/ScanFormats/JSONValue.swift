@@ -528,7 +528,8 @@ public struct JSONParser {
         let highs: UInt64 = 0x8080_8080_8080_8080
         if let base = bytes.baseAddress {
             while j + 8 <= bytes.count {
-                let w = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
+                // Little-endian, so that the lowest bits are the first byte on any machine.
+                let w = UInt64(littleEndian: UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self))
                 let q = w ^ (ones &* 0x22), bs = w ^ (ones &* 0x5C)
                 let special = ((q &- ones) & ~q) | ((bs &- ones) & ~bs) | ((w &- ones &* 0x20) & ~w) | w
                 let hit = special & highs

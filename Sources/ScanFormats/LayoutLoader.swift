@@ -32,7 +32,7 @@ public enum LayoutLoader {
     public static func checkSize(_ bytes: [UInt8], file: String) throws(DataFileError) {
         if bytes.count > maxFileSize {
             throw DataFileError(file: file, diagnostics: [Diagnostic(.error, "E01", file: file, offset: 0, path: "$",
-                element: nil, "file is \(bytes.count >> 20) MiB; layouts are limited to \(maxFileSize >> 20) MiB")])
+                element: nil, "file is \(bytes.count >> 20) MiB; layout and settings files are limited to \(maxFileSize >> 20) MiB")])
         }
     }
 
@@ -78,7 +78,11 @@ enum NodeField: Int, CaseIterable {
             | customContent.bit | customRotors.bit | largeContent.bit | scroll.bit
     }
 }
-let nodeKeys = KeySet(NodeField.allCases.map(\.name))
+let nodeKeys: KeySet = {
+    // Presence is one bit per field of a UInt64.
+    precondition(NodeField.allCases.count <= 64, "NodeField has more fields than ObjectView.present has bits")
+    return KeySet(NodeField.allCases.map(\.name))
+}()
 extension ObjectView {
     @inline(__always) func has(_ f: NodeField) -> Bool { has(position: f.rawValue) }
 }

@@ -22,6 +22,9 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     var point: Point?
     var message = ""
     var stopped = false
+    /// Once the terminal is restored nothing more is drawn (a late message or resize would
+    /// draw a frame into the user's normal screen).
+    var finished = false
     var frameTimer: DispatchSourceTimer?
     var failed: PresenterError?
     public var onFailure: ((PresenterError) -> Void)?
@@ -40,12 +43,14 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     }
 
     public func present(_ effects: [TimedEffect]) throws {
+        guard !finished else { return }
         for e in effects { apply(e) }
         try render()
         updateFrameTimer()
     }
 
     public func finish() {
+        finished = true
         frameTimer?.cancel()
         frameTimer = nil
         TerminalState.restore()
@@ -58,7 +63,7 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     /// stderr would be drawn over, and lost with the screen at the end.
     public func note(_ text: String) {
         message = text
-        try? render()
+        redraw()
     }
 
     func apply(_ e: TimedEffect) {
@@ -137,6 +142,7 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     // Styles: 0 plain, 1 box, 2 highlight, 3 crosshair, 4 band, 5 status, 6 menu, 7 menu current
 
     func render() throws {
+        guard !finished else { return }
         let (rows, cols) = TerminalState.size()
         let statusRows = 3
         let areaRows = max(4, rows - statusRows)

@@ -44,7 +44,7 @@ struct BenchTiming: ParsableCommand {
     @Flag(name: .customLong("allow-deep-idle"), help: "Do not ask the kernel to keep idle CPUs quick to wake (/dev/cpu_dma_latency); saves power, and a press may reach the engine later.")
     var allowDeepIdle = false
 
-    @Option(name: .customLong("spin-margin"), help: "Wake this long before each timer deadline and spin the rest (0 to 1ms, e.g. 50us): a more punctual highlight for a little CPU per tick; 0 is off.")
+    @Option(name: .customLong("spin-margin"), help: "Wake this long before each timer deadline and spin the rest (0 to 1ms, e.g. 50us; a bare number is in µs): a more punctual highlight for a little CPU per tick; 0 is off.")
     var spinMargin = SpinMargin(.zero)
 
     @Flag(help: "Print one JSON object as the last line.")

@@ -77,13 +77,13 @@ struct ScanOptions: ParsableArguments {
     }
 }
 
-/// Where the bundled data folders (Layouts/, Devices/) are: the current directory when run
-/// from the checkout, else the checkout the executable was built in (it sits in
-/// .build/<triple>/<config>/), else `share/switchscan` beside an installed `bin/`.
+/// Where the bundled data folders (Layouts/, Devices/) are: `share/switchscan` beside an
+/// installed `bin/`, else the checkout the executable was built in (it sits in
+/// .build/<triple>/<config>/), else the current directory when it is a checkout. A folder
+/// of the same name elsewhere in the current directory does not shadow them.
 enum BundledData {
     static func path(_ relative: String) -> String? {
         let fm = FileManager.default
-        if fm.fileExists(atPath: relative) { return relative }
         for base in bases() {
             let candidate = base.appendingPathComponent(relative).path
             if fm.fileExists(atPath: candidate) { return candidate }
@@ -95,15 +95,20 @@ enum BundledData {
     static func file(_ relative: String) -> String { path(relative) ?? relative }
 
     static func bases() -> [URL] {
+        let fm = FileManager.default
         // /proc/self/exe: the real binary, whatever symlink or PATH entry started it.
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let exe = (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             .map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var dir = exe.deletingLastPathComponent()
-        var bases: [URL] = [dir.deletingLastPathComponent().appendingPathComponent("share/switchscan")]
+        let bin = exe.deletingLastPathComponent()
+        var bases = [bin.deletingLastPathComponent().appendingPathComponent("share/switchscan")]
+        // A checkout is a folder with Package.swift, up to three levels above the binary.
+        var dir = bin
         for _ in 0..<4 {
-            bases.append(dir)
+            if fm.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { bases.append(dir); break }
             dir = dir.deletingLastPathComponent()
         }
+        let here = URL(fileURLWithPath: fm.currentDirectoryPath)
+        if fm.fileExists(atPath: here.appendingPathComponent("Package.swift").path) { bases.append(here) }
         return bases
     }
 }

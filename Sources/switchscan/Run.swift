@@ -41,7 +41,7 @@ struct Run: ParsableCommand {
     @Flag(name: .customLong("allow-deep-idle"), help: "Do not ask the kernel to keep idle CPUs quick to wake (/dev/cpu_dma_latency); saves power, and a press may reach the engine later.")
     var allowDeepIdle = false
 
-    @Option(name: .customLong("spin-margin"), help: "Wake this long before each timer deadline and spin the rest (0 to 1ms, e.g. 50us): a more punctual highlight for a little CPU per tick; 0 is off.")
+    @Option(name: .customLong("spin-margin"), help: "Wake this long before each timer deadline and spin the rest (0 to 1ms, e.g. 50us; a bare number is in µs): a more punctual highlight for a little CPU per tick; 0 is off.")
     var spinMargin = SpinMargin(.zero)
 
     @Option(help: "Stop after this many seconds (for demos and tests).")
@@ -209,7 +209,11 @@ final class RunSession: @unchecked Sendable {
     private var later: [String] = []
 
     func noteForLater(_ text: String) {
-        lock.lock(); later.append(text); lock.unlock()
+        lock.lock()
+        later.append(text)
+        // A long run with devices coming and going: the last messages are the ones that count.
+        if later.count > 50 { later.removeFirst(later.count - 50) }
+        lock.unlock()
     }
 
     init(rt: RealTimeQueue, presentQueue: DispatchQueue) {
@@ -217,13 +221,14 @@ final class RunSession: @unchecked Sendable {
         self.presentQueue = presentQueue
     }
 
-    /// Ctrl-C, Ctrl-\, SIGTERM and a closed terminal end the run cleanly, exiting 128 + the
-    /// signal number as a shell expects.
+    /// Ctrl-C, Ctrl-\, SIGTERM and a closed terminal end the run cleanly: devices released,
+    /// terminal restored, and then the process dies of that same signal, so that the shell
+    /// or a supervisor sees what ended it (Ctrl-\ still dumps core where that is enabled).
     func installTerminationHandlers() {
-        for (sig, code) in [(SIGINT, Int32(130)), (SIGQUIT, Int32(131)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))] {
+        for sig in [SIGINT, SIGQUIT, SIGTERM, SIGHUP] {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .main)
-            s.setEventHandler { [weak self] in self?.shutdown(code: code) }
+            s.setEventHandler { [weak self] in self?.shutdown(code: 128 + sig, signal: sig) }
             s.activate()
             signalSources.append(s)
         }
@@ -237,7 +242,7 @@ final class RunSession: @unchecked Sendable {
         signalSources.append(w)
     }
 
-    func shutdown(code: Int32, message: String? = nil) {
+    func shutdown(code: Int32, message: String? = nil, signal sig: Int32? = nil) {
         lock.lock()
         if ending { lock.unlock(); return }
         ending = true
@@ -251,6 +256,14 @@ final class RunSession: @unchecked Sendable {
             lock.lock(); let notes = later; lock.unlock()
             for text in notes { FileHandle.standardError.write(Data((text + "\n").utf8)) }
             if let message { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            if let sig {
+                signal(sig, SIG_DFL)
+                var set = sigset_t()
+                sigemptyset(&set)
+                sigaddset(&set, sig)
+                pthread_sigmask(SIG_UNBLOCK, &set, nil)
+                raise(sig)
+            }
             exit(code)
         }
     }

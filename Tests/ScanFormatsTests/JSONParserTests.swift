@@ -72,6 +72,11 @@ struct JSONParserTests {
             #expect(items.last?.string == "zzzzzzzzzzzz")
         }
         #expect(throws: JSONSyntaxError.self) { try parse("[\"\(before)\u{01}\", \"zzzzzzzzzzzz\"]") }
+        // And as the whole document, so that the string ends at the end of the buffer.
+        for c in cases {
+            #expect(try parse(c.json).string == c.text, "\(c.json)")
+        }
+        #expect(throws: JSONSyntaxError.self) { try parse("\"\(before)") }
     }
 
     @Test func objectMembersKeepOrderAndPositions() throws {

@@ -6,7 +6,8 @@ import Testing
 struct RunTests {
     @Test func keysFromStdinDriveTheScannerAndEndOfInputQuits() throws {
         // Space selects the group at the start, q quits.
-        let r = try CLI.run(["run", "--output", "json", "--rt-priority", "0", "--no-mlock"], stdin: " q")
+        // --no-devices: on a machine with a readable keyboard, it would be the switch instead.
+        let r = try CLI.run(["run", "--no-devices", "--output", "json", "--rt-priority", "0", "--no-mlock"], stdin: " q")
         #expect(r.status == 0, "\(r)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.contains(#""effect":"scanStarted""#) == true, "\(r.stdout)")
@@ -19,7 +20,13 @@ struct RunTests {
     @Test func theBundledLayoutIsFoundFromAnyDirectory() throws {
         let elsewhere = try TempDir()
         defer { elsewhere.remove() }
-        let r = try CLI.run(["run", "--output", "json", "--rt-priority", "0", "--no-mlock", "--allow-deep-idle"],
+        // Folders of the same names there (not a checkout) do not shadow the bundled ones.
+        for folder in ["Layouts", "Devices"] {
+            try FileManager.default.createDirectory(at: elsewhere.url.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try elsewhere.write("Layouts/switch-control.uikit.json", "not a layout")
+        try elsewhere.write("Devices/broken.json", "{")
+        let r = try CLI.run(["run", "--no-devices", "--output", "json", "--rt-priority", "0", "--no-mlock", "--allow-deep-idle"],
                             stdin: " q", directory: elsewhere.url)
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout.contains(#""effect":"enterGroup","group":"testWrap""#), "\(r)")
@@ -83,15 +90,30 @@ struct ReplayTests {
 /// that ordinary user with setpriv.
 @Suite("switchscan run without real-time rights")
 struct RefusedRealTimeTests {
-    static let canDropRights = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+    /// Root (to become another user), setpriv and prlimit, and a binary that user can reach.
+    static let canDropRights: Bool = {
+        let fm = FileManager.default
+        guard getuid() == 0, fm.isExecutableFile(atPath: "/usr/bin/setpriv"), fm.isExecutableFile(atPath: "/usr/bin/prlimit"),
+              let binary = CLI.binary else { return false }
+        // Every folder on the way must be searchable by others, and the binary executable.
+        var url = binary
+        while url.path != "/" {
+            var st = stat()
+            guard stat(url.path, &st) == 0, st.st_mode & S_IXOTH != 0 else { return false }
+            url = url.deletingLastPathComponent()
+        }
+        return true
+    }()
 
     @Test(.enabled(if: canDropRights, "needs root and setpriv to run as an ordinary user"))
     func refusedSchedulingWarnsOnceAndScans() throws {
         let binary = try #require(CLI.binary)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
-                             binary.path, "run", "--no-devices", "--output", "json", "--duration", "1.2", "--allow-deep-idle"]
+        // No rtprio or memlock allowance (whatever the runner's limits are), no capabilities.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        process.arguments = ["--rtprio=0:0", "--memlock=65536:65536",
+                             "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+                             binary.path, "run", "--no-devices", "--output", "json", "--duration", "3", "--allow-deep-idle"]
         process.currentDirectoryURL = URL(fileURLWithPath: "/")
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

@@ -128,10 +128,11 @@ struct BenchHelpTests {
         #expect(r.stderr.contains("--sizes"))
     }
 
-    @Test("--spin-margin takes 0 to 1 ms; anything else is refused with the range", arguments: ["2ms", "-5us", "soon"])
+    @Test("--spin-margin takes 0 to 1 ms; anything else is refused with the range", arguments: ["2ms", "-5us", "soon", "1001"])
     func spinMarginRange(_ value: String) throws {
         for command in [["bench", "timing"], ["run", "--no-devices", "--duration", "1"]] {
-            let r = try CLI.run(command + ["--spin-margin", value])
+            // With "=": a value starting with "-" would otherwise be read as an option.
+            let r = try CLI.run(command + ["--spin-margin=\(value)"])
             #expect(r.status == 64, "\(r)")
             #expect(r.stdout == "")
             #expect(r.stderr.contains("--spin-margin") && r.stderr.contains("0 to 1ms"), "\(r)")
