@@ -29,10 +29,9 @@ public final class RealTimeQueue: @unchecked Sendable {
         public var wakeupLatency: Int32?
         /// The thread's timer fires this much before a deadline, and the rest is waited on
         /// the CPU: a kernel wake-up takes tens of µs (more in a VM), a spin does not. With
-        /// 50 µs the engine's median lateness on these VMs fell from 30–90 µs to under 40 µs,
-        /// at up to 50 µs of CPU per tick. Off (zero) by default: with it on, presses were
-        /// sometimes not taken up in the end-to-end runs under emulated CPUs, for a reason
-        /// not yet found. At most 1 ms is used.
+        /// 50 µs the engine's median lateness on these VMs fell from 44–92 µs to 2–40 µs,
+        /// at up to 50 µs of CPU per tick. Zero (off) by default here, as it costs CPU;
+        /// `switchscan run` asks for 50 µs. At most 1 ms is used.
         public var spinMargin = ScanDuration.zero
         public init(priority: Int32 = 20, lockMemory: Bool = true, wakeupLatency: Int32? = nil,
                     spinMargin: ScanDuration = .zero) {

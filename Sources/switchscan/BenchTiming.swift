@@ -44,8 +44,8 @@ struct BenchTiming: ParsableCommand {
     @Flag(name: .customLong("allow-deep-idle"), help: "Do not ask the kernel to keep idle CPUs quick to wake (/dev/cpu_dma_latency); saves power, and a press may reach the engine later.")
     var allowDeepIdle = false
 
-    @Option(name: .customLong("spin-margin"), help: "Wake this long before each timer deadline and spin the rest (0 to 1ms, e.g. 50us; a bare number is in µs): a more punctual highlight for a little CPU per tick; 0 is off.")
-    var spinMargin = SpinMargin(.zero)
+    @Option(name: .customLong("spin-margin"), help: "Wake this long before each timer deadline and spin the rest (0 to 1ms; a bare number is in µs): the wake-up's cold path runs before the deadline, not after it, for at most this much CPU per tick. 0 turns it off.")
+    var spinMargin = SpinMargin(ScanDuration(nanoseconds: 50_000))
 
     @Flag(help: "Print one JSON object as the last line.")
     var json = false
