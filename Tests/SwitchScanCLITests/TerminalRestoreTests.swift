@@ -67,6 +67,7 @@ struct TerminalRestoreTests {
         }
         #expect(process.terminationReason == reason)
         #expect(process.terminationStatus == status)
+        #expect(try pty.modes() == before, "line editing or echo were left off")
         let output = pty.drain()
         let taken = try #require(output.range(of: takeScreen, options: .backwards), "no screen taken: \(output)")
         let after = output[taken.upperBound...]
@@ -78,18 +79,17 @@ struct TerminalRestoreTests {
             let rest = after[restored.upperBound...]
             #expect(rest.contains("No switch device found") || rest.contains("Using /dev/input/"), "\(rest)")
         }
-        #expect(try pty.modes() == before, "line editing or echo were left off")
     }
 }
 
 /// A pseudo-terminal pair; the test holds the master side and reads everything written.
+/// Waits are on a condition signalled as bytes arrive, never on a clock.
 final class PseudoTerminal: @unchecked Sendable {
     let master: Int32
-    let slave: Int32
-    private let lock = NSLock()
+    private(set) var slave: Int32
+    private let changed = NSCondition()
     private var bytes: [UInt8] = []
-    private var closed = false
-    private let readerDone = DispatchSemaphore(value: 0)
+    private var ended = false
 
     init() throws {
         // posix_openpt and friends are not visible to Swift; these are the ioctls they use
@@ -105,65 +105,66 @@ final class PseudoTerminal: @unchecked Sendable {
         var size = winsize(ws_row: 40, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
         // The master is drained all the time, so the child never blocks on a full terminal.
-        let done = readerDone
-        let t = Thread { [weak self] in
-            defer { done.signal() }
+        // The read ends (EIO) once every slave descriptor is closed: the child's and ours.
+        let fd = master
+        let t = Thread { [self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while let self, !self.isClosed {
-                var p = pollfd(fd: self.master, events: Int16(POLLIN), revents: 0)
-                guard poll(&p, 1, 50) > 0 else { continue }
-                let n = buffer.withUnsafeMutableBytes { read(self.master, $0.baseAddress, $0.count) }
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                changed.lock()
+                if n > 0 { bytes += buffer[0..<n] } else { ended = true }
+                changed.broadcast()
+                changed.unlock()
                 if n <= 0 { break }
-                self.lock.lock(); self.bytes += buffer[0..<n]; self.lock.unlock()
             }
         }
         t.start()
     }
 
-    private var isClosed: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return closed
-    }
-
-    /// Stops reading and closes both sides, once the reader has left (so that no other
-    /// test's new descriptor with the same number is read from).
-    func close() {
-        lock.lock(); closed = true; lock.unlock()
-        readerDone.wait()
-        Glibc.close(slave)
-        Glibc.close(master)
-    }
-
     var output: String {
-        lock.lock(); defer { lock.unlock() }
+        changed.lock(); defer { changed.unlock() }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Waits (up to 10 s) until the output contains `text`.
+    /// Waits (up to 10 s) until the output contains `text` or the reader has ended.
     func waitFor(_ text: String) -> Bool {
-        for _ in 0..<1000 {
-            if output.contains(text) { return true }
-            usleep(10_000)
+        let deadline = Date() + 10
+        changed.lock(); defer { changed.unlock() }
+        while !String(decoding: bytes, as: UTF8.self).contains(text) {
+            if ended || !changed.wait(until: deadline) { return false }
         }
-        return false
+        return true
     }
 
     func type(_ text: String) {
         _ = text.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, text.utf8.count) }
     }
 
-    /// Everything written by a child that has exited: once the restoring sequence (or
-    /// 10 s) has come through, and then until the reader finds nothing more.
+    /// Everything a child that has exited wrote: our side of the slave is closed, and the
+    /// reader has read up to the end.
     func drain() -> String {
-        _ = waitFor("\u{1B}[?1049l")
-        var seen = -1
-        for _ in 0..<40 {
-            lock.lock(); let n = bytes.count; lock.unlock()
-            if n == seen { break }
-            seen = n
-            usleep(60_000)  // a little more than the reader's poll period
-        }
+        closeSlave()
+        waitForEnd()
         return output
+    }
+
+    /// Closes both sides, once the reader has left (so that no other test's new descriptor
+    /// with the same number is read from).
+    func close() {
+        closeSlave()
+        waitForEnd()
+        Glibc.close(master)
+    }
+
+    private func closeSlave() {
+        if slave >= 0 { Glibc.close(slave); slave = -1 }
+    }
+
+    private func waitForEnd() {
+        let deadline = Date() + 10
+        changed.lock(); defer { changed.unlock() }
+        while !ended && changed.wait(until: deadline) {}
     }
 
     /// The modes a run changes: canonical input and echo.
