@@ -112,3 +112,33 @@ enum BundledData {
         return bases
     }
 }
+
+/// Ctrl-C, Ctrl-\, SIGTERM and SIGHUP, taken by a thread that waits for them.
+///
+/// `block()` is called before any thread exists, so that every thread inherits the block:
+/// such a signal then stays pending, whenever it comes, until `wait()` takes it. (A Dispatch
+/// signal source lost a SIGTERM sent just after start: until Dispatch registers it the
+/// disposition is SIG_IGN, and Dispatch's main loop unblocks signals on the main thread.)
+enum TerminationSignals {
+    static let all = [SIGINT, SIGQUIT, SIGTERM, SIGHUP]
+
+    static var set: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in all { sigaddset(&set, sig) }
+        return set
+    }
+
+    static func block() {
+        var s = set
+        pthread_sigmask(SIG_BLOCK, &s, nil)
+    }
+
+    /// The next one to come (blocking).
+    static func wait() -> Int32 {
+        var s = set
+        var sig: Int32 = 0
+        while sigwait(&s, &sig) != 0 {}
+        return sig
+    }
+}

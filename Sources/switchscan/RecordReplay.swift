@@ -21,6 +21,7 @@ struct Record: ParsableCommand {
     var duration: Double?
 
     func run() throws {
+        TerminationSignals.block()
         let dev: EvdevDevice
         do { dev = try EvdevDevice(path: device) } catch { throw fail("Error: \(error.description)") }
         guard FileManager.default.createFile(atPath: output, contents: nil), let out = FileHandle(forWritingAtPath: output) else {
@@ -47,17 +48,13 @@ struct Record: ParsableCommand {
             if let gone { FileHandle.standardError.write(Data("\(gone.description)\n".utf8)); Foundation.exit(1) }
         }
         source.activate()
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            s.setEventHandler { out.closeFile(); Foundation.exit(0) }
-            s.activate()
-            _ = Unmanaged.passRetained(s as AnyObject)
-        }
         if let duration {
             queue.asyncAfter(deadline: .now() + duration) { out.closeFile(); Foundation.exit(0) }
         }
-        dispatchMain()
+        // Ctrl-C (or any termination signal) is the way to stop: what was read is kept.
+        _ = TerminationSignals.wait()
+        queue.sync { out.closeFile() }
+        Foundation.exit(0)
     }
 }
 

@@ -67,6 +67,8 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
+        // Before any thread exists, so that every thread inherits it: see RunSession.
+        TerminationSignals.block()
         var problems: [String] = []
         let (document, scanSettings) = options.load(layout: layout ?? BundledData.file("Layouts/switch-control.uikit.json"), problems: &problems)
         var profiles = DeviceProfiles(sections: [])
@@ -87,10 +89,10 @@ struct Run: ParsableCommand {
             FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8))
         }
         let presentQueue = DispatchQueue(label: "switchscan.present")
-        // Signals are taken over before anything changes the terminal, so that a SIGTERM or
-        // Ctrl-C at any moment from here on ends through the session, which restores it.
+        // Termination signals are blocked since the start and stay pending until the main
+        // thread takes them, once setup is done: whenever one comes, the run ends through
+        // the session, which restores the terminal.
         let session = RunSession(rt: rt, presentQueue: presentQueue)
-        session.installTerminationHandlers()
         let origin = MonotonicClock.now()
         var presenters: [EffectPresenter] = []
         do {
@@ -175,19 +177,19 @@ struct Run: ParsableCommand {
             }
         } } catch {
             session.shutdown(code: 2, message: "Error: \(error)")
-            dispatchMain()
+            session.waitForSignals()
         }
         session.keyboard = keyboard
         session.installResizeHandler(redraw: { terminal?.redraw() })
         do { try TerminalState.enterRawInput() } catch {
             session.shutdown(code: 2, message: "Error: \(error)")
-            dispatchMain()
+            session.waitForSignals()
         }
         keyboard.start()
         if let duration {
-            DispatchQueue.main.asyncAfter(deadline: .now() + duration) { session.shutdown(code: 0) }
+            session.control.asyncAfter(deadline: .now() + duration) { session.shutdown(code: 0) }
         }
-        dispatchMain()
+        session.waitForSignals()
     }
 }
 
@@ -195,14 +197,16 @@ struct Run: ParsableCommand {
 /// presenters finish (the terminal restored), then exit.
 final class RunSession: @unchecked Sendable {
     let rt: RealTimeQueue
-    /// Set once the presenters exist; the handlers that read it run on the main queue,
-    /// which only runs once setup is done.
+    /// Set once the presenters exist, before anything can end the run (termination
+    /// signals are taken only once setup is done).
     var presenter: EffectPresenter?
     let presentQueue: DispatchQueue
+    /// Where a run ends (the main thread waits for signals).
+    let control = DispatchQueue(label: "switchscan.control")
     var scanner: LiveScanner?
     var keyboard: KeyboardInput?
     var devices: SwitchDevices?
-    var signalSources: [DispatchSourceSignal] = []
+    var resizeSource: DispatchSourceSignal?
     private let lock = NSLock()
     private var ending = false
     /// Messages shown on the drawn screen, repeated on stderr after it is gone.
@@ -221,16 +225,14 @@ final class RunSession: @unchecked Sendable {
         self.presentQueue = presentQueue
     }
 
-    /// Ctrl-C, Ctrl-\, SIGTERM and a closed terminal end the run cleanly: devices released,
-    /// terminal restored, and then the process dies of that same signal, so that the shell
-    /// or a supervisor sees what ended it (Ctrl-\ still dumps core where that is enabled).
-    func installTerminationHandlers() {
-        for sig in [SIGINT, SIGQUIT, SIGTERM, SIGHUP] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .main)
-            s.setEventHandler { [weak self] in self?.shutdown(code: 128 + sig, signal: sig) }
-            s.activate()
-            signalSources.append(s)
+    /// The main thread's work once the run is set up. Ctrl-C, Ctrl-\, SIGTERM and a closed
+    /// terminal end the run cleanly: devices released, terminal restored, and then the
+    /// process dies of that same signal, so that the shell or a supervisor sees what ended
+    /// it (Ctrl-\ still dumps core where that is enabled).
+    func waitForSignals() -> Never {
+        while true {
+            let sig = TerminationSignals.wait()
+            shutdown(code: 128 + sig, signal: sig)
         }
     }
 
@@ -239,7 +241,7 @@ final class RunSession: @unchecked Sendable {
         let w = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: presentQueue)
         w.setEventHandler { redraw() }
         w.activate()
-        signalSources.append(w)
+        resizeSource = w
     }
 
     func shutdown(code: Int32, message: String? = nil, signal sig: Int32? = nil) {
@@ -247,7 +249,7 @@ final class RunSession: @unchecked Sendable {
         if ending { lock.unlock(); return }
         ending = true
         lock.unlock()
-        DispatchQueue.main.async { [self] in
+        control.async { [self] in
             keyboard?.stop()
             devices?.closeAll()
             rt.stop()
