@@ -208,8 +208,13 @@ extension ScanEngine {
             // Fields are read in place: copying a node would retain every one of them.
             let n = scan.groups[g].node
             if groupLabels.count != scan.groups.count { groupLabels = Array(repeating: nil, count: scan.groups.count) }
-            let label = groupLabels[g] ?? groupLabel(g)
-            groupLabels[g] = label
+            let label: String
+            if let known = groupLabels[g] {
+                label = known
+            } else {
+                label = groupLabel(g)
+                groupLabels[g] = label
+            }
             emit(.highlight(item: tree[n].id, kind: .group, frame: tree[n].frame, label: label, context: nil))
         case .exit:
             let n = scan.groups[item.cursor.scope].node
@@ -234,18 +239,19 @@ extension ScanEngine {
     }
 
     /// A group's label: its own, else the first three member labels and how many more.
+    /// Built by appending into one string: this runs on the first highlight of each group.
     func groupLabel(_ g: Int) -> String {
-        let node = tree[scan.groups[g].node]
-        if let l = node.label, !l.isEmpty { return l }
+        let node = scan.groups[g].node
+        if let l = tree[node].label, !l.isEmpty { return l }
         let items = scan.groups[g].items
-        var names: [String] = []
-        for item in items.prefix(3) {
-            switch item {
-            case .element(let n): names.append(tree[n].label ?? tree[n].id)
-            case .group(let sub): names.append(groupLabel(sub))
+        var text = ""
+        for k in 0..<min(3, items.count) {
+            if k > 0 { text += ", " }
+            switch items[k] {
+            case .element(let n): text += tree[n].label ?? tree[n].id
+            case .group(let sub): text += groupLabels.indices.contains(sub) ? (groupLabels[sub] ?? groupLabel(sub)) : groupLabel(sub)
             }
         }
-        var text = names.joined(separator: ", ")
         if items.count > 3 { text += " and \(items.count - 3) more" }
         return text
     }

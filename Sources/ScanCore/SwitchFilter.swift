@@ -75,12 +75,16 @@ public struct SwitchFilter: Sendable {
 
     public init(_ configuration: Configuration) { self.configuration = configuration }
 
-    public var nextDeadline: ScanInstant? {
+    /// The earliest timer of any switch. Kept up to date by the two mutating entry points,
+    /// so that reading it, on every tick, walks nothing.
+    public private(set) var nextDeadline: ScanInstant?
+
+    private mutating func refreshDeadline() {
         var best: ScanInstant?
         for s in states.values {
             best = earliest(earliest(earliest(earliest(best, s.holdAt), s.longAt), s.repeatAt), s.settleAt)
         }
-        return best
+        nextDeadline = best
     }
 
     /// Whether any switch is held now (grabs wait for none).
@@ -89,7 +93,7 @@ public struct SwitchFilter: Sendable {
     public mutating func handle(_ e: SwitchEvent) -> [Command] {
         let key = Key(action: e.action, source: e.source)
         var s = states[key] ?? State()
-        defer { states[key] = s }
+        defer { states[key] = s; refreshDeadline() }
         let debounce = e.debounce ?? configuration.debounce
         s.debounce = debounce
         if let db = debounce, let last = s.lastChange, e.timestamp - last < db {
@@ -138,6 +142,7 @@ public struct SwitchFilter: Sendable {
 
     public mutating func handleDeadline(at now: ScanInstant) -> [Command] {
         var out: [Command] = []
+        defer { refreshDeadline() }
         // Deterministic order whatever the dictionary's: by deadline, then action name.
         let due = states.compactMap { (k, s) -> (ScanInstant, Key)? in
             let d = [s.holdAt, s.longAt, s.repeatAt, s.settleAt].compactMap { $0 }.min()

@@ -129,7 +129,14 @@ public enum DeviceProfileLoader {
     public static let capabilityNames = ["keyboard", "mouse", "gamepad", "joystick", "switch"]
 
     public static func load(bytes: [UInt8], file: String, codes: EventCodeResolver) throws(DataFileError) -> [ProfileSection] {
-        let json = try parseDataFile(bytes, file: file).root
+        // Held for the whole read: values are views into the document.
+        let document = try parseDataFile(bytes, file: file)
+        return try withExtendedLifetime(document) { () throws(DataFileError) in
+            try read(document.root, bytes: bytes, file: file, codes: codes)
+        }
+    }
+
+    static func read(_ json: JSONValue, bytes: [UInt8], file: String, codes: EventCodeResolver) throws(DataFileError) -> [ProfileSection] {
         var r = FieldReader(file: file)
         var sections: [ProfileSection] = []
         if let d = r.object(json, "$", nil, allowed: ["schemaVersion", "description", "sections"]) {

@@ -151,7 +151,7 @@ func format(_ r: Rect) -> String {
 /// An object's members, looked up by a linear scan: objects in data files have a handful of
 /// keys, and comparing short strings is cheaper than hashing them.
 struct ObjectView {
-    let document: JSONDocument
+    let document: DocumentRef
     let index: Int
     /// One bit per key bucket present: most lookups are for absent optional fields, and
     /// this answers them without comparing a single byte.
@@ -192,6 +192,25 @@ struct Key: Sendable {
     }
 
     var name: String { withUTF8 { String(decoding: $0, as: UTF8.self) } }
+
+    /// Whether the `count` bytes at `p` are this key, a word at a time: names are short, and
+    /// this runs for every key of every object read. At least `capacity` bytes must be
+    /// readable at `p` (the document pads its text for this).
+    @inline(__always)
+    func matches(_ p: UnsafeRawPointer) -> Bool {
+        @inline(__always) func word(_ k: Int) -> UInt64 { UInt64(littleEndian: p.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self)) }
+        @inline(__always) func mask(_ k: Int) -> UInt64 {
+            let left = count - k * 8
+            return left >= 8 ? ~0 : (1 << UInt64(left * 8)) &- 1
+        }
+        if (word(0) ^ UInt64(littleEndian: bytes.0)) & mask(0) != 0 { return false }
+        if count <= 8 { return true }
+        if (word(1) ^ UInt64(littleEndian: bytes.1)) & mask(1) != 0 { return false }
+        if count <= 16 { return true }
+        if (word(2) ^ UInt64(littleEndian: bytes.2)) & mask(2) != 0 { return false }
+        if count <= 24 { return true }
+        return (word(3) ^ UInt64(littleEndian: bytes.3)) & mask(3) == 0
+    }
 
     func withUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         withUnsafeBytes(of: bytes) { raw in
@@ -306,7 +325,7 @@ struct KeySet: ExpressibleByArrayLiteral, Sendable {
 
     /// The position in `names` of the field the key token at `k` of `document` names; nil
     /// when it is none of these.
-    func position(_ document: JSONDocument, _ k: Int, bucket: UInt8) -> Int? {
+    func position(_ document: DocumentRef, _ k: Int, bucket: UInt8) -> Int? {
         let b = Int(bucket)
         for i in Int(starts[b])..<Int(starts[b + 1]) where document.equals(k, keys[i]) { return positions[i] }
         return nil

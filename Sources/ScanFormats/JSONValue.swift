@@ -12,30 +12,55 @@ import ScanCore
 /// value remembers where it stood in the file, so that validation messages can name a line
 /// and column; Foundation's decoders keep no positions and accept duplicate keys silently,
 /// and layout files need both (seeds-spec §15.1).
+///
+/// The document owns the tape; values, objects, arrays and members are views into it
+/// (`DocumentRef`, plain pointers) and do not keep it alive: whoever parsed it does, a
+/// loader for the length of its read or a `ParsedDataFile`. Counting references on each of
+/// the millions of views a large layout creates cost a quarter of its load time (measured).
 public final class JSONDocument: @unchecked Sendable {
     public let bytes: [UInt8]
-    /// The tape and a copy of the bytes, owned here and read through pointers: reading a
-    /// value then costs no reference counting (immutable after parsing, hence Sendable).
-    let tokens: UnsafeMutableBufferPointer<JSONToken>
-    let text: UnsafeMutableBufferPointer<UInt8>
-    /// The decoded text of strings that had escapes, by token index; all others are their
-    /// raw bytes.
-    let unescaped: [Int: String]
+    let ref: DocumentRef
 
     init(bytes: [UInt8], tokens: UnsafeMutableBufferPointer<JSONToken>, unescaped: [Int: String]) {
         self.bytes = bytes
-        self.tokens = tokens
-        self.unescaped = unescaped
-        text = .allocate(capacity: max(bytes.count, 1))
-        _ = text.initialize(from: bytes)
+        // Zero padding past the end lets a key be compared a word at a time (`Key.matches`)
+        // even when it ends the file.
+        let padded = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count + Key.capacity)
+        _ = padded.initialize(from: bytes)
+        (padded.baseAddress! + bytes.count).initialize(repeating: 0, count: Key.capacity)
+        let text = UnsafeMutableBufferPointer(rebasing: padded[0..<bytes.count])
+        let storage = UnsafeMutablePointer<DocumentRef.Storage>.allocate(capacity: 1)
+        storage.initialize(to: .init(tokens: tokens, text: text, unescaped: unescaped))
+        ref = DocumentRef(storage: storage)
     }
 
     deinit {
-        tokens.deallocate()
-        text.deallocate()
+        ref.storage.pointee.tokens.deallocate()
+        ref.storage.pointee.text.deallocate()
+        ref.storage.deinitialize(count: 1)
+        ref.storage.deallocate()
     }
 
-    public var root: JSONValue { JSONValue(document: self, index: 0) }
+    /// The top-level value: a view, valid while this document is alive.
+    public var root: JSONValue { JSONValue(document: ref, index: 0) }
+}
+
+/// A document's tape and text seen through a pointer: copying one costs nothing, and it is
+/// valid while its `JSONDocument` is alive (immutable after parsing, hence Sendable).
+struct DocumentRef: @unchecked Sendable {
+    struct Storage {
+        let tokens: UnsafeMutableBufferPointer<JSONToken>
+        /// A copy of the bytes, read through a pointer.
+        let text: UnsafeMutableBufferPointer<UInt8>
+        /// The decoded text of strings that had escapes, by token index; all others are
+        /// their raw bytes.
+        let unescaped: [Int: String]
+    }
+    let storage: UnsafeMutablePointer<Storage>
+
+    var tokens: UnsafeMutableBufferPointer<JSONToken> { @inline(__always) get { storage.pointee.tokens } }
+    var text: UnsafeMutableBufferPointer<UInt8> { @inline(__always) get { storage.pointee.text } }
+    var unescaped: [Int: String] { storage.pointee.unescaped }
 
     /// The tape index just past the value at `i` and its contents.
     @inline(__always)
@@ -52,7 +77,7 @@ public final class JSONDocument: @unchecked Sendable {
         let start = Int(t.offset) + 1
         let n = Int(t.end) - start
         guard n == key.count else { return false }
-        return key.withUTF8 { k in memcmp(text.baseAddress! + start, k.baseAddress!, n) == 0 }
+        return key.matches(UnsafeRawPointer(text.baseAddress! + start))
     }
 
     /// Whether the key at `i`, written without escapes, is `name`: inlined, so comparing
@@ -155,9 +180,12 @@ struct JSONToken {
     var number: Double { Double(bitPattern: payload) }
 }
 
-/// A value in a parsed document: a position on its tape.
+/// A value in a parsed document: a position on its tape. Values, objects, arrays and
+/// members are views: they do not keep their document alive, whoever parsed it does (a
+/// loader for the length of its read, `ParsedDataFile`). Counting references on each of
+/// the millions of views a large layout creates was a quarter of its load time (measured).
 public struct JSONValue: Sendable {
-    let document: JSONDocument
+    let document: DocumentRef
     let index: Int
 
     var token: JSONToken { document.tokens[index] }
@@ -220,7 +248,7 @@ public enum JSONContent {
 
 /// An object's members in file order.
 public struct JSONObject: Sequence, Sendable {
-    let document: JSONDocument
+    let document: DocumentRef
     let index: Int
 
     public var count: Int { Int(document.tokens[index].count) }
@@ -231,7 +259,7 @@ public struct JSONObject: Sequence, Sendable {
     }
 
     public struct Iterator: IteratorProtocol {
-        let document: JSONDocument
+        let document: DocumentRef
         var key: Int
         let end: Int
         public mutating func next() -> JSONMember? {
@@ -248,7 +276,7 @@ public struct JSONObject: Sequence, Sendable {
 }
 
 public struct JSONMember: Sendable {
-    let document: JSONDocument
+    let document: DocumentRef
     let keyIndex: Int
 
     public var key: String { JSONValue(document: document, index: keyIndex).string! }
@@ -260,14 +288,14 @@ public struct JSONMember: Sendable {
 
 /// An array's elements in file order.
 public struct JSONArray: Sequence, Sendable {
-    let document: JSONDocument
+    let document: DocumentRef
     let index: Int
 
     public var count: Int { Int(document.tokens[index].count) }
     public var isEmpty: Bool { count == 0 }
 
     public struct Iterator: IteratorProtocol {
-        let document: JSONDocument
+        let document: DocumentRef
         var at: Int
         let end: Int
         public mutating func next() -> JSONValue? {
@@ -302,10 +330,6 @@ public struct JSONParser {
     var depth = 0
     var tokens = TokenBuffer()
     var unescaped: [Int: String] = [:]
-
-    public static func parse(_ array: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
-        try parseDocument(array).root
-    }
 
     public static func parseDocument(_ array: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
         guard array.count < maxSize else {

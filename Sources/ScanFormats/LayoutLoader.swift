@@ -1,4 +1,10 @@
+import Dispatch
 import ScanCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A loaded screen: the element tree, and the warnings its file raised.
 public struct LayoutDocument: Sendable {
@@ -17,16 +23,25 @@ public enum LayoutLoader {
     /// Element nesting past this is refused (the JSON parser's own limit is twice that).
     public static let maxElementDepth = 200
 
-    public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> LayoutDocument {
+    /// Files from this size up are read on two threads where the machine has two CPUs
+    /// (the root's children split in two halves of the file); smaller ones on one, where
+    /// starting a thread would cost more than it saves. The result is the same either way.
+    public static let splitReadMinimumBytes = 1 << 20
+
+    /// `splitAbove`: the size from which the read is split; `Int.max` never splits.
+    public static func load(bytes: [UInt8], file: String, splitAbove: Int = splitReadMinimumBytes) throws(DataFileError) -> LayoutDocument {
         try checkSize(bytes, file: file)
-        return try read(parseDataFile(bytes, file: file), bytes: bytes, file: file)
+        return try read(parseDataFile(bytes, file: file), bytes: bytes, file: file, splitAbove: splitAbove)
     }
 
     /// A file already parsed (by `validate`, to tell layouts from settings).
     public static func load(_ parsed: ParsedDataFile) throws(DataFileError) -> LayoutDocument {
         try checkSize(parsed.bytes, file: parsed.file)
-        return try read(parsed.document, bytes: parsed.bytes, file: parsed.file)
+        return try read(parsed.document, bytes: parsed.bytes, file: parsed.file, splitAbove: splitReadMinimumBytes)
     }
+
+    /// Whether a second CPU is online to read the other half.
+    static let twoCPUs: Bool = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
 
     /// Refuses files past `maxFileSize`; callers check before parsing where they can.
     public static func checkSize(_ bytes: [UInt8], file: String) throws(DataFileError) {
@@ -36,15 +51,17 @@ public enum LayoutLoader {
         }
     }
 
-    static func read(_ document: JSONDocument, bytes: [UInt8], file: String) throws(DataFileError) -> LayoutDocument {
+    static func read(_ document: JSONDocument, bytes: [UInt8], file: String, splitAbove: Int) throws(DataFileError) -> LayoutDocument {
         var reader = LayoutReader(file: file)
         reader.bytes = bytes
+        reader.splitRead = bytes.count >= splitAbove && (twoCPUs || splitAbove == 0)
         // Room for every node at once: growing arrays of large structs is a measurable cost.
         let estimate = min(bytes.count / 48, 1 << 24)
         reader.nodes.reserveCapacity(estimate)
         reader.info.reserveCapacity(estimate)
         reader.firstID.reserveCapacity(estimate / 2)
-        let result = reader.read(document.root)
+        // The values read are views into the document: it stays alive through the read.
+        let result = withExtendedLifetime(document) { reader.read(document.root) }
         let diagnostics = locate(reader.fields.diagnostics, in: bytes)
         guard let (tree, title) = result, !diagnostics.contains(where: { $0.severity == .error }) else {
             throw DataFileError(file: file, diagnostics: diagnostics)
@@ -78,11 +95,33 @@ enum NodeField: Int, CaseIterable {
             | customContent.bit | customRotors.bit | largeContent.bit | scroll.bit
     }
 }
-let nodeKeys: KeySet = {
-    // Presence is one bit per field of a UInt64.
-    precondition(NodeField.allCases.count <= 64, "NodeField has more fields than ObjectView.present has bits")
-    return KeySet(NodeField.allCases.map(\.name))
-}()
+/// The key sets and names a reader looks up for every node, in arrays of its own: two
+/// readers sharing one set of arrays would count references on the same memory from two
+/// CPUs, and that contention cost more than the second CPU gained (measured).
+struct Vocabulary {
+    let nodeKeys: KeySet
+    let traitKeys: [(Key, Trait)]
+    let traitNames: [String]
+    let customActionKeys: KeySet
+    let effectVerbs: [(verb: Key, keys: KeySet)]
+
+    init() {
+        // Presence is one bit per field of a UInt64.
+        precondition(NodeField.allCases.count <= 64, "NodeField has more fields than ObjectView.present has bits")
+        nodeKeys = KeySet(NodeField.allCases.map(\.name))
+        /// Trait names as keys, so a trait is recognised from its bytes without decoding it.
+        traitKeys = Trait.allCases.map { (Key($0.rawValue), $0) }
+        traitNames = Trait.allCases.map(\.rawValue)
+        customActionKeys = ["name", "effects"]
+        // Each effect verb with the fields it allows, built once: a KeySet is costly to build.
+        effectVerbs = [
+            ("emit", ["data"]), ("set", []), ("toggle", []), ("post", ["argument"]), ("loadScreen", []), ("result", []),
+        ].map { (Key($0.0), KeySet([$0.0] + $0.1)) }
+    }
+
+    /// For the reader on the calling thread.
+    static let shared = Vocabulary()
+}
 extension ObjectView {
     @inline(__always) func has(_ f: NodeField) -> Bool { has(position: f.rawValue) }
 }
@@ -90,16 +129,8 @@ let unusedHandlerKeys = ["onMagicTap", "onFocus", "onBlur"].map(Key.init)
 let containerOnlyKeys = ["navigationStyle", "shouldGroupChildren", "viewIsModal"].map(Key.init)
 let elementOnlyKeys = ["label", "traits", "customActions", "adjustable"].map(Key.init)
 
-/// Trait names as keys, so a trait is recognised from its bytes without decoding it.
-let traitKeys = Trait.allCases.map { (Key($0.rawValue), $0) }
 /// Traits that W18 says are mutually exclusive.
 let controlTraits = TraitSet([.button, .link, .searchField, .keyboardKey])
-let customActionKeys: KeySet = ["name", "effects"]
-/// Each effect verb with the fields it allows, built once: a KeySet is costly to build.
-let effectVerbs: [(verb: Key, keys: KeySet)] = [
-    ("emit", ["data"]), ("set", []), ("toggle", []), ("post", ["argument"]), ("loadScreen", []), ("result", []),
-].map { (Key($0.0), KeySet([$0.0] + $0.1)) }
-let traitNames = Trait.allCases.map(\.rawValue)
 
 /// Per-node facts the second (cross-reference) pass needs.
 struct NodeInfo {
@@ -129,6 +160,17 @@ struct LayoutReader {
     /// Each id's node index: duplicate detection now, the tree's id index later.
     var firstID: [String: Int] = [:]
     var references: [IDReference] = []
+    /// Ids met again after their first node, reported once every half is read (so that the
+    /// first definition named is the file's first, whichever half read it).
+    var duplicates: [(id: String, index: Int)] = []
+
+    /// Whether the root's children are read by two readers at once (`readRootChildren`).
+    var splitRead = false
+    /// The index of this reader's first node in the whole tree: 0, or for the reader of the
+    /// second half, the number of nodes before it. Nodes and children carry whole-tree
+    /// indices; `nodes` and `info` hold only this reader's, from `indexBase` on.
+    var indexBase = 0
+    var vocabulary = Vocabulary.shared
 
     /// Set by the loader so that a message can point at another place in the file.
     var bytes: [UInt8] = []
@@ -182,6 +224,7 @@ struct LayoutReader {
         guard let r = fields.require(doc, K.root, in: json, "$", nil) else { return nil }
         _ = node(r.value, path: "$.root", parent: nil, position: 0, origin: Point(x: 0, y: 0), depth: 1)
         guard !nodes.isEmpty else { return nil }
+        reportDuplicates()
         if nodes[0].isVirtual {
             fields.report("E16", r.value.offset, "$.root", nodes[0].id, "the root must not be virtual")
         }
@@ -218,7 +261,7 @@ struct LayoutReader {
         // The id first, so that every message about this node can name it.
         var early: String?
         if v.kind == .object, let k = v.document.member(of: v.index, K.id) { early = JSONValue(document: v.document, index: k + 1).string }
-        guard let d = fields.object(v, path(), early, allowed: nodeKeys) else { return nil }
+        guard let d = fields.object(v, path(), early, allowed: vocabulary.nodeKeys) else { return nil }
         var id = "?"
         var idOffset = v.offset
         if let m = fields.require(d, K.id, in: v, path(), nil, code: "E05"), let s = fields.string(m, path(), nil) {
@@ -226,15 +269,14 @@ struct LayoutReader {
             idOffset = m.value.offset
             if !isValidID(s) {
                 fields.report("E05", m.value.offset, path() + ".id", nil, idSyntaxMessage(s))
-            } else if let first = firstID.updateValue(nodes.count, forKey: s) {
+            } else if let first = firstID.updateValue(indexBase + nodes.count, forKey: s) {
                 // One hash per id: insert, and put the first back in the rare duplicate case.
                 firstID[s] = first
-                fields.report("E05", m.value.offset, path() + ".id", nil,
-                              "duplicate id \"\(s)\" (first defined at \(lineOf(info[first].idOffset)), \(nodePath(first)).id)")
+                duplicates.append((s, indexBase + nodes.count))
             }
         }
         let el: String? = id
-        let index = nodes.count
+        let index = indexBase + nodes.count
         var n = ElementNode(id: id)
         n.parent = parent
         // A placeholder keeps document order while the children are read; `n` replaces it
@@ -339,10 +381,14 @@ struct LayoutReader {
             let childOrigin = frame.map { Point(x: $0.x, y: $0.y) } ?? origin
             childIndices.reserveCapacity(list.count)
             childrenWritten = list.count
-            for (k, c) in list.enumerated() {
-                if let ci = node(c, path: "\(path()).children[\(k)]", parent: index, position: k,
-                                 origin: childOrigin, depth: depth + 1) {
-                    childIndices.append(ci)
+            if depth == 1 && splitRead && list.count >= 2 {
+                childIndices = readRootChildren(Array(list), origin: childOrigin)
+            } else {
+                for (k, c) in list.enumerated() {
+                    if let ci = node(c, path: "\(path()).children[\(k)]", parent: index, position: k,
+                                     origin: childOrigin, depth: depth + 1) {
+                        childIndices.append(ci)
+                    }
                 }
             }
         }
@@ -357,13 +403,13 @@ struct LayoutReader {
                 fields.report("E04", d[K.labelFromChildren]!.keyOffset, path() + ".labelFromChildren", el,
                               "only an accessible element with children can take its label from them")
             } else {
-                n.label = childIndices.compactMap { nodes[$0].label }.filter { !$0.isEmpty }.joined(separator: ", ")
+                n.label = childIndices.compactMap { nodes[$0 - indexBase].label }.filter { !$0.isEmpty }.joined(separator: ", ")
             }
         }
         if let f = frame {
             n.frame = f
         } else if hasChildren {
-            n.frame = childIndices.dropFirst().reduce(nodes[childIndices[0]].frame) { $0.union(nodes[$1].frame) }
+            n.frame = childIndices.dropFirst().reduce(nodes[childIndices[0] - indexBase].frame) { $0.union(nodes[$1 - indexBase].frame) }
         } else if childrenWritten == 0 && !d.has(.frame) && !d.has(.frameInContainer) {
             fields.report("E06", v.offset, path(), el, "missing \"frame\"; a node without children needs {\"x\", \"y\", \"width\", \"height\"}")
         }
@@ -413,15 +459,119 @@ struct LayoutReader {
         if d.has(.modalScope) && !n.viewIsModal {
             fields.report(.warning, "W20", d[K.modalScope]!.keyOffset, path() + ".modalScope", el, "\"modalScope\" is ignored without \"viewIsModal\": true")
         }
-        nodes[index] = n
-        nodeInfo.subtreeEnd = nodes.count
-        info[index] = nodeInfo
+        nodes[index - indexBase] = n
+        nodeInfo.subtreeEnd = indexBase + nodes.count
+        info[index - indexBase] = nodeInfo
         return index
+    }
+
+    /// The root's children (root at index 0), read in two halves at once: this reader
+    /// reads the first, a second reader the rest, from the index its first node will have
+    /// (counted beforehand on the tape); its nodes are then appended to these. Returns the
+    /// children's indices. A large layout is mostly the root's subtrees, so this nearly
+    /// halves the read on two CPUs.
+    mutating func readRootChildren(_ children: [JSONValue], origin: Point) -> [Int] {
+        // Split where the file is half read, at a child's boundary.
+        let start = children[0].index, end = children[children.count - 1].next
+        var split = children.firstIndex { $0.index - start >= (end - start) / 2 } ?? children.count - 1
+        split = min(max(split, 1), children.count - 1)
+        var firstHalfNodes = 0
+        for c in children[..<split] { firstHalfNodes += LayoutReader.countNodes(c, depth: 2) }
+
+        var second = LayoutReader(file: fields.file)
+        second.bytes = bytes
+        second.indexBase = indexBase + nodes.count + firstHalfNodes
+        second.vocabulary = Vocabulary()
+        let share = (end - children[split].index) * 2 / 19  // about 19 tape tokens per node
+        second.nodes.reserveCapacity(share)
+        second.info.reserveCapacity(share)
+        second.firstID.reserveCapacity(share)
+        let job = withUnsafeMutablePointer(to: &self) { a in
+            withUnsafeMutablePointer(to: &second) { b in
+                let job = SplitRead(readers: (a, b), children: children, split: split, origin: origin)
+                DispatchQueue.concurrentPerform(iterations: 2) { job.run(half: $0) }
+                return job
+            }
+        }
+        let firstIndices = job.firstIndices, secondIndices = job.secondIndices
+        guard indexBase + nodes.count == second.indexBase else {
+            // The count disagreed with the read (it must not): read the rest here instead.
+            assertionFailure("node count \(firstHalfNodes) disagrees with the nodes read")
+            return firstIndices + readChildren(children, split..<children.count, origin: origin)
+        }
+        nodes.append(contentsOf: second.nodes)
+        info.append(contentsOf: second.info)
+        references += second.references
+        fields.diagnostics += second.fields.diagnostics
+        duplicates += second.duplicates
+        // Ids first defined in the second half: new, or defined again after the first half's.
+        for (id, i) in second.firstID {
+            if firstID[id] == nil { firstID[id] = i } else { duplicates.append((id, i)) }
+        }
+        return firstIndices + secondIndices
+    }
+
+    /// The two halves of a split read. Each thread touches only its own reader and its own
+    /// result; the document is read-only.
+    final class SplitRead: @unchecked Sendable {
+        let readers: (UnsafeMutablePointer<LayoutReader>, UnsafeMutablePointer<LayoutReader>)
+        let children: [JSONValue]
+        let split: Int
+        let origin: Point
+        var firstIndices: [Int] = []
+        var secondIndices: [Int] = []
+
+        init(readers: (UnsafeMutablePointer<LayoutReader>, UnsafeMutablePointer<LayoutReader>),
+             children: [JSONValue], split: Int, origin: Point) {
+            self.readers = readers; self.children = children; self.split = split; self.origin = origin
+        }
+
+        func run(half: Int) {
+            if half == 0 {
+                firstIndices = readers.0.pointee.readChildren(children, 0..<split, origin: origin)
+            } else {
+                secondIndices = readers.1.pointee.readChildren(children, split..<children.count, origin: origin)
+            }
+        }
+    }
+
+    /// Children `range` of the root, as `node` reads them.
+    mutating func readChildren(_ children: [JSONValue], _ range: Range<Int>, origin: Point) -> [Int] {
+        var indices: [Int] = []
+        indices.reserveCapacity(range.count)
+        for k in range {
+            if let ci = node(children[k], path: "$.root.children[\(k)]", parent: 0, position: k, origin: origin, depth: 2) {
+                indices.append(ci)
+            }
+        }
+        return indices
+    }
+
+    /// The nodes `node` appends for `v` and its subtree: one per object within the depth
+    /// limit, and those of its "children" when that is an array.
+    static func countNodes(_ v: JSONValue, depth: Int) -> Int {
+        guard depth <= LayoutLoader.maxElementDepth, v.kind == .object else { return 0 }
+        var count = 1
+        if let k = v.document.member(of: v.index, K.children),
+           let list = JSONValue(document: v.document, index: k + 1).array {
+            for c in list { count += countNodes(c, depth: depth + 1) }
+        }
+        return count
+    }
+
+    /// E05 for every id defined again, naming the file's first definition.
+    mutating func reportDuplicates() {
+        for (id, i) in duplicates {
+            guard let first = firstID[id] else { continue }
+            fields.report("E05", info[i].idOffset, nodePath(i) + ".id", nil,
+                          "duplicate id \"\(id)\" (first defined at \(lineOf(info[first].idOffset)), \(nodePath(first)).id)")
+        }
+        duplicates.removeAll()
     }
 
     mutating func traits(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> TraitSet {
         func p() -> String { path() + "." + m.key }
-        let names = traitNames
+        let names = vocabulary.traitNames
         if m.value.kind == .number {
             let o = m.value.offset
             fields.report("E09", o, p(), el, "traits are names, not a raw bitmask; allowed: \(quotedList(names))")
@@ -431,7 +581,7 @@ struct LayoutReader {
         var set = TraitSet()
         for (k, item) in list.enumerated() {
             func ip() -> String { "\(p())[\(k)]" }
-            if let (key, t) = traitKeys.first(where: { item.equals($0.0) }) {
+            if let (key, t) = vocabulary.traitKeys.first(where: { item.equals($0.0) }) {
                 if set.contains(t) { fields.report("E09", item.offset, ip(), el, "duplicate trait \"\(key.name)\"") }
                 set.insert(t)
                 continue
@@ -475,7 +625,7 @@ struct LayoutReader {
         var seen: [(name: String, index: Int)] = []
         for (k, item) in list.enumerated() {
             func ap() -> String { "\(path()).customActions[\(k)]" }
-            guard let ad = fields.object(item, ap(), el, allowed: customActionKeys) else { continue }
+            guard let ad = fields.object(item, ap(), el, allowed: vocabulary.customActionKeys) else { continue }
             guard let name = fields.string(fields.require(ad, K.name, in: item, ap(), el, code: "E13"), ap(), el) else { continue }
             let effects = ad[K.effects].map { self.effects($0, ap(), el) } ?? []
             if name.isEmpty {
@@ -605,7 +755,7 @@ struct LayoutReader {
     }
 
     mutating func effect(_ v: JSONValue, _ p: @autoclosure () -> String, _ el: String?) -> LayoutEffect? {
-        let verbs = effectVerbs
+        let verbs = vocabulary.effectVerbs
         guard let members = v.object else {
             fields.report("E15", v.offset, p(), el, "an effect is an object with one verb: \(quotedList(verbs.map(\.verb.name)))")
             return nil
@@ -841,7 +991,8 @@ struct LayoutReader {
     mutating func lint(_ tree: ElementTree) {
         var unreachable: [String] = []
         for i in tree.nodes.indices {
-            lintNode(i, tree.nodes[i], tree, &unreachable)
+            // `tree[i]` lends the node in place; `tree.nodes[i]` would copy it.
+            lintNode(i, tree[i], tree, &unreachable)
         }
         if !unreachable.isEmpty {
             let shown = unreachable.prefix(10).map { "\"\($0)\"" }.joined(separator: ", ")

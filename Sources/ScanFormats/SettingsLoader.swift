@@ -30,7 +30,11 @@ public enum SettingsLoader {
     ]
 
     public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
-        try read(parseDataFile(bytes, file: file).root, bytes: bytes, file: file)
+        // Held in a variable for the whole read: values are views into the document.
+        let document = try parseDataFile(bytes, file: file)
+        return try withExtendedLifetime(document) { () throws(DataFileError) in
+            try read(document.root, bytes: bytes, file: file)
+        }
     }
 
     /// A file already parsed (by `validate`, to tell layouts from settings).
