@@ -11,6 +11,8 @@ public struct LayoutDocument: Sendable {
     public var tree: ElementTree
     public var title: String?
     public var warnings: [Diagnostic]
+    /// How many readers read the nodes: 2 when a large file was read in two halves.
+    public internal(set) var readers = 1
 }
 
 /// Reads layout files (schema version 1, seeds-spec §15) into ElementTrees. Every error
@@ -66,7 +68,7 @@ public enum LayoutLoader {
         guard let (tree, title) = result, !diagnostics.contains(where: { $0.severity == .error }) else {
             throw DataFileError(file: file, diagnostics: diagnostics)
         }
-        return LayoutDocument(tree: tree, title: title, warnings: diagnostics)
+        return LayoutDocument(tree: tree, title: title, warnings: diagnostics, readers: reader.readers)
     }
 }
 
@@ -171,6 +173,8 @@ struct LayoutReader {
     /// indices; `nodes` and `info` hold only this reader's, from `indexBase` on.
     var indexBase = 0
     var vocabulary = Vocabulary.shared
+    /// 2 once the root's children were read in two halves.
+    var readers = 1
 
     /// Set by the loader so that a message can point at another place in the file.
     var bytes: [UInt8] = []
@@ -180,8 +184,8 @@ struct LayoutReader {
 
     init(file: String) { fields = FieldReader(file: file) }
 
-    func lineOf(_ offset: Int) -> String {
-        guard let lines else { return "?" }
+    func lineOf(_ offset: Int, in index: LineIndex? = nil) -> String {
+        guard let lines = index ?? lines else { return "?" }
         let (l, c) = lines.position(of: offset)
         return "\(l):\(c)"
     }
@@ -499,6 +503,7 @@ struct LayoutReader {
             assertionFailure("node count \(firstHalfNodes) disagrees with the nodes read")
             return firstIndices + readChildren(children, split..<children.count, origin: origin)
         }
+        readers = 2
         nodes.append(contentsOf: second.nodes)
         info.append(contentsOf: second.info)
         references += second.references
@@ -561,10 +566,12 @@ struct LayoutReader {
 
     /// E05 for every id defined again, naming the file's first definition.
     mutating func reportDuplicates() {
+        guard !duplicates.isEmpty else { return }
+        let index = lines  // built once for all of them, not per message
         for (id, i) in duplicates {
             guard let first = firstID[id] else { continue }
             fields.report("E05", info[i].idOffset, nodePath(i) + ".id", nil,
-                          "duplicate id \"\(id)\" (first defined at \(lineOf(info[first].idOffset)), \(nodePath(first)).id)")
+                          "duplicate id \"\(id)\" (first defined at \(lineOf(info[first].idOffset, in: index)), \(nodePath(first)).id)")
         }
         duplicates.removeAll()
     }

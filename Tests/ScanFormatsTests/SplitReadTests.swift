@@ -34,6 +34,16 @@ struct SplitReadTests {
         case rejected([String])
     }
 
+    @Test func largeFilesAreSplitAndSmallOnesAreNot() throws {
+        let json = Array(Self.bigLayout(rows: 40).utf8)
+        #expect(try LayoutLoader.load(bytes: json, file: "big.json", splitAbove: 0).readers == 2)
+        #expect(try LayoutLoader.load(bytes: json, file: "big.json", splitAbove: Int.max).readers == 1)
+        #expect(try LayoutLoader.load(bytes: json, file: "big.json").readers == 1)  // 40 rows is under 1 MiB
+        // A root with one child has nothing to split.
+        let one = Array(Self.bigLayout(rows: 1).utf8)
+        #expect(try LayoutLoader.load(bytes: one, file: "one.json", splitAbove: 0).readers == 1)
+    }
+
     /// The whole observable result: every node's fields that the reader sets, and every
     /// message as printed (file, line, column, code, path, element, text).
     static func outcome(_ json: String, splitAbove: Int) -> Outcome {
@@ -62,15 +72,25 @@ struct SplitReadTests {
         let json = Self.bigLayout(rows: 40, extra: { r in
             r % 7 == 0 ? #", "customActions": [{"name": "delete", "effects": [{"emit": "delete"}]}]"# : ""
         }, rowExtra: { r in
-            // Custom order inside a row, and a label taken from the children.
-            r == 31 ? #", "elements": ["b31_4", "b31_0"]"# : ""
-        })
+            switch r {
+            case 31: return #", "elements": ["b31_4", "b31_0"]"#      // custom order in the second half
+            case 2: return #", "frame": {"x": 0, "y": 100, "width": 400, "height": 50}"#
+            default: return ""
+            }
+        }).replacingOccurrences(of: #"{"id": "row33", "isAccessibilityElement": false"#,
+                                with: #"{"id": "row33", "isAccessibilityElement": true, "labelFromChildren": true"#)
+          .replacingOccurrences(of: #""id": "b2_3", "label": "Item 2 3", "traits": ["button"], "frame": {"x": 210, "y": 100, "width": 60, "height": 40}"#,
+                                with: #""id": "b2_3", "label": "Item 2 3", "traits": ["button"], "frameInContainer": {"x": 5, "y": 5, "width": 10, "height": 10}"#)
         guard case .loaded(let nodes, _) = expectSame(json) else {
             Issue.record("the layout should load"); return
         }
         #expect(nodes.count == 1 + 40 * 6)
         // Whole-tree indices: the last row's first button sits at 1 + 39 × 6 + 1.
         #expect(nodes[1 + 39 * 6 + 1].hasPrefix("\(1 + 39 * 6 + 1) b39_0 parent=\(1 + 39 * 6) "))
+        // A label from the children, read in the second half.
+        #expect(nodes[1 + 33 * 6].contains("label=Item 33 0, Item 33 1, Item 33 2, Item 33 3, Item 33 4 "))
+        // A frame relative to its framed row: (0, 100) + (5, 5).
+        #expect(nodes[1 + 2 * 6 + 4].contains("b2_3") && nodes[1 + 2 * 6 + 4].contains("frame=Rect(x: 5.0, y: 105.0"))
     }
 
     @Test func idsDefinedAgainAcrossTheHalvesNameTheFirstDefinition() {
@@ -112,6 +132,35 @@ struct SplitReadTests {
         #expect(messages.contains { $0.contains("E12") && $0.contains("b3_0") })
         #expect(messages.contains { $0.contains("nowhere") })
         #expect(!messages.contains { $0.contains("\"b1_1\"") && $0.contains("unknown") })
+    }
+
+    @Test func theRootsIdAgainAndChildrenThatAreNoListAreTheSame() {
+        // "children" that is not a list in the first half (no nodes under it), an escaped
+        // "children" key, and the root's id again in the second half.
+        let json = Self.bigLayout(rows: 40)
+            .replacingOccurrences(of: #"{"id": "row1", "isAccessibilityElement": false, "children": ["#,
+                                  with: #"{"id": "row1", "isAccessibilityElement": false, "frame": {"x": 0, "y": 0, "width": 5, "height": 5}, "children": 3, "x": ["#)
+            .replacingOccurrences(of: #"{"id": "row4", "isAccessibilityElement": false, "children": "#,
+                                  with: #"{"id": "row4", "isAccessibilityElement": false, "ch\u0069ldren": "#)
+            .replacingOccurrences(of: #""id": "b37_2""#, with: #""id": "root""#)
+        guard case .rejected(let messages) = expectSame(json) else {
+            Issue.record("the layout must be rejected"); return
+        }
+        #expect(messages.contains { $0.contains(#"duplicate id "root""#) && $0.contains("$.root.id)") })
+        #expect(messages.contains { $0.contains("$.root.children[1].children") && $0.contains("must be an array") })
+    }
+
+    @Test func aRootWithTwoChildrenOrOneHugeChild() {
+        // Two children: one each. A huge first child: the split still leaves one to each.
+        let two = Self.bigLayout(rows: 2)
+        _ = expectSame(two)
+        let huge = Self.bigLayout(rows: 3).replacingOccurrences(
+            of: #"{"id": "row0", "isAccessibilityElement": false, "children": ["#,
+            with: #"{"id": "row0", "isAccessibilityElement": false, "children": [\#((0..<300).map { #"{"id": "h\#($0)", "label": "H", "frame": {"x": 0, "y": 0, "width": 5, "height": 5}}"# }.joined(separator: ", ")), "#)
+        guard case .loaded(let nodes, _) = expectSame(huge) else {
+            Issue.record("the layout should load"); return
+        }
+        #expect(nodes.count == 1 + 3 * 6 + 300)
     }
 
     @Test func oddChildrenAndDeepNestingCountTheSameNodes() {
