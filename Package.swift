@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point inward: ScanCore depends on nothing; only SwitchInput (later) may
-// list the C modules. The layering is enforced here, not by convention.
+// Dependencies point inward: ScanCore depends on nothing; only SwitchInput lists the
+// libevdev and libudev modules (CSys, plain system calls, serves the loaders and the
+// runtime). The layering is enforced here, not by convention.
 let package = Package(
     name: "SwitchScan",
     platforms: [.macOS(.v13)],
@@ -15,9 +16,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "ScanCore"),
-        .target(name: "ScanFormats", dependencies: ["ScanCore"]),
         // Small wrappers for system calls Swift cannot import (variadic, macros).
         .target(name: "CSys"),
+        .target(name: "ScanFormats", dependencies: ["ScanCore", "CSys"]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The only module that talks to libevdev and libudev.

@@ -1,1 +1,11 @@
-// The wrappers are static inline in csys.h; this file gives SwiftPM a C target to build.
+// Most wrappers are static inline in csys.h; the few that need _GNU_SOURCE live here.
+#define _GNU_SOURCE
+#include <sched.h>
+#include "csys.h"
+
+int csys_allowed_cpus(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+    return CPU_COUNT(&set);
+}

@@ -137,12 +137,16 @@ public struct ScanTreeBuilder {
 
     private func rawMembers(_ i: Int) -> [Int] {
         if let list = tree[i].elements { return list }
-        return tree[i].children.filter { !claimed[$0] }
+        let children = tree[i].children
+        // Filtered only when needed: most containers keep all their children, and a new
+        // array per container was a measurable part of building a large screen.
+        return children.contains { claimed[$0] } ? children.filter { !claimed[$0] } : children
     }
 
     /// Accessibility members of a container after exclusion and the modal rules.
     private func members(_ i: Int) -> [Int] {
-        var list = rawMembers(i).filter { !excluded[$0] }
+        var list = rawMembers(i)
+        if list.contains(where: { excluded[$0] }) { list = list.filter { !excluded[$0] } }
         if let modal = screenModal, onModalPath[i], i != modal {
             list = list.filter { onModalPath[$0] }
         }
@@ -268,7 +272,8 @@ public struct ScanTreeBuilder {
         return Self.isInteractive(tree[i], at: i, in: tree)
     }
 
-    public static func isInteractive(_ n: ElementNode, at i: Int, in tree: ElementTree) -> Bool {
+    /// The node is borrowed: a copy would retain every field, for every element scanned.
+    public static func isInteractive(_ n: borrowing ElementNode, at i: Int, in tree: ElementTree) -> Bool {
         if n.traits.intersects(TraitSet.controls) || !n.customActions.isEmpty || n.adjustable != nil
             || n.onActivate != nil || n.onEscape != nil || n.onTap != nil { return true }
         if n.isVirtual || n.hasExplicitActivationPoint || !n.children.isEmpty {

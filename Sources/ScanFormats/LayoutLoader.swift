@@ -1,3 +1,4 @@
+import CSys
 import Dispatch
 import ScanCore
 #if canImport(Glibc)
@@ -42,8 +43,12 @@ public enum LayoutLoader {
         return try read(parsed.document, bytes: parsed.bytes, file: parsed.file, splitAbove: splitReadMinimumBytes)
     }
 
-    /// Whether a second CPU is online to read the other half.
-    static let twoCPUs: Bool = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
+    /// Whether this process may run on a second CPU to read the other half: its affinity
+    /// mask, which a container's cpuset or `taskset` narrows (the online count does not).
+    static let twoCPUs: Bool = {
+        let allowed = Int(csys_allowed_cpus())
+        return allowed > 0 ? allowed > 1 : sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
+    }()
 
     /// Refuses files past `maxFileSize`; callers check before parsing where they can.
     public static func checkSize(_ bytes: [UInt8], file: String) throws(DataFileError) {
@@ -106,6 +111,10 @@ struct Vocabulary {
     let traitNames: [String]
     let customActionKeys: KeySet
     let effectVerbs: [(verb: Key, keys: KeySet)]
+    /// Trait words a label need not say (W24): VoiceOver speaks the trait anyway.
+    let traitWords: [(Trait, String)]
+    /// Words that describe a gesture rather than its result (W24).
+    let gestureWords: [String]
 
     init() {
         // Presence is one bit per field of a UInt64.
@@ -119,6 +128,8 @@ struct Vocabulary {
         effectVerbs = [
             ("emit", ["data"]), ("set", []), ("toggle", []), ("post", ["argument"]), ("loadScreen", []), ("result", []),
         ].map { (Key($0.0), KeySet([$0.0] + $0.1)) }
+        traitWords = [(.button, "button"), (.link, "link"), (.image, "image"), (.header, "heading"), (.adjustable, "adjustable")]
+        gestureWords = ["double tap", "double-tap", "tap", "swipe", "flick", "click"]
     }
 
     /// For the reader on the calling thread.
@@ -264,11 +275,18 @@ struct LayoutReader {
         }
         // The id first, so that every message about this node can name it.
         var early: String?
-        if v.kind == .object, let k = v.document.member(of: v.index, K.id) { early = JSONValue(document: v.document, index: k + 1).string }
+        var idKey: Int?
+        if v.kind == .object, let k = v.document.member(of: v.index, K.id) {
+            idKey = k
+            early = JSONValue(document: v.document, index: k + 1).string
+        }
         guard let d = fields.object(v, path(), early, allowed: vocabulary.nodeKeys) else { return nil }
         var id = "?"
         var idOffset = v.offset
-        if let m = fields.require(d, K.id, in: v, path(), nil, code: "E05"), let s = fields.string(m, path(), nil) {
+        // The id read above is reused; the general path below says what is wrong with it.
+        let idMember = idKey.map { JSONMember(document: v.document, keyIndex: $0) }
+        if let m = idMember ?? fields.require(d, K.id, in: v, path(), nil, code: "E05"),
+           let s = early ?? fields.string(m, path(), nil) {
             id = s
             idOffset = m.value.offset
             if !isValidID(s) {
@@ -996,16 +1014,62 @@ struct LayoutReader {
     // MARK: lint (warnings and information; never block loading)
 
     mutating func lint(_ tree: ElementTree) {
-        var unreachable: [String] = []
-        for i in tree.nodes.indices {
-            // `tree[i]` lends the node in place; `tree.nodes[i]` would copy it.
-            lintNode(i, tree[i], tree, &unreachable)
+        var unreachable: [String]
+        if splitRead && tree.count >= 2 {
+            // Two halves of the nodes at once, as the read was: each half reports into its
+            // own reader (the arrays read are shared, unchanged), then the messages join.
+            var other = self
+            other.fields.diagnostics = []
+            other.vocabulary = Vocabulary()
+            let half = tree.count / 2
+            let job = withUnsafeMutablePointer(to: &self) { a in
+                withUnsafeMutablePointer(to: &other) { b in
+                    let job = SplitLint(readers: (a, b), tree: tree, split: half)
+                    DispatchQueue.concurrentPerform(iterations: 2) { job.run(half: $0) }
+                    return job
+                }
+            }
+            fields.diagnostics += other.fields.diagnostics
+            unreachable = job.firstUnreachable + job.secondUnreachable
+        } else {
+            unreachable = lint(tree, 0..<tree.count)
         }
         if !unreachable.isEmpty {
             let shown = unreachable.prefix(10).map { "\"\($0)\"" }.joined(separator: ", ")
             let more = unreachable.count > 10 ? " and \(unreachable.count - 10) more" : ""
             fields.report(.info, "I25", 0, "$.root", nil,
                           "accessible elements \(shown)\(more) are unreachable in the accessibility tree (point mode can still tap them)")
+        }
+    }
+
+    /// Lints nodes `range`; returns the accessible ones unreachable in the accessibility tree.
+    mutating func lint(_ tree: ElementTree, _ range: Range<Int>) -> [String] {
+        var unreachable: [String] = []
+        for i in range {
+            // `tree[i]` lends the node in place; `tree.nodes[i]` would copy it.
+            lintNode(i, tree[i], tree, &unreachable)
+        }
+        return unreachable
+    }
+
+    /// The two halves of a split lint, like `SplitRead`.
+    final class SplitLint: @unchecked Sendable {
+        let readers: (UnsafeMutablePointer<LayoutReader>, UnsafeMutablePointer<LayoutReader>)
+        let tree: ElementTree
+        let split: Int
+        var firstUnreachable: [String] = []
+        var secondUnreachable: [String] = []
+
+        init(readers: (UnsafeMutablePointer<LayoutReader>, UnsafeMutablePointer<LayoutReader>), tree: ElementTree, split: Int) {
+            self.readers = readers; self.tree = tree; self.split = split
+        }
+
+        func run(half: Int) {
+            if half == 0 {
+                firstUnreachable = readers.0.pointee.lint(tree, 0..<split)
+            } else {
+                secondUnreachable = readers.1.pointee.lint(tree, split..<tree.count)
+            }
         }
     }
 
@@ -1030,7 +1094,7 @@ struct LayoutReader {
                 if longest >= 5 { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label has \(longest) digits in a row; they are read one by one") }
             }
             if let l = n.label, n.traits.intersects(traitWordTraits) {
-                if let (_, w) = traitWords.first(where: { n.traits.contains($0.0) && containsWord(l, $0.1) }) {
+                if let (_, w) = vocabulary.traitWords.first(where: { n.traits.contains($0.0) && containsWord(l, $0.1) }) {
                     fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label contains the trait word \"\(w)\", which is spoken anyway")
                 }
             }
@@ -1039,7 +1103,7 @@ struct LayoutReader {
                     fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "a hint is a sentence: capitalised, ending with \".\"")
                 }
             }
-            if let h = n.hint?.lowercased(), let g = gestureWords.first(where: { h.contains($0) }) {
+            if let h = n.hint?.lowercased(), let g = vocabulary.gestureWords.first(where: { h.contains($0) }) {
                 fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "hint names a gesture (\"\(g)\"); say what happens, not how")
             }
             if n.respondsToUserInteraction == false && (!n.customActions.isEmpty || n.adjustable != nil) {
@@ -1062,12 +1126,8 @@ struct LayoutReader {
     }
 }
 
-/// Words that describe a gesture rather than its result (W24).
-let gestureWords = ["double tap", "double-tap", "tap", "swipe", "flick", "click"]
-
-/// Trait words a label need not say (W24): VoiceOver speaks the trait anyway.
-let traitWords: [(Trait, String)] = [(.button, "button"), (.link, "link"), (.image, "image"), (.header, "heading"), (.adjustable, "adjustable")]
-let traitWordTraits = TraitSet(traitWords.map(\.0))
+/// The traits of `Vocabulary.traitWords`.
+let traitWordTraits = TraitSet([.button, .link, .image, .header, .adjustable])
 
 /// Whether `text` has `word` (lowercase) as a whole word, ignoring case. ASCII text, nearly
 /// every label, is scanned in place; other text is split on Unicode letters.

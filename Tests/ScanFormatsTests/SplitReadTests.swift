@@ -70,7 +70,11 @@ struct SplitReadTests {
 
     @Test func aValidLayoutGivesTheSameTree() throws {
         let json = Self.bigLayout(rows: 40, extra: { r in
-            r % 7 == 0 ? #", "customActions": [{"name": "delete", "effects": [{"emit": "delete"}]}]"# : ""
+            switch r {
+            case 3, 35: return #", "hint": "tap here""#                 // warnings in both halves
+            case let r where r % 7 == 0: return #", "customActions": [{"name": "delete", "effects": [{"emit": "delete"}]}]"#
+            default: return ""
+            }
         }, rowExtra: { r in
             switch r {
             case 31: return #", "elements": ["b31_4", "b31_0"]"#      // custom order in the second half
@@ -81,10 +85,12 @@ struct SplitReadTests {
                                 with: #"{"id": "row33", "isAccessibilityElement": true, "labelFromChildren": true"#)
           .replacingOccurrences(of: #""id": "b2_3", "label": "Item 2 3", "traits": ["button"], "frame": {"x": 210, "y": 100, "width": 60, "height": 40}"#,
                                 with: #""id": "b2_3", "label": "Item 2 3", "traits": ["button"], "frameInContainer": {"x": 5, "y": 5, "width": 10, "height": 10}"#)
-        guard case .loaded(let nodes, _) = expectSame(json) else {
+        guard case .loaded(let nodes, let warnings) = expectSame(json) else {
             Issue.record("the layout should load"); return
         }
         #expect(nodes.count == 1 + 40 * 6)
+        #expect(warnings.filter { $0.contains("W24") && $0.contains("gesture") }.count == 2)
+        #expect(warnings.contains { $0.contains("children[35].children[0]") })
         // Whole-tree indices: the last row's first button sits at 1 + 39 × 6 + 1.
         #expect(nodes[1 + 39 * 6 + 1].hasPrefix("\(1 + 39 * 6 + 1) b39_0 parent=\(1 + 39 * 6) "))
         // A label from the children, read in the second half.
