@@ -596,7 +596,7 @@ struct LayoutReader {
 
     mutating func traits(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> TraitSet {
         func p() -> String { path() + "." + m.key }
-        let names = vocabulary.traitNames
+        var names: [String] { vocabulary.traitNames }  // for messages only
         if m.value.kind == .number {
             let o = m.value.offset
             fields.report("E09", o, p(), el, "traits are names, not a raw bitmask; allowed: \(quotedList(names))")
@@ -606,7 +606,11 @@ struct LayoutReader {
         var set = TraitSet()
         for (k, item) in list.enumerated() {
             func ip() -> String { "\(p())[\(k)]" }
-            if let (key, t) = vocabulary.traitKeys.first(where: { item.equals($0.0) }) {
+            // A plain loop over the keys: this runs for every trait of every element.
+            var known: (Key, Trait)?
+            let keys = vocabulary.traitKeys
+            for j in keys.indices where item.equals(keys[j].0) { known = keys[j]; break }
+            if let (key, t) = known {
                 if set.contains(t) { fields.report("E09", item.offset, ip(), el, "duplicate trait \"\(key.name)\"") }
                 set.insert(t)
                 continue
