@@ -529,7 +529,11 @@ struct LayoutReader {
         duplicates += second.duplicates
         // Ids first defined in the second half: new, or defined again after the first half's.
         for (id, i) in second.firstID {
-            if firstID[id] == nil { firstID[id] = i } else { duplicates.append((id, i)) }
+            // One hash per id, as in `node`: insert, and put the first back for a duplicate.
+            if let first = firstID.updateValue(i, forKey: id) {
+                firstID[id] = first
+                duplicates.append((id, i))
+            }
         }
         return firstIndices + secondIndices
     }
