@@ -139,45 +139,68 @@ public enum JSONKind: UInt8, Sendable {
     case object, array, string, number, bool, null
 }
 
-/// One value or key on the tape, in 16 bytes: a layout of 100 000 elements has two million.
+/// One value or key on the tape, in 12 bytes: a layout of 100 000 elements has two million,
+/// and every byte of the tape is memory to fault in and write (16-byte tokens made the
+/// tape of that layout 30 MB). Three 32-bit words:
+/// - `head`: the offset in the file (29 bits: files are at most 512 MiB) and the kind;
+/// - `a`: strings and containers `end`; numbers the low half of the value's bits;
+/// - `b`: containers and booleans `count`; strings the key bucket and whether the text
+///   has escapes; numbers the high half of the value's bits.
 struct JSONToken {
-    /// Where the value starts in the file (a string's opening quote).
-    var offset: UInt32
-    var kind: JSONKind
-    /// Object keys: the key bucket (see KeySet.bucket), from the decoded text for escaped keys.
-    var bucket: UInt8 = 0
-    /// Strings: no escapes, so the bytes between the quotes are the text.
-    var raw = true
-    /// Numbers: the value's bits. Others: `end` in the low half, `count` in the high half.
-    private var payload: UInt64 = 0
+    private var head: UInt32
+    private var a: UInt32 = 0
+    private var b: UInt32 = 0
+
+    static let offsetBits: UInt32 = 29
+    /// Offsets must be below this (`JSONParser.maxSize`).
+    static let offsetLimit = 1 << Int(offsetBits)
+    private static let offsetMask: UInt32 = (1 << offsetBits) - 1
+    private static let escapedBit: UInt32 = 0x100
 
     init(offset: UInt32, kind: JSONKind, raw: Bool = true, end: UInt32 = 0, count: UInt32 = 0) {
-        self.offset = offset
-        self.kind = kind
-        self.raw = raw
-        payload = UInt64(end) | UInt64(count) << 32
+        head = offset | UInt32(kind.rawValue) << Self.offsetBits
+        a = end
+        b = kind == .string ? (raw ? 0 : Self.escapedBit) : count
     }
 
     init(offset: UInt32, number: Double) {
-        self.offset = offset
-        kind = .number
-        payload = number.bitPattern
+        head = offset | UInt32(JSONKind.number.rawValue) << Self.offsetBits
+        let bits = number.bitPattern
+        a = UInt32(truncatingIfNeeded: bits)
+        b = UInt32(truncatingIfNeeded: bits >> 32)
     }
+
+    /// Where the value starts in the file (a string's opening quote).
+    var offset: UInt32 { head & Self.offsetMask }
+
+    var kind: JSONKind {
+        // Only the six kinds' raw values are ever stored.
+        unsafeBitCast(UInt8(truncatingIfNeeded: head >> Self.offsetBits), to: JSONKind.self)
+    }
+
+    /// Object keys: the key bucket (see KeySet.bucket), from the decoded text for escaped keys.
+    var bucket: UInt8 {
+        get { UInt8(truncatingIfNeeded: b) & 0x3F }
+        set { b = b & ~0x3F | UInt32(newValue & 0x3F) }
+    }
+
+    /// Strings: no escapes, so the bytes between the quotes are the text.
+    var raw: Bool { b & Self.escapedBit == 0 }
 
     /// Strings: the offset of the closing quote. Containers: the token index after the
     /// subtree, so a reader can skip a value without walking it.
     var end: UInt32 {
-        get { UInt32(truncatingIfNeeded: payload) }
-        set { payload = payload & 0xFFFF_FFFF_0000_0000 | UInt64(newValue) }
+        get { a }
+        set { a = newValue }
     }
 
     /// Containers: the number of members or elements. Booleans: 1 for true.
     var count: UInt32 {
-        get { UInt32(truncatingIfNeeded: payload >> 32) }
-        set { payload = payload & 0xFFFF_FFFF | UInt64(newValue) << 32 }
+        get { b }
+        set { b = newValue }
     }
 
-    var number: Double { Double(bitPattern: payload) }
+    var number: Double { Double(bitPattern: UInt64(b) << 32 | UInt64(a)) }
 }
 
 /// A value in a parsed document: a position on its tape. Values, objects, arrays and
@@ -321,8 +344,9 @@ public struct JSONSyntaxError: Error, Sendable {
 /// stack.
 public struct JSONParser {
     public static let maxDepth = 512
-    /// Offsets are stored in 32 bits; data files are far below this.
-    public static let maxSize = Int(UInt32.max)
+    /// Offsets are stored in 29 bits (`JSONToken`); data files are far below this, and
+    /// layouts are refused past the same size before parsing.
+    public static let maxSize = JSONToken.offsetLimit
 
     /// Valid only during `parse`: the parser reads the caller's array in place.
     let bytes: UnsafeBufferPointer<UInt8>
@@ -332,8 +356,8 @@ public struct JSONParser {
     var unescaped: [Int: String] = [:]
 
     public static func parseDocument(_ array: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
-        guard array.count < maxSize else {
-            throw JSONSyntaxError(offset: 0, message: "file is larger than 4 GiB")
+        guard array.count <= maxSize else {
+            throw JSONSyntaxError(offset: 0, message: "file is larger than \(maxSize >> 20) MiB")
         }
         let result: Result<JSONDocument, JSONSyntaxError> = array.withUnsafeBufferPointer { buffer in
             var p = JSONParser(bytes: buffer)
