@@ -18,7 +18,8 @@ let package = Package(
         .target(name: "ScanCore"),
         // Small wrappers for system calls Swift cannot import (variadic, macros).
         .target(name: "CSys"),
-        .target(name: "ScanFormats", dependencies: ["ScanCore", "CSys"]),
+        // CSys for the CPUs a split read may use (Linux only; elsewhere the online count).
+        .target(name: "ScanFormats", dependencies: ["ScanCore", .target(name: "CSys", condition: .when(platforms: [.linux]))]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The only module that talks to libevdev and libudev.

@@ -1,5 +1,7 @@
 // Most wrappers are static inline in csys.h; the few that need _GNU_SOURCE live here.
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <sched.h>
 #include "csys.h"
 

@@ -1,4 +1,6 @@
+#if canImport(CSys)
 import CSys
+#endif
 import Dispatch
 import ScanCore
 #if canImport(Glibc)
@@ -46,8 +48,11 @@ public enum LayoutLoader {
     /// Whether this process may run on a second CPU to read the other half: its affinity
     /// mask, which a container's cpuset or `taskset` narrows (the online count does not).
     static let twoCPUs: Bool = {
+        #if canImport(CSys)
         let allowed = Int(csys_allowed_cpus())
-        return allowed > 0 ? allowed > 1 : sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
+        if allowed > 0 { return allowed > 1 }
+        #endif
+        return sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
     }()
 
     /// Refuses files past `maxFileSize`; callers check before parsing where they can.
@@ -1023,7 +1028,7 @@ struct LayoutReader {
 
     mutating func lint(_ tree: ElementTree) {
         var unreachable: [String]
-        if splitRead && tree.count >= 2 {
+        if readers == 2 {
             // Two halves of the nodes at once, as the read was: each half reports into its
             // own reader (the arrays read are shared, unchanged), then the messages join.
             var other = self
@@ -1135,7 +1140,7 @@ struct LayoutReader {
 }
 
 /// The traits of `Vocabulary.traitWords`.
-let traitWordTraits = TraitSet([.button, .link, .image, .header, .adjustable])
+let traitWordTraits = TraitSet(Vocabulary.shared.traitWords.map(\.0))
 
 /// Whether `text` has `word` (lowercase) as a whole word, ignoring case. ASCII text, nearly
 /// every label, is scanned in place; other text is split on Unicode letters.

@@ -82,6 +82,7 @@ static inline int csys_timerfd_set_abs(int fd, int64_t ns) {
     return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) == 0 ? 0 : errno;
 }
 
-/// The CPUs this process may run on (its affinity mask, which a cpuset or taskset
-/// narrows), or -1 when it cannot be read.
+/// The CPUs the calling thread may run on (its affinity mask, the process's unless
+/// changed; a cpuset or taskset narrows it, a CPU quota does not), or -1 when it cannot
+/// be read.
 int csys_allowed_cpus(void);
