@@ -4,7 +4,22 @@ import Glibc
 import Darwin
 #endif
 
+#if canImport(CSys)
+import CSys
+#endif
+import Dispatch
 import ScanCore
+
+/// Whether this process may run on a second CPU, for the work large files split between
+/// two threads: its affinity mask, which a container's cpuset or `taskset` narrows (the
+/// online count does not).
+let mayUseTwoCPUs: Bool = {
+    #if canImport(CSys)
+    let allowed = Int(csys_allowed_cpus())
+    if allowed > 0 { return allowed > 1 }
+    #endif
+    return sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
+}()
 
 /// A parsed JSON file: the bytes and a flat tape of tokens in document order, one per value
 /// and key. Values are read in place from the tape, so parsing allocates a few buffers rather
@@ -21,17 +36,23 @@ public final class JSONDocument: @unchecked Sendable {
     public let bytes: [UInt8]
     let ref: DocumentRef
 
-    init(bytes: [UInt8], tokens: UnsafeMutableBufferPointer<JSONToken>, unescaped: [Int: String]) {
+    /// `text`: the bytes already copied by `paddedCopy`, or nil to copy them here.
+    init(bytes: [UInt8], tokens: UnsafeMutableBufferPointer<JSONToken>, unescaped: [Int: String],
+         text prepared: UnsafeMutableBufferPointer<UInt8>? = nil) {
         self.bytes = bytes
-        // Zero padding past the end lets a key be compared a word at a time (`Key.matches`)
-        // even when it ends the file.
-        let padded = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count + Key.capacity)
-        _ = padded.initialize(from: bytes)
-        (padded.baseAddress! + bytes.count).initialize(repeating: 0, count: Key.capacity)
-        let text = UnsafeMutableBufferPointer(rebasing: padded[0..<bytes.count])
+        let text = prepared ?? Self.paddedCopy(bytes)
         let storage = UnsafeMutablePointer<DocumentRef.Storage>.allocate(capacity: 1)
         storage.initialize(to: .init(tokens: tokens, text: text, unescaped: unescaped))
         ref = DocumentRef(storage: storage)
+    }
+
+    /// The bytes with zero padding past the end, which lets a key be compared a word at a
+    /// time (`Key.matches`) even when it ends the file.
+    static func paddedCopy(_ bytes: [UInt8]) -> UnsafeMutableBufferPointer<UInt8> {
+        let padded = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count + Key.capacity)
+        _ = padded.initialize(from: bytes)
+        (padded.baseAddress! + bytes.count).initialize(repeating: 0, count: Key.capacity)
+        return UnsafeMutableBufferPointer(rebasing: padded[0..<bytes.count])
     }
 
     deinit {
@@ -355,7 +376,8 @@ public struct JSONParser {
     var tokens = TokenBuffer()
     var unescaped: [Int: String] = [:]
 
-    public static func parseDocument(_ array: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
+    /// `helpAbove`: the size from which a second CPU helps (`ParseHelper`); `Int.max` never.
+    public static func parseDocument(_ array: [UInt8], helpAbove: Int = helpedParseMinimumBytes) throws(JSONSyntaxError) -> JSONDocument {
         guard array.count <= maxSize else {
             throw JSONSyntaxError(offset: 0, message: "file is larger than \(maxSize >> 20) MiB")
         }
@@ -365,18 +387,94 @@ public struct JSONParser {
             p.tokens.reserve(array.count / 6 + 16)
             // A UTF-8 byte order mark is tolerated; nothing else may precede the value.
             if array.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }
-            do throws(JSONSyntaxError) {
-                p.skipSpace()
-                try p.value()
-                p.skipSpace()
-                if p.i < buffer.count { throw p.fail("unexpected \(p.describeHere()) after the end of the document") }
-                return .success(JSONDocument(bytes: array, tokens: p.tokens.take(), unescaped: p.unescaped))
-            } catch {
+            var text: UnsafeMutableBufferPointer<UInt8>?
+            let outcome: Result<Void, JSONSyntaxError>
+            if array.count >= helpAbove && (mayUseTwoCPUs || helpAbove == 0) {
+                // A second CPU meanwhile faults in the tape's pages ahead of the parser and
+                // copies the text the document keeps: for a large file both cost as much as
+                // a third of the parse, and neither needs the parse's result.
+                let helper = ParseHelper(tape: UnsafeMutableRawPointer(p.tokens.base!),
+                                         tapeBytes: p.tokens.capacity * MemoryLayout<JSONToken>.stride, bytes: array)
+                outcome = withUnsafeMutablePointer(to: &p) { parser in
+                    let job = ParseJob(parser: parser)
+                    DispatchQueue.concurrentPerform(iterations: 2) { part in
+                        if part == 0 { job.run() } else { helper.run() }
+                    }
+                    return job.outcome
+                }
+                text = helper.text
+            } else {
+                outcome = p.parseWhole()
+            }
+            switch outcome {
+            case .success:
+                return .success(JSONDocument(bytes: array, tokens: p.tokens.take(), unescaped: p.unescaped, text: text))
+            case .failure(let error):
                 p.tokens.free()
+                if let text { UnsafeMutableRawPointer(text.baseAddress!).deallocate() }
                 return .failure(error)
             }
         }
         return try result.get()
+    }
+
+    /// Files from this size up are parsed with a second CPU's help (`ParseHelper`).
+    public static let helpedParseMinimumBytes = 1 << 20
+
+
+    /// The value and nothing after it.
+    mutating func parseWhole() -> Result<Void, JSONSyntaxError> {
+        do throws(JSONSyntaxError) {
+            skipSpace()
+            try value()
+            skipSpace()
+            if i < bytes.count { throw fail("unexpected \(describeHere()) after the end of the document") }
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The parse, run by one of the two threads of a helped parse.
+    final class ParseJob: @unchecked Sendable {
+        let parser: UnsafeMutablePointer<JSONParser>
+        var outcome: Result<Void, JSONSyntaxError> = .success(())
+        init(parser: UnsafeMutablePointer<JSONParser>) { self.parser = parser }
+        func run() { outcome = parser.pointee.parseWhole() }
+    }
+
+    /// What the second thread does during a large parse: it asks the kernel to fault in the
+    /// tape's pages without writing them (MADV_POPULATE_WRITE, Linux 5.14; where it is
+    /// refused, the parser faults them in as before), then copies the text. It never
+    /// touches what the parser writes, so the two need no locking.
+    final class ParseHelper: @unchecked Sendable {
+        let tape: UnsafeMutableRawPointer
+        let tapeBytes: Int
+        let bytes: [UInt8]
+        var text: UnsafeMutableBufferPointer<UInt8>?
+
+        init(tape: UnsafeMutableRawPointer, tapeBytes: Int, bytes: [UInt8]) {
+            self.tape = tape; self.tapeBytes = tapeBytes; self.bytes = bytes
+        }
+
+        func run() {
+            #if os(Linux)
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let start = (Int(bitPattern: tape) + page - 1) & ~(page - 1)
+            let end = (Int(bitPattern: tape) + tapeBytes) & ~(page - 1)
+            if end > start, let at = UnsafeMutableRawPointer(bitPattern: start) {
+                // In chunks from the front, the order the parser writes in.
+                let chunk = 1 << 20
+                var p = start
+                while p < end {
+                    let n = min(chunk, end - p)
+                    if madvise(at + (p - start), n, 23 /* MADV_POPULATE_WRITE */) != 0 { break }
+                    p += n
+                }
+            }
+            #endif
+            text = JSONDocument.paddedCopy(bytes)
+        }
     }
 
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }

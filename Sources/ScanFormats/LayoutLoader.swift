@@ -1,6 +1,3 @@
-#if canImport(CSys)
-import CSys
-#endif
 import Dispatch
 import ScanCore
 #if canImport(Glibc)
@@ -45,15 +42,6 @@ public enum LayoutLoader {
         return try read(parsed.document, bytes: parsed.bytes, file: parsed.file, splitAbove: splitReadMinimumBytes)
     }
 
-    /// Whether this process may run on a second CPU to read the other half: its affinity
-    /// mask, which a container's cpuset or `taskset` narrows (the online count does not).
-    static let twoCPUs: Bool = {
-        #if canImport(CSys)
-        let allowed = Int(csys_allowed_cpus())
-        if allowed > 0 { return allowed > 1 }
-        #endif
-        return sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
-    }()
 
     /// Refuses files past `maxFileSize`; callers check before parsing where they can.
     public static func checkSize(_ bytes: [UInt8], file: String) throws(DataFileError) {
@@ -66,7 +54,7 @@ public enum LayoutLoader {
     static func read(_ document: JSONDocument, bytes: [UInt8], file: String, splitAbove: Int) throws(DataFileError) -> LayoutDocument {
         var reader = LayoutReader(file: file)
         reader.bytes = bytes
-        reader.splitRead = bytes.count >= splitAbove && (twoCPUs || splitAbove == 0)
+        reader.splitRead = bytes.count >= splitAbove && (mayUseTwoCPUs || splitAbove == 0)
         // Room for every node at once: growing arrays of large structs is a measurable cost.
         let estimate = min(bytes.count / 48, 1 << 24)
         reader.nodes.reserveCapacity(estimate)

@@ -117,3 +117,67 @@ struct JSONParserTests {
         #expect(index.position(of: 7) == (3, 1))
     }
 }
+
+/// A large file is parsed while a second thread faults in the tape and copies the text:
+/// the document must be the same as from one thread, and so must an error.
+@Suite("JSON parser with a helper thread")
+struct HelpedParseTests {
+    /// Every value with its offset, in document order.
+    static func dump(_ v: JSONValue, into out: inout [String]) {
+        switch v.content {
+        case .object(let o, let at):
+            out.append("{\(o.count)@\(at)")
+            for m in o { out.append("\(m.key)@\(m.keyOffset)"); dump(m.value, into: &out) }
+        case .array(let a, let at):
+            out.append("[\(a.count)@\(at)")
+            for x in a { dump(x, into: &out) }
+        case .string(let s, let at): out.append("s\(s)@\(at)")
+        case .number(let n, let at): out.append("n\(n.bitPattern)@\(at)")
+        case .bool(let b, let at): out.append("b\(b)@\(at)")
+        case .null(let at): out.append("null@\(at)")
+        }
+    }
+
+    static func parsed(_ text: [UInt8], helpAbove: Int) -> Result<[String], JSONSyntaxError> {
+        do {
+            let document = try JSONParser.parseDocument(text, helpAbove: helpAbove)
+            return withExtendedLifetime(document) {
+                var out: [String] = []
+                dump(document.root, into: &out)
+                return .success(out)
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static let big: [UInt8] = {
+        var parts: [String] = []
+        for k in 0..<3000 {
+            parts.append(#"{"id": "n\#(k)", "label": "caf\u00e9 \#(k) \"q\"", "v": [\#(k), -\#(k).5, 1e\#(k % 300), true, false, null], "o": {"x": \#(k * 3)}}"#)
+        }
+        return Array(("[" + parts.joined(separator: ",\n") + "]").utf8)
+    }()
+
+    @Test func theSameDocumentWithAndWithoutHelp() throws {
+        let one = Self.parsed(Self.big, helpAbove: Int.max)
+        let two = Self.parsed(Self.big, helpAbove: 0)
+        guard case .success(let a) = one, case .success(let b) = two else {
+            Issue.record("both parses should succeed: \(one), \(two)"); return
+        }
+        #expect(a.count == 1 + 3000 * 17)
+        #expect(a == b)
+    }
+
+    @Test func theSameErrorWithAndWithoutHelp() {
+        var text = Self.big
+        text[text.count - 20] = UInt8(ascii: "@")
+        let one = Self.parsed(text, helpAbove: Int.max)
+        let two = Self.parsed(text, helpAbove: 0)
+        guard case .failure(let a) = one, case .failure(let b) = two else {
+            Issue.record("both parses should fail"); return
+        }
+        #expect(a.offset == b.offset && a.message == b.message)
+        #expect(a.offset == text.count - 20)
+    }
+}
