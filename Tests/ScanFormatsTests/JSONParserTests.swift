@@ -169,6 +169,47 @@ struct HelpedParseTests {
         #expect(a == b)
     }
 
+    @Test func aDenseFileGrowsTheTapeWhileHelped() throws {
+        // Two bytes per token: more than the first reservation, so the tape moves while the
+        // helper may still be faulting in the old one.
+        let dense = Array(("[" + Array(repeating: "0", count: 400_000).joined(separator: ",") + "]").utf8)
+        let one = Self.parsed(dense, helpAbove: Int.max)
+        let two = Self.parsed(dense, helpAbove: 0)
+        guard case .success(let a) = one, case .success(let b) = two else {
+            Issue.record("both parses should succeed"); return
+        }
+        #expect(a.count == 400_001)
+        #expect(a == b)
+    }
+
+    @Test func errorsEarlyAndAByteOrderMarkWithHelp() {
+        var early = Self.big
+        early[5] = UInt8(ascii: "}")
+        guard case .failure(let a) = Self.parsed(early, helpAbove: Int.max),
+              case .failure(let b) = Self.parsed(early, helpAbove: 0) else {
+            Issue.record("both parses should fail"); return
+        }
+        #expect(a.offset == b.offset && a.message == b.message)
+        let marked = [0xEF, 0xBB, 0xBF] + Self.big
+        let one = Self.parsed(marked, helpAbove: Int.max), two = Self.parsed(marked, helpAbove: 0)
+        guard case .success(let x) = one, case .success(let y) = two else {
+            Issue.record("a byte order mark is tolerated"); return
+        }
+        #expect(x == y)
+        #expect(Self.parsed([], helpAbove: 0).isFailure)
+    }
+
+    @Test func aKeyAtTheVeryEndOfALargeLayoutIsCompared() {
+        // Over 1 MiB, so the default parse is helped where there are two CPUs; the last key
+        // is compared a word at a time against the zero padding of the helper's copy.
+        let big = SplitReadTests.bigLayout(rows: 2200)
+        #expect(big.utf8.count > JSONParser.helpedParseMinimumBytes)
+        let wrong = String(big.dropLast(2)) + #"}, "hiddeN": true}"#
+        let errs = errors(wrong, file: "big.json")
+        #expect(errs.map(\.code) == ["E03"])
+        #expect(errs.first?.path == "$.hiddeN")
+    }
+
     @Test func theSameErrorWithAndWithoutHelp() {
         var text = Self.big
         text[text.count - 20] = UInt8(ascii: "@")
@@ -180,4 +221,8 @@ struct HelpedParseTests {
         #expect(a.offset == b.offset && a.message == b.message)
         #expect(a.offset == text.count - 20)
     }
+}
+
+extension Result {
+    var isFailure: Bool { if case .failure = self { return true } else { return false } }
 }

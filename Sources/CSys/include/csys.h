@@ -86,3 +86,8 @@ static inline int csys_timerfd_set_abs(int fd, int64_t ns) {
 /// changed; a cpuset or taskset narrows it, a CPU quota does not), or -1 when it cannot
 /// be read.
 int csys_allowed_cpus(void);
+
+/// A flag one thread raises and another polls (Swift's own atomics need a newer macOS
+/// than the package declares). Release on store, acquire on load.
+static inline void csys_flag_store(int *flag, int value) { __atomic_store_n(flag, value, __ATOMIC_RELEASE); }
+static inline int csys_flag_load(const int *flag) { return __atomic_load_n(flag, __ATOMIC_ACQUIRE); }
