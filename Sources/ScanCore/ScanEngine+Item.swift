@@ -249,7 +249,7 @@ extension ScanEngine {
             if k > 0 { text += ", " }
             switch items[k] {
             case .element(let n): text += tree[n].label ?? tree[n].id
-            case .group(let sub): text += groupLabels.indices.contains(sub) ? (groupLabels[sub] ?? groupLabel(sub)) : groupLabel(sub)
+            case .group(let sub): text += groupLabel(sub)
             }
         }
         if items.count > 3 { text += " and \(items.count - 3) more" }

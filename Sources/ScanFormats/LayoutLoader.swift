@@ -1,4 +1,3 @@
-import Dispatch
 import ScanCore
 #if canImport(Glibc)
 import Glibc
@@ -41,7 +40,6 @@ public enum LayoutLoader {
         try checkSize(parsed.bytes, file: parsed.file)
         return try read(parsed.document, bytes: parsed.bytes, file: parsed.file, splitAbove: splitReadMinimumBytes)
     }
-
 
     /// Refuses files past `maxFileSize`; callers check before parsing where they can.
     public static func checkSize(_ bytes: [UInt8], file: String) throws(DataFileError) {
@@ -501,14 +499,13 @@ struct LayoutReader {
         second.nodes.reserveCapacity(share)
         second.info.reserveCapacity(share)
         second.firstID.reserveCapacity(share)
-        let job = withUnsafeMutablePointer(to: &self) { a in
+        // Each half mutates only its own reader; the document is read-only.
+        let (firstIndices, secondIndices) = withUnsafeMutablePointer(to: &self) { a in
             withUnsafeMutablePointer(to: &second) { b in
-                let job = SplitRead(readers: (a, b), children: children, split: split, origin: origin)
-                DispatchQueue.concurrentPerform(iterations: 2) { job.run(half: $0) }
-                return job
+                bothAtOnce({ a.pointee.readChildren(children, 0..<split, origin: origin) },
+                           { b.pointee.readChildren(children, split..<children.count, origin: origin) })
             }
         }
-        let firstIndices = job.firstIndices, secondIndices = job.secondIndices
         guard indexBase + nodes.count == second.indexBase else {
             // The count disagreed with the read (it must not): read the rest here instead.
             assertionFailure("node count \(firstHalfNodes) disagrees with the nodes read")
@@ -529,30 +526,6 @@ struct LayoutReader {
             }
         }
         return firstIndices + secondIndices
-    }
-
-    /// The two halves of a split read. Each thread touches only its own reader and its own
-    /// result; the document is read-only.
-    final class SplitRead: @unchecked Sendable {
-        let readers: (UnsafeMutablePointer<LayoutReader>, UnsafeMutablePointer<LayoutReader>)
-        let children: [JSONValue]
-        let split: Int
-        let origin: Point
-        var firstIndices: [Int] = []
-        var secondIndices: [Int] = []
-
-        init(readers: (UnsafeMutablePointer<LayoutReader>, UnsafeMutablePointer<LayoutReader>),
-             children: [JSONValue], split: Int, origin: Point) {
-            self.readers = readers; self.children = children; self.split = split; self.origin = origin
-        }
-
-        func run(half: Int) {
-            if half == 0 {
-                firstIndices = readers.0.pointee.readChildren(children, 0..<split, origin: origin)
-            } else {
-                secondIndices = readers.1.pointee.readChildren(children, split..<children.count, origin: origin)
-            }
-        }
     }
 
     /// Children `range` of the root, as `node` reads them.
@@ -1023,15 +996,13 @@ struct LayoutReader {
             other.fields.diagnostics = []
             other.vocabulary = Vocabulary()
             let half = tree.count / 2
-            let job = withUnsafeMutablePointer(to: &self) { a in
+            let (first, second) = withUnsafeMutablePointer(to: &self) { a in
                 withUnsafeMutablePointer(to: &other) { b in
-                    let job = SplitLint(readers: (a, b), tree: tree, split: half)
-                    DispatchQueue.concurrentPerform(iterations: 2) { job.run(half: $0) }
-                    return job
+                    bothAtOnce({ a.pointee.lint(tree, 0..<half) }, { b.pointee.lint(tree, half..<tree.count) })
                 }
             }
             fields.diagnostics += other.fields.diagnostics
-            unreachable = job.firstUnreachable + job.secondUnreachable
+            unreachable = first + second
         } else {
             unreachable = lint(tree, 0..<tree.count)
         }
@@ -1051,27 +1022,6 @@ struct LayoutReader {
             lintNode(i, tree[i], tree, &unreachable)
         }
         return unreachable
-    }
-
-    /// The two halves of a split lint, like `SplitRead`.
-    final class SplitLint: @unchecked Sendable {
-        let readers: (UnsafeMutablePointer<LayoutReader>, UnsafeMutablePointer<LayoutReader>)
-        let tree: ElementTree
-        let split: Int
-        var firstUnreachable: [String] = []
-        var secondUnreachable: [String] = []
-
-        init(readers: (UnsafeMutablePointer<LayoutReader>, UnsafeMutablePointer<LayoutReader>), tree: ElementTree, split: Int) {
-            self.readers = readers; self.tree = tree; self.split = split
-        }
-
-        func run(half: Int) {
-            if half == 0 {
-                firstUnreachable = readers.0.pointee.lint(tree, 0..<split)
-            } else {
-                secondUnreachable = readers.1.pointee.lint(tree, split..<tree.count)
-            }
-        }
     }
 
     /// One node's lint; the node is borrowed, since copying it would retain every field.
