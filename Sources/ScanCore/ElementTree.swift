@@ -109,22 +109,26 @@ public struct ElementTree: Sendable {
     public var screenSize: Rect
     public var naturalOrder: NaturalOrder
     public private(set) var nodes: [ElementNode]
-    public private(set) var indexByID: [String: Int]
+    /// Ids to node indices, in parts that cover the nodes in document order; an id is
+    /// looked up part by part, so the first node wins it.
+    private var ids: [[String: Int]]
 
     /// `index` maps ids to node indices when the caller already built it (the loader
-    /// does, to find duplicates); otherwise it is built here. The first node wins an id.
+    /// does, to find duplicates), in one part or several in document order (a loader that
+    /// read the nodes in two halves at once has one per half); otherwise it is built here.
+    /// The first node wins an id.
     public init(screenID: String, size: (width: Double, height: Double),
-                naturalOrder: NaturalOrder = .geometric, nodes: [ElementNode], index: [String: Int]? = nil) {
+                naturalOrder: NaturalOrder = .geometric, nodes: [ElementNode], index: [[String: Int]]? = nil) {
         self.screenID = screenID
         self.screenSize = Rect(x: 0, y: 0, width: size.width, height: size.height)
         self.naturalOrder = naturalOrder
         self.nodes = nodes
         if let index {
-            self.indexByID = index
+            self.ids = index
         } else {
             var built = [String: Int](minimumCapacity: nodes.count)
             for (i, n) in nodes.enumerated() where built[n.id] == nil { built[n.id] = i }
-            self.indexByID = built
+            self.ids = [built]
         }
     }
 
@@ -136,7 +140,10 @@ public struct ElementTree: Sendable {
     @inlinable public subscript(i: Int) -> ElementNode {
         _read { yield nodes[i] }
     }
-    public func index(of id: String) -> Int? { indexByID[id] }
+    public func index(of id: String) -> Int? {
+        for part in ids { if let i = part[id] { return i } }
+        return nil
+    }
 
     /// Changes a node in place (layout effects). Ids are not changeable, so the index holds.
     public mutating func update(_ i: Int, _ body: (inout ElementNode) -> Void) {

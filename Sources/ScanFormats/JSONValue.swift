@@ -59,11 +59,15 @@ private final class TwoJobs<A, B>: @unchecked Sendable {
 public final class JSONDocument: @unchecked Sendable {
     public let bytes: [UInt8]
     let ref: DocumentRef
+    /// How many objects the file holds: a bound on anything read one per object (the
+    /// layout loader sizes its node storage by it).
+    let objectCount: Int
 
     /// `text`: the bytes already copied by `paddedCopy`, or nil to copy them here.
     init(bytes: [UInt8], tokens: UnsafeMutableBufferPointer<JSONToken>, unescaped: [Int: String],
-         text prepared: UnsafeMutableBufferPointer<UInt8>? = nil) {
+         objectCount: Int, text prepared: UnsafeMutableBufferPointer<UInt8>? = nil) {
         self.bytes = bytes
+        self.objectCount = objectCount
         let text = prepared ?? Self.paddedCopy(bytes)
         let storage = UnsafeMutablePointer<DocumentRef.Storage>.allocate(capacity: 1)
         storage.initialize(to: .init(tokens: tokens, text: text, unescaped: unescaped))
@@ -74,6 +78,7 @@ public final class JSONDocument: @unchecked Sendable {
     /// time (`Key.matches`) even when it ends the file.
     static func paddedCopy(_ bytes: [UInt8]) -> UnsafeMutableBufferPointer<UInt8> {
         let padded = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count + Key.capacity)
+        preferHugePages(padded.baseAddress!, count: padded.count)
         _ = padded.initialize(from: bytes)
         (padded.baseAddress! + bytes.count).initialize(repeating: 0, count: Key.capacity)
         return UnsafeMutableBufferPointer(rebasing: padded[0..<bytes.count])
@@ -399,6 +404,7 @@ public struct JSONParser {
     var depth = 0
     var tokens = TokenBuffer()
     var unescaped: [Int: String] = [:]
+    var objects = 0
 
     /// `helpAbove`: the size from which a second CPU helps (`ParseHelper`); `Int.max` never.
     public static func parseDocument(_ array: [UInt8], helpAbove: Int = helpedParseMinimumBytes) throws(JSONSyntaxError) -> JSONDocument {
@@ -432,7 +438,8 @@ public struct JSONParser {
             }
             switch outcome {
             case .success:
-                return .success(JSONDocument(bytes: array, tokens: p.tokens.take(), unescaped: p.unescaped, text: text))
+                return .success(JSONDocument(bytes: array, tokens: p.tokens.take(), unescaped: p.unescaped,
+                                             objectCount: p.objects, text: text))
             case .failure(let error):
                 p.tokens.free()
                 if let text { UnsafeMutableRawPointer(text.baseAddress!).deallocate() }
@@ -622,6 +629,7 @@ public struct JSONParser {
         i += 1
         let me = tokens.count
         tokens.append(JSONToken(offset: UInt32(start), kind: .object))
+        objects += 1
         // Objects are small (a node has a handful of keys): a linear scan finds duplicates
         // faster than hashing; big objects switch to a set.
         var seen: Set<[UInt8]>?
@@ -919,6 +927,7 @@ struct TokenBuffer {
     mutating func reserve(_ n: Int) {
         guard n > capacity else { return }
         let grown = UnsafeMutablePointer<JSONToken>.allocate(capacity: n)
+        preferHugePages(grown, count: n)
         if let base {
             grown.moveInitialize(from: base, count: count)
             base.deallocate()
@@ -953,4 +962,21 @@ struct TokenBuffer {
         base?.deallocate()
         base = nil; capacity = 0; count = 0
     }
+}
+
+/// Asks Linux to back a large buffer with 2 MiB pages where the system allows it on request
+/// (transparent huge pages in "madvise" mode, Debian's default): one page fault per 2 MiB
+/// instead of 512. Fresh memory cost a large load about 0.55 ms per MB in faults
+/// (measured); elsewhere, or when refused, nothing changes.
+func preferHugePages<T>(_ p: UnsafeMutablePointer<T>, count: Int) {
+    #if os(Linux)
+    let huge = 2 << 20
+    let bytes = count * MemoryLayout<T>.stride
+    guard bytes >= 2 * huge else { return }
+    let start = (Int(bitPattern: p) + huge - 1) & ~(huge - 1)
+    let end = (Int(bitPattern: p) + bytes) & ~(huge - 1)
+    if end > start, let at = UnsafeMutableRawPointer(bitPattern: start) {
+        _ = madvise(at, end - start, 14 /* MADV_HUGEPAGE */)
+    }
+    #endif
 }

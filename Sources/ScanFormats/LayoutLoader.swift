@@ -50,16 +50,33 @@ public enum LayoutLoader {
     }
 
     static func read(_ document: JSONDocument, bytes: [UInt8], file: String, splitAbove: Int) throws(DataFileError) -> LayoutDocument {
+        // Every node is a JSON object, so the file's object count bounds the nodes: their
+        // storage is allocated once and each node is built where it stays (`Slots`).
+        let capacity = max(1, document.objectCount)
+        let info = UnsafeMutablePointer<NodeInfo>.allocate(capacity: capacity)
+        preferHugePages(info, count: capacity)
         var reader = LayoutReader(file: file)
+        reader.info = Slots(info, capacity: capacity)
+        defer {
+            info.deinitialize(count: reader.info.end)
+            info.deallocate()
+        }
         reader.bytes = bytes
         reader.splitRead = bytes.count >= splitAbove && (mayUseTwoCPUs || splitAbove == 0)
-        // Room for every node at once: growing arrays of large structs is a measurable cost.
-        let estimate = min(bytes.count / 48, 1 << 24)
-        reader.nodes.reserveCapacity(estimate)
-        reader.info.reserveCapacity(estimate)
-        reader.firstID.reserveCapacity(estimate / 2)
-        // The values read are views into the document: it stays alive through the read.
-        let result = withExtendedLifetime(document) { reader.read(document.root) }
+        reader.firstID.reserveCapacity(min(capacity, bytes.count / 100))
+        var screen: LayoutReader.Screen?
+        // The nodes are read into the tree's own array. The values read are views into the
+        // document: it stays alive through the read.
+        let nodes = withExtendedLifetime(document) {
+            [ElementNode](unsafeUninitializedCapacity: capacity) { buffer, count in
+                preferHugePages(buffer.baseAddress!, count: capacity)
+                reader.nodes = Slots(buffer.baseAddress!, capacity: capacity)
+                screen = reader.readNodes(document.root)
+                count = reader.nodes.end
+                reader.nodes = Slots()  // the array's from here on
+            }
+        }
+        let result = screen.flatMap { reader.finish($0, nodes: nodes) }
         let diagnostics = locate(reader.fields.diagnostics, in: bytes)
         guard let (tree, title) = result, !diagnostics.contains(where: { $0.severity == .error }) else {
             throw DataFileError(file: file, diagnostics: diagnostics)
@@ -157,12 +174,84 @@ struct IDReference {
     var what: String
 }
 
+/// Storage of a fixed capacity that a reader fills in place, by whole-tree index: a node is
+/// built where it stays instead of being copied (168 bytes) into a growing array, and the
+/// two readers of a split read fill disjoint ranges of one buffer, so nothing is merged.
+/// The owner allocates the memory and deinitializes `0..<end` once every range is joined.
+struct Slots<Element> {
+    private let base: UnsafeMutablePointer<Element>?
+    /// This reader's initialized range, `start..<end`; it may append up to `limit`.
+    let start: Int
+    private(set) var end: Int
+    private(set) var limit: Int
+
+    /// No storage: nothing can be appended or read.
+    init() { base = nil; start = 0; end = 0; limit = 0 }
+    init(_ base: UnsafeMutablePointer<Element>, capacity: Int) {
+        self.base = base; start = 0; end = 0; limit = capacity
+    }
+    private init(base: UnsafeMutablePointer<Element>?, start: Int, limit: Int) {
+        self.base = base; self.start = start; end = start; self.limit = limit
+    }
+
+    var indices: Range<Int> { start..<end }
+    var isEmpty: Bool { end == start }
+
+    /// In place; only this reader's own range (the other reader may be writing the rest).
+    subscript(i: Int) -> Element {
+        unsafeAddress {
+            precondition(i >= start && i < end, "slot \(i) outside \(start)..<\(end)")
+            return UnsafePointer(base.unsafelyUnwrapped + i)
+        }
+        unsafeMutableAddress {
+            precondition(i >= start && i < end, "slot \(i) outside \(start)..<\(end)")
+            return base.unsafelyUnwrapped + i
+        }
+    }
+
+    /// Initializes the next slot; the pointer stays valid (the storage never moves).
+    mutating func append(_ e: consuming Element) -> UnsafeMutablePointer<Element> {
+        precondition(end < limit, "more slots than the \(limit - start) counted")
+        let p = base.unsafelyUnwrapped + end
+        p.initialize(to: e)
+        end += 1
+        return p
+    }
+
+    /// Hands the slots from `k` on to another reader; this one may then fill only up to `k`.
+    mutating func handOff(from k: Int) -> Slots {
+        precondition(k >= end && k <= limit)
+        defer { limit = k }
+        return Slots(base: base, start: k, limit: limit)
+    }
+
+    /// Takes back the slots handed off, filled by the other reader right after this one's.
+    mutating func join(_ other: Slots) {
+        precondition(other.start == end && other.base == base)
+        end = other.end
+        limit = other.limit
+    }
+
+    /// Takes back the slots handed off, discarding what the other reader filled.
+    mutating func discard(_ other: Slots) {
+        precondition(other.start >= end && other.base == base)
+        if other.end > other.start { (base.unsafelyUnwrapped + other.start).deinitialize(count: other.end - other.start) }
+        limit = other.limit
+    }
+}
+
 struct LayoutReader {
     var fields: FieldReader
-    var nodes: [ElementNode] = []
-    var info: [NodeInfo] = []
+    /// Nodes and their reading notes, by whole-tree index; during a split read each reader
+    /// fills its own range of the same storage (`Slots`).
+    var nodes = Slots<ElementNode>()
+    var info = Slots<NodeInfo>()
     /// Each id's node index: duplicate detection now, the tree's id index later.
     var firstID: [String: Int] = [:]
+    /// After a split read, the second reader's `firstID`: ids first defined in the second
+    /// half, kept apart rather than merged into `firstID` (a hash per id, measured at 10 ms
+    /// for 50 000), and looked up after it (`indexOf`), so that the first node wins an id.
+    var laterIDs: [[String: Int]] = []
     var references: [IDReference] = []
     /// Ids met again after their first node, reported once every half is read (so that the
     /// first definition named is the file's first, whichever half read it).
@@ -170,10 +259,6 @@ struct LayoutReader {
 
     /// Whether the root's children are read by two readers at once (`readRootChildren`).
     var splitRead = false
-    /// The index of this reader's first node in the whole tree: 0, or for the reader of the
-    /// second half, the number of nodes before it. Nodes and children carry whole-tree
-    /// indices; `nodes` and `info` hold only this reader's, from `indexBase` on.
-    var indexBase = 0
     var vocabulary = Vocabulary.shared
     /// 2 once the root's children were read in two halves.
     var readers = 1
@@ -192,7 +277,18 @@ struct LayoutReader {
         return "\(l):\(c)"
     }
 
-    mutating func read(_ json: JSONValue) -> (ElementTree, String?)? {
+    /// What the top of the file says about the screen.
+    struct Screen {
+        var id = "screen"
+        var size: (Double, Double)?
+        var title: String?
+        var order = NaturalOrder.geometric
+        var initialFocus: (String, Int)?
+    }
+
+    /// Reads the screen and every node into `nodes`, and checks them against each other
+    /// (duplicate ids, the root, custom orders, references); nil when there is no root.
+    mutating func readNodes(_ json: JSONValue) -> Screen? {
         guard let doc = fields.object(json, "$", nil, allowed: ["schemaVersion", "screen", "root"]) else { return nil }
         if let v = doc[K.schemaVersion] {
             if case .number(let n, _) = v.value.content, n == 1 {} else {
@@ -202,20 +298,19 @@ struct LayoutReader {
             fields.report("E02", json.offset, "$", nil, "missing \"schemaVersion\"; add \"schemaVersion\": 1")
         }
         // Screen
-        var screenID = "screen", size: (Double, Double)?, title: String?, order = NaturalOrder.geometric
-        var initialFocus: (String, Int)?
+        var screen = Screen()
         if let s = fields.require(doc, K.screen, in: json, "$", nil),
            let sd = fields.object(s.value, "$.screen", nil, allowed: ["id", "title", "spokenAppName", "size", "language",
                                                                           "naturalOrder", "initialFocus", "onMagicTap"]) {
             if let id = fields.string(fields.require(sd, K.id, in: s.value, "$.screen", nil), "$.screen", nil) {
                 if !isValidID(id) { fields.report("E05", sd[K.id]!.value.offset, "$.screen.id", nil, idSyntaxMessage(id)) }
-                screenID = id
+                screen.id = id
             }
-            title = fields.string(sd[K.title], "$.screen", nil)
+            screen.title = fields.string(sd[K.title], "$.screen", nil)
             _ = fields.string(sd[K.spokenAppName], "$.screen", nil)
             language(sd[K.language], "$.screen", nil)
-            if let o = fields.enumValue(sd[K.naturalOrder], NaturalOrder.self, "$.screen", nil) { order = o }
-            if let f = fields.string(sd[K.initialFocus], "$.screen", nil) { initialFocus = (f, sd[K.initialFocus]!.value.offset) }
+            if let o = fields.enumValue(sd[K.naturalOrder], NaturalOrder.self, "$.screen", nil) { screen.order = o }
+            if let f = fields.string(sd[K.initialFocus], "$.screen", nil) { screen.initialFocus = (f, sd[K.initialFocus]!.value.offset) }
             if let m = sd[K.onMagicTap] { _ = effects(m, "$.screen", nil) }
             if let sz = fields.require(sd, K.size, in: s.value, "$.screen", nil),
                let szd = fields.object(sz.value, "$.screen.size", nil, allowed: ["width", "height"]) {
@@ -223,7 +318,7 @@ struct LayoutReader {
                 let h = fields.number(fields.require(szd, K.height, in: sz.value, "$.screen.size", nil), "$.screen.size", nil)
                 if let w, w <= 0 { fields.report("E16", szd[K.width]!.value.offset, "$.screen.size.width", nil, "must be > 0, got \(format(w))") }
                 if let h, h <= 0 { fields.report("E16", szd[K.height]!.value.offset, "$.screen.size.height", nil, "must be > 0, got \(format(h))") }
-                if let w, let h, w > 0, h > 0 { size = (w, h) }
+                if let w, let h, w > 0, h > 0 { screen.size = (w, h) }
             }
         }
         // Root
@@ -239,9 +334,14 @@ struct LayoutReader {
                           "the root must be a container: set \"isAccessibilityElement\": false and give it children")
         }
         crossReferences()
-        guard let size else { return nil }
-        let tree = ElementTree(screenID: screenID, size: size, naturalOrder: order, nodes: nodes, index: firstID)
-        if let (f, offset) = initialFocus {
+        return screen
+    }
+
+    /// The tree of the nodes read, and the checks that need it; nil without a screen size.
+    mutating func finish(_ screen: Screen, nodes: [ElementNode]) -> (ElementTree, String?)? {
+        guard let size = screen.size else { return nil }
+        let tree = ElementTree(screenID: screen.id, size: size, naturalOrder: screen.order, nodes: nodes, index: [firstID] + laterIDs)
+        if let (f, offset) = screen.initialFocus {
             if let i = tree.index(of: f) {
                 if !tree[i].isAccessibilityElement {
                     fields.report("E16", offset, "$.screen.initialFocus", nil, "\"\(f)\" is a container; name an accessible element")
@@ -251,7 +351,7 @@ struct LayoutReader {
             }
         }
         if !fields.hasErrors { lint(tree) }
-        return (tree, title)
+        return (tree, screen.title)
     }
 
     // MARK: nodes
@@ -282,29 +382,27 @@ struct LayoutReader {
             idOffset = m.value.offset
             if !isValidID(s) {
                 fields.report("E05", m.value.offset, path() + ".id", nil, idSyntaxMessage(s))
-            } else if let first = firstID.updateValue(indexBase + nodes.count, forKey: s) {
+            } else if let first = firstID.updateValue(nodes.end, forKey: s) {
                 // One hash per id: insert, and put the first back in the rare duplicate case.
                 firstID[s] = first
-                duplicates.append((s, indexBase + nodes.count))
+                duplicates.append((s, nodes.end))
             }
         }
         let el: String? = id
-        let index = indexBase + nodes.count
-        var n = ElementNode(id: id)
-        n.parent = parent
-        // A placeholder keeps document order while the children are read; `n` replaces it
-        // at the end (appending `n` itself would copy every field).
-        nodes.append(ElementNode(id: id))
-        var nodeInfo = NodeInfo(parent: Int32(parent ?? -1), position: Int32(position), idOffset: idOffset,
-                                explicitFrame: d.has(.frame))
-        info.append(nodeInfo)
+        let index = nodes.end
+        // Built in place, before the children (document order), through pointers that stay
+        // valid while the children are appended.
+        let n = nodes.append(ElementNode(id: id))
+        n.pointee.parent = parent
+        let nodeInfo = info.append(NodeInfo(parent: Int32(parent ?? -1), position: Int32(position), idOffset: idOffset,
+                                            explicitFrame: d.has(.frame)))
 
         // Rarely used fields are read only when present (`d.has`): most nodes have a
         // handful of fields, and the others would each cost a lookup.
-        if d.has(.virtual) { n.isVirtual = fields.bool(d[K.virtual], path(), el) ?? false }
-        if d.has(.visible) { n.isVisible = fields.bool(d[K.visible], path(), el) ?? true }
+        if d.has(.virtual) { n.pointee.isVirtual = fields.bool(d[K.virtual], path(), el) ?? false }
+        if d.has(.visible) { n.pointee.isVisible = fields.bool(d[K.visible], path(), el) ?? true }
         let explicitAX = d.has(.isAccessibilityElement) ? fields.bool(d[K.isAccessibilityElement], path(), el) : nil
-        if d.has(.label) { n.label = fields.string(d[K.label], path(), el) }
+        if d.has(.label) { n.pointee.label = fields.string(d[K.label], path(), el) }
         if d.has(.labelSpans), let spans = fields.array(d[K.labelSpans], path(), el) {
             if d[K.label] != nil {
                 fields.report("E17", d[K.labelSpans]!.keyOffset, path() + ".labelSpans", el, "use either \"label\" or \"labelSpans\", not both")
@@ -318,23 +416,23 @@ struct LayoutReader {
                 }
             }
             if spans.isEmpty { fields.report("E04", d[K.labelSpans]!.value.offset, path() + ".labelSpans", el, "must not be empty") }
-            else { n.label = text.joined() }
+            else { n.pointee.label = text.joined() }
         }
         let labelFromChildren = d.has(.labelFromChildren) ? fields.bool(d[K.labelFromChildren], path(), el) ?? false : false
-        if d.has(.value) { n.value = fields.string(d[K.value], path(), el) }
-        if d.has(.hint) { n.hint = fields.string(d[K.hint], path(), el) }
-        if d.has(.traits), let t = d[K.traits] { n.traits = traits(t, path(), el) }
+        if d.has(.value) { n.pointee.value = fields.string(d[K.value], path(), el) }
+        if d.has(.hint) { n.pointee.hint = fields.string(d[K.hint], path(), el) }
+        if d.has(.traits), let t = d[K.traits] { n.pointee.traits = traits(t, path(), el) }
         if d.present & NodeField.rare != 0 {
             if d.has(.language) { language(d[K.language], path(), el) }
-            if d.has(.hidden) { n.hidden = fields.bool(d[K.hidden], path(), el) ?? false }
-            if d.has(.elementsHidden) { n.elementsHidden = fields.bool(d[K.elementsHidden], path(), el) ?? false }
-            if d.has(.viewIsModal) { n.viewIsModal = fields.bool(d[K.viewIsModal], path(), el) ?? false }
-            if d.has(.modalScope), let s = fields.enumValue(d[K.modalScope], ModalScope.self, path(), el) { n.modalScope = s }
-            if d.has(.shouldGroupChildren) { n.shouldGroupChildren = fields.bool(d[K.shouldGroupChildren], path(), el) ?? false }
-            if d.has(.navigationStyle), let s = fields.enumValue(d[K.navigationStyle], NavigationStyle.self, path(), el) { n.navigationStyle = s }
-            if d.has(.sortPriority) { n.sortPriority = fields.number(d[K.sortPriority], path(), el) }
+            if d.has(.hidden) { n.pointee.hidden = fields.bool(d[K.hidden], path(), el) ?? false }
+            if d.has(.elementsHidden) { n.pointee.elementsHidden = fields.bool(d[K.elementsHidden], path(), el) ?? false }
+            if d.has(.viewIsModal) { n.pointee.viewIsModal = fields.bool(d[K.viewIsModal], path(), el) ?? false }
+            if d.has(.modalScope), let s = fields.enumValue(d[K.modalScope], ModalScope.self, path(), el) { n.pointee.modalScope = s }
+            if d.has(.shouldGroupChildren) { n.pointee.shouldGroupChildren = fields.bool(d[K.shouldGroupChildren], path(), el) ?? false }
+            if d.has(.navigationStyle), let s = fields.enumValue(d[K.navigationStyle], NavigationStyle.self, path(), el) { n.pointee.navigationStyle = s }
+            if d.has(.sortPriority) { n.pointee.sortPriority = fields.number(d[K.sortPriority], path(), el) }
             if d.has(.respondsToUserInteraction), let m = d[K.respondsToUserInteraction] {
-                if m.value.isNull {} else { n.respondsToUserInteraction = fields.bool(m, path(), el) }
+                if m.value.isNull {} else { n.pointee.respondsToUserInteraction = fields.bool(m, path(), el) }
             }
         }
         if d.has(.elements), let m = d[K.elements], let list = fields.array(m, path(), el) {
@@ -343,14 +441,14 @@ struct LayoutReader {
                 if case .string(let s, let o) = item.content { ids.append((s, o)) }
                 else { fields.report("E04", item.offset, "\(path()).elements[\(k)]", el, "must be an element id (a string), got \(item.kindName)") }
             }
-            nodeInfo.elements = ids
-            nodeInfo.elementsOffset = m.value.offset
+            nodeInfo.pointee.elements = ids
+            nodeInfo.pointee.elementsOffset = m.value.offset
         }
-        if d.has(.customActions), let m = d[K.customActions] { n.customActions = customActions(m, path(), el) }
+        if d.has(.customActions), let m = d[K.customActions] { n.pointee.customActions = customActions(m, path(), el) }
         if d.present & NodeField.handlersAndContent != 0 {
-            if let m = d[K.onActivate] { n.onActivate = effects(m, path(), el) }
-            if let m = d[K.onTap] { n.onTap = effects(m, path(), el) }
-            if let m = d[K.onEscape] { n.onEscape = effects(m, path(), el) }
+            if let m = d[K.onActivate] { n.pointee.onActivate = effects(m, path(), el) }
+            if let m = d[K.onTap] { n.pointee.onTap = effects(m, path(), el) }
+            if let m = d[K.onEscape] { n.pointee.onEscape = effects(m, path(), el) }
             for key in unusedHandlerKeys { if let m = d[key] { _ = effects(m, path(), el) } }
             if let m = d[K.customContent] { customContent(m, path(), el) }
             if let m = d[K.customRotors] { customRotors(m, path(), el) }
@@ -368,7 +466,7 @@ struct LayoutReader {
                 fields.report("E06", m.keyOffset, path() + ".frameInContainer", el, "use either \"frame\" or \"frameInContainer\", not both")
             }
             frame = Rect(x: origin.x + rel.x, y: origin.y + rel.y, width: rel.width, height: rel.height)
-            nodeInfo.explicitFrame = true
+            nodeInfo.pointee.explicitFrame = true
         }
         var polygon: [Point]?
         if d.has(.path), let m = d[K.path], let pts = fields.array(m, path(), el) {
@@ -405,42 +503,42 @@ struct LayoutReader {
                 }
             }
         }
-        n.children = childIndices
+        n.pointee.children = childIndices
         let hasChildren = !childIndices.isEmpty
         // Children written but refused (each with its own error) still make a container, so
         // that no second error follows from reading it as a leaf (e.g. "needs a label").
-        n.isAccessibilityElement = explicitAX ?? (childrenWritten == 0)
-        nodeInfo.explicitAccessibility = explicitAX
+        n.pointee.isAccessibilityElement = explicitAX ?? (childrenWritten == 0)
+        nodeInfo.pointee.explicitAccessibility = explicitAX
         if labelFromChildren {
-            if !hasChildren || !n.isAccessibilityElement {
+            if !hasChildren || !n.pointee.isAccessibilityElement {
                 fields.report("E04", d[K.labelFromChildren]!.keyOffset, path() + ".labelFromChildren", el,
                               "only an accessible element with children can take its label from them")
             } else {
-                n.label = childIndices.compactMap { nodes[$0 - indexBase].label }.filter { !$0.isEmpty }.joined(separator: ", ")
+                n.pointee.label = childIndices.compactMap { nodes[$0].label }.filter { !$0.isEmpty }.joined(separator: ", ")
             }
         }
         if let f = frame {
-            n.frame = f
+            n.pointee.frame = f
         } else if hasChildren {
-            n.frame = childIndices.dropFirst().reduce(nodes[childIndices[0] - indexBase].frame) { $0.union(nodes[$1 - indexBase].frame) }
+            n.pointee.frame = childIndices.dropFirst().reduce(nodes[childIndices[0]].frame) { $0.union(nodes[$1].frame) }
         } else if childrenWritten == 0 && !d.has(.frame) && !d.has(.frameInContainer) {
             fields.report("E06", v.offset, path(), el, "missing \"frame\"; a node without children needs {\"x\", \"y\", \"width\", \"height\"}")
         }
         if let p = explicitPoint {
-            n.activationPoint = p
-            n.hasExplicitActivationPoint = true
+            n.pointee.activationPoint = p
+            n.pointee.hasExplicitActivationPoint = true
             let inPath = polygon.map { polygonContains($0, p) } ?? false
-            if !outsideOK && !n.frame.contains(p) && !inPath && (frame != nil || hasChildren) {
+            if !outsideOK && !n.pointee.frame.contains(p) && !inPath && (frame != nil || hasChildren) {
                 fields.report("E07", d[K.activationPoint]!.value.offset, path() + ".activationPoint", el,
-                              "point (\(format(p.x)), \(format(p.y))) lies outside frame \(format(n.frame)); set \"activationPointOutsideFrame\": true to allow it")
+                              "point (\(format(p.x)), \(format(p.y))) lies outside frame \(format(n.pointee.frame)); set \"activationPointOutsideFrame\": true to allow it")
             }
         } else {
-            n.activationPoint = n.frame.center
+            n.pointee.activationPoint = n.pointee.frame.center
         }
         // Adjustable: the trait and the spec go together; the value is computed.
-        let hasTrait = n.traits.contains(.adjustable)
+        let hasTrait = n.pointee.traits.contains(.adjustable)
         if d.has(.adjustable), let m = d[K.adjustable] {
-            n.adjustable = adjustable(m, path(), el)
+            n.pointee.adjustable = adjustable(m, path(), el)
             if !hasTrait {
                 fields.report("E10", m.keyOffset, path() + ".adjustable", el, "an \"adjustable\" spec needs the trait \"adjustable\" in \"traits\"")
             }
@@ -452,7 +550,7 @@ struct LayoutReader {
                           "the trait \"adjustable\" needs an \"adjustable\" spec: {\"min\", \"max\", \"step\", \"value\"} or {\"values\", \"index\"}")
         }
         // W20 / W26: container-only fields on a leaf, and leaf fields on a container.
-        if n.isAccessibilityElement {
+        if n.pointee.isAccessibilityElement {
             if d.present & NodeField.containerOnly != 0 {
                 for key in containerOnlyKeys where d[key] != nil {
                     fields.report(.warning, "W20", d[key]!.keyOffset, path() + "." + key.name, el, "\"\(key.name)\" on an accessible element is ignored")
@@ -469,18 +567,16 @@ struct LayoutReader {
                 }
             }
         }
-        if d.has(.modalScope) && !n.viewIsModal {
+        if d.has(.modalScope) && !n.pointee.viewIsModal {
             fields.report(.warning, "W20", d[K.modalScope]!.keyOffset, path() + ".modalScope", el, "\"modalScope\" is ignored without \"viewIsModal\": true")
         }
-        nodes[index - indexBase] = n
-        nodeInfo.subtreeEnd = indexBase + nodes.count
-        info[index - indexBase] = nodeInfo
+        nodeInfo.pointee.subtreeEnd = nodes.end
         return index
     }
 
     /// The root's children (root at index 0), read in two halves at once: this reader
     /// reads the first, a second reader the rest, from the index its first node will have
-    /// (counted beforehand on the tape); its nodes are then appended to these. Returns the
+    /// (counted beforehand on the tape), into the slots after this one's. Returns the
     /// children's indices. A large layout is mostly the root's subtrees, so this nearly
     /// halves the read on two CPUs.
     mutating func readRootChildren(_ children: [JSONValue], origin: Point) -> [Int] {
@@ -491,14 +587,13 @@ struct LayoutReader {
         var firstHalfNodes = 0
         for c in children[..<split] { firstHalfNodes += LayoutReader.countNodes(c, depth: 2) }
 
+        // The second reader fills the slots after the first half's nodes.
         var second = LayoutReader(file: fields.file)
         second.bytes = bytes
-        second.indexBase = indexBase + nodes.count + firstHalfNodes
+        second.nodes = nodes.handOff(from: nodes.end + firstHalfNodes)
+        second.info = info.handOff(from: nodes.end + firstHalfNodes)
         second.vocabulary = Vocabulary()
-        let share = (end - children[split].index) * 2 / 19  // about 19 tape tokens per node
-        second.nodes.reserveCapacity(share)
-        second.info.reserveCapacity(share)
-        second.firstID.reserveCapacity(share)
+        second.firstID.reserveCapacity((end - children[split].index) * 2 / 19)  // about 19 tape tokens per node
         // Each half mutates only its own reader; the document is read-only.
         let (firstIndices, secondIndices) = withUnsafeMutablePointer(to: &self) { a in
             withUnsafeMutablePointer(to: &second) { b in
@@ -506,25 +601,22 @@ struct LayoutReader {
                            { b.pointee.readChildren(children, split..<children.count, origin: origin) })
             }
         }
-        guard indexBase + nodes.count == second.indexBase else {
+        guard nodes.end == second.nodes.start else {
             // The count disagreed with the read (it must not): read the rest here instead.
             assertionFailure("node count \(firstHalfNodes) disagrees with the nodes read")
+            nodes.discard(second.nodes)
+            info.discard(second.info)
             return firstIndices + readChildren(children, split..<children.count, origin: origin)
         }
         readers = 2
-        nodes.append(contentsOf: second.nodes)
-        info.append(contentsOf: second.info)
+        nodes.join(second.nodes)
+        info.join(second.info)
         references += second.references
         fields.diagnostics += second.fields.diagnostics
         duplicates += second.duplicates
-        // Ids first defined in the second half: new, or defined again after the first half's.
-        for (id, i) in second.firstID {
-            // One hash per id, as in `node`: insert, and put the first back for a duplicate.
-            if let first = firstID.updateValue(i, forKey: id) {
-                firstID[id] = first
-                duplicates.append((id, i))
-            }
-        }
+        // Ids first defined in the second half that the first half defined already.
+        for (id, i) in second.firstID where firstID[id] != nil { duplicates.append((id, i)) }
+        laterIDs = [second.firstID] + second.laterIDs
         return firstIndices + secondIndices
     }
 
@@ -552,12 +644,19 @@ struct LayoutReader {
         return count
     }
 
+    /// The index of the node that first defines `id`.
+    func indexOf(_ id: String) -> Int? {
+        if let i = firstID[id] { return i }
+        for part in laterIDs { if let i = part[id] { return i } }
+        return nil
+    }
+
     /// E05 for every id defined again, naming the file's first definition.
     mutating func reportDuplicates() {
         guard !duplicates.isEmpty else { return }
         let index = lines  // built once for all of them, not per message
         for (id, i) in duplicates {
-            guard let first = firstID[id] else { continue }
+            guard let first = indexOf(id) else { continue }
             fields.report("E05", info[i].idOffset, nodePath(i) + ".id", nil,
                           "duplicate id \"\(id)\" (first defined at \(lineOf(info[first].idOffset, in: index)), \(nodePath(first)).id)")
         }
@@ -881,12 +980,11 @@ struct LayoutReader {
 
     mutating func unknownID(_ id: String, _ offset: Int, _ path: String, _ el: String?, code: String) {
         var msg = "unknown element id \"\(id)\""
-        if let s = suggestion(for: id, among: Array(firstID.keys).sorted()) { msg += "; did you mean \"\(s)\"?" }
+        if let s = suggestion(for: id, among: ([firstID] + laterIDs).flatMap(\.keys).sorted()) { msg += "; did you mean \"\(s)\"?" }
         fields.report(code, offset, path, el, msg)
     }
 
     mutating func crossReferences() {
-        let indexByID = firstID
         var listedIn: [Int: (owner: Int, path: String)] = [:]
         for i in nodes.indices {
             guard let list = info[i].elements else { continue }
@@ -900,7 +998,7 @@ struct LayoutReader {
             var inThisList = Set<Int>()
             for (k, entry) in list.enumerated() {
                 let ep = "\(p())[\(k)]"
-                guard let j = indexByID[entry.id] else { unknownID(entry.id, entry.offset, ep, owner.id, code: "E12"); continue }
+                guard let j = indexOf(entry.id) else { unknownID(entry.id, entry.offset, ep, owner.id, code: "E12"); continue }
                 guard j > i && j < info[i].subtreeEnd else {
                     fields.report("E12", entry.offset, ep, owner.id, "\"\(entry.id)\" is not a descendant of \"\(owner.id)\"; \"elements\" may only name nodes inside it")
                     continue
@@ -924,15 +1022,15 @@ struct LayoutReader {
             }
             nodes[i].elements = resolved
         }
-        for r in references where indexByID[r.id] == nil {
+        for r in references where indexOf(r.id) == nil {
             unknownID(r.id, r.offset, r.path, r.element, code: r.what == "rotor target" ? "E14" : "E15")
         }
         // E11: every accessible element reachable in the accessibility tree has a label.
-        var claimed = [Bool](repeating: false, count: nodes.count)
+        var claimed = [Bool](repeating: false, count: nodes.end)
         var anyClaimed = false
         for i in nodes.indices { for e in nodes[i].elements ?? [] { claimed[e] = true; anyClaimed = true } }
-        var reachable = Array(repeating: false, count: nodes.count)
-        axParent = Array(repeating: -1, count: nodes.count)
+        var reachable = Array(repeating: false, count: nodes.end)
+        axParent = Array(repeating: -1, count: nodes.end)
         var stack = [0]
         while let i = stack.popLast() {
             reachable[i] = true
@@ -1171,3 +1269,4 @@ public func jsonString(_ s: String) -> String {
     }
     return out + "\""
 }
+
