@@ -59,9 +59,19 @@ public struct ScanTreeBuilder {
     var screenModal: Int?
     var groups: [ScanGroup] = []
 
-    public static func build(_ tree: ElementTree, settings: ScanSettings) -> ScanTree {
+    /// Runs two independent jobs and returns when both have ended. ScanCore starts no
+    /// threads: a caller with two CPUs passes a runner that uses them (the result is the same).
+    public typealias RunBoth = @Sendable (_ first: () -> Void, _ second: () -> Void) -> Void
+
+    /// Screens from this many nodes up are built in two halves when a runner is given;
+    /// smaller ones would spend more on starting a thread than they save.
+    public static let splitMinimumNodes = 10_000
+
+    /// `concurrently`: a runner for the two halves of a large screen's top level.
+    public static func build(_ tree: ElementTree, settings: ScanSettings, concurrently: RunBoth? = nil,
+                             splitAbove: Int = splitMinimumNodes) -> ScanTree {
         var b = ScanTreeBuilder(tree: tree, settings: settings)
-        return b.run()
+        return b.run(concurrently: tree.count >= splitAbove ? concurrently : nil)
     }
 
     init(tree: ElementTree, settings: ScanSettings) {
@@ -74,7 +84,7 @@ public struct ScanTreeBuilder {
         axParent = Array(repeating: -1, count: n)
     }
 
-    mutating func run() -> ScanTree {
+    mutating func run(concurrently: RunBoth? = nil) -> ScanTree {
         guard tree.count > 0 else {
             return ScanTree(groups: [ScanGroup(node: 0, items: [], parent: nil, indexInParent: 0)],
                             accessibilityParent: [])
@@ -82,7 +92,14 @@ public struct ScanTreeBuilder {
         visualPass()
         accessibilityPass()
         groups = [ScanGroup(node: tree.root, items: [], parent: nil, indexInParent: 0)]
-        var top = excluded[tree.root] ? [] : containerItems(tree.root)
+        var top: [ScanItem]
+        if excluded[tree.root] {
+            top = []
+        } else if let concurrently {
+            top = itemsInHalves(orderedMembers(tree.root), concurrently)
+        } else {
+            top = containerItems(tree.root)
+        }
         // A screen that is one group would cost every selection an extra press to enter it:
         // its members are the top level instead.
         if top.count == 1, case .group(let only) = top[0] {
@@ -228,8 +245,12 @@ public struct ScanTreeBuilder {
     }
 
     private mutating func containerItems(_ i: Int) -> [ScanItem] {
+        items(of: orderedMembers(i))
+    }
+
+    private mutating func items(of members: some Collection<Int>) -> [ScanItem] {
         var items: [ScanItem] = []
-        for m in orderedMembers(i) {
+        for m in members {
             if tree[m].isAccessibilityElement {
                 if passesScope(m) { items.append(.element(m)) }
             } else {
@@ -237,6 +258,30 @@ public struct ScanTreeBuilder {
             }
         }
         return items
+    }
+
+    /// The top level's items, its members' halves built at once by two builders: the second
+    /// numbers its groups from 0, then they are renumbered after the first's, which gives
+    /// the groups, in the same order, that one builder would.
+    private mutating func itemsInHalves(_ members: [Int], _ concurrently: RunBoth) -> [ScanItem] {
+        guard members.count >= 2 else { return items(of: members) }
+        let half = members.count / 2
+        var first = self, second = self
+        second.groups = []
+        var firstItems: [ScanItem] = [], secondItems: [ScanItem] = []
+        concurrently({ firstItems = first.items(of: members[..<half]) },
+                     { secondItems = second.items(of: members[half...]) })
+        let offset = first.groups.count
+        func renumber(_ items: inout [ScanItem]) {
+            for k in items.indices { if case .group(let g) = items[k] { items[k] = .group(g + offset) } }
+        }
+        for g in second.groups.indices {
+            renumber(&second.groups[g].items)
+            second.groups[g].parent = second.groups[g].parent.map { $0 + offset }
+        }
+        renumber(&secondItems)
+        groups = first.groups + second.groups
+        return firstItems + secondItems
     }
 
     private mutating func groupOrSplice(_ i: Int) -> [ScanItem] {

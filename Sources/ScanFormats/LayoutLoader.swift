@@ -29,6 +29,14 @@ public enum LayoutLoader {
     /// starting a thread would cost more than it saves. The result is the same either way.
     public static let splitReadMinimumBytes = 1 << 20
 
+    /// Runs ScanCore's two jobs at once (the scan-list build of a large screen, which
+    /// ScanCore cannot start threads for); nil where the affinity mask allows one CPU.
+    public static let runOnTwoCPUs: ScanTreeBuilder.RunBoth? = mayUseTwoCPUs ? runBoth : nil
+
+    @Sendable static func runBoth(_ first: () -> Void, _ second: () -> Void) {
+        _ = bothAtOnce(first, second)
+    }
+
     /// `splitAbove`: the size from which the read is split; `Int.max` never splits.
     public static func load(bytes: [UInt8], file: String, splitAbove: Int = splitReadMinimumBytes) throws(DataFileError) -> LayoutDocument {
         try checkSize(bytes, file: file)

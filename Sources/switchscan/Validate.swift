@@ -39,7 +39,7 @@ struct Validate: ParsableCommand {
             if parsed.hasTopLevelKey(Self.layoutKeys) {
                 do {
                     let doc = try LayoutLoader.load(parsed)
-                    let items = ScanTreeBuilder.build(doc.tree, settings: ScanSettings()).top.items.count
+                    let items = ScanTreeBuilder.build(doc.tree, settings: ScanSettings(), concurrently: LayoutLoader.runOnTwoCPUs).top.items.count
                     report += "\(file): ok (layout \"\(doc.tree.screenID)\", \(doc.tree.count) nodes, \(items) top-level items)\n"
                     if warnings { for w in doc.warnings { report += "\(w)\n" } }
                 } catch {

@@ -464,3 +464,74 @@ struct ItemScopeTests {
         #expect(try topLevel(centred, settings(itemScope: .all)) == ["elt"])
     }
 }
+
+// MARK: - Large screens built in two halves
+
+@Suite("Scan lists built in two halves")
+struct SplitBuildTests {
+    /// Rows of buttons with the structures a build must get right across the halves:
+    /// nested groups, combined and separate containers, a one-member group, hidden rows, a
+    /// disabled button, and a custom order.
+    static func screen(rows: Int) -> String {
+        var children: [String] = []
+        for r in 0..<rows {
+            let style = ["automatic", "combined", "separate"][r % 3]
+            var cells: [String] = []
+            for c in 0..<(r % 4 == 0 ? 1 : 4) {
+                let traits = r == 7 && c == 1 ? #"["button", "notEnabled"]"# : #"["button"]"#
+                cells.append(#"{"id": "b\#(r)_\#(c)", "label": "Item \#(r) \#(c)", "traits": \#(traits), "frame": {"x": \#(c * 60), "y": \#(r * 50), "width": 50, "height": 40}}"#)
+            }
+            if r % 5 == 2 {
+                // A nested group inside the row.
+                cells.append(#"{"id": "inner\#(r)", "isAccessibilityElement": false, "navigationStyle": "combined", "children": [{"id": "i\#(r)a", "label": "A", "traits": ["button"], "frame": {"x": 300, "y": \#(r * 50), "width": 20, "height": 20}}, {"id": "i\#(r)b", "label": "B", "traits": ["button"], "frame": {"x": 330, "y": \#(r * 50), "width": 20, "height": 20}}]}"#)
+            }
+            let hidden = r == 11 ? #", "hidden": true"# : ""
+            let order = r == 13 ? #", "elements": ["b13_3", "b13_0"]"# : ""
+            children.append(#"{"id": "row\#(r)", "isAccessibilityElement": false, "navigationStyle": "\#(style)"\#(hidden)\#(order), "children": [\#(cells.joined(separator: ", "))]}"#)
+        }
+        return """
+        {"schemaVersion": 1, "screen": {"id": "rows", "size": {"width": 400, "height": \(rows * 50)}},
+         "root": {"id": "root", "isAccessibilityElement": false, "children": [\(children.joined(separator: ",\n"))]}}
+        """
+    }
+
+    @Test(arguments: [true, false], [ItemScope.interactive, .all])
+    func aLargeScreenGivesTheSameScanList(groupItems: Bool, scope: ItemScope) throws {
+        let doc = try load(Self.screen(rows: 40))
+        let s = settings(groupItems: groupItems, itemScope: scope)
+        let one = ScanTreeBuilder.build(doc.tree, settings: s)
+        // The real runner (two threads where two CPUs are allowed), and the halves reversed.
+        let runner = LayoutLoader.runOnTwoCPUs ?? secondThenFirst
+        #expect(ScanTreeBuilder.build(doc.tree, settings: s, concurrently: runner, splitAbove: 0) == one)
+        #expect(ScanTreeBuilder.build(doc.tree, settings: s, concurrently: secondThenFirst, splitAbove: 0) == one)
+        // The halves really hold groups, and groups within groups, on both sides.
+        let top = one.top.items
+        let half = top.count / 2
+        func groups(_ items: ArraySlice<ScanItem>) -> Int { items.filter { if case .group = $0 { true } else { false } }.count }
+        #expect(groups(top[..<half]) > 0 && groups(top[half...]) > 0)
+        if groupItems {
+            #expect(one.groups.contains { g in g.parent.map { $0 != 0 } ?? false })
+        }
+    }
+
+    @Test func smallScreensAreBuiltOnOneThread() throws {
+        let doc = try load(Self.screen(rows: 6))
+        // A runner that would fail the test if it were used.
+        let unused: ScanTreeBuilder.RunBoth = { _, _ in Issue.record("a small screen was split") }
+        _ = ScanTreeBuilder.build(doc.tree, settings: ScanSettings(), concurrently: unused)
+        _ = ScanTreeBuilder.build(doc.tree, settings: ScanSettings(), concurrently: unused, splitAbove: doc.tree.count + 1)
+    }
+
+    @Test func theEngineStartsTheSameWithARunner() throws {
+        let doc = try load(Self.screen(rows: 40))
+        var one = ScanEngine(tree: doc.tree, settings: ScanSettings())
+        var two = ScanEngine(tree: doc.tree, settings: ScanSettings(), concurrently: LayoutLoader.runOnTwoCPUs ?? secondThenFirst)
+        #expect(one.start(at: .zero) == two.start(at: .zero))
+        // The same highlights, step after step.
+        for _ in 0..<30 {
+            let d = try #require(one.nextDeadline)
+            #expect(two.nextDeadline == d)
+            #expect(one.handleDeadline(at: d) == two.handleDeadline(at: d))
+        }
+    }
+}
