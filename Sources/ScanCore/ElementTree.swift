@@ -28,7 +28,9 @@ public struct ElementNode: Sendable {
     /// shared: a node without them is smaller and cheaper to build, store and copy.
     private var extras: Extras?
 
-    public init(id: String) { self.id = id }
+    /// Inlinable, so that a loader initializing a node in place writes it there directly
+    /// rather than building it aside and copying its 168 bytes (measured).
+    @inlinable public init(id: String) { self.id = id }
 
     /// Custom order (`elements`), as node indices.
     public var elements: [Int]? {
