@@ -277,7 +277,11 @@ struct LayoutReader {
         bytes.isEmpty ? nil : LineIndex(bytes)
     }
 
-    init(file: String) { fields = FieldReader(file: file) }
+    init(file: String) {
+        fields = FieldReader(file: file)
+        lints = FieldReader(file: file)
+        labelErrors = FieldReader(file: file)
+    }
 
     func lineOf(_ offset: Int, in index: LineIndex? = nil) -> String {
         guard let lines = index ?? lines else { return "?" }
@@ -341,14 +345,19 @@ struct LayoutReader {
             fields.report("E16", r.value.offset, "$.root", nodes[0].id,
                           "the root must be a container: set \"isAccessibilityElement\": false and give it children")
         }
-        crossReferences()
+        customOrders()
         return screen
     }
 
     /// The tree of the nodes read, and the checks that need it; nil without a screen size.
     mutating func finish(_ screen: Screen, nodes: [ElementNode]) -> (ElementTree, String?)? {
-        guard let size = screen.size else { return nil }
-        let tree = ElementTree(screenID: screen.id, size: size, naturalOrder: screen.order, nodes: nodes, index: [firstID] + laterIDs)
+        // Without a size (an error already) the tree is built all the same, for the checks.
+        let tree = ElementTree(screenID: screen.id, size: screen.size ?? (1, 1), naturalOrder: screen.order,
+                               nodes: nodes, index: [firstID] + laterIDs)
+        checkAccessibility(tree)
+        reportDuplicates()
+        fields.diagnostics += labelErrors.diagnostics
+        guard screen.size != nil else { return nil }
         if let (f, offset) = screen.initialFocus {
             if let i = tree.index(of: f) {
                 if !tree[i].isAccessibilityElement {
@@ -358,7 +367,8 @@ struct LayoutReader {
                 unknownID(f, offset, "$.screen.initialFocus", nil, code: "E16")
             }
         }
-        if !fields.hasErrors { lint(tree) }
+        // The lint was found alongside the errors; a file with errors gets only those.
+        if !fields.hasErrors { fields.diagnostics += lints.diagnostics }
         return (tree, screen.title)
     }
 
@@ -622,9 +632,9 @@ struct LayoutReader {
         references += second.references
         fields.diagnostics += second.fields.diagnostics
         duplicates += second.duplicates
-        // Ids first defined in the second half that the first half defined already.
-        for (id, i) in second.firstID where firstID[id] != nil { duplicates.append((id, i)) }
+        // Ids the first half defined already are found with the lint (`crossHalfDuplicates`).
         laterIDs = [second.firstID] + second.laterIDs
+        secondHalfStart = second.nodes.start
         return firstIndices + secondIndices
     }
 
@@ -992,7 +1002,8 @@ struct LayoutReader {
         fields.report(code, offset, path, el, msg)
     }
 
-    mutating func crossReferences() {
+    /// Custom orders (`elements`) resolved to node indices, and ids referred to checked.
+    mutating func customOrders() {
         var listedIn: [Int: (owner: Int, path: String)] = [:]
         for i in nodes.indices {
             guard let list = info[i].elements else { continue }
@@ -1029,37 +1040,126 @@ struct LayoutReader {
                 }
             }
             nodes[i].elements = resolved
+            hasCustomOrder = true
+            for j in resolved {
+                if claimed.isEmpty { claimed = [Bool](repeating: false, count: nodes.end) }
+                claimed[j] = true
+            }
         }
         for r in references where indexOf(r.id) == nil {
             unknownID(r.id, r.offset, r.path, r.element, code: r.what == "rotor target" ? "E14" : "E15")
         }
-        // E11: every accessible element reachable in the accessibility tree has a label.
-        var claimed = [Bool](repeating: false, count: nodes.end)
-        var anyClaimed = false
-        for i in nodes.indices { for e in nodes[i].elements ?? [] { claimed[e] = true; anyClaimed = true } }
-        var reachable = Array(repeating: false, count: nodes.end)
-        axParent = Array(repeating: -1, count: nodes.end)
+    }
+
+    /// Whether any container has a custom order (`elements`), and the nodes those claim.
+    var hasCustomOrder = false
+    var claimed: [Bool] = []
+
+    /// A container's members in the accessibility tree: its custom order, or the children no
+    /// custom order claims.
+    func axMembers(_ tree: ElementTree, _ i: Int) -> [Int] {
+        if let list = tree[i].elements { return list }
+        return claimed.isEmpty ? tree[i].children : tree[i].children.filter { !claimed[$0] }
+    }
+
+    /// Accessibility reachability and parents, by node (`checkAccessibility`). The checkers
+    /// of the two halves of a split read write disjoint ranges of the same buffers.
+    var reachable = UnsafeMutableBufferPointer<Bool>(start: nil, count: 0)
+    var axParent = UnsafeMutableBufferPointer<Int32>(start: nil, count: 0)
+    /// Warnings and information, kept only if the file has no error (`finish`).
+    var lints: FieldReader
+    /// E11, found with the lint and reported after the duplicate ids, in the order one
+    /// reader would report them whether the read was split or not.
+    var labelErrors: FieldReader
+    /// Where the second reader's nodes begin, after a split read.
+    var secondHalfStart: Int?
+
+    /// E11 (every accessible element reachable in the accessibility tree has a label) and
+    /// the lint, in one pass over the nodes: in two halves at once after a split read, each
+    /// checker reporting into its own reader. Reachability without custom orders follows
+    /// from the parent's, found earlier in the pass (document order); custom orders move
+    /// nodes between containers, so then the accessibility tree is walked first.
+    mutating func checkAccessibility(_ tree: ElementTree) {
+        reachable = .allocate(capacity: tree.count)
+        reachable.initialize(repeating: false)
+        axParent = .allocate(capacity: tree.count)
+        axParent.initialize(repeating: -1)
+        reachable[0] = true
+        if hasCustomOrder { walkAccessibility(tree) }
+        var unreachable = check(tree, 0..<1)
+        if let split = secondHalfStart, split < tree.count {
+            var other = self
+            other.fields.diagnostics = []
+            other.lints.diagnostics = []
+            other.labelErrors.diagnostics = []
+            other.duplicates = []
+            other.vocabulary = Vocabulary()
+            let (first, second) = withUnsafeMutablePointer(to: &self) { a in
+                withUnsafeMutablePointer(to: &other) { b in
+                    bothAtOnce({ a.pointee.crossHalfDuplicates(part: 0); return a.pointee.check(tree, 1..<split) },
+                               { b.pointee.crossHalfDuplicates(part: 1); return b.pointee.check(tree, split..<tree.count) })
+                }
+            }
+            fields.diagnostics += other.fields.diagnostics
+            lints.diagnostics += other.lints.diagnostics
+            labelErrors.diagnostics += other.labelErrors.diagnostics
+            duplicates += other.duplicates
+            unreachable += first + second
+        } else {
+            crossHalfDuplicates(part: nil)
+            unreachable += check(tree, 1..<tree.count)
+        }
+        if !unreachable.isEmpty {
+            let shown = unreachable.prefix(10).map { "\"\($0)\"" }.joined(separator: ", ")
+            let more = unreachable.count > 10 ? " and \(unreachable.count - 10) more" : ""
+            lints.report(.info, "I25", 0, "$.root", nil,
+                         "accessible elements \(shown)\(more) are unreachable in the accessibility tree (point mode can still tap them)")
+        }
+        reachable.deallocate()
+        axParent.deallocate()
+    }
+
+    /// Reachability by walking the accessibility tree from the root (custom orders).
+    mutating func walkAccessibility(_ tree: ElementTree) {
         var stack = [0]
         while let i = stack.popLast() {
             reachable[i] = true
-            // Fields are read in place: copying a node would retain every one of them.
-            if nodes[i].isAccessibilityElement {
-                if nodes[i].label?.isEmpty ?? true {
-                    fields.report("E11", info[i].idOffset, nodePath(i), nodes[i].id,
-                                  "an accessible element needs a non-empty \"label\" (or \"labelSpans\", or \"labelFromChildren\"); a decorative node says \"isAccessibilityElement\": false")
-                }
-                continue
-            }
-            let members = nodes[i].elements ?? (anyClaimed ? nodes[i].children.filter { !claimed[$0] } : nodes[i].children)
+            if tree[i].isAccessibilityElement { continue }
+            let members = axMembers(tree, i)
             for m in members { axParent[m] = Int32(i) }
-            axMembers[i] = members
             stack.append(contentsOf: members.reversed())
         }
-        self.reachable = reachable
     }
 
-    var axParent: [Int32] = []
-    var axMembers: [Int: [Int]] = [:]
+    /// E11 and the lint of nodes `range`; returns the accessible ones unreachable.
+    mutating func check(_ tree: ElementTree, _ range: Range<Int>) -> [String] {
+        var unreachable: [String] = []
+        for i in range {
+            // `tree[i]` lends the node in place; `tree.nodes[i]` would copy it.
+            if !hasCustomOrder && i > 0 {
+                let p = Int(info[i].parent)
+                if reachable[p] && !tree[p].isAccessibilityElement {
+                    reachable[i] = true
+                    axParent[i] = Int32(p)
+                }
+            }
+            if reachable[i] && tree[i].isAccessibilityElement && (tree[i].label?.isEmpty ?? true) {
+                labelErrors.report("E11", info[i].idOffset, nodePath(i), tree[i].id,
+                              "an accessible element needs a non-empty \"label\" (or \"labelSpans\", or \"labelFromChildren\"); a decorative node says \"isAccessibilityElement\": false")
+            }
+            lintNode(i, tree[i], tree, &unreachable)
+        }
+        return unreachable
+    }
+
+    /// Ids first defined in the second half of a split read that the first half defined
+    /// already: `part` 0 or 1 checks half of them (the two checkers share the work), nil all.
+    mutating func crossHalfDuplicates(part: Int?) {
+        guard let later = laterIDs.first, !later.isEmpty else { return }
+        let middle = later.index(later.startIndex, offsetBy: later.count / 2)
+        let slice = part == nil ? later[...] : part == 0 ? later[..<middle] : later[middle...]
+        for (id, i) in slice where firstID[id] != nil { duplicates.append((id, i)) }
+    }
 
     /// The seed's modal pitfall (seeds-spec §8): a modal view hides only its own siblings, so
     /// the siblings of its ancestors stay scannable. Lists what the user would still reach.
@@ -1069,7 +1169,7 @@ struct LayoutReader {
         while axParent[cur] >= 0 {
             let parent = Int(axParent[cur])
             if cur != m {
-                for sibling in axMembers[parent] ?? [] where sibling != cur {
+                for sibling in axMembers(tree, parent) where sibling != cur {
                     collectAccessible(tree, sibling, into: &leaks)
                 }
             }
@@ -1077,8 +1177,8 @@ struct LayoutReader {
         }
         guard !leaks.isEmpty else { return }
         let shown = leaks.prefix(6).map { "\"\($0)\"" }.joined(separator: ", ") + (leaks.count > 6 ? " and \(leaks.count - 6) more" : "")
-        fields.report(.warning, "W21", info[m].idOffset, nodePath(m), tree[m].id,
-                      "this modal view does not hide \(shown) (it hides only its own siblings); hide them with \"elementsHidden\", or set \"modalScope\": \"screen\"")
+        lints.report(.warning, "W21", info[m].idOffset, nodePath(m), tree[m].id,
+                     "this modal view does not hide \(shown) (it hides only its own siblings); hide them with \"elementsHidden\", or set \"modalScope\": \"screen\"")
     }
 
     func collectAccessible(_ tree: ElementTree, _ i: Int, into out: inout [String]) {
@@ -1086,49 +1186,10 @@ struct LayoutReader {
         if n.hidden || !n.isVisible { return }
         if n.isAccessibilityElement { out.append(n.id); return }
         if n.elementsHidden { return }
-        for c in axMembers[i] ?? [] { collectAccessible(tree, c, into: &out) }
+        for c in axMembers(tree, i) { collectAccessible(tree, c, into: &out) }
     }
-
-    var reachable: [Bool] = []
 
     // MARK: lint (warnings and information; never block loading)
-
-    mutating func lint(_ tree: ElementTree) {
-        var unreachable: [String]
-        if readers == 2 {
-            // Two halves of the nodes at once, as the read was: each half reports into its
-            // own reader (the arrays read are shared, unchanged), then the messages join.
-            var other = self
-            other.fields.diagnostics = []
-            other.vocabulary = Vocabulary()
-            let half = tree.count / 2
-            let (first, second) = withUnsafeMutablePointer(to: &self) { a in
-                withUnsafeMutablePointer(to: &other) { b in
-                    bothAtOnce({ a.pointee.lint(tree, 0..<half) }, { b.pointee.lint(tree, half..<tree.count) })
-                }
-            }
-            fields.diagnostics += other.fields.diagnostics
-            unreachable = first + second
-        } else {
-            unreachable = lint(tree, 0..<tree.count)
-        }
-        if !unreachable.isEmpty {
-            let shown = unreachable.prefix(10).map { "\"\($0)\"" }.joined(separator: ", ")
-            let more = unreachable.count > 10 ? " and \(unreachable.count - 10) more" : ""
-            fields.report(.info, "I25", 0, "$.root", nil,
-                          "accessible elements \(shown)\(more) are unreachable in the accessibility tree (point mode can still tap them)")
-        }
-    }
-
-    /// Lints nodes `range`; returns the accessible ones unreachable in the accessibility tree.
-    mutating func lint(_ tree: ElementTree, _ range: Range<Int>) -> [String] {
-        var unreachable: [String] = []
-        for i in range {
-            // `tree[i]` lends the node in place; `tree.nodes[i]` would copy it.
-            lintNode(i, tree[i], tree, &unreachable)
-        }
-        return unreachable
-    }
 
     /// One node's lint; the node is borrowed, since copying it would retain every field.
     mutating func lintNode(_ i: Int, _ n: borrowing ElementNode, _ tree: ElementTree, _ unreachable: inout [String]) {
@@ -1140,35 +1201,35 @@ struct LayoutReader {
                 return
             }
             if n.frame.width == 0 || n.frame.height == 0 {
-                fields.report(.warning, "W22", info[i].idOffset, p(), n.id, "zero-area element: it cannot be seen or tapped")
+                lints.report(.warning, "W22", info[i].idOffset, p(), n.id, "zero-area element: it cannot be seen or tapped")
             } else if n.frame.maxX <= 0 || n.frame.maxY <= 0 || n.frame.minX >= screen.width || n.frame.minY >= screen.height {
-                fields.report(.warning, "W22", info[i].idOffset, p(), n.id, "element lies entirely off-screen")
+                lints.report(.warning, "W22", info[i].idOffset, p(), n.id, "element lies entirely off-screen")
             }
             if let l = n.label {
-                if l.utf8.last == UInt8(ascii: ".") { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label ends with \".\"; labels are words, not sentences") }
+                if l.utf8.last == UInt8(ascii: ".") { lints.report(.warning, "W24", info[i].idOffset, p(), n.id, "label ends with \".\"; labels are words, not sentences") }
                 var digits = 0, longest = 0
                 for b in l.utf8 { digits = (48...57).contains(b) ? digits + 1 : 0; longest = max(longest, digits) }
-                if longest >= 5 { fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label has \(longest) digits in a row; they are read one by one") }
+                if longest >= 5 { lints.report(.warning, "W24", info[i].idOffset, p(), n.id, "label has \(longest) digits in a row; they are read one by one") }
             }
             if let l = n.label, n.traits.intersects(traitWordTraits) {
                 if let (_, w) = vocabulary.traitWords.first(where: { n.traits.contains($0.0) && containsWord(l, $0.1) }) {
-                    fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "label contains the trait word \"\(w)\", which is spoken anyway")
+                    lints.report(.warning, "W24", info[i].idOffset, p(), n.id, "label contains the trait word \"\(w)\", which is spoken anyway")
                 }
             }
             if let h = n.hint, let first = h.first {
                 if !first.isUppercase || !h.hasSuffix(".") {
-                    fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "a hint is a sentence: capitalised, ending with \".\"")
+                    lints.report(.warning, "W24", info[i].idOffset, p(), n.id, "a hint is a sentence: capitalised, ending with \".\"")
                 }
             }
             if let h = n.hint?.lowercased(), let g = vocabulary.gestureWords.first(where: { h.contains($0) }) {
-                fields.report(.warning, "W24", info[i].idOffset, p(), n.id, "hint names a gesture (\"\(g)\"); say what happens, not how")
+                lints.report(.warning, "W24", info[i].idOffset, p(), n.id, "hint names a gesture (\"\(g)\"); say what happens, not how")
             }
             if n.respondsToUserInteraction == false && (!n.customActions.isEmpty || n.adjustable != nil) {
-                fields.report(.warning, "W23", info[i].idOffset, p(), n.id, "\"respondsToUserInteraction\": false hides its actions from item mode")
+                lints.report(.warning, "W23", info[i].idOffset, p(), n.id, "\"respondsToUserInteraction\": false hides its actions from item mode")
             }
         } else if info[i].explicitFrame && reachable[i] {
             for c in n.children where !n.frame.contains(tree[c].frame) && !tree[c].isVirtual {
-                fields.report(.warning, "W19", info[c].idOffset, nodePath(c), tree[c].id,
+                lints.report(.warning, "W19", info[c].idOffset, nodePath(c), tree[c].id,
                               "frame \(format(tree[c].frame)) sticks out of its container \"\(n.id)\" \(format(n.frame))")
             }
         }
@@ -1177,7 +1238,7 @@ struct LayoutReader {
         for c in n.children where tree[c].viewIsModal {
             modals += 1
             if modals == 2 {
-                fields.report(.warning, "W21", info[c].idOffset, nodePath(c), tree[c].id, "several modal siblings; the last one wins")
+                lints.report(.warning, "W21", info[c].idOffset, nodePath(c), tree[c].id, "several modal siblings; the last one wins")
             }
         }
     }
