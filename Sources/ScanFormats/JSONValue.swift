@@ -62,6 +62,8 @@ public final class JSONDocument: @unchecked Sendable {
     /// How many objects the file holds: a bound on anything read one per object (the
     /// layout loader sizes its node storage by it).
     let objectCount: Int
+    /// 2 when a second thread parsed the rest of a large array (`TailParse`), else 1.
+    var parts = 1
 
     /// `text`: the bytes already copied by `paddedCopy`, or nil to copy them here.
     init(bytes: [UInt8], tokens: UnsafeMutableBufferPointer<JSONToken>, unescaped: [Int: String],
@@ -405,9 +407,24 @@ public struct JSONParser {
     var tokens = TokenBuffer()
     var unescaped: [Int: String] = [:]
     var objects = 0
+    /// The deepest nesting reached (a tail parse starts at 0 and is checked against where
+    /// it is spliced in).
+    var deepest = 0
+    /// A second thread's parse of the rest of a large array, taken when this parse
+    /// arrives where it began (`TailParse`).
+    var tail: Unmanaged<TailParse>?
+    var spliced = false
 
     /// `helpAbove`: the size from which a second CPU helps (`ParseHelper`); `Int.max` never.
     public static func parseDocument(_ array: [UInt8], helpAbove: Int = helpedParseMinimumBytes) throws(JSONSyntaxError) -> JSONDocument {
+        try parseDocument(array, help: array.count >= helpAbove && (mayUseTwoCPUs || helpAbove == 0) ? .concurrent : .none)
+    }
+
+    /// How a second thread helps: not at all, at once (`ParseHelper`), or, for tests that
+    /// must see the tail taken whatever the scheduling, by parsing the tail first.
+    enum Help { case none, concurrent, tailFirst }
+
+    static func parseDocument(_ array: [UInt8], help: Help) throws(JSONSyntaxError) -> JSONDocument {
         guard array.count <= maxSize else {
             throw JSONSyntaxError(offset: 0, message: "file is larger than \(maxSize >> 20) MiB")
         }
@@ -419,11 +436,16 @@ public struct JSONParser {
             if array.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }
             var text: UnsafeMutableBufferPointer<UInt8>?
             let outcome: Result<Void, JSONSyntaxError>
-            if array.count >= helpAbove && (mayUseTwoCPUs || helpAbove == 0) {
-                // A second CPU meanwhile faults in the tape's pages and copies the text the
-                // document keeps: neither needs the parse's result.
+            switch help {
+            case .concurrent:
+                // A second CPU meanwhile parses the rest of a large array, or else faults in
+                // the tape's pages, and copies the text the document keeps.
+                let tail = TailParse(bytes: buffer)
+                p.tail = Unmanaged.passUnretained(tail)
                 let helper = ParseHelper(tape: UnsafeMutableRawPointer(p.tokens.base!),
-                                         tapeBytes: p.tokens.capacity * MemoryLayout<JSONToken>.stride, bytes: array)
+                                         tapeBytes: p.tokens.capacity * MemoryLayout<JSONToken>.stride, bytes: array,
+                                         tail: tail)
+                defer { withExtendedLifetime(tail) {} }
                 outcome = withUnsafeMutablePointer(to: &p) { parser in
                     bothAtOnce({ () -> Result<Void, JSONSyntaxError> in
                         let outcome = parser.pointee.parseWhole()
@@ -433,13 +455,20 @@ public struct JSONParser {
                     }, helper.run).0
                 }
                 text = helper.text
-            } else {
+            case .tailFirst:
+                let tail = TailParse(bytes: buffer)
+                _ = tail.run()
+                p.tail = Unmanaged.passUnretained(tail)
+                outcome = withExtendedLifetime(tail) { p.parseWhole() }
+            case .none:
                 outcome = p.parseWhole()
             }
             switch outcome {
             case .success:
-                return .success(JSONDocument(bytes: array, tokens: p.tokens.take(), unescaped: p.unescaped,
-                                             objectCount: p.objects, text: text))
+                let document = JSONDocument(bytes: array, tokens: p.tokens.take(), unescaped: p.unescaped,
+                                            objectCount: p.objects, text: text)
+                document.parts = p.spliced ? 2 : 1
+                return .success(document)
             case .failure(let error):
                 p.tokens.free()
                 if let text { UnsafeMutableRawPointer(text.baseAddress!).deallocate() }
@@ -465,6 +494,45 @@ public struct JSONParser {
         }
     }
 
+    /// The rest of an array from the start of one of its elements: elements and commas up
+    /// to the closing bracket, which is left unread. Returns the number of elements.
+    mutating func parseTail() -> Result<UInt32, JSONSyntaxError> {
+        do throws(JSONSyntaxError) {
+            var count: UInt32 = 0
+            while true {
+                skipSpace()
+                try value()
+                count += 1
+                skipSpace()
+                guard i < bytes.count else { throw fail("unexpected end of file; expected ',' or ']'") }
+                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+                if bytes[i] == UInt8(ascii: "]") { return .success(count) }
+                throw fail("unexpected \(describeHere()); expected ',' or ']'")
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// At `i`, an element's start where the tail parse began: waits for it to end and takes
+    /// its tokens, leaving `i` at the array's closing bracket; returns the elements taken.
+    /// Nil when it cannot: the tail never started, failed, began elsewhere in the end, or
+    /// would nest too deep here (this parse then goes on alone and finds the same error).
+    mutating func splice(_ t: TailParse) -> UInt32? {
+        tail = nil  // one attempt: the tail began at one place
+        guard var r = t.take(at: i) else { return nil }
+        defer { r.tokens.free() }
+        guard depth + r.deepest <= Self.maxDepth else { return nil }
+        let base = tokens.count
+        tokens.appendShifted(r.tokens, by: UInt32(base))
+        for (k, s) in r.unescaped { unescaped[k + base] = s }
+        objects += r.objects
+        deepest = max(deepest, depth + r.deepest)
+        i = r.close
+        spliced = true
+        return r.elements
+    }
+
     /// What the second thread does during a large parse: it asks the kernel to fault in the
     /// tape's pages without writing them (MADV_POPULATE_WRITE, Linux 5.14; where it is
     /// refused, the parser faults them in as before), as far as the tape is likely to
@@ -478,11 +546,12 @@ public struct JSONParser {
         let tape: UnsafeMutableRawPointer
         let tapeBytes: Int
         let bytes: [UInt8]
+        let tail: TailParse?
         var text: UnsafeMutableBufferPointer<UInt8>?
         private let flag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
 
-        init(tape: UnsafeMutableRawPointer, tapeBytes: Int, bytes: [UInt8]) {
-            self.tape = tape; self.tapeBytes = tapeBytes; self.bytes = bytes
+        init(tape: UnsafeMutableRawPointer, tapeBytes: Int, bytes: [UInt8], tail: TailParse? = nil) {
+            self.tape = tape; self.tapeBytes = tapeBytes; self.bytes = bytes; self.tail = tail
             flag.initialize(to: Signal.running.rawValue)
         }
 
@@ -520,6 +589,12 @@ public struct JSONParser {
         }
 
         func run() {
+            // The rest of a large array first, if there is one to parse: the main parse
+            // then writes only half the tape, and no faulting in is needed.
+            if let tail, state == .running, tail.run() {
+                if state != .parseFailed { text = JSONDocument.paddedCopy(bytes) }
+                return
+            }
             #if os(Linux)
             let page = Int(sysconf(Int32(_SC_PAGESIZE)))
             let start = (Int(bitPattern: tape) + page - 1) & ~(page - 1)
@@ -594,6 +669,7 @@ public struct JSONParser {
 
     mutating func enter() throws(JSONSyntaxError) {
         depth += 1
+        if depth > deepest { deepest = depth }
         if depth > Self.maxDepth {
             throw fail("nesting deeper than \(Self.maxDepth) levels; flatten the layout")
         }
@@ -709,8 +785,12 @@ public struct JSONParser {
         while true {
             skipSpace()
             if i < bytes.count && bytes[i] == UInt8(ascii: "]") { throw fail("trailing comma before ']'") }
-            try value()
-            count += 1
+            if let tail, i == tail._withUnsafeGuaranteedRef({ $0.start }), let n = splice(tail.takeUnretainedValue()) {
+                count += n  // the rest of this array, up to its closing bracket
+            } else {
+                try value()
+                count += 1
+            }
             skipSpace()
             guard i < bytes.count else { throw fail("unexpected end of file; expected ',' or ']'") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -961,6 +1041,150 @@ struct TokenBuffer {
     mutating func free() {
         base?.deallocate()
         base = nil; capacity = 0; count = 0
+    }
+
+    /// Appends another tape's tokens, whose container ends count from `shift` here.
+    mutating func appendShifted(_ other: TokenBuffer, by shift: UInt32) {
+        reserve(count + other.count)
+        guard let src = other.base, let dst = base.map({ $0 + count }) else { return }
+        for k in 0..<other.count {
+            var t = src[k]
+            if t.kind == .object || t.kind == .array { t.end += shift }
+            dst[k] = t
+        }
+        count += other.count
+    }
+}
+
+/// The second thread's share of a large parse: the rest of a large array from near the
+/// middle of the file, parsed while the main parse reads the first half. The array and the
+/// element start are guessed from the text ("}, {" between two objects); the main parse
+/// takes the tail only when it arrives at that very place at an element's start, which
+/// proves the guess, so a guess inside a string or a wrong one costs time, never a
+/// different document. A guess in an array nested in the large one (a row's cells) is
+/// outgrown: when its tail ends with "] }, {", the enclosing array's next element starts
+/// there, and the tail parse starts again from it (`run`).
+final class TailParse: @unchecked Sendable {
+    enum State: Int32 { case idle = 0, running, done, failed }
+    struct Result {
+        var tokens: TokenBuffer
+        var unescaped: [Int: String]
+        var objects: Int
+        var deepest: Int
+        /// Where the tail began and the offset of the array's closing bracket.
+        var start: Int
+        var close: Int
+        var elements: UInt32
+    }
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// [state, start]: the tail's state, and where its current attempt began (-1 none).
+    private let flags = UnsafeMutablePointer<Int32>.allocate(capacity: 2)
+    private var result: Result?
+
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        flags.initialize(to: State.idle.rawValue)
+        (flags + 1).initialize(to: -1)
+    }
+
+    deinit {
+        result?.tokens.free()
+        flags.deallocate()
+    }
+
+    #if canImport(CSys)
+    private func load(_ k: Int) -> Int32 { csys_flag_load(flags + k) }
+    private func store(_ k: Int, _ v: Int32) { csys_flag_store(flags + k, v) }
+    #else
+    // Without the flags the tail never publishes a start, so the main parse never takes it.
+    private func load(_ k: Int) -> Int32 { -1 }
+    private func store(_ k: Int, _ v: Int32) {}
+    #endif
+
+    /// Where the current attempt began; the main parse checks it at each element start.
+    var start: Int { Int(load(1)) }
+
+    /// Parses the tail; returns whether one was parsed (the main parse may still not take it).
+    func run() -> Bool {
+        store(0, State.running.rawValue)
+        var at = Self.boundary(in: bytes, from: bytes.count / 2)
+        var failures = 0
+        while let s = at, failures < 8 {
+            store(1, Int32(s))
+            var p = JSONParser(bytes: bytes)
+            p.i = s
+            p.tokens.reserve((bytes.count - s) / 6 + 16)
+            switch p.parseTail() {
+            case .success(let elements):
+                if let outer = Self.enclosingBoundary(in: bytes, after: p.i) {
+                    p.tokens.free()
+                    at = outer
+                    continue
+                }
+                result = Result(tokens: p.tokens, unescaped: p.unescaped, objects: p.objects, deepest: p.deepest,
+                                start: s, close: p.i, elements: elements)
+                store(0, State.done.rawValue)
+                return true
+            case .failure:
+                p.tokens.free()
+                failures += 1
+                at = Self.boundary(in: bytes, from: s + 1)
+            }
+        }
+        store(1, -1)
+        store(0, State.failed.rawValue)
+        return false
+    }
+
+    /// The main parse, at an element start equal to `start`: waits for the tail to end and
+    /// takes it (the caller then owns its tokens) if it began at `position`. The wait is
+    /// short and cannot deadlock: `start` is set only by a tail parse under way.
+    func take(at position: Int) -> Result? {
+        while load(0) == State.running.rawValue { sched_yield() }
+        guard load(0) == State.done.rawValue, let r = result, r.start == position else { return nil }
+        result = nil
+        return r
+    }
+
+    /// The first "{" after `from` that follows "}" and "," (with any spaces): likely the start
+    /// of an array element after an object one. Looked for in the next MiB only.
+    static func boundary(in bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        var k = max(from, 0)
+        let end = min(bytes.count, k + (1 << 20))
+        while k < end {
+            if bytes[k] == UInt8(ascii: "}") {
+                var j = skip(bytes, k + 1)
+                if j < bytes.count && bytes[j] == UInt8(ascii: ",") {
+                    j = skip(bytes, j + 1)
+                    if j < bytes.count && bytes[j] == UInt8(ascii: "{") { return j }
+                }
+            }
+            k += 1
+        }
+        return nil
+    }
+
+    /// After a tail's closing bracket at `close`: the next element of the array that holds
+    /// the object holding this array ("] }, {"), if there is one.
+    static func enclosingBoundary(in bytes: UnsafeBufferPointer<UInt8>, after close: Int) -> Int? {
+        var j = skip(bytes, close + 1)
+        guard j < bytes.count && bytes[j] == UInt8(ascii: "}") else { return nil }
+        j = skip(bytes, j + 1)
+        guard j < bytes.count && bytes[j] == UInt8(ascii: ",") else { return nil }
+        j = skip(bytes, j + 1)
+        return j < bytes.count && bytes[j] == UInt8(ascii: "{") ? j : nil
+    }
+
+    private static func skip(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int) -> Int {
+        var j = from
+        while j < bytes.count {
+            switch bytes[j] {
+            case 0x20, 0x0A, 0x0D, 0x09: j += 1
+            default: return j
+            }
+        }
+        return j
     }
 }
 

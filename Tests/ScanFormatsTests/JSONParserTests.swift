@@ -1,4 +1,4 @@
-import ScanFormats
+@testable import ScanFormats
 import Testing
 
 /// The strict JSON parser under the loaders: numbers exactly as strtod reads them, strings
@@ -225,4 +225,124 @@ struct HelpedParseTests {
 
 extension Result {
     var isFailure: Bool { if case .failure = self { return true } else { return false } }
+}
+
+/// A large array parsed in two parts: a second thread parses its rest from a guessed
+/// element start near the middle, and the main parse takes those tokens when it arrives
+/// there. The document (every value, offset, key and count) and every error must be those
+/// of one parse, whether the guess holds, is wrong, or is inside a string.
+@Suite("JSON parser with a tail parsed at once")
+struct TailParseTests {
+    /// The document as one thread parses it, and with the tail parsed by a second one, at
+    /// once (taken or not, as the threads happen to run) and first (always taken where the
+    /// guess holds); `parts`: whether that last one took it.
+    static func both(_ text: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> (parts: Int, same: Bool) {
+        func parsed(_ help: JSONParser.Help) -> Result<(values: [String], objects: Int, parts: Int), JSONSyntaxError> {
+            do {
+                let document = try JSONParser.parseDocument(text, help: help)
+                return withExtendedLifetime(document) {
+                    var out: [String] = []
+                    HelpedParseTests.dump(document.root, into: &out)
+                    return .success((out, document.objectCount, document.parts))
+                }
+            } catch {
+                return .failure(error)
+            }
+        }
+        let one = parsed(.none)
+        var parts = 0
+        var same = true
+        for help in [JSONParser.Help.concurrent, .tailFirst] {
+            switch (one, parsed(help)) {
+            case (.success(let a), .success(let b)):
+                same = same && a.values == b.values && a.objects == b.objects
+                if help == .tailFirst { parts = b.parts }
+            case (.failure(let a), .failure(let b)):
+                same = same && a.offset == b.offset && a.message == b.message
+            default:
+                same = false
+            }
+        }
+        return (parts, same)
+    }
+
+    /// A layout-like document: rows (objects) holding cells (objects) in arrays.
+    static func rows(_ count: Int, cell: (Int, Int) -> String = { r, c in #"{"id": "b\#(r)_\#(c)", "label": "Item \#(r)", "v": [\#(r), true, null]}"# }) -> String {
+        let rows = (0..<count).map { r in
+            #"{"id": "row\#(r)", "children": [\#((0..<5).map { cell(r, $0) }.joined(separator: ", "))], "frame": {"x": 0, "y": \#(r)}}"#
+        }
+        return #"{"schemaVersion": 1, "root": {"id": "root", "children": [\#(rows.joined(separator: ",\n"))]}, "after": [1, 2]}"#
+    }
+
+    @Test func aLayoutIsParsedInTwoPartsAndIsTheSame() {
+        // The middle falls among a row's cells; the cells are not the row's last member, so
+        // the tail is the rest of that row's cells.
+        let r = Self.both(Array(Self.rows(400).utf8))
+        #expect(r.same)
+        #expect(r.parts == 2)
+        // A top-level array of objects, as in the helped-parse tests.
+        let big = Self.both(HelpedParseTests.big)
+        #expect(big.same && big.parts == 2)
+    }
+
+    @Test func aTailOutgrowsTheRowItStartedIn() throws {
+        // Cells last in their rows, as layouts write them: "] }, {" ends the row's cells,
+        // and the tail starts again at the next row, in the root's children.
+        let layout = Array(SplitReadTests.bigLayout(rows: 400).utf8)
+        let r = Self.both(layout)
+        #expect(r.same && r.parts == 2)
+        let start = layout.withUnsafeBufferPointer { buffer -> Int in
+            let tail = TailParse(bytes: buffer)
+            #expect(tail.run())
+            return tail.start
+        }
+        #expect(start > layout.count / 2)
+        #expect(String(decoding: layout[start..<(start + 12)], as: UTF8.self) == #"{"id": "row2"#)
+    }
+
+    @Test func escapesAndDuplicateKeysInTheTail() {
+        let escaped = Self.rows(400) { r, c in #"{"id": "b\#(r)_\#(c)", "label": "caf\u00e9 \"\#(r)\"", "k\u0065y": 1}"# }
+        let r = Self.both(Array(escaped.utf8))
+        #expect(r.same && r.parts == 2)
+        // A duplicate key late in the file: the same error, at the same place.
+        let dup = Self.rows(400) { r, c in r == 350 && c == 2 ? #"{"id": "x", "id": "y"}"# : #"{"id": "b\#(r)_\#(c)"}"# }
+        #expect(Self.both(Array(dup.utf8)).same)
+    }
+
+    @Test func errorsInTheTailAreThoseOfOneParse() {
+        for (r0, bad) in [(390, #"{"id": 1,}"#), (399, #"{"id": tru}"#), (300, "[1, 2,]"), (250, #"{"a": 1e999}"#)] {
+            let text = Self.rows(400) { r, c in r == r0 && c == 1 ? bad : #"{"id": "b\#(r)_\#(c)"}"# }
+            #expect(Self.both(Array(text.utf8)).same, "\(bad)")
+        }
+        // Cut short, and a trailing comma in the large array itself.
+        let full = Self.rows(400)
+        #expect(Self.both(Array(full.utf8.dropLast(30))).same)
+        let trailing = full.replacingOccurrences(of: #"}}]}, "after""#, with: #"}},]}, "after""#)
+        #expect(trailing != full)
+        #expect(Self.both(Array(trailing.utf8)).same)
+    }
+
+    @Test func aGuessInsideAStringIsNeverTaken() {
+        // The middle of the file is one long string that looks like array elements.
+        let fake = String(repeating: #"}, {\"a\": 1}, {"#, count: 20_000)
+        let text = #"{"head": [{"a": 1}, {"b": 2}], "s": "\#(fake)", "tail": [{"c": 3}, {"d": 4}]}"#
+        let r = Self.both(Array(text.utf8))
+        #expect(r.same)
+        #expect(r.parts == 1)
+        // Unescaped look-alikes: an array of strings "}, {".
+        let strings = "[" + Array(repeating: #""}, {""#, count: 40_000).joined(separator: ", ") + "]"
+        #expect(Self.both(Array(strings.utf8)).same)
+    }
+
+    @Test func nestingPastTheLimitAcrossTheSplice() {
+        // Deep only in the tail: within the limit there, past it where it is spliced in.
+        let deep = String(repeating: "[", count: 509) + String(repeating: "]", count: 509)
+        let text = Self.rows(400) { r, c in r == 380 && c == 0 ? #"{"d": \#(deep)}"# : #"{"id": "b\#(r)_\#(c)"}"# }
+        let r = Self.both(Array(text.utf8))
+        #expect(r.same)
+        guard case .failure(let e) = HelpedParseTests.parsed(Array(text.utf8), helpAbove: Int.max) else {
+            Issue.record("nesting past the limit must fail"); return
+        }
+        #expect(e.message.contains("nesting deeper than"))
+    }
 }
