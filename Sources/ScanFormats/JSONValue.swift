@@ -62,7 +62,8 @@ public final class JSONDocument: @unchecked Sendable {
     /// How many objects the file holds: a bound on anything read one per object (the
     /// layout loader sizes its node storage by it).
     let objectCount: Int
-    /// 2 when a second thread parsed the rest of a large array (`TailParse`), else 1.
+    /// 2 when a second thread parsed the rest of a large array (`TailParse`), else 1; for
+    /// tests, which check that a tail was taken.
     var parts = 1
 
     /// `text`: the bytes already copied by `paddedCopy`, or nil to copy them here.
@@ -414,6 +415,8 @@ public struct JSONParser {
     /// arrives where it began (`TailParse`).
     var tail: Unmanaged<TailParse>?
     var spliced = false
+    /// A tail parse's cancellation flag (`TailParse.cancel`), checked between elements.
+    var cancel: UnsafeMutablePointer<Int32>?
 
     /// `helpAbove`: the size from which a second CPU helps (`ParseHelper`); `Int.max` never.
     public static func parseDocument(_ array: [UInt8], helpAbove: Int = helpedParseMinimumBytes) throws(JSONSyntaxError) -> JSONDocument {
@@ -449,7 +452,9 @@ public struct JSONParser {
                 outcome = withUnsafeMutablePointer(to: &p) { parser in
                     bothAtOnce({ () -> Result<Void, JSONSyntaxError> in
                         let outcome = parser.pointee.parseWhole()
-                        // The helper stops faulting in the tape, and after an error skips the copy.
+                        // The helper stops parsing a tail no longer needed and faulting in the
+                        // tape, and after an error skips the copy.
+                        tail.cancel()
                         if case .failure = outcome { helper.signal(.parseFailed) } else { helper.signal(.parsed) }
                         return outcome
                     }, helper.run).0
@@ -505,9 +510,12 @@ public struct JSONParser {
                 count += 1
                 skipSpace()
                 guard i < bytes.count else { throw fail("unexpected end of file; expected ',' or ']'") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
                 if bytes[i] == UInt8(ascii: "]") { return .success(count) }
-                throw fail("unexpected \(describeHere()); expected ',' or ']'")
+                guard bytes[i] == UInt8(ascii: ",") else { throw fail("unexpected \(describeHere()); expected ',' or ']'") }
+                i += 1
+                #if canImport(CSys)
+                if let cancel, csys_flag_load(cancel) != 0 { throw fail("cancelled") }
+                #endif
             }
         } catch {
             return .failure(error)
@@ -516,29 +524,33 @@ public struct JSONParser {
 
     /// At `i`, an element's start where the tail parse began: waits for it to end and takes
     /// its tokens, leaving `i` at the array's closing bracket; returns the elements taken.
-    /// Nil when it cannot: the tail never started, failed, began elsewhere in the end, or
-    /// would nest too deep here (this parse then goes on alone and finds the same error).
+    /// Nil when it cannot: the tail failed, moved on to begin elsewhere, or would nest too
+    /// deep here (this parse then goes on alone and finds the same error).
     mutating func splice(_ t: TailParse) -> UInt32? {
-        tail = nil  // one attempt: the tail began at one place
-        guard var r = t.take(at: i) else { return nil }
+        guard var r = t.take(at: i) else {
+            // Kept while it may still begin further on (it outgrew a nested array).
+            if t.start <= i { tail = nil }
+            return nil
+        }
+        tail = nil
         defer { r.tokens.free() }
         guard depth + r.deepest <= Self.maxDepth else { return nil }
         let base = tokens.count
         tokens.appendShifted(r.tokens, by: UInt32(base))
         for (k, s) in r.unescaped { unescaped[k + base] = s }
         objects += r.objects
-        deepest = max(deepest, depth + r.deepest)
         i = r.close
         spliced = true
         return r.elements
     }
 
-    /// What the second thread does during a large parse: it asks the kernel to fault in the
-    /// tape's pages without writing them (MADV_POPULATE_WRITE, Linux 5.14; where it is
-    /// refused, the parser faults them in as before), as far as the tape is likely to
-    /// reach, then copies the text. On this VM fresh memory costs 0.55 ms per MB in faults:
-    /// the 24 MB tape of a 12 MB file, faulted in by the parser, would add about 13 ms to a
-    /// 30 ms parse. The helper never writes the
+    /// What the second thread does during a large parse: it parses the rest of a large array
+    /// (`TailParse`) and copies the text the document keeps. Where there is no such array,
+    /// it instead asks the kernel to fault in the tape's pages without writing them
+    /// (MADV_POPULATE_WRITE, Linux 5.14; where it is refused, the parser faults them in as
+    /// before), as far as the tape is likely to reach, then copies the text. On this VM
+    /// fresh memory costs 0.55 ms per MB in faults: the 24 MB tape of a 12 MB file, faulted
+    /// in by the parser, would add about 13 ms to a 30 ms parse. The helper never writes the
     /// tape; if the parser has moved to a larger tape meanwhile, the old range is merely
     /// faulted in (or refused, once unmapped), never changed.
     final class ParseHelper: @unchecked Sendable {
@@ -591,7 +603,12 @@ public struct JSONParser {
         func run() {
             // The rest of a large array first, if there is one to parse: the main parse
             // then writes only half the tape, and no faulting in is needed.
-            if let tail, state == .running, tail.run() {
+            #if canImport(CSys)
+            let tailTaken = tail.map { state == .running && $0.run() } ?? false
+            #else
+            let tailTaken = false  // without the flags the main parse could never take it
+            #endif
+            if tailTaken {
                 if state != .parseFailed { text = JSONDocument.paddedCopy(bytes) }
                 return
             }
@@ -1078,14 +1095,16 @@ final class TailParse: @unchecked Sendable {
     }
 
     let bytes: UnsafeBufferPointer<UInt8>
-    /// [state, start]: the tail's state, and where its current attempt began (-1 none).
-    private let flags = UnsafeMutablePointer<Int32>.allocate(capacity: 2)
+    /// [state, start, cancelled]: the tail's state, where its current attempt began (-1
+    /// none), and 1 once the main parse no longer needs it.
+    private let flags = UnsafeMutablePointer<Int32>.allocate(capacity: 3)
     private var result: Result?
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         flags.initialize(to: State.idle.rawValue)
         (flags + 1).initialize(to: -1)
+        (flags + 2).initialize(to: 0)
     }
 
     deinit {
@@ -1105,15 +1124,20 @@ final class TailParse: @unchecked Sendable {
     /// Where the current attempt began; the main parse checks it at each element start.
     var start: Int { Int(load(1)) }
 
+    /// The main parse has ended: a tail still being parsed is abandoned.
+    func cancel() { store(2, 1) }
+    var cancelled: Bool { load(2) != 0 }
+
     /// Parses the tail; returns whether one was parsed (the main parse may still not take it).
     func run() -> Bool {
         store(0, State.running.rawValue)
         var at = Self.boundary(in: bytes, from: bytes.count / 2)
         var failures = 0
-        while let s = at, failures < 8 {
+        while let s = at, failures < 8, !cancelled {
             store(1, Int32(s))
             var p = JSONParser(bytes: bytes)
             p.i = s
+            p.cancel = flags + 2
             p.tokens.reserve((bytes.count - s) / 6 + 16)
             switch p.parseTail() {
             case .success(let elements):
@@ -1138,10 +1162,12 @@ final class TailParse: @unchecked Sendable {
     }
 
     /// The main parse, at an element start equal to `start`: waits for the tail to end and
-    /// takes it (the caller then owns its tokens) if it began at `position`. The wait is
-    /// short and cannot deadlock: `start` is set only by a tail parse under way.
+    /// takes it (the caller then owns its tokens) if it began at `position`. With the halves
+    /// balanced the tail ends about when the main parse gets here; the wait stops early if
+    /// the tail moves on to begin elsewhere, and cannot deadlock: `start` is set only by a
+    /// tail parse under way.
     func take(at position: Int) -> Result? {
-        while load(0) == State.running.rawValue { sched_yield() }
+        while load(0) == State.running.rawValue && load(1) == Int32(position) { sched_yield() }
         guard load(0) == State.done.rawValue, let r = result, r.start == position else { return nil }
         result = nil
         return r

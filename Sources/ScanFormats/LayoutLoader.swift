@@ -59,7 +59,9 @@ public enum LayoutLoader {
 
     static func read(_ document: JSONDocument, bytes: [UInt8], file: String, splitAbove: Int) throws(DataFileError) -> LayoutDocument {
         // Every node is a JSON object, so the file's object count bounds the nodes: their
-        // storage is allocated once and each node is built where it stays (`Slots`).
+        // storage is allocated once and each node is built where it stays (`Slots`). The
+        // tree keeps that capacity (about twice the nodes in layouts); pages never written
+        // take no memory.
         let capacity = max(1, document.objectCount)
         let info = UnsafeMutablePointer<NodeInfo>.allocate(capacity: capacity)
         preferHugePages(info, count: capacity)
@@ -299,7 +301,8 @@ struct LayoutReader {
     }
 
     /// Reads the screen and every node into `nodes`, and checks them against each other
-    /// (duplicate ids, the root, custom orders, references); nil when there is no root.
+    /// (ids defined twice within a reader's half, the root, custom orders, references); nil
+    /// when there is no root.
     mutating func readNodes(_ json: JSONValue) -> Screen? {
         guard let doc = fields.object(json, "$", nil, allowed: ["schemaVersion", "screen", "root"]) else { return nil }
         if let v = doc[K.schemaVersion] {
@@ -620,7 +623,9 @@ struct LayoutReader {
             }
         }
         guard nodes.end == second.nodes.start else {
-            // The count disagreed with the read (it must not): read the rest here instead.
+            // The count disagreed with the read (it must not; `countNodes` follows `node`).
+            // Fewer nodes than counted: the rest is read again here. More would have
+            // trapped in `Slots.append` before writing into the second reader's slots.
             assertionFailure("node count \(firstHalfNodes) disagrees with the nodes read")
             nodes.discard(second.nodes)
             info.discard(second.info)
@@ -672,6 +677,7 @@ struct LayoutReader {
     /// E05 for every id defined again, naming the file's first definition.
     mutating func reportDuplicates() {
         guard !duplicates.isEmpty else { return }
+        duplicates.sort { $0.index < $1.index }  // file order, whichever half found them
         let index = lines  // built once for all of them, not per message
         for (id, i) in duplicates {
             guard let first = indexOf(id) else { continue }
@@ -1089,7 +1095,6 @@ struct LayoutReader {
         var unreachable = check(tree, 0..<1)
         if let split = secondHalfStart, split < tree.count {
             var other = self
-            other.fields.diagnostics = []
             other.lints.diagnostics = []
             other.labelErrors.diagnostics = []
             other.duplicates = []
@@ -1100,7 +1105,6 @@ struct LayoutReader {
                                { b.pointee.crossHalfDuplicates(part: 1); return b.pointee.check(tree, split..<tree.count) })
                 }
             }
-            fields.diagnostics += other.fields.diagnostics
             lints.diagnostics += other.lints.diagnostics
             labelErrors.diagnostics += other.labelErrors.diagnostics
             duplicates += other.duplicates
@@ -1117,6 +1121,8 @@ struct LayoutReader {
         }
         reachable.deallocate()
         axParent.deallocate()
+        reachable = .init(start: nil, count: 0)
+        axParent = .init(start: nil, count: 0)
     }
 
     /// Reachability by walking the accessibility tree from the root (custom orders).
