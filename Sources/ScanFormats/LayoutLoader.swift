@@ -1212,13 +1212,22 @@ struct LayoutReader {
                 lints.report(.warning, "W22", info[i].idOffset, p(), n.id, "element lies entirely off-screen")
             }
             if let l = n.label {
-                if l.utf8.last == UInt8(ascii: ".") { lints.report(.warning, "W24", info[i].idOffset, p(), n.id, "label ends with \".\"; labels are words, not sentences") }
-                var digits = 0, longest = 0
-                for b in l.utf8 { digits = (48...57).contains(b) ? digits + 1 : 0; longest = max(longest, digits) }
+                // One pass over the label's bytes, in place (on the stack for a short label):
+                // this runs for every labelled element.
+                var text = l
+                let traits = n.traits, words = vocabulary.traitWords
+                let (endsWithDot, longest, word) = text.withUTF8 { b -> (Bool, Int, String?) in
+                    var digits = 0, longest = 0
+                    for x in b {
+                        if x &- 48 < 10 { digits += 1; longest = max(longest, digits) } else { digits = 0 }
+                    }
+                    let word = traits.intersects(traitWordTraits)
+                        ? words.first(where: { traits.contains($0.0) && containsWord(b, $0.1, in: l) })?.1 : nil
+                    return (b.last == UInt8(ascii: "."), longest, word)
+                }
+                if endsWithDot { lints.report(.warning, "W24", info[i].idOffset, p(), n.id, "label ends with \".\"; labels are words, not sentences") }
                 if longest >= 5 { lints.report(.warning, "W24", info[i].idOffset, p(), n.id, "label has \(longest) digits in a row; they are read one by one") }
-            }
-            if let l = n.label, n.traits.intersects(traitWordTraits) {
-                if let (_, w) = vocabulary.traitWords.first(where: { n.traits.contains($0.0) && containsWord(l, $0.1) }) {
+                if let w = word {
                     lints.report(.warning, "W24", info[i].idOffset, p(), n.id, "label contains the trait word \"\(w)\", which is spoken anyway")
                 }
             }
@@ -1255,30 +1264,29 @@ let traitWordTraits = TraitSet(Vocabulary.shared.traitWords.map(\.0))
 
 /// Whether `text` has `word` (lowercase) as a whole word, ignoring case. ASCII text, nearly
 /// every label, is scanned in place; other text is split on Unicode letters.
-func containsWord(_ text: String, _ word: String) -> Bool {
+/// Whether `text` (its UTF-8 bytes `t`) has `word` as a whole word, ignoring case.
+func containsWord(_ t: UnsafeBufferPointer<UInt8>, _ word: String, in text: String) -> Bool {
     // Over the bytes in place (a label is short, and this runs for every labelled element).
     @inline(__always) func letter(_ b: UInt8) -> Bool { (b | 0x20) >= 97 && (b | 0x20) <= 122 }
-    var text = text, word = word
-    let ascii: Bool? = text.withUTF8 { t in
-        word.withUTF8 { w in
-            let n = t.count
-            var i = 0
-            while i < n {
-                let b = t[i]
-                if b >= 0x80 { return nil }
-                guard letter(b) else { i += 1; continue }
-                // One word: a run of ASCII letters, compared with `word` ignoring case.
-                var m = 0
-                var same = true
-                while i < n && t[i] < 0x80 && letter(t[i]) {
-                    if same { if m < w.count && t[i] | 0x20 == w[m] { m += 1 } else { same = false } }
-                    i += 1
-                }
-                if i < n && t[i] >= 0x80 { return nil }
-                if same && m == w.count { return true }
+    var word = word
+    let ascii: Bool? = word.withUTF8 { w in
+        let n = t.count
+        var i = 0
+        while i < n {
+            let b = t[i]
+            if b >= 0x80 { return nil }
+            guard letter(b) else { i += 1; continue }
+            // One word: a run of ASCII letters, compared with `word` ignoring case.
+            var m = 0
+            var same = true
+            while i < n && t[i] < 0x80 && letter(t[i]) {
+                if same { if m < w.count && t[i] | 0x20 == w[m] { m += 1 } else { same = false } }
+                i += 1
             }
-            return false
+            if i < n && t[i] >= 0x80 { return nil }
+            if same && m == w.count { return true }
         }
+        return false
     }
     // Non-ASCII text: words by Unicode letters.
     return ascii ?? text.lowercased().split(whereSeparator: { !$0.isLetter }).contains(Substring(word))
