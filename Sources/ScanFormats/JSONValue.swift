@@ -726,6 +726,9 @@ public struct JSONParser {
         // Objects are small (a node has a handful of keys): a linear scan finds duplicates
         // faster than hashing; big objects switch to a set.
         var seen: Set<[UInt8]>?
+        // The buckets of the keys so far: a key whose bucket is new cannot be a duplicate,
+        // and then the earlier keys need no walk (most keys of most objects).
+        var buckets: UInt64 = 0
         var count: UInt32 = 0
         skipSpace()
         if i < bytes.count && bytes[i] == UInt8(ascii: "}") {
@@ -752,16 +755,19 @@ public struct JSONParser {
             } else {
                 // The object's earlier keys are on the tape already: walk them.
                 var d = false
-                var s = me + 1
                 let bucket = tokens[k].bucket
-                while s < k {
-                    if tokens[s].bucket == bucket && sameKey(s, k) { d = true; break }
-                    s = nextOnTape(s + 1)
+                if buckets & (1 << UInt64(bucket)) != 0 {
+                    var s = me + 1
+                    while s < k {
+                        if tokens[s].bucket == bucket && sameKey(s, k) { d = true; break }
+                        s = nextOnTape(s + 1)
+                    }
                 }
+                buckets |= 1 << UInt64(bucket)
                 duplicate = d
                 if count >= 16 {
                     var all: Set<[UInt8]> = [Array(keyText(k).utf8)]
-                    s = me + 1
+                    var s = me + 1
                     while s < k { all.insert(Array(keyText(s).utf8)); s = nextOnTape(s + 1) }
                     seen = all
                 }
