@@ -982,7 +982,8 @@ public struct JSONParser {
             if i == from { throw fail("an exponent must have digits", at: start) }
         }
         if !exponent && digits <= 15 {
-            let v = Double(mantissa) / exactPowersOfTen[fraction]
+            // Integers (most numbers in a layout) need no division.
+            let v = fraction == 0 ? Double(mantissa) : Double(mantissa) / exactPowersOfTen[fraction]
             tokens.append(JSONToken(offset: UInt32(start), number: negative ? -v : v))
             return
         }
