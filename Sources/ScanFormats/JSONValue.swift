@@ -1160,7 +1160,7 @@ final class TailParse: @unchecked Sendable {
             case .failure:
                 p.tokens.free()
                 failures += 1
-                at = Self.boundary(in: bytes, from: s + 1)
+                at = cancelled ? nil : Self.boundary(in: bytes, from: s + 1)
             }
         }
         store(1, -1)

@@ -1094,6 +1094,7 @@ struct LayoutReader {
         if hasCustomOrder { walkAccessibility(tree) }
         var unreachable = check(tree, 0..<1)
         if let split = secondHalfStart, split < tree.count {
+            // The halves report only into `lints`, `labelErrors` and `duplicates`.
             var other = self
             other.lints.diagnostics = []
             other.labelErrors.diagnostics = []
@@ -1262,9 +1263,9 @@ struct LayoutReader {
 /// The traits of `Vocabulary.traitWords`.
 let traitWordTraits = TraitSet(Vocabulary.shared.traitWords.map(\.0))
 
-/// Whether `text` has `word` (lowercase) as a whole word, ignoring case. ASCII text, nearly
-/// every label, is scanned in place; other text is split on Unicode letters.
-/// Whether `text` (its UTF-8 bytes `t`) has `word` as a whole word, ignoring case.
+/// Whether `text` (its UTF-8 bytes `t`) has `word` (lowercase) as a whole word, ignoring
+/// case. ASCII text, nearly every label, is scanned in place; other text is split on
+/// Unicode letters.
 func containsWord(_ t: UnsafeBufferPointer<UInt8>, _ word: String, in text: String) -> Bool {
     // Over the bytes in place (a label is short, and this runs for every labelled element).
     @inline(__always) func letter(_ b: UInt8) -> Bool { (b | 0x20) >= 97 && (b | 0x20) <= 122 }
