@@ -447,8 +447,7 @@ public struct JSONParser {
                 p.tail = Unmanaged.passUnretained(tail)
                 let helper = ParseHelper(tape: UnsafeMutableRawPointer(p.tokens.base!),
                                          tapeBytes: p.tokens.capacity * MemoryLayout<JSONToken>.stride, bytes: array,
-                                         tail: tail)
-                defer { withExtendedLifetime(tail) {} }
+                                         tail: tail)  // which keeps it alive for `p.tail`
                 outcome = withUnsafeMutablePointer(to: &p) { parser in
                     bothAtOnce({ () -> Result<Void, JSONSyntaxError> in
                         let outcome = parser.pointee.parseWhole()
