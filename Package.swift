@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Dependencies point inward: ScanCore depends on nothing; only SwitchInput lists the
-// libevdev and libudev modules (CSys, plain system calls, serves the loaders and the
-// runtime). The layering is enforced here, not by convention.
+// libevdev and libudev modules, only DesktopAccess libatspi (CSys, plain system calls,
+// serves the loaders and the runtime). The layering is enforced here, not by convention.
 let package = Package(
     name: "SwitchScan",
     platforms: [.macOS(.v13)],
@@ -25,10 +25,13 @@ let package = Package(
         // The only module that talks to libevdev and libudev.
         .target(name: "SwitchInput", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime", "CEvdev", "CUdev", "CSys"]),
         .target(name: "ScanRuntime", dependencies: ["ScanCore", "ScanFormats", "CSys"]),
+        .systemLibrary(name: "CAtspi", pkgConfig: "atspi-2", providers: [.apt(["libatspi2.0-dev"])]),
+        // The only module that talks to libatspi, GLib and D-Bus: the live desktop.
+        .target(name: "DesktopAccess", dependencies: ["ScanCore", "CAtspi"]),
         .executableTarget(
             name: "switchscan",
             dependencies: [
-                "ScanCore", "ScanFormats", "ScanRuntime", "SwitchInput", "CSys",
+                "ScanCore", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "CSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -37,5 +40,7 @@ let package = Package(
         .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan"]),
+        // Real applications on a private X server and accessibility bus, started by the tests.
+        .testTarget(name: "DesktopTests", dependencies: ["switchscan"], exclude: ["Fixtures"]),
     ]
 )

@@ -121,18 +121,13 @@ extension ScanEngine {
         }
     }
 
-    /// Rebuilds the scan tree after the screen changed, re-anchoring the cursor by node.
+    /// Rebuilds the scan tree after a layout effect changed the tree in place. Indices are
+    /// the same before and after; the place is kept by id all the same, as `replaceTree`
+    /// keeps it (ScanEngine+Place.swift): the same stop, else the item after it, else before.
+    /// The caller highlights after the action, so only a cursor that had to move does here.
     mutating func rebuild(keepFocus: Bool) {
-        let oldStop = stop(item.cursor)
-        let anchor: (node: Int, exit: Bool)?
-        switch oldStop {
-        case .item(.element(let n))?: anchor = (n, false)
-        case .item(.group(let g))?: anchor = (scan.groups[g].node, false)
-        case .exit?: anchor = (scan.groups[item.cursor.scope].node, true)
-        default: anchor = nil
-        }
-        let topIndex = item.cursor.scopes.count > 1
-            ? scan.groups[item.cursor.scopes[1]].indexInParent : item.cursor.index
+        let here = place(of: item.cursor)
+        let saved = point.savedItem.map { place(of: $0.cursor) }
         scan = ScanTreeBuilder.build(tree, settings: settings)
         groupLabels = []
         history.removeAll()
@@ -140,26 +135,24 @@ extension ScanEngine {
            scan.locate(node: t) == nil {
             closeMenu()
         }
+        let slots = scanSlots()
+        if let saved { relocateSaved(saved, slots) }
         guard keepFocus, item.running else { item.cursor = Cursor(); return }
-        if let a = anchor, let (g, i) = scan.locate(node: a.node) {
-            if a.exit, case .group(let sub) = scan.groups[g].items[i] {
-                item.cursor.scopes = scan.ancestors(of: sub) + [sub]
-                item.cursor.index = scan.groups[sub].items.count
-            } else {
-                item.cursor.scopes = scan.ancestors(of: g) + [g]
-                item.cursor.index = i
-            }
-            return
-        }
-        item.cursor = Cursor()
-        let n = cycleCount(0)
-        guard n > 0 else {
+        guard cycleCount(0) > 0 else {
+            item.cursor = Cursor()
             item.running = false
             moveAt = nil
+            stoppedForNothingToScan = true
             emit(.scanStopped(.nothingToScan))
             return
         }
-        item.cursor.index = min(topIndex, n - 1)
+        let found = find(here, slots)
+        if found.exact {
+            item.cursor.scopes = found.cursor.scopes
+            item.cursor.index = found.cursor.index
+            return
+        }
+        item.cursor = found.cursor
         if item.menu == nil && mode == .item {
             emitHighlight()
             armMove(from: now, firstOfCycle: item.cursor.index == 0)

@@ -24,9 +24,11 @@ extension ScanEngine {
         item = ItemState(cursor: Cursor(), menu: nil, running: true)
         history.removeAll()
         stepSelectAt = nil
+        stoppedForNothingToScan = false
         guard cycleCount(0) > 0 else {
             item.running = false
             moveAt = nil
+            stoppedForNothingToScan = true
             emit(.scanStopped(.nothingToScan))
             return
         }

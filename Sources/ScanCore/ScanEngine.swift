@@ -59,6 +59,9 @@ public struct ScanEngine: Sendable {
     var history = StepHistory()
     /// Group labels, computed on first highlight (a scan step must not join strings).
     var groupLabels: [String?] = []
+    /// Item mode stopped because the screen had nothing to scan: a new snapshot with items
+    /// starts it again by itself.
+    var stoppedForNothingToScan = false
 
     var out: [TimedEffect] = []
     var now = ScanInstant.zero
@@ -142,12 +145,18 @@ public struct ScanEngine: Sendable {
         return finish()
     }
 
-    /// Replaces the screen (a new layout, or the host's changes), keeping the cursor on the
-    /// same element where it still exists.
+    /// Replaces the screen with a new snapshot (the host's changes, a new layout). Node
+    /// indices may differ between snapshots; ids name the same element in each.
+    /// - Same `screenID`: the cursor, an open menu and a pending auto-tap stay on their
+    ///   elements, found by id; where the cursor's element is gone it goes to the item after
+    ///   it (else before it, else the first). A highlight is emitted only if what it shows
+    ///   changed, and the scan timer restarts only if the highlighted item did. Items
+    ///   appearing on a screen that had none start scanning again.
+    /// - Another `screenID`: any menu closes, the new root's label is announced, and
+    ///   scanning starts over (item mode at the first item, point mode with a new sweep).
     public mutating func replaceTree(_ newTree: ElementTree, at t: ScanInstant) -> [TimedEffect] {
         begin(t)
-        tree = newTree
-        rebuild(keepFocus: true)
+        if newTree.screenID == tree.screenID { keepPlace(in: newTree) } else { enterScreen(newTree) }
         return finish()
     }
 

@@ -10,8 +10,8 @@ import ScanCore
 public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     struct Box { var frame: Rect; var label: String }
 
-    let tree: ElementTree
-    let boxes: [Box]
+    var tree: ElementTree
+    var boxes: [Box]
     let queue: DispatchQueue
     let clock: () -> ScanInstant
     var highlight: (frame: Rect?, label: String, kind: HighlightKind, item: String)?
@@ -33,13 +33,24 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
         self.tree = tree
         self.queue = queue
         self.clock = clock
-        // Every visible, real node but the root: what a sighted helper would see.
-        boxes = tree.nodes.indices.dropFirst().compactMap { i in
+        boxes = Self.boxes(of: tree)
+        TerminalState.takeScreen()
+    }
+
+    /// Every visible, real node but the root: what a sighted helper would see.
+    static func boxes(of tree: ElementTree) -> [Box] {
+        tree.nodes.indices.dropFirst().compactMap { i in
             let n = tree[i]
             guard n.isVisible, !n.isVirtual, n.frame.width > 0, n.frame.height > 0 else { return nil }
             return Box(frame: n.frame, label: n.label ?? "")
         }
-        TerminalState.takeScreen()
+    }
+
+    /// A new screen (the live desktop changed); on the presenter's queue.
+    public func replaceTree(_ newTree: ElementTree) {
+        tree = newTree
+        boxes = Self.boxes(of: newTree)
+        if !finished { try? render() }
     }
 
     public func present(_ effects: [TimedEffect]) throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DesktopAccess
 import Dispatch
 import Foundation
 import ScanCore
@@ -6,7 +7,11 @@ import ScanRuntime
 
 enum TimingDriver: String, ExpressibleByArgument, CaseIterable { case realtime, dispatch }
 
+/// New live trees seen by the last engine run (bench timing --desktop).
+nonisolated(unsafe) var desktopTreesSeen = 0
+
 struct RunResult {
+    var trees = 0
     var samples: [Int64]
     var missed: Int
     var cpu: Double
@@ -50,7 +55,11 @@ struct BenchTiming: ParsableCommand {
     @Flag(help: "Print one JSON object as the last line.")
     var json = false
 
+    @Flag(help: "Scan the live desktop's active window meanwhile, as 'run --desktop' does, while a slider in it is moved every 20 ms (five steps up, five down): each change is read through AT-SPI and handed to the engine.")
+    var desktop = false
+
     func validate() throws {
+        if desktop && driver != .realtime { throw ValidationError("--desktop measures the real runtime; leave out --driver dispatch") }
         guard (10...1_000_000).contains(ticks) else { throw ValidationError("--ticks takes 10 to 1000000") }
         guard (0...99).contains(rtPriority) else { throw ValidationError("--rt-priority takes 0 to 99") }
     }
@@ -70,6 +79,7 @@ struct BenchTiming: ParsableCommand {
         let engine = driver == .realtime ? runEngine() : runDispatch()
         pthread_join(referenceThread, nil)
         let (missed, cpu) = (engine.missed, engine.cpu)
+        desktopTreesSeen = engine.trees
         if let warning = engine.warning { FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8)) }
         let e = Summary(engine.samples), r = Summary(reference.samples)
         let ratio = r.p99 > 0 ? e.p99 / r.p99 : 0
@@ -81,6 +91,7 @@ struct BenchTiming: ParsableCommand {
             print(String(format: "ratio engine/reference p99: %.2f; engine thread CPU: %.3f%% of a core", ratio, cpu))
             if !engine.scheduling.isEmpty { print("engine thread: \(engine.scheduling)") }
             print("idle CPUs: \(wakeupText(wakeup))")
+            if desktop { print("desktop: \(desktopTreesSeen) new trees of the live window handed to the engine during the run") }
         }
         if json {
             print("{\"interval_ms\":\(interval.milliseconds),\"ticks\":\(ticks),\"load\":\(load),\"driver\":\"\(driver.rawValue)\","
@@ -102,7 +113,10 @@ struct BenchTiming: ParsableCommand {
         let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: rtPriority > 0, wakeupLatency: nil,
                                               spinMargin: spinMargin.duration))
         defer { rt.stop() }
-        let scanner = LiveScanner(engine: ScanEngine(tree: benchTree(count: 97), settings: engineSettings()), queue: rt) { _ in }
+        let source = desktop ? DesktopLoad() : nil
+        defer { source?.stop() }
+        let scanner = LiveScanner(engine: ScanEngine(tree: source?.firstTree ?? benchTree(count: 97), settings: engineSettings()), queue: rt) { _ in }
+        source?.start(feeding: scanner)
         var samples: [Int64] = []
         samples.reserveCapacity(ticks)
         let done = DispatchSemaphore(value: 0)
@@ -123,7 +137,7 @@ struct BenchTiming: ParsableCommand {
         endProgress()
         let missed = scanner.lateTicks
         let st = rt.status
-        return RunResult(samples: samples, missed: missed, cpu: cpu, warning: st.warning,
+        return RunResult(trees: source?.trees ?? 0, samples: samples, missed: missed, cpu: cpu, warning: st.warning,
                          scheduling: (st.realTime ? "SCHED_FIFO \(st.priority)" : "normal scheduling") + (st.memoryLocked ? ", memory locked" : ""))
     }
 
@@ -189,5 +203,58 @@ struct BenchTiming: ParsableCommand {
         pthread_join(thread, nil)
         endProgress()
         return (samples, missed)
+    }
+}
+
+/// The live desktop as a busy element source for the timing benchmark: the active window
+/// followed through AT-SPI while one of its sliders is moved every 20 ms.
+final class DesktopLoad: @unchecked Sendable {
+    let access: DesktopAccess
+    let firstTree: ElementTree
+    private let lock = NSLock()
+    private var count = 0
+    private var running = true
+    private var mover: Thread?
+    var trees: Int { lock.lock(); defer { lock.unlock() }; return count }
+
+    init() {
+        do { access = try DesktopAccess.connect() } catch {
+            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+            exit(1)
+        }
+        guard case .success(let s) = access.snapshot(app: nil) else {
+            FileHandle.standardError.write(Data("Error: no window to scan; start an application first (see 'switchscan desktop').\n".utf8))
+            exit(1)
+        }
+        firstTree = s.tree
+    }
+
+    func start(feeding scanner: LiveScanner) {
+        _ = access.follow(app: nil) { [self] snapshot in
+            lock.lock(); count += 1; lock.unlock()
+            scanner.replaceTree(snapshot.tree)
+        }
+        let slider = firstTree.nodes.first { $0.adjustable != nil && !$0.traits.contains(.notEnabled) }
+        if slider == nil { FileHandle.standardError.write(Data("Warning: the window has no slider to move; it is followed but not changed.\n".utf8)) }
+        let t = Thread { [self] in
+            var k = 0
+            while true {
+                lock.lock(); let go = running; lock.unlock()
+                guard go else { break }
+                if let slider {
+                    access.perform([TimedEffect(MonotonicClock.now(), .adjust(element: slider.id, direction: k % 10 < 5 ? .increment : .decrement, value: ""))])
+                }
+                k += 1
+                usleep(20_000)
+            }
+        }
+        mover = t
+        t.start()
+    }
+
+    func stop() {
+        lock.lock(); running = false; lock.unlock()
+        usleep(30_000)
+        access.stop()
     }
 }

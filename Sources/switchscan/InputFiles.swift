@@ -66,14 +66,19 @@ struct ScanOptions: ParsableArguments {
     /// The layout and the settings, each problem added to `problems` (all are reported).
     func load(layout: String, problems: inout [String]) -> (LayoutDocument?, ScanSettings) {
         var document: LayoutDocument?
-        var scanSettings = ScanSettings()
         do { document = try loadLayout(layout) } catch { problems.append(error.message) }
+        return (document, loadScanSettings(problems: &problems))
+    }
+
+    /// The settings alone (the live desktop has no layout file).
+    func loadScanSettings(problems: inout [String]) -> ScanSettings {
+        var scanSettings = ScanSettings()
         if let settings {
             do { scanSettings = try loadSettings(settings) } catch { problems.append(error.message) }
         }
         if let style { scanSettings.style = style }
         if let mode { scanSettings.mode = mode }
-        return (document, scanSettings)
+        return scanSettings
     }
 }
 

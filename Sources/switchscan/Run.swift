@@ -1,4 +1,5 @@
 import ArgumentParser
+import DesktopAccess
 import Dispatch
 import Foundation
 import ScanCore
@@ -12,9 +13,10 @@ enum OutputKind: String, ExpressibleByArgument, CaseIterable {
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Scan a layout in real time, driven by the terminal's keyboard as switches.",
+        abstract: "Scan a layout, or the live desktop, in real time with switches or the terminal's keyboard.",
         discussion: """
-        Keys: space or Enter select, Tab next, Shift-Tab previous, m menu, Esc exit, \
+        With --desktop, the active window of the desktop is scanned through the accessibility bus \
+        (AT-SPI), followed as it changes, and activations act on the real widgets. Keys: space or Enter select, Tab next, Shift-Tab previous, m menu, Esc exit, \
         t toggle point mode, p pause, q quit (Ctrl-C works too). The terminal is restored \
         on every way out. Real-time scheduling (SCHED_FIFO, locked memory) is requested; \
         where refused, a warning says how to allow it and scanning goes on.
@@ -23,6 +25,12 @@ struct Run: ParsableCommand {
 
     @Option(help: "The layout file (default: the bundled Layouts/switch-control.uikit.json).")
     var layout: String?
+
+    @Flag(help: "Scan the live desktop's active window through the accessibility bus, instead of a layout.")
+    var desktop = false
+
+    @Option(help: "With --desktop: scan this application's window (its name as 'switchscan desktop' lists it).")
+    var app: String?
 
     @OptionGroup var options: ScanOptions
 
@@ -60,6 +68,8 @@ struct Run: ParsableCommand {
     var profilesFolder: [String] = []
 
     func validate() throws {
+        if desktop && layout != nil { throw ValidationError("--desktop scans the live desktop; leave out --layout, or leave out --desktop to scan the layout.") }
+        if app != nil && !desktop { throw ValidationError("--app goes with --desktop, e.g. switchscan run --desktop --app gtk3-widget-factory") }
         guard (0...99).contains(rtPriority) else { throw ValidationError("--rt-priority takes 0 (none) to 99, e.g. --rt-priority 20") }
         if let duration, !(duration > 0 && duration <= 86_400) {
             throw ValidationError("--duration takes seconds between 0 and 86400, e.g. --duration 30")
@@ -70,7 +80,24 @@ struct Run: ParsableCommand {
         // Before any thread exists, so that every thread inherits it: see RunSession.
         TerminationSignals.block()
         var problems: [String] = []
-        let (document, scanSettings) = options.load(layout: layout ?? BundledData.file("Layouts/switch-control.uikit.json"), problems: &problems)
+        var tree: ElementTree?
+        let scanSettings: ScanSettings
+        var live: DesktopAccess?
+        if desktop {
+            scanSettings = options.loadScanSettings(problems: &problems)
+            guard problems.isEmpty else { throw fail(problems.joined(separator: "\n")) }
+            let access = try connectDesktop()
+            if case .failure(let e) = access.choose(app: app) {
+                access.stop()
+                FileHandle.standardError.write(Data((e.description + "\n").utf8))
+                throw ExitCode(1)
+            }
+            live = access
+        } else {
+            let (document, settings) = options.load(layout: layout ?? BundledData.file("Layouts/switch-control.uikit.json"), problems: &problems)
+            tree = document?.tree
+            scanSettings = settings
+        }
         var profiles = DeviceProfiles(sections: [])
         if !noDevices {
             do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? ProfileLibrary.defaultFolders(devices: BundledData.file("Devices")) : profilesFolder) }
@@ -80,7 +107,13 @@ struct Run: ParsableCommand {
         for path in device {
             do { _ = try EvdevDevice(path: path) } catch { problems.append("Error: \(error.description)") }
         }
-        guard problems.isEmpty, let document else { throw fail(problems.joined(separator: "\n")) }
+        guard problems.isEmpty else { throw fail(problems.joined(separator: "\n")) }
+        // The live window's first snapshot; later ones reach the scanner as they come.
+        let liveTrees = LiveTrees()
+        if let live {
+            tree = live.follow(app: app) { snapshot in liveTrees.put(snapshot.tree) }?.tree
+        }
+        guard let tree else { throw fail("Error: the desktop's window could not be read.") }
         let kind = output ?? (TerminalState.outputIsTerminal ? .terminal : .json)
 
         let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: !noMlock, wakeupLatency: allowDeepIdle ? nil : 0,
@@ -100,13 +133,14 @@ struct Run: ParsableCommand {
         } catch {
             throw fail("Error: \(error)")
         }
-        let terminal = kind == .terminal ? TerminalPresenter(tree: document.tree, queue: presentQueue) : nil
+        let terminal = kind == .terminal ? TerminalPresenter(tree: tree, queue: presentQueue) : nil
         presenters.append(terminal ?? JSONLinesPresenter(fd: 1, origin: origin))
+        if let live { presenters.append(DesktopActuator(live)) }
         let presenter = FanOutPresenter(presenters)
         session.presenter = presenter
         terminal?.onFailure = { e in session.shutdown(code: 1, message: "Error: the terminal presenter failed: \(e)") }
 
-        let scanner = LiveScanner(engine: ScanEngine(tree: document.tree, settings: scanSettings, concurrently: LayoutLoader.runOnTwoCPUs), queue: rt) { effects in
+        let scanner = LiveScanner(engine: ScanEngine(tree: tree, settings: scanSettings, concurrently: LayoutLoader.runOnTwoCPUs), queue: rt) { effects in
             presentQueue.async {
                 do { try presenter.present(effects) } catch {
                     session.shutdown(code: 1, message: "Error: presenting effects failed: \(error)")
@@ -114,6 +148,20 @@ struct Run: ParsableCommand {
             }
         }
         session.scanner = scanner
+        session.desktop = live
+        if let live {
+            // A failed action is said, never fatal: on stderr and as an announcement.
+            live.report = { text in
+                presentQueue.async {
+                    FileHandle.standardError.write(Data("Warning: \(text)\n".utf8))
+                    try? presenter.present([TimedEffect(MonotonicClock.now(), .announce(text))])
+                }
+            }
+            liveTrees.attach { newTree in
+                scanner.replaceTree(newTree)
+                if let terminal { presentQueue.async { terminal.replaceTree(newTree) } }
+            }
+        }
         // The scan starts before any device is attached: both go through the engine's queue
         // in order, so a press read once "Using …" is printed always meets a running scan
         // (a press before the start would be dropped, as it highlighted nothing).
@@ -206,6 +254,7 @@ final class RunSession: @unchecked Sendable {
     var scanner: LiveScanner?
     var keyboard: KeyboardInput?
     var devices: SwitchDevices?
+    var desktop: DesktopAccess?
     var resizeSource: DispatchSourceSignal?
     private let lock = NSLock()
     private var ending = false
@@ -252,6 +301,7 @@ final class RunSession: @unchecked Sendable {
         control.async { [self] in
             keyboard?.stop()
             devices?.closeAll()
+            desktop?.stop()
             rt.stop()
             presentQueue.sync { presenter?.finish() }
             TerminalState.restore()
@@ -269,4 +319,36 @@ final class RunSession: @unchecked Sendable {
             exit(code)
         }
     }
+}
+
+/// New trees of the live window, from the AT-SPI thread to the scanner: any that come
+/// before the scanner exists are kept and the last one handed over on attach.
+final class LiveTrees: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: ElementTree?
+    private var sink: ((ElementTree) -> Void)?
+
+    /// The sink is called under the lock, so trees reach it in order; it must not block.
+    func put(_ tree: ElementTree) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let sink { sink(tree) } else { pending = tree }
+    }
+
+    func attach(_ sink: @escaping (ElementTree) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        self.sink = sink
+        if let early = pending { sink(early) }
+        pending = nil
+    }
+}
+
+/// Performs the engine's activations, custom actions, adjustments and taps on the live
+/// widgets. DesktopAccess does the work on its own thread; presenting never waits for it.
+final class DesktopActuator: EffectPresenter, @unchecked Sendable {
+    let desktop: DesktopAccess
+    init(_ desktop: DesktopAccess) { self.desktop = desktop }
+    func present(_ effects: [TimedEffect]) throws { desktop.perform(effects) }
+    func finish() {}
 }

@@ -1,0 +1,93 @@
+#pragma once
+#include <atspi/atspi.h>
+#include <dbus/dbus.h>
+#include <stdlib.h>
+
+// GLib's type-check macros and boxed-type helpers, as functions Swift can call.
+
+/// The event's string payload (a name or text change), or NULL.
+static inline const char *catspi_event_string(const AtspiEvent *e) {
+    return G_VALUE_HOLDS_STRING(&e->any_data) ? g_value_get_string(&e->any_data) : NULL;
+}
+
+/// A listener callback owns its copy of the event.
+static inline void catspi_event_free(AtspiEvent *e) { g_boxed_free(ATSPI_TYPE_EVENT, e); }
+
+/// The D-Bus name of the application that owns the object ("" if unknown).
+static inline const char *catspi_bus_name(AtspiAccessible *a) {
+    AtspiObject *o = (AtspiObject *)a;
+    return (o->app && o->app->bus_name) ? o->app->bus_name : "";
+}
+
+/// The object's D-Bus path ("" if unknown).
+static inline const char *catspi_path(AtspiAccessible *a) {
+    AtspiObject *o = (AtspiObject *)a;
+    return o->path ? o->path : "";
+}
+
+/// The states as a bit mask (bit n = AtspiStateType n), read in one go.
+static inline gint64 catspi_state_bits(AtspiStateSet *set) { return set ? set->states : 0; }
+
+/// The GError's message, or "" (GError is a plain struct; this keeps the field access in C).
+static inline const char *catspi_error_message(const GError *e) { return (e && e->message) ? e->message : ""; }
+
+/// GLib's "remove this source" answer, a macro in GLib.
+static inline gboolean catspi_source_remove(void) { return G_SOURCE_REMOVE; }
+
+/// Screen or window extents (coord 0 or 1) of `n` objects, asked for all at once: every
+/// request is sent before any reply is awaited, so an application answers them back to back
+/// and the read costs about one round trip instead of n. libatspi has no such call; this is
+/// its Component.GetExtents on the same connection. Writes x, y, width, height per object
+/// into `out` and 1 into `ok[i]` where the answer came; returns how many came.
+static inline int catspi_extents_batch(AtspiAccessible *const *objs, int n, unsigned int coord, int timeout_ms,
+                                       int *out, unsigned char *ok) {
+    DBusPendingCall **pending = (DBusPendingCall **)calloc((size_t)(n > 0 ? n : 1), sizeof *pending);
+    if (!pending) return 0;
+    for (int i = 0; i < n; i++) {
+        ok[i] = 0;
+        AtspiObject *o = (AtspiObject *)objs[i];
+        if (!o || !o->app || !o->app->bus || !o->app->bus_name || !o->path) continue;
+        DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Component", "GetExtents");
+        if (!m) continue;
+        dbus_uint32_t ct = coord;
+        if (dbus_message_append_args(m, DBUS_TYPE_UINT32, &ct, DBUS_TYPE_INVALID))
+            dbus_connection_send_with_reply(o->app->bus, m, &pending[i], timeout_ms);
+        dbus_message_unref(m);
+    }
+    int got = 0;
+    for (int i = 0; i < n; i++) {
+        if (!pending[i]) continue;
+        dbus_pending_call_block(pending[i]);
+        DBusMessage *r = dbus_pending_call_steal_reply(pending[i]);
+        dbus_pending_call_unref(pending[i]);
+        if (!r) continue;
+        DBusMessageIter it, st;
+        if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
+            && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_STRUCT) {
+            dbus_message_iter_recurse(&it, &st);
+            dbus_int32_t v[4];
+            int k = 0;
+            while (k < 4 && dbus_message_iter_get_arg_type(&st) == DBUS_TYPE_INT32) {
+                dbus_message_iter_get_basic(&st, &v[k++]);
+                dbus_message_iter_next(&st);
+            }
+            if (k == 4) {
+                for (int j = 0; j < 4; j++) out[4 * i + j] = v[j];
+                ok[i] = 1;
+                got++;
+            }
+        }
+        dbus_message_unref(r);
+    }
+    free(pending);
+    return got;
+}
+
+/// The rectangle a bounds-changed event carries; returns 0 when it carries none.
+static inline int catspi_event_rect(const AtspiEvent *e, int *xywh) {
+    if (!G_VALUE_HOLDS(&e->any_data, ATSPI_TYPE_RECT)) return 0;
+    const AtspiRect *r = (const AtspiRect *)g_value_get_boxed(&e->any_data);
+    if (!r) return 0;
+    xywh[0] = r->x; xywh[1] = r->y; xywh[2] = r->width; xywh[3] = r->height;
+    return 1;
+}

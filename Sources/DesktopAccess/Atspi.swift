@@ -1,0 +1,296 @@
+import CAtspi
+
+/// One small Swift function per libatspi call used, each freeing what the call returns.
+/// All of them run on the AtspiThread only.
+
+/// A call that failed: libatspi's message. A call to an application that does not answer
+/// (stopped, busy) fails after the timeout set in `Atspi.setUp`.
+struct AtspiCallError: Error, CustomStringConvertible {
+    var description: String
+    /// The application did not answer in time (D-Bus NoReply or a timeout).
+    var isTimeout: Bool {
+        description.contains("NoReply") || description.contains("imeout") || description.contains("did not receive a reply")
+    }
+}
+
+/// An owned reference to an accessible object (g_object_unref on release).
+final class AccessibleRef: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<AtspiAccessible>
+
+    /// Takes over a reference the caller owns (libatspi's getters return new references).
+    init(owning pointer: UnsafeMutablePointer<AtspiAccessible>) { self.pointer = pointer }
+
+    /// Adds a reference of its own.
+    init(retaining pointer: UnsafeMutablePointer<AtspiAccessible>) {
+        g_object_ref(pointer)
+        self.pointer = pointer
+    }
+
+    deinit { g_object_unref(pointer) }
+
+    /// Application bus name and object path: stable for the life of the widget.
+    var busName: String { String(cString: catspi_bus_name(pointer)) }
+    var path: String { String(cString: catspi_path(pointer)) }
+}
+
+enum Atspi {
+    /// Per-call timeout: an application that does not answer costs at most this much, once
+    /// (its walk is then abandoned). libatspi's default is 800 ms, and 15 s for new apps.
+    static let callTimeoutMilliseconds: Int32 = 250
+
+    /// Whether the accessibility bus can be reached. `atspi_init` must succeed before any
+    /// other libatspi call: after a failed init the next call aborts the process.
+    static func setUp() -> Bool {
+        let rc = atspi_init()
+        guard rc == 0 || rc == 1 else { return false }   // 1: already initialised
+        atspi_set_timeout(callTimeoutMilliseconds, 1000)
+        return true
+    }
+
+    static func check(_ err: UnsafeMutablePointer<GError>?) throws(AtspiCallError) {
+        guard let err else { return }
+        let message = String(cString: catspi_error_message(err))
+        g_error_free(err)
+        throw AtspiCallError(description: message)
+    }
+
+    static func take(_ p: UnsafeMutablePointer<gchar>?) -> String {
+        guard let p else { return "" }
+        defer { g_free(p) }
+        return String(cString: p)
+    }
+
+    static func desktop() -> AccessibleRef? {
+        atspi_get_desktop(0).map { AccessibleRef(owning: $0) }
+    }
+
+    static func childCount(_ a: AccessibleRef) throws(AtspiCallError) -> Int {
+        var err: UnsafeMutablePointer<GError>?
+        let n = atspi_accessible_get_child_count(a.pointer, &err)
+        try check(err)
+        return Int(max(0, n))
+    }
+
+    static func child(_ a: AccessibleRef, _ i: Int) throws(AtspiCallError) -> AccessibleRef? {
+        var err: UnsafeMutablePointer<GError>?
+        let c = atspi_accessible_get_child_at_index(a.pointer, Int32(i), &err)
+        try check(err)
+        return c.map { AccessibleRef(owning: $0) }
+    }
+
+    /// `count`: the child count when the caller has it already (each read is a call).
+    static func children(_ a: AccessibleRef, count: Int? = nil) throws(AtspiCallError) -> [AccessibleRef] {
+        let n: Int
+        if let count { n = count } else { n = try childCount(a) }
+        var out: [AccessibleRef] = []
+        out.reserveCapacity(n)
+        for i in 0..<n { if let c = try child(a, i) { out.append(c) } }
+        return out
+    }
+
+    static func name(_ a: AccessibleRef) throws(AtspiCallError) -> String {
+        var err: UnsafeMutablePointer<GError>?
+        let s = take(atspi_accessible_get_name(a.pointer, &err))
+        try check(err)
+        return s
+    }
+
+    static func description(_ a: AccessibleRef) -> String {
+        var err: UnsafeMutablePointer<GError>?
+        let s = take(atspi_accessible_get_description(a.pointer, &err))
+        if err != nil { g_error_free(err); return "" }
+        return s
+    }
+
+    static func role(_ a: AccessibleRef) throws(AtspiCallError) -> AtspiRole {
+        var err: UnsafeMutablePointer<GError>?
+        let r = atspi_accessible_get_role(a.pointer, &err)
+        try check(err)
+        return r
+    }
+
+    /// A role's name ("push button"), without a call.
+    static func roleName(of role: AtspiRole) -> String {
+        take(atspi_role_get_name(role))
+    }
+
+    static func roleName(_ a: AccessibleRef) -> String {
+        var err: UnsafeMutablePointer<GError>?
+        let s = take(atspi_accessible_get_role_name(a.pointer, &err))
+        if err != nil { g_error_free(err); return "" }
+        return s
+    }
+
+    static func localizedRoleName(_ a: AccessibleRef) -> String {
+        var err: UnsafeMutablePointer<GError>?
+        let s = take(atspi_accessible_get_localized_role_name(a.pointer, &err))
+        if err != nil { g_error_free(err); return "" }
+        return s
+    }
+
+    static func states(_ a: AccessibleRef) -> StateBits {
+        guard let set = atspi_accessible_get_state_set(a.pointer) else { return StateBits(raw: 0) }
+        defer { g_object_unref(set) }
+        return StateBits(raw: UInt64(bitPattern: Int64(catspi_state_bits(set))))
+    }
+
+    /// Screen extents, or nil where the object has none or they are the "not placed"
+    /// marker (INT_MIN) of hidden and unrealised widgets.
+    static func extents(_ a: AccessibleRef) throws(AtspiCallError) -> (x: Double, y: Double, width: Double, height: Double)? {
+        guard let c = atspi_accessible_get_component_iface(a.pointer) else { return nil }
+        defer { g_object_unref(c) }
+        var err: UnsafeMutablePointer<GError>?
+        let r = atspi_component_get_extents(c, ATSPI_COORD_TYPE_SCREEN, &err)
+        try check(err)
+        guard let r else { return nil }
+        defer { g_free(r) }
+        let e = r.pointee
+        guard e.x > Int32.min / 2, e.y > Int32.min / 2, e.width >= 0, e.height >= 0 else { return nil }
+        return (Double(e.x), Double(e.y), Double(e.width), Double(e.height))
+    }
+
+    static func hasInterface(_ a: AccessibleRef, _ name: String) -> Bool {
+        guard let arr = atspi_accessible_get_interfaces(a.pointer) else { return false }
+        defer { g_array_free(arr, 1) }
+        let count = Int(arr.pointee.len)
+        return arr.pointee.data.withMemoryRebound(to: UnsafeMutablePointer<gchar>?.self, capacity: count) { p in
+            for i in 0..<count {
+                if let s = p[i], String(cString: s) == name { return true }
+            }
+            return false
+        }
+    }
+
+    static func actionNames(_ a: AccessibleRef) throws(AtspiCallError) -> [String] {
+        guard let act = atspi_accessible_get_action_iface(a.pointer) else { return [] }
+        defer { g_object_unref(act) }
+        var err: UnsafeMutablePointer<GError>?
+        let n = atspi_action_get_n_actions(act, &err)
+        try check(err)
+        var names: [String] = []
+        for i in 0..<max(0, n) {
+            let s = take(atspi_action_get_action_name(act, i, &err))
+            try check(err)
+            names.append(s)
+        }
+        return names
+    }
+
+    static func doAction(_ a: AccessibleRef, _ index: Int) throws(AtspiCallError) -> Bool {
+        guard let act = atspi_accessible_get_action_iface(a.pointer) else { return false }
+        defer { g_object_unref(act) }
+        var err: UnsafeMutablePointer<GError>?
+        let ok = atspi_action_do_action(act, Int32(index), &err)
+        try check(err)
+        return ok != 0
+    }
+
+    struct ValueRange { var min: Double; var max: Double; var current: Double; var step: Double }
+
+    static func value(_ a: AccessibleRef) throws(AtspiCallError) -> ValueRange? {
+        guard let v = atspi_accessible_get_value_iface(a.pointer) else { return nil }
+        defer { g_object_unref(v) }
+        var err: UnsafeMutablePointer<GError>?
+        let lo = atspi_value_get_minimum_value(v, &err); try check(err)
+        let hi = atspi_value_get_maximum_value(v, &err); try check(err)
+        let cur = atspi_value_get_current_value(v, &err); try check(err)
+        let step = atspi_value_get_minimum_increment(v, &err); try check(err)
+        return ValueRange(min: lo, max: hi, current: cur, step: step)
+    }
+
+    static func currentValue(_ a: AccessibleRef) throws(AtspiCallError) -> Double? {
+        guard let v = atspi_accessible_get_value_iface(a.pointer) else { return nil }
+        defer { g_object_unref(v) }
+        var err: UnsafeMutablePointer<GError>?
+        let cur = atspi_value_get_current_value(v, &err)
+        try check(err)
+        return cur
+    }
+
+    static func setValue(_ a: AccessibleRef, _ x: Double) throws(AtspiCallError) -> Bool {
+        guard let v = atspi_accessible_get_value_iface(a.pointer) else { return false }
+        defer { g_object_unref(v) }
+        var err: UnsafeMutablePointer<GError>?
+        let ok = atspi_value_set_current_value(v, x, &err)
+        try check(err)
+        return ok != 0
+    }
+
+    static func grabFocus(_ a: AccessibleRef) throws(AtspiCallError) -> Bool {
+        guard let c = atspi_accessible_get_component_iface(a.pointer) else { return false }
+        defer { g_object_unref(c) }
+        var err: UnsafeMutablePointer<GError>?
+        let ok = atspi_component_grab_focus(c, &err)
+        try check(err)
+        return ok != 0
+    }
+
+    /// The text of a Text object (entries), up to `limit` characters.
+    static func text(_ a: AccessibleRef, limit: Int32 = 200) -> String? {
+        guard let t = atspi_accessible_get_text_iface(a.pointer) else { return nil }
+        defer { g_object_unref(t) }
+        var err: UnsafeMutablePointer<GError>?
+        let n = atspi_text_get_character_count(t, &err)
+        if err != nil { g_error_free(err); return nil }
+        let s = take(atspi_text_get_text(t, 0, min(n, limit), &err))
+        if err != nil { g_error_free(err); return nil }
+        return s
+    }
+
+    /// The names of the objects this one is labelled by.
+    static func labelledBy(_ a: AccessibleRef) -> String {
+        var err: UnsafeMutablePointer<GError>?
+        guard let arr = atspi_accessible_get_relation_set(a.pointer, &err) else {
+            if err != nil { g_error_free(err) }
+            return ""
+        }
+        defer { g_array_free(arr, 1) }
+        var names: [String] = []
+        let count = Int(arr.pointee.len)
+        arr.pointee.data.withMemoryRebound(to: UnsafeMutablePointer<AtspiRelation>?.self, capacity: count) { p in
+            for i in 0..<count {
+                guard let rel = p[i] else { continue }
+                defer { g_object_unref(rel) }
+                guard atspi_relation_get_relation_type(rel) == ATSPI_RELATION_LABELLED_BY else { continue }
+                for k in 0..<atspi_relation_get_n_targets(rel) {
+                    guard let t = atspi_relation_get_target(rel, k) else { continue }
+                    let target = AccessibleRef(owning: t)
+                    if let n = try? name(target), !n.isEmpty { names.append(n) }
+                }
+            }
+        }
+        return names.joined(separator: " ")
+    }
+
+    /// A click of the first button at a screen point, injected by the accessibility
+    /// registry (X11 only).
+    static func click(x: Double, y: Double) throws(AtspiCallError) {
+        var err: UnsafeMutablePointer<GError>?
+        _ = atspi_generate_mouse_event(Int(x.rounded()), Int(y.rounded()), "b1c", &err)
+        try check(err)
+    }
+
+    static func setCacheMask(_ app: AccessibleRef) {
+        atspi_accessible_set_cache_mask(app.pointer, ATSPI_CACHE_DEFAULT)
+    }
+
+    static func processID(_ app: AccessibleRef) -> Int32 {
+        var err: UnsafeMutablePointer<GError>?
+        let pid = atspi_accessible_get_process_id(app.pointer, &err)
+        if err != nil { g_error_free(err); return 0 }
+        return Int32(pid)
+    }
+
+    static func toolkit(_ app: AccessibleRef) -> String {
+        var err: UnsafeMutablePointer<GError>?
+        let s = take(atspi_accessible_get_toolkit_name(app.pointer, &err))
+        if err != nil { g_error_free(err); return "" }
+        return s
+    }
+}
+
+/// An object's states, tested bit by bit.
+struct StateBits: Equatable, Sendable {
+    var raw: UInt64
+    func has(_ s: AtspiStateType) -> Bool { raw & (1 << UInt64(s.rawValue)) != 0 }
+}

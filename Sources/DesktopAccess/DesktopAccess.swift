@@ -1,0 +1,490 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CAtspi
+import ScanCore
+
+/// The live desktop as an element source: the accessibility tree of the active window read
+/// into ElementTrees, re-read when the applications report changes, and the engine's
+/// actions performed on the real widgets. Every libatspi call runs on one thread of its
+/// own (AtspiThread); callers get finished values, and `perform` never waits.
+public final class DesktopAccess: @unchecked Sendable {
+    let thread: AtspiThread
+
+    // Confined to the AT-SPI thread.
+    private var handles: [String: LiveHandle] = [:]
+    private var elements: [String: AccessibleRef] = [:]
+    /// The last snapshot handed on: a change to one element is applied to it.
+    private var lastSnapshot: DesktopSnapshot?
+    /// Elements whose value, name or states changed, to read again alone; and whether
+    /// something changed that needs the whole window read.
+    private var changedElements: Set<String> = []
+    private var wholeWindowChanged = false
+    private var known = WalkCache()
+    var knownForBench = WalkCache()
+    private var lastNodes: [LiveNode] = []
+    private var lastWindowID: String?
+    private var following = false
+    private var appName: String?
+    private var onChange: ((DesktopSnapshot) -> Void)?
+    private var refreshAt: UInt64?
+    private var lastRefreshStart: UInt64 = 0
+    /// The scanned window's application, and the frames of what it shows, by id.
+    private var scannedBus: String?
+    private var lastFrames: [String: Rect] = [:]
+    private var eventRects: [String: Rect] = [:]
+    private var listeners: [UnsafeMutablePointer<AtspiEventListener>] = []
+    /// Applications that did not answer in time (bus name → monotonic ns until which they
+    /// are passed over), so one stopped application cannot stall every refresh.
+    private var unresponsive: [String: UInt64] = [:]
+
+    /// Where a failed action is reported (on the AT-SPI thread).
+    public var report: (@Sendable (String) -> Void)?
+    /// Clicks at a screen point for activations without an AT-SPI action and point-mode
+    /// taps; returns whether it was done. Unset: the accessibility registry's injector (X11).
+    public var click: (@Sendable (Point) -> Bool)?
+    /// The screen's size where the caller knows it (from the display); otherwise it is
+    /// taken from the accessibility registry and the windows.
+    public var screen: (width: Double, height: Double)?
+    /// Changes coalesced before the window is read again.
+    public var coalesceMilliseconds: UInt32 = 30
+
+    private init(thread: AtspiThread) { self.thread = thread }
+
+    /// Connects to the accessibility bus, or says how to make it reachable.
+    public static func connect() throws(DesktopError) -> DesktopAccess {
+        // Without a session bus address libdbus may start a second session bus through X11,
+        // which steals the accessibility bus's socket from the real session: forbid that.
+        // libatspi then finds the bus through the display (the AT_SPI_BUS property), or not.
+        if getenv("DBUS_SESSION_BUS_ADDRESS") == nil { setenv("DBUS_SESSION_BUS_ADDRESS", "disabled:", 1) }
+        // libatspi aborts the process on its first call after a failed connection.
+        guard Atspi.setUp() else { throw .noBus }
+        guard let desktop = Atspi.desktop() else { throw .noBus }
+        // The registry answers on the bus; if it cannot be started, nothing is there.
+        var err: UnsafeMutablePointer<GError>?
+        _ = atspi_accessible_get_child_count(desktop.pointer, &err)
+        if err != nil { g_error_free(err); throw .noBus }
+        return DesktopAccess(thread: AtspiThread())
+    }
+
+    public func stop() {
+        thread.sync { [self] in
+            for l in listeners { g_object_unref(l) }
+            listeners.removeAll()
+            handles.removeAll()
+            onChange = nil
+        }
+        thread.stop()
+    }
+
+    // MARK: - Reading
+
+    /// Every application on the bus with its showing windows.
+    public func applications() -> [DesktopApplication] {
+        thread.sync { [self] in readApplications().map { $0.info } }
+    }
+
+    /// The window that would be scanned, or why there is none.
+    public func choose(app: String?) -> Result<WindowChoice, DesktopError> {
+        thread.sync { [self] in
+            let apps = readApplications()
+            guard let c = chooseWindow(apps, app: app) else {
+                return .failure(.noApplication(app, known: apps.map(\.info.name)))
+            }
+            return .success(WindowChoice(application: c.app.info.name, window: c.window.info, reason: c.reason))
+        }
+    }
+
+    /// The chosen window read once.
+    public func snapshot(app: String?) -> Result<DesktopSnapshot, DesktopError> {
+        thread.sync { [self] in
+            let apps = readApplications()
+            guard let c = chooseWindow(apps, app: app) else {
+                return .failure(.noApplication(app, known: apps.map(\.info.name)))
+            }
+            do {
+                return .success(try read(c, screen: screenSize(apps)))
+            } catch {
+                return .failure(DesktopError(description: "Error: reading the window '\(c.window.info.title)' of '\(c.app.info.name)' failed: \(error)."))
+            }
+        }
+    }
+
+    /// Follows the chosen window: `onChange` (on the AT-SPI thread) receives a new snapshot
+    /// each time what would be scanned changes: the window's content, or another window.
+    /// The first snapshot is returned (nil when no window can be scanned yet).
+    public func follow(app: String?, onChange: @escaping @Sendable (DesktopSnapshot) -> Void) -> DesktopSnapshot? {
+        thread.sync { [self] in
+            appName = app
+            following = true
+            self.onChange = onChange
+            registerListeners()
+            return refresh(deliver: false)
+        }
+    }
+
+    // MARK: - Acting
+
+    /// Performs what the engine asked for on the live widgets, in order, on the AT-SPI
+    /// thread; returns at once.
+    public func perform(_ effects: [TimedEffect]) {
+        var work: [Effect] = []
+        for e in effects {
+            switch e.effect {
+            case .activate, .customAction, .adjust, .tap: work.append(e.effect)
+            default: break
+            }
+        }
+        guard !work.isEmpty else { return }
+        thread.async { [self] in
+            for e in work { perform(e) }
+            // An action usually changes the window; some toolkits do not say so.
+            if following { scheduleRefresh() }
+        }
+    }
+
+    private func perform(_ effect: Effect) {
+        var what = "the action"
+        do {
+            switch effect {
+            case let .activate(element, point, _):
+                guard let h = handles[element] else { return fail("Tap failed: the element is no longer on the screen") }
+                what = "Tap on \(h.label)"
+                if let i = h.primaryAction, try Atspi.doAction(h.ref, i) { return }
+                if h.editable, try Atspi.grabFocus(h.ref) { return }
+                try clickAt(point, what)
+            case let .customAction(element, action, _):
+                guard let h = handles[element] else { return fail("\(action) failed: the element is no longer on the screen") }
+                what = "\(action) on \(h.label)"
+                guard let i = h.actions.firstIndex(of: action) else { return fail("\(what) failed: the element has no such action") }
+                if !(try Atspi.doAction(h.ref, i)) { fail("\(what) failed: the application refused it") }
+            case let .adjust(element, direction, _):
+                guard let h = handles[element] else { return fail("\(direction == .increment ? "Increment" : "Decrement") failed: the element is no longer on the screen") }
+                what = "\(direction == .increment ? "Increment" : "Decrement") of \(h.label)"
+                guard let v = try Atspi.value(h.ref), v.max > v.min else { return fail("\(what) failed: it has no value to adjust") }
+                let step = v.step > 0 ? v.step : (v.max - v.min) / 20
+                let next = min(v.max, max(v.min, v.current + (direction == .increment ? step : -step)))
+                if next != v.current, !(try Atspi.setValue(h.ref, next)) { fail("\(what) failed: the application refused the value") }
+            case let .tap(point, _):
+                what = "Tap at \(Int(point.x)), \(Int(point.y))"
+                try clickAt(point, what)
+            default:
+                break
+            }
+        } catch {
+            fail("\(what) failed: \(error.isTimeout || error.description.contains("hung") ? "the application does not answer" : error.description)")
+        }
+    }
+
+    private func clickAt(_ p: Point, _ what: String) throws(AtspiCallError) {
+        if let click {
+            if !click(p) { fail("\(what) failed: the click could not be made") }
+            return
+        }
+        try Atspi.click(x: p.x, y: p.y)
+    }
+
+    private func fail(_ message: String) { report?(message) }
+
+    // MARK: - Applications and windows (AT-SPI thread)
+
+    struct App { let ref: AccessibleRef; var info: DesktopApplication; var windows: [Window] }
+    struct Window { let ref: AccessibleRef; var info: DesktopWindow; var popup: Bool }
+
+    func readApplications() -> [App] {
+        guard let desktop = Atspi.desktop(), let apps = try? Atspi.children(desktop) else { return [] }
+        let now = monotonicNanoseconds()
+        var out: [App] = []
+        for a in apps {
+            let bus = a.busName
+            if let until = unresponsive[bus], until > now { continue }
+            do {
+                Atspi.setCacheMask(a)
+                let name = try Atspi.name(a)
+                var windows: [Window] = []
+                for w in try Atspi.children(a) {
+                    let states = Atspi.states(w)
+                    guard states.has(ATSPI_STATE_SHOWING) || states.has(ATSPI_STATE_ACTIVE) else { continue }
+                    let role = try Atspi.role(w)
+                    let e = try? Atspi.extents(w)
+                    var info = DesktopWindow(id: Walker.id(of: w), title: try Atspi.name(w), role: Atspi.roleName(w),
+                                             active: states.has(ATSPI_STATE_ACTIVE),
+                                             modal: states.has(ATSPI_STATE_MODAL) || role == ATSPI_ROLE_ALERT,
+                                             frame: e.map { Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+                    // A context menu is a bare window holding a menu.
+                    var popup = false
+                    if role == ATSPI_ROLE_WINDOW, let kids = try? Atspi.children(w),
+                       kids.contains(where: { (try? Atspi.role($0)).map { RoleMapping.kind(of: $0) == .popupMenu } ?? false }) {
+                        popup = true
+                        if info.title.isEmpty { info.title = "menu" }
+                    }
+                    windows.append(Window(ref: w, info: info, popup: popup))
+                }
+                out.append(App(ref: a, info: DesktopApplication(name: name, processID: Atspi.processID(a), toolkit: Atspi.toolkit(a),
+                                                                windows: windows.map(\.info)), windows: windows))
+            } catch {
+                if error.isTimeout { unresponsive[bus] = now + 3_000_000_000 }
+            }
+        }
+        return out
+    }
+
+    /// The active window (a modal dialog or an open menu in front of it counts first); with
+    /// `app`, that application's windows only. Without a window manager nothing is active:
+    /// then a modal dialog, else the newest application's last window.
+    func chooseWindow(_ apps: [App], app: String?) -> (app: App, window: Window, reason: String)? {
+        let candidates = app.map { name in apps.filter { $0.info.name == name } } ?? apps
+        for a in candidates {
+            if let p = a.windows.last(where: { $0.popup }) { return (a, p, "a menu is open") }
+        }
+        for a in candidates {
+            if let w = a.windows.first(where: { $0.info.active }) { return (a, w, "it is the active window") }
+        }
+        for a in candidates.reversed() {
+            if let w = a.windows.last(where: { $0.info.modal }) { return (a, w, "no window is active; it is a modal dialog") }
+        }
+        if app != nil, let a = candidates.first(where: { !$0.windows.isEmpty }) {
+            return (a, a.windows[0], "no window is active; it is the application's first showing window")
+        }
+        if let a = candidates.last(where: { !$0.windows.isEmpty }) {
+            return (a, a.windows[a.windows.count - 1],
+                    "no window is active (no window manager?); it is the newest application's last window")
+        }
+        return nil
+    }
+
+    /// The screen point mode sweeps: the registry's desktop extents (which may lag the real
+    /// screen), grown to hold every showing window; `screen`, when the caller knows it.
+    private func screenSize(_ apps: [App]) -> (width: Double, height: Double) {
+        if let screen { return (screen.width, screen.height) }
+        var r = Rect(x: 0, y: 0, width: 1, height: 1)
+        if let d = Atspi.desktop(), let e = try? Atspi.extents(d), e.width > 0, e.height > 0 {
+            r = Rect(x: 0, y: 0, width: e.width, height: e.height)
+        }
+        for a in apps { for w in a.windows { if let f = w.info.frame { r = r.union(f) } } }
+        return (r.maxX, r.maxY)
+    }
+
+    /// Reads a window, or the menu open in it, into a snapshot and keeps its handles.
+    private func read(_ c: (app: App, window: Window, reason: String), screen: (width: Double, height: Double)) throws(AtspiCallError) -> DesktopSnapshot {
+        var walker = Walker()
+        walker.known = known
+        try walker.walkRoot(c.window.ref)
+        // Only what the window still shows is remembered, so the cache cannot grow without bound.
+        let learnt = walker.known.keeping(Set(walker.nodes.map(\.id)))
+        var info = c.window.info
+        if let menu = walker.openPopups.last {
+            var inner = Walker()
+            inner.known = walker.known
+            try inner.walkRoot(menu)
+            if inner.nodes.count > 1 {
+                walker = inner
+                info = DesktopWindow(id: inner.nodes[0].id, title: inner.nodes[0].label.isEmpty ? "menu" : inner.nodes[0].label,
+                                     role: inner.nodes[0].role, active: info.active, modal: true, frame: inner.nodes[0].frame)
+            }
+        }
+        handles = walker.handles
+        elements = walker.elements
+        known = learnt
+        lastNodes = walker.nodes
+        scannedBus = c.app.ref.busName
+        lastFrames = Dictionary(walker.nodes.compactMap { n in n.frame.map { (n.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        eventRects = eventRects.filter { lastFrames[$0.key] != nil }
+        lastWindowID = info.id
+        // A window without a title (GTK header bars) is announced by its application's name.
+        let tree = Self.tree(walker.nodes, screenID: info.id, title: info.title.isEmpty ? c.app.info.name : info.title, screen: screen)
+        let snapshot = DesktopSnapshot(tree: tree, application: c.app.info.name, window: info,
+                                       nodeCount: walker.nodes.count, truncated: walker.truncated)
+        lastSnapshot = snapshot
+        return snapshot
+    }
+
+    /// LiveNodes (preorder, 0 the window) as an ElementTree.
+    static func tree(_ nodes: [LiveNode], screenID: String, title: String, screen: (width: Double, height: Double)) -> ElementTree {
+        var out: [ElementNode] = []
+        out.reserveCapacity(nodes.count)
+        for (i, n) in nodes.enumerated() {
+            var e = ElementNode(id: n.id)
+            e.isAccessibilityElement = n.isElement
+            e.label = i == 0 ? (title.isEmpty ? nil : title) : (n.label.isEmpty ? nil : n.label)
+            e.value = n.adjustable == nil ? n.value : nil
+            e.hint = n.hint
+            e.traits = n.traits
+            if let f = n.frame {
+                e.frame = f
+                e.activationPoint = f.center
+            }
+            e.viewIsModal = i != 0 && n.modal
+            e.navigationStyle = n.flatten ? .separate : .automatic
+            e.respondsToUserInteraction = n.respondsToUserInteraction
+            e.customActions = n.customActions.map { CustomAction(name: $0) }
+            e.adjustable = n.adjustable
+            e.parent = n.parent
+            e.children = n.children
+            out.append(e)
+        }
+        if out.isEmpty { out.append(ElementNode(id: screenID)) }
+        return ElementTree(screenID: screenID, size: screen, naturalOrder: .document, nodes: out)
+    }
+
+    // MARK: - Following changes (AT-SPI thread)
+
+    private static let eventTypes = [
+        "object:children-changed", "object:state-changed", "object:property-change:accessible-name",
+        "object:property-change:accessible-value", "object:property-change:accessible-description",
+        "object:value-changed", "object:bounds-changed", "object:text-changed",
+        "window:activate", "window:deactivate", "window:create", "window:destroy",
+        "window:minimize", "window:restore", "focus:",
+    ]
+
+    private func registerListeners() {
+        guard listeners.isEmpty else { return }
+        let box = Unmanaged.passUnretained(self).toOpaque()
+        guard let l = atspi_event_listener_new({ ev, ud in
+            guard let ev else { return }
+            defer { catspi_event_free(ev) }
+            guard let ud else { return }
+            let type = ev.pointee.type.map { String(cString: $0) } ?? ""
+            var bus = "", id = ""
+            if let source = ev.pointee.source {
+                bus = String(cString: catspi_bus_name(source))
+                id = Walker.id(bus: bus, path: String(cString: catspi_path(source)))
+            }
+            var xywh: [Int32] = [0, 0, 0, 0]
+            let rect: Rect? = catspi_event_rect(ev, &xywh) != 0
+                ? Rect(x: Double(xywh[0]), y: Double(xywh[1]), width: Double(xywh[2]), height: Double(xywh[3])) : nil
+            Unmanaged<DesktopAccess>.fromOpaque(ud).takeUnretainedValue().changed(type: type, bus: bus, id: id, rect: rect)
+        }, box, nil) else { return }
+        for t in Self.eventTypes {
+            var err: UnsafeMutablePointer<GError>?
+            _ = atspi_event_listener_register(l, t, &err)
+            if err != nil { g_error_free(err) }
+        }
+        listeners.append(l)
+    }
+
+    /// An event from an application. Objects' events count only from the scanned window's
+    /// application; a bounds change only when it moves something scanned (animated widgets,
+    /// a spinner, a pulsing progress bar, report their unchanged bounds many times a second).
+    private func changed(type: String, bus: String, id: String, rect: Rect?) {
+        // Applications and windows coming and going, and windows activated (GTK 4 says so
+        // only with a state change), count from anywhere.
+        let anywhere = type.hasPrefix("object:children-changed") || type.hasPrefix("object:state-changed:active")
+        if type.hasPrefix("object:") && !anywhere {
+            guard scannedBus == nil || bus == scannedBus else { return }
+            // Focus moving inside the window changes nothing that is scanned.
+            if type.hasPrefix("object:state-changed:focused") { return }
+            // A value, a name or a state of one element: that element is read again alone.
+            if Self.elementEvents.contains(where: { type.hasPrefix($0) }) {
+                guard elements[id] != nil else { return }
+                changedElements.insert(id)
+                scheduleRefresh()
+                return
+            }
+            if type.hasPrefix("object:bounds-changed") {
+                // The rectangle is relative to the window (GTK 3), so it is compared with the
+                // one the last event carried.
+                guard lastFrames[id] != nil, let rect, eventRects.updateValue(rect, forKey: id) != rect else { return }
+            }
+        }
+        wholeWindowChanged = true
+        scheduleRefresh()
+    }
+
+    /// Events about one element that leave the window's structure as it was.
+    private static let elementEvents = [
+        "object:property-change:accessible-value", "object:property-change:accessible-name",
+        "object:property-change:accessible-description", "object:value-changed", "object:text-changed",
+        "object:state-changed:checked", "object:state-changed:pressed", "object:state-changed:selected",
+        "object:state-changed:sensitive", "object:state-changed:enabled", "object:state-changed:editable",
+    ]
+
+    /// A change is read 2 ms after it is reported (the rest of its burst is on its way);
+    /// later changes of a burst wait so that the window is read at most once every
+    /// `coalesceMilliseconds`.
+    private func scheduleRefresh() {
+        guard following, refreshAt == nil else { return }
+        let now = monotonicNanoseconds()
+        let earliest = lastRefreshStart + UInt64(coalesceMilliseconds) * 1_000_000
+        let delay = max(2, earliest > now ? (earliest - now) / 1_000_000 : 0)
+        refreshAt = now + delay * 1_000_000
+        thread.after(milliseconds: UInt32(delay)) { [self] in
+            refreshAt = nil
+            lastRefreshStart = monotonicNanoseconds()
+            if !wholeWindowChanged && !changedElements.isEmpty && updateElements() { return }
+            _ = refresh(deliver: true)
+        }
+    }
+
+    func elementObject(_ id: String) -> AccessibleRef? { elements[id] }
+
+    /// Reads the changed elements alone into the last snapshot and hands it on when it
+    /// changed; false when the window must be read whole (an element went away, or a read
+    /// failed).
+    private func updateElements() -> Bool {
+        let ids = changedElements
+        changedElements = []
+        guard var snapshot = lastSnapshot, snapshot.window.id == lastWindowID else { return false }
+        var nodes = lastNodes
+        var walker = Walker()
+        walker.known = known
+        for id in ids {
+            guard let ref = elements[id], let i = nodes.firstIndex(where: { $0.id == id }) else { continue }
+            let read: LiveNode?
+            do { read = try walker.readElement(ref) } catch { return false }
+            guard var fresh = read else { return false }
+            fresh.parent = nodes[i].parent
+            fresh.children = nodes[i].children
+            nodes[i] = fresh
+            if let h = walker.handles[id] { handles[id] = h }
+        }
+        known = walker.known
+        guard nodes != lastNodes else { return true }
+        lastNodes = nodes
+        lastFrames = Dictionary(nodes.compactMap { n in n.frame.map { (n.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        let t = snapshot.tree
+        snapshot.tree = Self.tree(nodes, screenID: t.screenID, title: t[0].label ?? "", screen: (t.screenSize.width, t.screenSize.height))
+        lastSnapshot = snapshot
+        onChange?(snapshot)
+        return true
+    }
+
+    /// Reads what would be scanned now; hands it on when it changed.
+    @discardableResult
+    private func refresh(deliver: Bool) -> DesktopSnapshot? {
+        wholeWindowChanged = false
+        changedElements = []
+        let apps = readApplications()
+        let screen = screenSize(apps)
+        guard let c = chooseWindow(apps, app: appName) else {
+            // Nothing to scan: an empty screen, once.
+            guard lastWindowID != "none" else { return nil }
+            handles.removeAll()
+            lastNodes = []
+            lastWindowID = "none"
+            let empty = DesktopSnapshot(tree: Self.tree([], screenID: "none", title: "", screen: screen), application: "",
+                                        window: DesktopWindow(id: "none", title: "", role: "", active: false, modal: false, frame: nil),
+                                        nodeCount: 0, truncated: false)
+            if deliver { onChange?(empty) }
+            return deliver ? nil : empty
+        }
+        let previousNodes = lastNodes, previousWindow = lastWindowID
+        do {
+            let s = try read(c, screen: screen)
+            if deliver && (s.window.id != previousWindow || lastNodes != previousNodes) { onChange?(s) }
+            return s
+        } catch {
+            // The application stopped answering mid-read: keep scanning what was known.
+            if error.isTimeout { unresponsive[c.app.ref.busName] = monotonicNanoseconds() + 3_000_000_000 }
+            lastNodes = previousNodes
+            lastWindowID = previousWindow
+            return nil
+        }
+    }
+}
+
+func monotonicNanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}

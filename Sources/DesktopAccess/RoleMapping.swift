@@ -1,0 +1,83 @@
+import CAtspi
+import ScanCore
+
+/// How an AT-SPI role becomes part of the element model (docs/DESKTOP.md has the table).
+enum RoleKind: Equatable {
+    /// Acted on: a button, a toggle, a menu item, a tab, a list row…
+    case control
+    /// A value moved with increment / decrement (when its Value has a range).
+    case adjustable
+    /// Text typed into: activation gives it the keyboard focus.
+    case textEntry
+    /// Read, not acted on.
+    case staticText, heading, image
+    /// Holds other nodes; `flatten` when it only arranges them (unnamed panels, fillers).
+    case container(flatten: Bool)
+    /// Top-level windows.
+    case window
+    /// A menu that opens over the window (a combo box's list, a submenu, a context menu).
+    case popupMenu
+    /// Nothing a switch user needs (separators, tooltips, unknown decorations).
+    case ignored
+}
+
+enum RoleMapping {
+    static func kind(of role: AtspiRole) -> RoleKind {
+        switch role {
+        case ATSPI_ROLE_PUSH_BUTTON, ATSPI_ROLE_PUSH_BUTTON_MENU, ATSPI_ROLE_TOGGLE_BUTTON, ATSPI_ROLE_CHECK_BOX,
+             ATSPI_ROLE_RADIO_BUTTON, ATSPI_ROLE_MENU_ITEM, ATSPI_ROLE_CHECK_MENU_ITEM, ATSPI_ROLE_RADIO_MENU_ITEM,
+             ATSPI_ROLE_TEAROFF_MENU_ITEM, ATSPI_ROLE_LINK, ATSPI_ROLE_PAGE_TAB, ATSPI_ROLE_COMBO_BOX,
+             ATSPI_ROLE_LIST_ITEM, ATSPI_ROLE_TABLE_CELL, ATSPI_ROLE_TREE_ITEM, ATSPI_ROLE_TABLE_COLUMN_HEADER,
+             ATSPI_ROLE_COLUMN_HEADER, ATSPI_ROLE_TABLE_ROW_HEADER, ATSPI_ROLE_ROW_HEADER, ATSPI_ROLE_EXTENDED:
+            return .control
+        case ATSPI_ROLE_SLIDER, ATSPI_ROLE_SPIN_BUTTON, ATSPI_ROLE_SCROLL_BAR, ATSPI_ROLE_DIAL:
+            return .adjustable
+        case ATSPI_ROLE_TEXT, ATSPI_ROLE_ENTRY, ATSPI_ROLE_PASSWORD_TEXT, ATSPI_ROLE_TERMINAL:
+            return .textEntry
+        case ATSPI_ROLE_LABEL, ATSPI_ROLE_STATIC, ATSPI_ROLE_CAPTION, ATSPI_ROLE_PARAGRAPH, ATSPI_ROLE_STATUS_BAR,
+             ATSPI_ROLE_PROGRESS_BAR, ATSPI_ROLE_LEVEL_BAR, ATSPI_ROLE_ACCELERATOR_LABEL, ATSPI_ROLE_NOTIFICATION:
+            return .staticText
+        case ATSPI_ROLE_HEADING, ATSPI_ROLE_HEADER:
+            return .heading
+        case ATSPI_ROLE_IMAGE, ATSPI_ROLE_ICON, ATSPI_ROLE_ANIMATION, ATSPI_ROLE_DESKTOP_ICON:
+            return .image
+        case ATSPI_ROLE_FRAME, ATSPI_ROLE_DIALOG, ATSPI_ROLE_ALERT, ATSPI_ROLE_WINDOW, ATSPI_ROLE_FILE_CHOOSER,
+             ATSPI_ROLE_COLOR_CHOOSER, ATSPI_ROLE_FONT_CHOOSER:
+            return .window
+        case ATSPI_ROLE_MENU, ATSPI_ROLE_POPUP_MENU:
+            return .popupMenu
+        case ATSPI_ROLE_PANEL, ATSPI_ROLE_FILLER, ATSPI_ROLE_VIEWPORT, ATSPI_ROLE_SCROLL_PANE, ATSPI_ROLE_SECTION,
+             ATSPI_ROLE_LAYERED_PANE, ATSPI_ROLE_ROOT_PANE, ATSPI_ROLE_GLASS_PANE, ATSPI_ROLE_INTERNAL_FRAME,
+             ATSPI_ROLE_OPTION_PANE, ATSPI_ROLE_SPLIT_PANE, ATSPI_ROLE_TABLE_ROW, ATSPI_ROLE_UNKNOWN,
+             ATSPI_ROLE_HTML_CONTAINER, ATSPI_ROLE_DOCUMENT_FRAME, ATSPI_ROLE_DOCUMENT_WEB, ATSPI_ROLE_DOCUMENT_TEXT,
+             ATSPI_ROLE_EMBEDDED, ATSPI_ROLE_REDUNDANT_OBJECT, ATSPI_ROLE_CANVAS, ATSPI_ROLE_DRAWING_AREA:
+            return .container(flatten: true)
+        case ATSPI_ROLE_TOOL_BAR, ATSPI_ROLE_MENU_BAR, ATSPI_ROLE_LIST, ATSPI_ROLE_LIST_BOX, ATSPI_ROLE_TREE,
+             ATSPI_ROLE_TREE_TABLE, ATSPI_ROLE_TABLE, ATSPI_ROLE_PAGE_TAB_LIST, ATSPI_ROLE_FORM, ATSPI_ROLE_GROUPING,
+             ATSPI_ROLE_INFO_BAR, ATSPI_ROLE_CALENDAR, ATSPI_ROLE_DIRECTORY_PANE, ATSPI_ROLE_LANDMARK,
+             ATSPI_ROLE_ARTICLE, ATSPI_ROLE_PAGE, ATSPI_ROLE_DESCRIPTION_LIST, ATSPI_ROLE_TITLE_BAR:
+            return .container(flatten: false)
+        default:
+            return .ignored
+        }
+    }
+
+    /// Actions tried, in order, as the element's tap. Any other action becomes a custom
+    /// action in the scanner menu.
+    static let primaryActions = ["click", "press", "activate", "toggle", "jump", "open"]
+
+    /// Toolkit-internal action names that mean nothing to a user (GTK 4's widget actions).
+    static func isInternalAction(_ name: String) -> Bool {
+        if name.isEmpty { return true }
+        for prefix in ["clipboard.", "selection.", "menu.", "link.", "window.", "win.", "misc.", "text.", "app."]
+            where name.hasPrefix(prefix) { return true }
+        return false
+    }
+
+    /// GTK 4 names unnamed widgets after their type ("GtkSwitch"): no label for a person.
+    static func isTypeName(_ name: String) -> Bool {
+        let u = Array(name.utf8)
+        return u.count > 3 && u[0] == UInt8(ascii: "G") && u[1] == UInt8(ascii: "t") && u[2] == UInt8(ascii: "k")
+            && u[3] >= UInt8(ascii: "A") && u[3] <= UInt8(ascii: "Z") && !name.contains(" ")
+    }
+}

@@ -1,0 +1,377 @@
+import CAtspi
+import ScanCore
+
+/// One node of a live window, as read: what becomes an ElementNode, compared between reads
+/// so that an unchanged window is not handed to the engine again.
+struct LiveNode: Equatable {
+    var id: String
+    var role: String
+    var label = ""
+    var value: String?
+    var hint: String?
+    var traits = TraitSet()
+    var frame: Rect?
+    var isElement = false
+    var flatten = false
+    var modal = false
+    var respondsToUserInteraction: Bool?
+    var customActions: [String] = []
+    var adjustable: Adjustable?
+    var parent: Int?
+    var children: [Int] = []
+}
+
+/// What reads of a window keep for the next ones (see Walker.known).
+struct WalkCache {
+    var actions: [String: [String]] = [:]
+    var labelledBy: [String: String] = [:]
+    /// nil where the widget turned out to have no Value.
+    var ranges: [String: Atspi.ValueRange?] = [:]
+    var roleWords: [UInt32: String] = [:]
+
+    /// Only what is still on the screen, so the cache cannot grow without bound.
+    func keeping(_ ids: Set<String>) -> WalkCache {
+        WalkCache(actions: actions.filter { ids.contains($0.key) }, labelledBy: labelledBy.filter { ids.contains($0.key) },
+                  ranges: ranges.filter { ids.contains($0.key) }, roleWords: roleWords)
+    }
+}
+
+/// What acting on a live element needs. Lives on the AT-SPI thread only.
+struct LiveHandle {
+    let ref: AccessibleRef
+    /// What the element is called, for messages.
+    var label: String
+    /// Index of the AT-SPI action a tap performs; nil: focus and click instead.
+    var primaryAction: Int?
+    /// Every action name, at its AT-SPI index.
+    var actions: [String]
+    var editable: Bool
+}
+
+/// Reads a window's accessibility subtree into LiveNodes. Nodes that are not showing are
+/// pruned with their subtrees; the role decides element, container or nothing (RoleMapping).
+/// Extents, actions and values are fetched only for what is kept: they cost a D-Bus round
+/// trip each, while name, role, states and children come from libatspi's cache.
+struct Walker {
+    static let maxNodes = 5000
+    static let maxDepth = 64
+
+    var nodes: [LiveNode] = []
+    var handles: [String: LiveHandle] = [:]
+    /// Every element's object, so that one can be read again alone when only it changed.
+    var elements: [String: AccessibleRef] = [:]
+    /// Menus open over the window (a combo box's list, a submenu), deepest last.
+    var openPopups: [AccessibleRef] = []
+    var truncated = false
+    /// What earlier reads learnt that does not change during a widget's life, by id: each
+    /// item costs a round trip to read.
+    var known = WalkCache()
+    /// Nodes whose extents are read together at the end of the walk (one round trip).
+    private var pendingExtents: [(node: Int, ref: AccessibleRef)] = []
+    /// Nodes that are kept only if their extents have an area (leaves).
+    private var needsArea: Set<Int> = []
+    /// Ids visited: a toolkit may list one object under two parents (GTK 3 header bars do).
+    private var seen: Set<String> = []
+
+    static func id(of a: AccessibleRef) -> String { id(bus: a.busName, path: a.path) }
+
+    static func id(bus busName: String, path: String) -> String {
+        var bus = busName
+        if bus.hasPrefix(":") { bus.removeFirst() }
+        let prefix = "/org/a11y/atspi/accessible/"
+        var tail = path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+        tail = String(tail.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "." })
+        while tail.hasPrefix(".") { tail.removeFirst() }
+        return "a\(bus.isEmpty ? "0" : bus):\(tail.isEmpty ? "root" : tail)"
+    }
+
+    /// Reads `root` (a window or an open menu) as the tree's root container.
+    mutating func walkRoot(_ root: AccessibleRef) throws(AtspiCallError) {
+        let states = Atspi.states(root)
+        var node = LiveNode(id: Self.id(of: root), role: Atspi.roleName(root))
+        seen.insert(node.id)
+        node.label = try Atspi.name(root)
+        node.modal = states.has(ATSPI_STATE_MODAL)
+        nodes.append(node)
+        pendingExtents.append((0, root))
+        for c in try Atspi.children(root) {
+            if let k = try visit(c, parent: 0, depth: 1) { nodes[0].children.append(k) }
+        }
+        try readExtents()
+        compact()
+    }
+
+    /// Every frame the walk needs, in one batch.
+    private mutating func readExtents() throws(AtspiCallError) {
+        let n = pendingExtents.count
+        guard n > 0 else { return }
+        var out = [Int32](repeating: 0, count: 4 * n)
+        var ok = [UInt8](repeating: 0, count: n)
+        let objects: [UnsafeMutablePointer<AtspiAccessible>?] = pendingExtents.map { $0.ref.pointer }
+        let got = objects.withUnsafeBufferPointer { objs in
+            catspi_extents_batch(objs.baseAddress, Int32(n), 0 /* ATSPI_COORD_TYPE_SCREEN */, Atspi.callTimeoutMilliseconds, &out, &ok)
+        }
+        // Nothing came back at all from a window that has nodes: the application does not answer.
+        if got == 0 { throw AtspiCallError(description: "NoReply: no extents were read") }
+        for (k, p) in pendingExtents.enumerated() where ok[k] != 0 {
+            let x = out[4 * k], y = out[4 * k + 1], w = out[4 * k + 2], h = out[4 * k + 3]
+            // INT_MIN marks hidden and unrealised widgets.
+            guard x > Int32.min / 2, y > Int32.min / 2, w >= 0, h >= 0 else { continue }
+            nodes[p.node].frame = Rect(x: Double(x), y: Double(y), width: Double(w), height: Double(h))
+        }
+        pendingExtents.removeAll()
+    }
+
+    /// Drops the leaves that turned out to have no area, and the containers left empty;
+    /// containers without extents of their own get their children's union.
+    private mutating func compact() {
+        var out: [LiveNode] = []
+        out.reserveCapacity(nodes.count)
+        func keep(_ i: Int, parent: Int?) -> Int? {
+            var n = nodes[i]
+            if needsArea.contains(i) && !Self.hasArea(n) { return nil }
+            let kids = n.children
+            n.children = []
+            n.parent = parent
+            let index = out.count
+            out.append(n)
+            guard !n.isElement else { return index }
+            for c in kids { if let k = keep(c, parent: index) { out[index].children.append(k) } }
+            if out[index].children.isEmpty && index != 0 {
+                out.removeLast(out.count - index)
+                return nil
+            }
+            if out[index].frame == nil || n.flatten {
+                var r: Rect?
+                for c in out[index].children { if let f = out[c].frame { r = r.map { $0.union(f) } ?? f } }
+                out[index].frame = r ?? out[index].frame
+            }
+            return index
+        }
+        _ = keep(0, parent: nil)
+        let kept = Set(out.map(\.id))
+        handles = handles.filter { kept.contains($0.key) }
+        elements = elements.filter { kept.contains($0.key) }
+        nodes = out
+    }
+
+    /// A leaf is kept where it can be seen: a control needs width and height, a text or
+    /// image either.
+    static func hasArea(_ n: LiveNode) -> Bool {
+        guard let f = n.frame else { return false }
+        guard n.isElement else { return true }
+        return n.traits.intersects(staticTraits) ? f.width > 0 || f.height > 0 : f.width > 0 && f.height > 0
+    }
+
+    /// Reads one element again, when only its value, name or states changed. Nil when it
+    /// is no longer an element that can be seen: then the window must be read whole.
+    mutating func readElement(_ a: AccessibleRef) throws(AtspiCallError) -> LiveNode? {
+        nodes = []
+        guard let i = try visit(a, parent: 0, depth: 1), i == 0, nodes.count == 1, nodes[0].isElement else { return nil }
+        try readExtents()
+        return Self.hasArea(nodes[0]) ? nodes[0] : nil
+    }
+
+    static let staticTraits = TraitSet([.staticText, .header, .image])
+
+    /// Visits one node; returns its index, or nil when it is left out.
+    mutating func visit(_ a: AccessibleRef, parent: Int, depth: Int) throws(AtspiCallError) -> Int? {
+        guard nodes.count < Self.maxNodes, depth < Self.maxDepth else { truncated = true; return nil }
+        let states = Atspi.states(a)
+        guard states.has(ATSPI_STATE_SHOWING), !states.has(ATSPI_STATE_DEFUNCT) else { return nil }
+        let role = try Atspi.role(a)
+        var kind = RoleMapping.kind(of: role)
+        let childCount = try Atspi.childCount(a)
+        let name = try Atspi.name(a)
+
+        // An open menu (a combo box's list, a submenu) is scanned on its own.
+        if kind == .popupMenu { openPopups.append(a) }
+
+        if kind == .textEntry && !states.has(ATSPI_STATE_EDITABLE) { kind = .staticText }
+        if kind == .adjustable && !Atspi.hasInterface(a, "Value") { kind = .control }
+        if kind == .ignored && childCount > 0 { kind = .container(flatten: true) }
+        if kind == .window || kind == .popupMenu { kind = .container(flatten: false) }
+
+        var node = LiveNode(id: Self.id(of: a), role: Atspi.roleName(of: role))
+        guard seen.insert(node.id).inserted else { return nil }
+        node.parent = parent
+        switch kind {
+        case .ignored:
+            return nil
+        case .container(let flatten):
+            node.flatten = flatten && name.isEmpty
+            node.label = name
+            node.modal = states.has(ATSPI_STATE_MODAL)
+            let index = nodes.count
+            nodes.append(node)
+            let mark = pendingExtents.count
+            if !node.flatten { pendingExtents.append((index, a)) }
+            for c in try Atspi.children(a, count: childCount) {
+                if let k = try visit(c, parent: index, depth: depth + 1) { nodes[index].children.append(k) }
+            }
+            // A container with nothing kept inside says nothing to a switch user.
+            if nodes[index].children.isEmpty {
+                nodes.removeLast(nodes.count - index)
+                pendingExtents.removeLast(pendingExtents.count - mark)
+                needsArea = needsArea.filter { $0 < index }
+                return nil
+            }
+            return index
+        case .staticText, .heading, .image:
+            node.label = name.isEmpty || RoleMapping.isTypeName(name) ? Atspi.description(a) : name
+            if kind == .staticText, role == ATSPI_ROLE_TEXT || role == ATSPI_ROLE_PROGRESS_BAR || role == ATSPI_ROLE_LEVEL_BAR {
+                node.value = try valueText(a, role: role)
+            }
+            guard !node.label.isEmpty || node.value != nil else { return nil }
+            if node.label.isEmpty { node.label = roleWords(a) }
+            node.isElement = true
+            node.traits.insert(kind == .heading ? .header : kind == .image ? .image : .staticText)
+            if !states.has(ATSPI_STATE_SENSITIVE) { node.traits.insert(.notEnabled) }
+            let index = nodes.count
+            elements[node.id] = a
+            nodes.append(node)
+            pendingExtents.append((index, a))
+            needsArea.insert(index)
+            return index
+        case .control, .adjustable, .textEntry:
+            node.isElement = true
+            let actions: [String]
+            if let names = known.actions[node.id] {
+                actions = names
+            } else {
+                actions = Atspi.hasInterface(a, "Action") ? try Atspi.actionNames(a) : []
+                known.actions[node.id] = actions
+            }
+            var primary: Int?
+            for want in RoleMapping.primaryActions {
+                if let i = actions.firstIndex(where: { $0.lowercased() == want }) { primary = i; break }
+            }
+            if primary == nil, actions.count == 1, !RoleMapping.isInternalAction(actions[0]) { primary = 0 }
+            let editable = kind == .textEntry
+            // A text field is for typing: a tap gives it the focus ("activate" would submit it).
+            if editable { primary = nil }
+            var seen = Set<String>()
+            for (i, n) in actions.enumerated() where i != primary && !RoleMapping.isInternalAction(n) && !(editable && n == "activate") {
+                if seen.insert(n).inserted { node.customActions.append(n) }
+            }
+            node.traits = traits(role: role, kind: kind, states: states, a: a)
+            if kind == .adjustable, let v = try value(a, id: node.id), v.max > v.min {
+                var step = v.step
+                if !(step > 0) { step = (v.max - v.min) / 20 }
+                let decimals = Self.decimals(of: step)
+                node.adjustable = Adjustable(kind: .numeric(min: v.min, max: v.max, step: step, decimals: decimals, format: "{value}"),
+                                             current: min(v.max, max(v.min, v.current)))
+                node.traits.insert(.adjustable)
+            } else if kind == .adjustable {
+                node.traits.insert(.staticText)
+            }
+            if editable {
+                node.value = Atspi.text(a).flatMap { $0.isEmpty ? nil : $0 }
+                node.respondsToUserInteraction = true
+                if childLooksLikeSearch(a, childCount: childCount) { node.traits.insert(.searchField) }
+            }
+            if !states.has(ATSPI_STATE_SENSITIVE) { node.traits.insert(.notEnabled) }
+            // Controls without actions (GTK 4's check boxes, list rows) are still acted on: by a click.
+            if node.traits.isEmpty || (actions.isEmpty && !editable && node.adjustable == nil) {
+                node.respondsToUserInteraction = true
+            }
+            node.label = try label(a, id: node.id, name: name, childCount: childCount)
+            node.hint = { let d = Atspi.description(a); return d.isEmpty || d == node.label ? nil : d }()
+            handles[node.id] = LiveHandle(ref: a, label: node.label, primaryAction: primary, actions: actions, editable: editable)
+            // Menus that hang off this control and are open now (a combo box's list).
+            if childCount > 0 && (role == ATSPI_ROLE_COMBO_BOX || role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_PUSH_BUTTON_MENU) {
+                for c in try Atspi.children(a, count: childCount) where Atspi.states(c).has(ATSPI_STATE_SHOWING) {
+                    let r = try Atspi.role(c)
+                    if RoleMapping.kind(of: r) == .popupMenu { openPopups.append(c) }
+                }
+            }
+            let index = nodes.count
+            elements[node.id] = a
+            nodes.append(node)
+            pendingExtents.append((index, a))
+            needsArea.insert(index)
+            return index
+        case .window, .popupMenu:
+            return nil   // mapped to containers above
+        }
+    }
+
+    private func traits(role: AtspiRole, kind: RoleKind, states: StateBits, a: AccessibleRef) -> TraitSet {
+        var t = TraitSet()
+        switch kind {
+        case .control:
+            if role == ATSPI_ROLE_LINK || (role == ATSPI_ROLE_PUSH_BUTTON && Atspi.hasInterface(a, "Hyperlink")) {
+                t.insert(.link)
+            } else {
+                t.insert(.button)
+            }
+            if role == ATSPI_ROLE_TABLE_COLUMN_HEADER || role == ATSPI_ROLE_COLUMN_HEADER { t.insert(.header) }
+        default:
+            break
+        }
+        if states.has(ATSPI_STATE_CHECKED) || states.has(ATSPI_STATE_PRESSED) || states.has(ATSPI_STATE_SELECTED) {
+            t.insert(.selected)
+        }
+        return t
+    }
+
+    /// Name, else what labels it, else the text of its first labelled child (a list row),
+    /// else its description, else what its role is called.
+    private mutating func label(_ a: AccessibleRef, id: String, name: String, childCount: Int) throws(AtspiCallError) -> String {
+        if !name.isEmpty && !RoleMapping.isTypeName(name) { return name }
+        let by = known.labelledBy[id] ?? Atspi.labelledBy(a)
+        known.labelledBy[id] = by
+        if !by.isEmpty { return by }
+        if childCount > 0, childCount < 50 {
+            for c in try Atspi.children(a, count: childCount) {
+                let n = try Atspi.name(c)
+                if !n.isEmpty && !RoleMapping.isTypeName(n) { return n }
+            }
+        }
+        let d = Atspi.description(a)
+        if !d.isEmpty { return d }
+        let r = roleWords(a)
+        return r.isEmpty ? "unlabelled" : r
+    }
+
+    /// What the role is called in the user's language, asked once per role.
+    private mutating func roleWords(_ a: AccessibleRef) -> String {
+        let role = (try? Atspi.role(a)) ?? ATSPI_ROLE_UNKNOWN
+        if let w = known.roleWords[role.rawValue] { return w }
+        let w = Atspi.localizedRoleName(a)
+        known.roleWords[role.rawValue] = w
+        return w
+    }
+
+    /// A Value's range and step are read once per widget; its current value every time.
+    private mutating func value(_ a: AccessibleRef, id: String) throws(AtspiCallError) -> Atspi.ValueRange? {
+        guard let known = known.ranges[id] else {
+            let v = try Atspi.value(a)
+            self.known.ranges[id] = .some(v)
+            return v
+        }
+        guard var v = known else { return nil }
+        guard let current = try Atspi.currentValue(a) else { return nil }
+        v.current = current
+        return v
+    }
+
+    private func valueText(_ a: AccessibleRef, role: AtspiRole) throws(AtspiCallError) -> String? {
+        if role == ATSPI_ROLE_TEXT { return Atspi.text(a).flatMap { $0.isEmpty ? nil : $0 } }
+        guard let v = try Atspi.value(a), v.max > v.min else { return nil }
+        let percent = ((v.current - v.min) / (v.max - v.min) * 100).rounded()
+        return "\(Int(percent))%"
+    }
+
+    private func childLooksLikeSearch(_ a: AccessibleRef, childCount: Int) -> Bool {
+        guard childCount > 0, childCount < 8, let kids = try? Atspi.children(a, count: childCount) else { return false }
+        return kids.contains { ((try? Atspi.name($0)) ?? "").contains("find") }
+    }
+
+    static func decimals(of step: Double) -> Int {
+        var d = 0
+        var s = step
+        while d < 6 && abs(s - s.rounded()) > 1e-9 { s *= 10; d += 1 }
+        return d
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import DesktopAccess
+import Foundation
+import ScanCore
+import ScanFormats
+
+/// Connects to the accessibility bus, or ends the command with status 1 and the fix. The
+/// bus is found and started through D-Bus activation, which can hang on a broken session:
+/// after 10 s the command gives up rather than wait with the user.
+func connectDesktop() throws -> DesktopAccess {
+    let result = Completion<Result<DesktopAccess, DesktopError>>()
+    Thread.detachNewThread {
+        result.set(Result { () throws(DesktopError) in try DesktopAccess.connect() })
+    }
+    guard let outcome = result.wait(seconds: 10) else {
+        FileHandle.standardError.write(Data("""
+            Error: the accessibility bus did not answer within 10 s. Check that the session's D-Bus works \
+            (DBUS_SESSION_BUS_ADDRESS) and that at-spi2-core is installed; 'busctl --user status' tests the bus.\n
+            """.utf8))
+        throw ExitCode(1)
+    }
+    switch outcome {
+    case .success(let access): return access
+    case .failure(let error):
+        FileHandle.standardError.write(Data((error.description + "\n").utf8))
+        throw ExitCode(1)
+    }
+}
+
+/// A value set once by another thread, waited for with a time limit.
+final class Completion<T>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var value: T?
+
+    func set(_ v: T) {
+        condition.lock(); value = v; condition.broadcast(); condition.unlock()
+    }
+
+    func wait(seconds: Double) -> T? {
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock(); defer { condition.unlock() }
+        while value == nil { if !condition.wait(until: deadline) { break } }
+        return value
+    }
+}
+
+struct Desktop: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "desktop",
+        abstract: "List the applications and windows on the accessibility bus, and which window 'run --desktop' would scan.",
+        discussion: "Exit status 1 when the accessibility bus cannot be reached or no window can be scanned; the message says how to fix it."
+    )
+
+    @Option(help: "Say which window of this application (its name as listed) would be scanned.")
+    var app: String?
+
+    func run() throws {
+        let desktop = try connectDesktop()
+        defer { desktop.stop() }
+        let apps = desktop.applications()
+        for a in apps {
+            print("\(a.name) (pid \(a.processID)\(a.toolkit.isEmpty ? "" : ", \(a.toolkit)")): \(a.windows.count) showing window\(a.windows.count == 1 ? "" : "s")")
+            for w in a.windows {
+                var flags: [String] = []
+                if w.active { flags.append("active") }
+                if w.modal { flags.append("modal") }
+                let frame = w.frame.map { " at \(Int($0.x)),\(Int($0.y)) \(Int($0.width))x\(Int($0.height))" } ?? ""
+                print("  \(w.role) \"\(w.title)\"\(frame)\(flags.isEmpty ? "" : " [" + flags.joined(separator: ", ") + "]")")
+            }
+        }
+        switch desktop.choose(app: app) {
+        case .success(let c):
+            print("Scanned: \"\(c.window.title)\" of \(c.application): \(c.reason).")
+        case .failure(let e):
+            FileHandle.standardError.write(Data((e.description + "\n").utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct Snapshot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Write the live window that 'run --desktop' would scan as a layout file (schema v1).",
+        discussion: """
+        The file validates with 'switchscan validate', and 'switchscan simulate' scans it to the \
+        same items as the live run: a switch-accessibility audit of a real application, and a test \
+        fixture. Frames are screen coordinates. Exit status 1 when nothing can be read.
+        """
+    )
+
+    @Option(help: "Read this application's window (its name as 'switchscan desktop' lists it).")
+    var app: String?
+
+    @Option(name: .shortAndLong, help: "Write the layout to this file (default: standard output).")
+    var output: String?
+
+    func run() throws {
+        let desktop = try connectDesktop()
+        defer { desktop.stop() }
+        switch desktop.snapshot(app: app) {
+        case .success(let s):
+            let text = LayoutWriter.json(s.tree, title: s.window.title.isEmpty ? s.application : s.window.title)
+            if let output {
+                do { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
+                    FileHandle.standardError.write(Data("Error: cannot write '\(output)': \(error.localizedDescription)\n".utf8))
+                    throw ExitCode(1)
+                }
+            } else {
+                print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+            }
+            if s.truncated {
+                FileHandle.standardError.write(Data("Warning: the window has more than \(s.nodeCount) nodes; the rest was left out.\n".utf8))
+            }
+        case .failure(let e):
+            FileHandle.standardError.write(Data((e.description + "\n").utf8))
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""SwitchScan's GTK3 test fixture: a real application for the desktop tests.
+
+Run it with /usr/bin/python3 (Debian's python3-gi and gir1.2-gtk-3.0); the pyenv python
+on PATH has no gi. Every state change is printed as one line on stdout, flushed at once,
+so that a test can wait for it:
+
+    ready                      the window is mapped (printed once)
+    clicked Btn 1              Btn 1, Btn 2 or Btn 3 was clicked (the status label changes too)
+    check True|False           "Check me" toggled
+    toggled True|False         "Toggle" toggled
+    scale 55.0                 "Volume" changed value
+    dialog open                the modal "Confirm" dialog is shown
+    dialog closed OK|Cancel|delete
+    removed Btn 3              "Remove Btn 3" removed it (container.remove: children-changed:remove)
+    removed nothing            ... clicked again
+    expander True|False        the "Details" expander opened or closed (its action: activate)
+    combo Green                the combo box's choice changed (its list is a popup menu)
+    expanded Fruits            the tree row was expanded (table cell action "expand or contract")
+    collapsed Fruits
+    activated Apple            a tree row was activated (table cell action "activate", not the first)
+    terminated                 SIGTERM or SIGINT; the fixture then exits with status 0
+    quit                       --quit-after elapsed, or the window was closed
+
+Flags:
+    --title T        window title (default "SwitchScan Fixture")
+    --app-name N     the program name, which is the application's name on the AT-SPI desktop
+                     (default "switchscan-fixture")
+    --move X Y       ask for this window position (the window manager may adjust it)
+    --quit-after S   quit after S seconds
+"""
+import argparse
+import signal
+import sys
+
+import gi
+
+gi.require_version("Gtk", "3.0")
+gi.require_version("Atk", "1.0")
+from gi.repository import Atk, GLib, Gtk  # noqa: E402
+
+
+def log(message):
+    print(message, flush=True)
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--title", default="SwitchScan Fixture")
+parser.add_argument("--app-name", default="switchscan-fixture")
+parser.add_argument("--move", nargs=2, type=int, metavar=("X", "Y"))
+parser.add_argument("--quit-after", type=float)
+args = parser.parse_args()
+
+GLib.set_prgname(args.app_name)
+GLib.set_application_name(args.app_name)
+
+# No animations, no blinking cursor: the same pixels and events every run.
+settings = Gtk.Settings.get_default()
+settings.set_property("gtk-enable-animations", False)
+settings.set_property("gtk-cursor-blink", False)
+
+
+def quit_app(message):
+    log(message)
+    Gtk.main_quit()
+    return GLib.SOURCE_REMOVE
+
+
+win = Gtk.Window(title=args.title)
+win.set_default_size(600, 500)
+win.connect("delete-event", lambda w, e: (quit_app("quit"), False)[1])
+if args.move:
+    win.move(*args.move)
+
+box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4)
+win.add(box)
+
+heading = Gtk.Label(label="Fixture Heading")
+heading.get_accessible().set_role(Atk.Role.HEADING)
+box.pack_start(heading, False, False, 0)
+
+status = Gtk.Label(label="status: idle")
+box.pack_start(status, False, False, 0)
+
+
+def clicked(button):
+    status.set_text(f"status: clicked {button.get_label()}")
+    log(f"clicked {button.get_label()}")
+
+
+row = Gtk.Box(spacing=4)
+box.pack_start(row, False, False, 0)
+buttons = {}
+for label in ("Btn 1", "Btn 2", "Btn 3"):
+    b = Gtk.Button(label=label)
+    b.connect("clicked", clicked)
+    row.pack_start(b, False, False, 0)
+    buttons[label] = b
+disabled = Gtk.Button(label="Disabled Btn")
+disabled.set_sensitive(False)
+disabled.connect("clicked", clicked)
+row.pack_start(disabled, False, False, 0)
+hidden = Gtk.Button(label="Hidden Btn")
+hidden.set_no_show_all(True)
+hidden.connect("clicked", clicked)
+row.pack_start(hidden, False, False, 0)
+
+toggles = Gtk.Box(spacing=4)
+box.pack_start(toggles, False, False, 0)
+check = Gtk.CheckButton(label="Check me")
+check.connect("toggled", lambda c: log(f"check {c.get_active()}"))
+toggles.pack_start(check, False, False, 0)
+toggle = Gtk.ToggleButton(label="Toggle")
+toggle.connect("toggled", lambda t: log(f"toggled {t.get_active()}"))
+toggles.pack_start(toggle, False, False, 0)
+
+adjustment = Gtk.Adjustment(value=50, lower=0, upper=100, step_increment=5, page_increment=10)
+scale = Gtk.Scale(orientation=Gtk.Orientation.HORIZONTAL, adjustment=adjustment)
+scale.set_digits(0)
+scale.get_accessible().set_name("Volume")
+scale.connect("value-changed", lambda s: log(f"scale {s.get_value()}"))
+box.pack_start(scale, False, False, 0)
+
+
+def open_dialog(_button):
+    dialog = Gtk.Dialog(title="Confirm", transient_for=win, modal=True)
+    dialog.add_button("Cancel", Gtk.ResponseType.CANCEL)
+    dialog.add_button("OK", Gtk.ResponseType.OK)
+    dialog.get_content_area().pack_start(Gtk.Label(label="Are you sure?"), True, True, 8)
+    names = {Gtk.ResponseType.OK: "OK", Gtk.ResponseType.CANCEL: "Cancel"}
+
+    def response(d, response_id):
+        log(f"dialog closed {names.get(response_id, 'delete')}")
+        d.destroy()
+
+    dialog.connect("response", response)
+    dialog.show_all()
+    log("dialog open")
+
+
+actions = Gtk.Box(spacing=4)
+box.pack_start(actions, False, False, 0)
+open_button = Gtk.Button(label="Open Dialog")
+open_button.connect("clicked", open_dialog)
+actions.pack_start(open_button, False, False, 0)
+
+
+def remove_btn3(_button):
+    b = buttons.pop("Btn 3", None)
+    if b is None:
+        log("removed nothing")
+        return
+    row.remove(b)  # container.remove: GTK3 emits children-changed:remove (pack_start would not)
+    log("removed Btn 3")
+
+
+remove_button = Gtk.Button(label="Remove Btn 3")
+remove_button.connect("clicked", remove_btn3)
+actions.pack_start(remove_button, False, False, 0)
+
+# An expander: its one AT-SPI action is "activate".
+expander = Gtk.Expander(label="Details")
+expander.add(Gtk.Label(label="More details"))
+expander.connect("notify::expanded", lambda e, _p: log(f"expander {e.get_expanded()}"))
+box.pack_start(expander, False, False, 0)
+
+# A combo box: its list opens as a popup menu over the window.
+combo = Gtk.ComboBoxText()
+for colour in ("Red", "Green", "Blue"):
+    combo.append_text(colour)
+combo.set_active(0)
+combo.connect("changed", lambda c: log(f"combo {c.get_active_text()}"))
+box.pack_start(combo, False, False, 0)
+
+# A small tree: its table cells have the AT-SPI actions "expand or contract", "edit" and
+# "activate", so "activate" is a real named action that is not the first.
+store = Gtk.TreeStore(str)
+fruits = store.append(None, ["Fruits"])
+store.append(fruits, ["Apple"])
+store.append(fruits, ["Pear"])
+store.append(None, ["Vegetables"])
+tree = Gtk.TreeView(model=store)
+tree.get_accessible().set_name("Food")
+tree.append_column(Gtk.TreeViewColumn("Food", Gtk.CellRendererText(), text=0))
+tree.connect("row-expanded", lambda t, it, p: log(f"expanded {store[it][0]}"))
+tree.connect("row-collapsed", lambda t, it, p: log(f"collapsed {store[it][0]}"))
+tree.connect("row-activated", lambda t, p, c: log(f"activated {store[p][0]}"))
+box.pack_start(tree, False, False, 0)
+
+
+def on_map(_widget, _event):
+    if not getattr(on_map, "done", False):
+        on_map.done = True
+        log("ready")
+    return False
+
+
+win.connect("map-event", on_map)
+for signum in (signal.SIGTERM, signal.SIGINT):
+    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, quit_app, "terminated")
+if args.quit_after is not None:
+    GLib.timeout_add(int(args.quit_after * 1000), quit_app, "quit")
+
+win.show_all()
+Gtk.main()
+sys.exit(0)

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+/// One effect line of `switchscan run --output json`.
+struct EffectLine: CustomStringConvertible {
+    var raw: String
+    var fields: [String: Any]
+
+    init?(_ line: String) {
+        guard let data = line.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        raw = line
+        fields = object
+    }
+
+    var effect: String { fields["effect"] as? String ?? "" }
+    var time: Double { fields["t"] as? Double ?? -1 }
+    var label: String? { fields["label"] as? String }
+    var item: String? { fields["item"] as? String }
+    var kind: String? { fields["kind"] as? String }
+    var text: String? { fields["text"] as? String }
+    var frame: [Double]? { (fields["frame"] as? [NSNumber])?.map(\.doubleValue) }
+    var description: String { raw }
+}
+
+/// Drives a live `switchscan run --desktop --output json --no-devices` through its standard
+/// input, as a switch user would with the manual style: Tab moves, space selects.
+final class ScanDriver {
+    let process: LiveProcess
+    /// The last highlight seen.
+    private(set) var current: EffectLine?
+    /// Every effect line read so far, in order.
+    private(set) var seen: [EffectLine] = []
+
+    init(_ session: DesktopSession, _ extra: [String], style: String = "manual") throws {
+        process = try session.startSwitchscan(["run", "--desktop", "--output", "json", "--no-devices", "--style", style] + extra)
+        try next("the first highlight") { $0.effect == "highlight" }
+    }
+
+    /// Waits for the next effect line that matches (lines before it are passed over).
+    @discardableResult
+    func next(_ what: String, timeout: Double = 5, where predicate: @escaping (EffectLine) -> Bool) throws -> EffectLine {
+        var found: EffectLine?
+        _ = try process.waitForLine(what, timeout: timeout) { line in
+            guard let e = EffectLine(line) else { return false }
+            self.seen.append(e)
+            if e.effect == "highlight" { self.current = e }
+            if predicate(e) { found = e; return true }
+            return false
+        }
+        return found!
+    }
+
+    /// Reads what the scanner printed in the last moments (an action's outcome, a change of
+    /// the window), so that `current` is what is highlighted now.
+    func settle(_ seconds: Double = 0.25) {
+        _ = try? process.waitForLine("nothing (settling)", timeout: seconds) { line in
+            guard let e = EffectLine(line) else { return false }
+            self.seen.append(e)
+            if e.effect == "highlight" { self.current = e }
+            return false
+        }
+    }
+
+    /// The first line read since `mark` (an index into `seen`) that matches, waiting for it
+    /// if it has not come yet.
+    func find(since mark: Int, _ what: String, timeout: Double = 5, where predicate: @escaping (EffectLine) -> Bool) throws -> EffectLine {
+        if let e = seen[min(mark, seen.count)...].first(where: predicate) { return e }
+        return try next(what, timeout: timeout, where: predicate)
+    }
+
+    /// Whether the highlight is on this label (an adjustable's is followed by its value).
+    func isOn(_ label: String) -> Bool {
+        guard let l = current?.label else { return false }
+        return l == label || l.hasPrefix(label + ", ")
+    }
+
+    /// Moves the highlight (Tab presses) until it is on the item with this label.
+    func go(to label: String, limit: Int = 40) throws {
+        settle()
+        for _ in 0..<limit {
+            if isOn(label) { return }
+            try process.send("\t")
+            try next("a highlight after Tab") { $0.effect == "highlight" }
+        }
+        throw DesktopError("'\(label)' was not highlighted within \(limit) moves; last: \(current?.description ?? "none")")
+    }
+
+    /// A select press; returns the first effect line after it that matches.
+    @discardableResult
+    func select(expecting what: String, where predicate: @escaping (EffectLine) -> Bool) throws -> EffectLine {
+        try process.send(" ")
+        return try next(what, where: predicate)
+    }
+
+    /// Selects the element highlighted now, then the menu entry with this title.
+    func choose(_ entry: String) throws {
+        try select(expecting: "the scanner menu") { $0.effect == "menuOpen" }
+        try next("the menu's first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        try go(to: entry)
+        try select(expecting: "the menu closing") { $0.effect == "menuClose" }
+        settle()
+    }
+
+    /// The labels of one full cycle of the current scope, from the current item.
+    func cycle(limit: Int = 60) throws -> [String] {
+        guard let start = current?.item else { return [] }
+        var labels = [current?.label ?? ""]
+        for _ in 0..<limit {
+            try process.send("\t")
+            let e = try next("a highlight after Tab") { $0.effect == "highlight" }
+            if e.item == start { return labels }
+            labels.append(e.label ?? "")
+        }
+        throw DesktopError("no full cycle within \(limit) moves: \(labels)")
+    }
+
+    func stop() { _ = process.terminate() }
+}
