@@ -25,12 +25,16 @@ final class AtspiThread: @unchecked Sendable {
             job.work()
             return nil
         }, box)
+        // Returns once the loop runs, so that every job runs on it and `stop` can end it.
+        sync {}
     }
 
-    /// Runs `work` on the thread, after what was sent before.
+    /// Runs `work` on the thread, after what was sent before. An idle source, never
+    /// `g_main_context_invoke`: that runs the job at once on the calling thread whenever
+    /// the loop's thread does not hold the context at that moment.
     func async(_ work: @escaping () -> Void) {
         let box = Unmanaged.passRetained(Job(work)).toOpaque()
-        g_main_context_invoke_full(nil, 0, { raw in
+        g_idle_add_full(0 /* G_PRIORITY_DEFAULT */, { raw in
             Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().work()
             return catspi_source_remove()
         }, box, nil)
@@ -54,7 +58,6 @@ final class AtspiThread: @unchecked Sendable {
     }
 
     func stop() {
-        sync {}   // the loop is running, so it can be told to end
         atspi_event_quit()
         pthread_join(thread, nil)
     }

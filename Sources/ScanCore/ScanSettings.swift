@@ -37,8 +37,62 @@ public struct ScanSettings: Hashable, Sendable {
     /// Speed of the fine line relative to `glideSpeed`.
     public var fineSpeedFactor = 0.5
 
+    /// How the scan is shown and heard on a real screen (the engine does not read these).
+    public var feedback = FeedbackSettings()
+
     public init() {}
 
     /// Allowed range of the interval (SPEC §5).
     public static let autoScanIntervalRange = 0.1...10.0
+}
+
+/// An sRGB colour, 8 bits a channel.
+public struct RGBColor: Hashable, Sendable {
+    public var red: UInt8, green: UInt8, blue: UInt8
+    public init(red: UInt8, green: UInt8, blue: UInt8) { self.red = red; self.green = green; self.blue = blue }
+
+    /// "#rrggbb" (case-insensitive), or nil.
+    public init?(hex: String) {
+        let u = Array(hex.utf8)
+        guard u.count == 7, u[0] == UInt8(ascii: "#") else { return nil }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        var v: [UInt8] = []
+        for i in stride(from: 1, to: 7, by: 2) {
+            guard let hi = nibble(u[i]), let lo = nibble(u[i + 1]) else { return nil }
+            v.append(hi << 4 | lo)
+        }
+        self.init(red: v[0], green: v[1], blue: v[2])
+    }
+
+    public var hex: String {
+        let digits = Array("0123456789abcdef")
+        return "#" + [red, green, blue].map { "\(digits[Int($0 >> 4)])\(digits[Int($0 & 15)])" }.joined()
+    }
+}
+
+/// Feedback on a real screen (SPEC §10): the on-screen outline, speech and sounds.
+public struct FeedbackSettings: Hashable, Sendable {
+    /// The outline around the highlighted item: a bright colour, drawn with a thin dark
+    /// edge on both sides so that it shows on light and dark backgrounds alike.
+    public var highlightColor = RGBColor(red: 0xff, green: 0x8c, blue: 0x00)
+    /// Outline width in pixels.
+    public var highlightWidth = 4
+    /// Speak each highlighted item (speech-dispatcher).
+    public var speech = false
+    /// speech-dispatcher's rate and volume, -100 to 100 (0: the user's default).
+    public var speechRate = 0
+    public var speechVolume = 0
+    /// A click on each move, another on select.
+    public var sound = false
+
+    public init() {}
+
+    public static let highlightWidthRange = 1...32
 }

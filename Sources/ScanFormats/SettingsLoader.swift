@@ -27,6 +27,7 @@ public enum SettingsLoader {
     public static let fields = durations.map(\.key) + [
         "style", "mode", "loops", "longPressAction", "glideSpeed", "tapBehavior", "focusAfterTap",
         "groupItems", "itemScope", "precise", "bandFraction", "fineSpeedFactor", "actOn",
+        "speech", "speechRate", "speechVolume", "sound", "highlightColor", "highlightWidth",
     ]
 
     public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
@@ -92,6 +93,22 @@ public enum SettingsLoader {
             number(&r, d, "glideSpeed", 5...5000, unit: " points per second") { s.glideSpeed = $0 }
             number(&r, d, "bandFraction", 0.02...0.5, unit: " of the screen") { s.bandFraction = $0 }
             number(&r, d, "fineSpeedFactor", 0.05...1, unit: " of glideSpeed") { s.fineSpeedFactor = $0 }
+            if let v = r.bool(d["speech"], "$", nil) { s.feedback.speech = v }
+            if let v = r.bool(d["sound"], "$", nil) { s.feedback.sound = v }
+            for (key, path) in [("speechRate", \FeedbackSettings.speechRate), ("speechVolume", \FeedbackSettings.speechVolume)] {
+                guard let v = r.integer(d[key], "$", nil) else { continue }
+                if (-100...100).contains(v) { s.feedback[keyPath: path] = v }
+                else { r.report("E04", d[key]!.value.offset, "$." + key, nil, "must be between -100 and 100 (0 is the voice's default), got \(v)") }
+            }
+            if let v = r.integer(d["highlightWidth"], "$", nil) {
+                let range = FeedbackSettings.highlightWidthRange
+                if range.contains(v) { s.feedback.highlightWidth = v }
+                else { r.report("E04", d["highlightWidth"]!.value.offset, "$.highlightWidth", nil, "must be between \(range.lowerBound) and \(range.upperBound) pixels, got \(v)") }
+            }
+            if let v = r.string(d["highlightColor"], "$", nil) {
+                if let c = RGBColor(hex: v) { s.feedback.highlightColor = c }
+                else { r.report("E04", d["highlightColor"]!.value.offset, "$.highlightColor", nil, "must be a colour \"#rrggbb\", e.g. \"#ff8c00\", got \"\(v)\"") }
+            }
         }
         let diagnostics = locate(r.diagnostics, in: bytes)
         if diagnostics.contains(where: { $0.severity == .error }) {

@@ -88,6 +88,29 @@ struct SettingsTests {
         }
     }
 
+    @Test func feedbackSettingsAreRead() throws {
+        #expect(ScanSettings().feedback.highlightWidth == 4 && ScanSettings().feedback.highlightColor.hex == "#ff8c00")
+        #expect(!ScanSettings().feedback.speech && !ScanSettings().feedback.sound)
+        let s = try settingsFile("""
+            {"speech": true, "speechRate": -20, "speechVolume": 50, "sound": true, "highlightColor": "#00FFcc", "highlightWidth": 8}
+            """)
+        #expect(s.feedback.speech && s.feedback.sound)
+        #expect(s.feedback.speechRate == -20 && s.feedback.speechVolume == 50)
+        #expect(s.feedback.highlightColor == RGBColor(red: 0, green: 0xff, blue: 0xcc) && s.feedback.highlightColor.hex == "#00ffcc")
+        #expect(s.feedback.highlightWidth == 8)
+    }
+
+    @Test func badFeedbackSettingsSayWhatIsAllowed() throws {
+        let errs = settingsErrors("""
+            {"speechRate": 150, "highlightColor": "orange", "highlightWidth": 0, "speech": "yes"}
+            """)
+        #expect(errs.map(\.path) == ["$.speechRate", "$.highlightColor", "$.highlightWidth", "$.speech"], "in file order: \(errs.map(\.description))")
+        #expect(errs.map(\.message).contains("must be between -100 and 100 (0 is the voice's default), got 150"))
+        #expect(errs.map(\.message).contains("must be a colour \"#rrggbb\", e.g. \"#ff8c00\", got \"orange\""))
+        #expect(errs.map(\.message).contains("must be between 1 and 32 pixels, got 0"))
+        for bad in ["#12345", "#1234567", "#gg0000", "123456"] { #expect(RGBColor(hex: bad) == nil, "\(bad)") }
+    }
+
     @Test func durationsAreExactNanoseconds() throws {
         // 0.1 s must be exactly 100 ms, not 99.999… (k × interval stays exact).
         let s = try settingsFile(#"{"autoScanInterval": 0.1}"#)
