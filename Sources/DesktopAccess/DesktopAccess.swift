@@ -151,7 +151,9 @@ public final class DesktopAccess: @unchecked Sendable {
                 guard let h = handles[element] else { return fail("Tap failed: the element is no longer on the screen") }
                 what = "Tap on \(h.label)"
                 if let i = h.primaryAction, try Atspi.doAction(h.ref, i) { return }
-                if h.editable, try Atspi.grabFocus(h.ref) { return }
+                // No action: focus it (a text field is then ready for typing), and click it.
+                let focused = (try? Atspi.grabFocus(h.ref)) ?? false
+                if h.editable && focused { return }
                 try clickAt(point, what)
             case let .customAction(element, action, _):
                 guard let h = handles[element] else { return fail("\(action) failed: the element is no longer on the screen") }

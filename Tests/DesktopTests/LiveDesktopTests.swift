@@ -235,6 +235,26 @@ struct LiveDesktopTests {
         _ = other
     }
 
+    @Test func withNothingToScanItStopsAndStartsAgainWhenAWindowComes() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture()
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        _ = fixture.terminate()
+        let stopped = try scan.next("the scan stopping") { $0.effect == "scanStopped" }
+        #expect(stopped.fields["reason"] as? String == "nothingToScan", "\(stopped)")
+        let again = try session.startFixture()
+        #expect(again.applicationName == fixture.applicationName)
+        let announced = try scan.next("the new window announced") { $0.effect == "announce" }
+        #expect(announced.text == "SwitchScan Fixture")
+        try scan.next("scanning again") { $0.effect == "scanStarted" }
+        let first = try scan.next("its first item") { $0.effect == "highlight" }
+        #expect(first.label == "Btn 1")
+        try scan.choose("Tap")
+        try again.waitForLine(matching: "clicked Btn 1")
+    }
+
     /// Auto-scan steps land on the interval (the engine's own deadlines, however late the
     /// desktop answered).
     static func expectSteps(_ steps: [EffectLine], _ interval: Double) {
