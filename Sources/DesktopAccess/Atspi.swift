@@ -281,6 +281,13 @@ enum Atspi {
         return Int32(pid)
     }
 
+    static func toolkitVersion(_ app: AccessibleRef) -> String {
+        var err: UnsafeMutablePointer<GError>?
+        let s = take(atspi_accessible_get_toolkit_version(app.pointer, &err))
+        if err != nil { g_error_free(err); return "" }
+        return s
+    }
+
     static func toolkit(_ app: AccessibleRef) -> String {
         var err: UnsafeMutablePointer<GError>?
         let s = take(atspi_accessible_get_toolkit_name(app.pointer, &err))

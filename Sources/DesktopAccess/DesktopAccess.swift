@@ -20,6 +20,7 @@ public final class DesktopAccess: @unchecked Sendable {
     /// something changed that needs the whole window read.
     private var changedElements: Set<String> = []
     private var wholeWindowChanged = false
+    private var lastWalkSettings = (ATSPI_STATE_SHOWING, Point(x: 0, y: 0))
     private var known = WalkCache()
     var knownForBench = WalkCache()
     private var lastNodes: [LiveNode] = []
@@ -37,6 +38,11 @@ public final class DesktopAccess: @unchecked Sendable {
     /// Applications that did not answer in time (bus name → monotonic ns until which they
     /// are passed over), so one stopped application cannot stall every refresh.
     private var unresponsive: [String: UInt64] = [:]
+
+    /// Where a GTK 4 window is on the screen (its extents are relative to it), by process
+    /// id and title, where the caller can ask the display; unset, such frames stay
+    /// window-relative.
+    public var windowOrigin: (@Sendable (Int32, String) -> Point?)?
 
     /// Where a failed action is reported (on the AT-SPI thread).
     public var report: (@Sendable (String) -> Void)?
@@ -190,7 +196,13 @@ public final class DesktopAccess: @unchecked Sendable {
 
     // MARK: - Applications and windows (AT-SPI thread)
 
-    struct App { let ref: AccessibleRef; var info: DesktopApplication; var windows: [Window] }
+    struct App {
+        let ref: AccessibleRef
+        var info: DesktopApplication
+        var windows: [Window]
+        /// GTK 4: `visible` says what is shown, extents are window-relative.
+        var gtk4 = false
+    }
     struct Window { let ref: AccessibleRef; var info: DesktopWindow; var popup: Bool }
 
     func readApplications() -> [App] {
@@ -222,8 +234,11 @@ public final class DesktopAccess: @unchecked Sendable {
                     }
                     windows.append(Window(ref: w, info: info, popup: popup))
                 }
-                out.append(App(ref: a, info: DesktopApplication(name: name, processID: Atspi.processID(a), toolkit: Atspi.toolkit(a),
-                                                                windows: windows.map(\.info)), windows: windows))
+                let toolkit = Atspi.toolkit(a)
+                let gtk4 = toolkit.lowercased() == "gtk" && Atspi.toolkitVersion(a).hasPrefix("4.")
+                out.append(App(ref: a, info: DesktopApplication(name: name, processID: Atspi.processID(a),
+                                                                toolkit: gtk4 ? "gtk4" : toolkit, windows: windows.map(\.info)),
+                               windows: windows, gtk4: gtk4))
             } catch {
                 if error.isTimeout { unresponsive[bus] = now + 3_000_000_000 }
             }
@@ -271,13 +286,20 @@ public final class DesktopAccess: @unchecked Sendable {
     private func read(_ c: (app: App, window: Window, reason: String), screen: (width: Double, height: Double)) throws(AtspiCallError) -> DesktopSnapshot {
         var walker = Walker()
         walker.known = known
+        if c.app.gtk4 {
+            walker.shownState = ATSPI_STATE_VISIBLE
+            walker.origin = windowOrigin?(c.app.info.processID, c.window.info.title) ?? Point(x: 0, y: 0)
+        }
         try walker.walkRoot(c.window.ref)
+        lastWalkSettings = (walker.shownState, walker.origin)
         // Only what the window still shows is remembered, so the cache cannot grow without bound.
         let learnt = walker.known.keeping(Set(walker.nodes.map(\.id)))
         var info = c.window.info
         if let menu = walker.openPopups.last {
             var inner = Walker()
             inner.known = walker.known
+            inner.shownState = walker.shownState
+            inner.origin = walker.origin
             try inner.walkRoot(menu)
             if inner.nodes.count > 1 {
                 walker = inner
@@ -430,6 +452,7 @@ public final class DesktopAccess: @unchecked Sendable {
         var nodes = lastNodes
         var walker = Walker()
         walker.known = known
+        (walker.shownState, walker.origin) = lastWalkSettings
         for id in ids {
             guard let ref = elements[id], let i = nodes.firstIndex(where: { $0.id == id }) else { continue }
             let read: LiveNode?

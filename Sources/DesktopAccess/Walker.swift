@@ -56,6 +56,12 @@ struct Walker {
     static let maxNodes = 5000
     static let maxDepth = 64
 
+    /// The state that says a node is on the screen. GTK 4 sets `showing` on windows only,
+    /// and leaves widgets that are not shown out of the tree: there, `visible`.
+    var shownState = ATSPI_STATE_SHOWING
+    /// Added to every frame: GTK 4 gives extents relative to the window, not the screen.
+    var origin = Point(x: 0, y: 0)
+
     var nodes: [LiveNode] = []
     var handles: [String: LiveHandle] = [:]
     /// Every element's object, so that one can be read again alone when only it changed.
@@ -82,6 +88,13 @@ struct Walker {
         var tail = path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
         tail = String(tail.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "." })
         while tail.hasPrefix(".") { tail.removeFirst() }
+        if tail.count > 96 {
+            // Layout ids stop at 128 characters: a long path (GTK 4's) keeps its end and a hash.
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for b in tail.utf8 { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+            tail = String(tail.suffix(64)) + "." + String(hash, radix: 36)
+            while tail.hasPrefix(".") { tail.removeFirst() }
+        }
         return "a\(bus.isEmpty ? "0" : bus):\(tail.isEmpty ? "root" : tail)"
     }
 
@@ -117,7 +130,7 @@ struct Walker {
             let x = out[4 * k], y = out[4 * k + 1], w = out[4 * k + 2], h = out[4 * k + 3]
             // INT_MIN marks hidden and unrealised widgets.
             guard x > Int32.min / 2, y > Int32.min / 2, w >= 0, h >= 0 else { continue }
-            nodes[p.node].frame = Rect(x: Double(x), y: Double(y), width: Double(w), height: Double(h))
+            nodes[p.node].frame = Rect(x: Double(x) + origin.x, y: Double(y) + origin.y, width: Double(w), height: Double(h))
         }
         pendingExtents.removeAll()
     }
@@ -178,7 +191,7 @@ struct Walker {
     mutating func visit(_ a: AccessibleRef, parent: Int, depth: Int) throws(AtspiCallError) -> Int? {
         guard nodes.count < Self.maxNodes, depth < Self.maxDepth else { truncated = true; return nil }
         let states = Atspi.states(a)
-        guard states.has(ATSPI_STATE_SHOWING), !states.has(ATSPI_STATE_DEFUNCT) else { return nil }
+        guard states.has(shownState), !states.has(ATSPI_STATE_DEFUNCT) else { return nil }
         let role = try Atspi.role(a)
         var kind = RoleMapping.kind(of: role)
         let childCount = try Atspi.childCount(a)
@@ -219,6 +232,7 @@ struct Walker {
             return index
         case .staticText, .heading, .image:
             node.label = name.isEmpty || RoleMapping.isTypeName(name) ? Atspi.description(a) : name
+            if RoleMapping.isTypeName(node.label) { node.label = "" }
             if kind == .staticText, role == ATSPI_ROLE_TEXT || role == ATSPI_ROLE_PROGRESS_BAR || role == ATSPI_ROLE_LEVEL_BAR {
                 node.value = try valueText(a, role: role)
             }
@@ -280,7 +294,7 @@ struct Walker {
             handles[node.id] = LiveHandle(ref: a, label: node.label, primaryAction: primary, actions: actions, editable: editable)
             // Menus that hang off this control and are open now (a combo box's list).
             if childCount > 0 && (role == ATSPI_ROLE_COMBO_BOX || role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_PUSH_BUTTON_MENU) {
-                for c in try Atspi.children(a, count: childCount) where Atspi.states(c).has(ATSPI_STATE_SHOWING) {
+                for c in try Atspi.children(a, count: childCount) where Atspi.states(c).has(shownState) {
                     let r = try Atspi.role(c)
                     if RoleMapping.kind(of: r) == .popupMenu { openPopups.append(c) }
                 }
@@ -329,7 +343,7 @@ struct Walker {
             }
         }
         let d = Atspi.description(a)
-        if !d.isEmpty { return d }
+        if !d.isEmpty && !RoleMapping.isTypeName(d) { return d }
         let r = roleWords(a)
         return r.isEmpty ? "unlabelled" : r
     }
