@@ -28,11 +28,13 @@ struct WalkCache {
     /// nil where the widget turned out to have no Value.
     var ranges: [String: Atspi.ValueRange?] = [:]
     var roleWords: [UInt32: String] = [:]
+    var roles: [String: UInt32] = [:]
 
     /// Only what is still on the screen, so the cache cannot grow without bound.
     func keeping(_ ids: Set<String>) -> WalkCache {
         WalkCache(actions: actions.filter { ids.contains($0.key) }, labelledBy: labelledBy.filter { ids.contains($0.key) },
-                  ranges: ranges.filter { ids.contains($0.key) }, roleWords: roleWords)
+                  ranges: ranges.filter { ids.contains($0.key) }, roleWords: roleWords,
+                  roles: roles.count > 4 * max(ids.count, 256) ? roles.filter { ids.contains($0.key) } : roles)
     }
 }
 
@@ -192,7 +194,14 @@ struct Walker {
         guard nodes.count < Self.maxNodes, depth < Self.maxDepth else { truncated = true; return nil }
         let states = Atspi.states(a)
         guard states.has(shownState), !states.has(ATSPI_STATE_DEFUNCT) else { return nil }
-        let role = try Atspi.role(a)
+        let id = Self.id(of: a)
+        // A widget keeps its role for life; libatspi never caches `transient` objects (GTK 3's
+        // tree-view cells), so remembering it saves them a round trip.
+        let role: AtspiRole
+        if let r = known.roles[id] { role = AtspiRole(rawValue: r) } else {
+            role = try Atspi.role(a)
+            known.roles[id] = role.rawValue
+        }
         var kind = RoleMapping.kind(of: role)
         let childCount = try Atspi.childCount(a)
         let name = try Atspi.name(a)
@@ -205,7 +214,7 @@ struct Walker {
         if kind == .ignored && childCount > 0 { kind = .container(flatten: true) }
         if kind == .window || kind == .popupMenu { kind = .container(flatten: false) }
 
-        var node = LiveNode(id: Self.id(of: a), role: Atspi.roleName(of: role))
+        var node = LiveNode(id: id, role: Atspi.roleName(of: role))
         guard seen.insert(node.id).inserted else { return nil }
         node.parent = parent
         switch kind {
@@ -290,7 +299,10 @@ struct Walker {
                 node.respondsToUserInteraction = true
             }
             node.label = try label(a, id: node.id, name: name, childCount: childCount)
-            node.hint = { let d = Atspi.description(a); return d.isEmpty || d == node.label ? nil : d }()
+            // Table cells (many, and never cached) go without: they are rows of text.
+            if role != ATSPI_ROLE_TABLE_CELL {
+                node.hint = { let d = Atspi.description(a); return d.isEmpty || d == node.label ? nil : d }()
+            }
             handles[node.id] = LiveHandle(ref: a, label: node.label, primaryAction: primary, actions: actions, editable: editable)
             // Menus that hang off this control and are open now (a combo box's list).
             if childCount > 0 && (role == ATSPI_ROLE_COMBO_BOX || role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_PUSH_BUTTON_MENU) {
