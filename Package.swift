@@ -28,10 +28,16 @@ let package = Package(
         .systemLibrary(name: "CAtspi", pkgConfig: "atspi-2", providers: [.apt(["libatspi2.0-dev"])]),
         // The only module that talks to libatspi, GLib and D-Bus: the live desktop.
         .target(name: "DesktopAccess", dependencies: ["ScanCore", "CAtspi"]),
+        .systemLibrary(name: "CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev", "libxext-dev", "libxtst-dev"])]),
+        // The only module that talks to X11: the on-screen overlay and XTest pointer clicks.
+        .target(name: "X11Output", dependencies: ["ScanCore", "ScanRuntime", "CX11"]),
+        .systemLibrary(name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]),
+        // The only module that talks to speech-dispatcher: spoken highlights and sounds.
+        .target(name: "SpeechOutput", dependencies: ["ScanCore", "ScanRuntime", "CSpeechd"]),
         .executableTarget(
             name: "switchscan",
             dependencies: [
-                "ScanCore", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "CSys",
+                "ScanCore", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "SpeechOutput", "CSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -42,5 +48,7 @@ let package = Package(
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan"]),
         // Real applications on a private X server and accessibility bus, started by the tests.
         .testTarget(name: "DesktopTests", dependencies: ["switchscan"], exclude: ["Fixtures"]),
+        .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanRuntime", "X11Output"]),
+        .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanRuntime", "SpeechOutput", "switchscan"]),
     ]
 )

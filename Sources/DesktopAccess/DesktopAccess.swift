@@ -20,6 +20,8 @@ public final class DesktopAccess: @unchecked Sendable {
     /// something changed that needs the whole window read.
     private var changedElements: Set<String> = []
     private var wholeWindowChanged = false
+    private var recheckPending = false
+    private var rechecks = 0
     private var lastWalkSettings = (ATSPI_STATE_SHOWING, Point(x: 0, y: 0))
     private var known = WalkCache()
     var knownForBench = WalkCache()
@@ -218,7 +220,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 var windows: [Window] = []
                 for w in try Atspi.children(a) {
                     let states = Atspi.states(w)
-                    guard states.has(ATSPI_STATE_SHOWING) || states.has(ATSPI_STATE_ACTIVE) else { continue }
+                    guard states.has(ATSPI_STATE_SHOWING) || states.has(ATSPI_STATE_ACTIVE), !states.has(ATSPI_STATE_DEFUNCT) else { continue }
                     let role = try Atspi.role(w)
                     let e = try? Atspi.extents(w)
                     var info = DesktopWindow(id: Walker.id(of: w), title: try Atspi.name(w), role: Atspi.roleName(w),
@@ -474,9 +476,31 @@ public final class DesktopAccess: @unchecked Sendable {
         return true
     }
 
+    /// While nothing can be scanned (no window, or a window caught empty as it closes), the
+    /// desktop is read again now and then, in case the change that ends it says nothing.
+    private func recheckWhileEmpty(_ snapshot: DesktopSnapshot?) {
+        let empty = snapshot.map { $0.tree.count <= 1 || !$0.tree.nodes.contains { $0.isAccessibilityElement } } ?? false
+        if !empty { rechecks = 0 }
+        guard following, empty, !recheckPending else { return }
+        recheckPending = true
+        rechecks += 1
+        // Quickly at first (a window closing), then once a second.
+        thread.after(milliseconds: rechecks <= 8 ? 250 : 1000) { [self] in
+            recheckPending = false
+            wholeWindowChanged = true
+            scheduleRefresh()
+        }
+    }
+
     /// Reads what would be scanned now; hands it on when it changed.
     @discardableResult
     private func refresh(deliver: Bool) -> DesktopSnapshot? {
+        let s = read(deliver: deliver)
+        recheckWhileEmpty(s ?? (lastWindowID == "none" ? lastSnapshot : nil))
+        return s
+    }
+
+    private func read(deliver: Bool) -> DesktopSnapshot? {
         wholeWindowChanged = false
         changedElements = []
         let apps = readApplications()
@@ -490,6 +514,7 @@ public final class DesktopAccess: @unchecked Sendable {
             let empty = DesktopSnapshot(tree: Self.tree([], screenID: "none", title: "", screen: screen), application: "",
                                         window: DesktopWindow(id: "none", title: "", role: "", active: false, modal: false, frame: nil),
                                         nodeCount: 0, truncated: false)
+            lastSnapshot = empty
             if deliver { onChange?(empty) }
             return deliver ? nil : empty
         }

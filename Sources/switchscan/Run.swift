@@ -5,7 +5,9 @@ import Foundation
 import ScanCore
 import ScanFormats
 import ScanRuntime
+import SpeechOutput
 import SwitchInput
+import X11Output
 
 enum OutputKind: String, ExpressibleByArgument, CaseIterable {
     case terminal, json
@@ -36,6 +38,18 @@ struct Run: ParsableCommand {
 
     @Option(help: "terminal (draw the screen) or json (effects as JSON lines). Default: terminal when stdout is a terminal.")
     var output: OutputKind?
+
+    @Flag(name: .customLong("no-overlay"), help: "Do not draw the highlight over the screen (it is drawn whenever an X display can be opened).")
+    var noOverlay = false
+
+    @Option(help: "How taps reach the screen: xtest (X11), uinput (a virtual pointer: Wayland, the console) or none. Default: with --desktop xtest where there is a display, else uinput; with a layout none.")
+    var pointer: PointerKind?
+
+    @Option(help: "The screen's size in pixels for --pointer uinput, e.g. 1920x1080 (default: the display's, else the layout's).")
+    var screen: ScreenSize?
+
+    @Flag(help: "Speak each highlighted item through speech-dispatcher (the setting 'speech').")
+    var speech = false
 
     @Option(help: "Also stream JSON lines to front ends connecting to this Unix socket.")
     var socket: String?
@@ -92,6 +106,8 @@ struct Run: ParsableCommand {
                 FileHandle.standardError.write(Data((e.description + "\n").utf8))
                 throw ExitCode(1)
             }
+            // Point mode sweeps the screen the display has (the registry's own idea lags).
+            if let size = XTestPointer.screenSize(display: nil) { access.screen = (size.0, size.1) }
             live = access
         } else {
             let (document, settings) = options.load(layout: layout ?? BundledData.file("Layouts/switch-control.uikit.json"), problems: &problems)
@@ -136,6 +152,33 @@ struct Run: ParsableCommand {
         let terminal = kind == .terminal ? TerminalPresenter(tree: tree, queue: presentQueue) : nil
         presenters.append(terminal ?? JSONLinesPresenter(fd: 1, origin: origin))
         if let live { presenters.append(DesktopActuator(live)) }
+        var feedbackSettings = scanSettings.feedback
+        if speech { feedbackSettings.speech = true }
+        var feedbackNotes: [String] = []
+        // The highlight on the real screen, wherever a display can be opened.
+        let hasDisplay = !(ProcessInfo.processInfo.environment["DISPLAY"] ?? "").isEmpty
+        var overlay: OverlayPresenter?
+        if !noOverlay && hasDisplay {
+            do { overlay = try OverlayPresenter(feedback: feedbackSettings, queue: presentQueue) } catch {
+                feedbackNotes.append("Warning: the highlight is not drawn on the screen: \(error)")
+            }
+        }
+        if let overlay { presenters.append(overlay) }
+        let spoken = feedbackSettings.speech || feedbackSettings.sound
+            ? SpeechPresenter(feedback: feedbackSettings, tree: tree, warn: { text in FileHandle.standardError.write(Data("Warning: \(text)\n".utf8)) })
+            : nil
+        if let spoken { presenters.append(spoken) }
+        let (clicker, pointerNote) = try RunFeedback.pointer(pointer, desktop: desktop, screen: screen,
+                                                            fallback: (tree.screenSize.width, tree.screenSize.height))
+        if let pointerNote { feedbackNotes.append(pointerNote) }
+        if let clicker {
+            if let live {
+                live.click = { p in clicker.click(at: p) }
+            } else {
+                presenters.append(PointerPresenter(clicker, warn: { text in FileHandle.standardError.write(Data("Warning: \(text)\n".utf8)) }))
+            }
+            feedbackNotes.append("Pointer: \(clicker.summary)")
+        }
         let presenter = FanOutPresenter(presenters)
         session.presenter = presenter
         terminal?.onFailure = { e in session.shutdown(code: 1, message: "Error: the terminal presenter failed: \(e)") }
@@ -159,7 +202,10 @@ struct Run: ParsableCommand {
             }
             liveTrees.attach { newTree in
                 scanner.replaceTree(newTree)
-                if let terminal { presentQueue.async { terminal.replaceTree(newTree) } }
+                presentQueue.async {
+                    terminal?.replaceTree(newTree)
+                    spoken?.replaceTree(newTree)
+                }
             }
         }
         // The scan starts before any device is attached: both go through the engine's queue
@@ -178,6 +224,7 @@ struct Run: ParsableCommand {
                 }
             }
         }
+        for note in feedbackNotes { say(note) }
         var usingDevices = false
         if !noDevices {
             let note = say

@@ -163,7 +163,8 @@ struct LiveDesktopTests {
         try scan.choose("Tap")
         let opened = try scan.find(since: mark, "the menu announced") { $0.effect == "announce" }
         let first = try scan.find(since: mark, "the menu's first item") { $0.effect == "highlight" && $0.time >= opened.time }
-        #expect(first.label == "Red, selected", "\(first)")
+        // GTK marks the current choice selected a moment after the list shows.
+        #expect(first.label == "Red" || first.label == "Red, selected", "\(first)")
         scan.settle()
         let items = try scan.cycle()
         #expect(items == ["Red, selected", "Green", "Blue"], "only the open menu: \(items)")

@@ -32,9 +32,10 @@ final class ScanDriver {
     /// Every effect line read so far, in order.
     private(set) var seen: [EffectLine] = []
 
-    init(_ session: DesktopSession, _ extra: [String], style: String = "manual") throws {
+    /// Starts the run and waits for its first `first` effect (a highlight; a sweep in point mode).
+    init(_ session: DesktopSession, _ extra: [String], style: String = "manual", first: String = "highlight") throws {
         process = try session.startSwitchscan(["run", "--desktop", "--output", "json", "--no-devices", "--style", style] + extra)
-        try next("the first highlight") { $0.effect == "highlight" }
+        try next("the first \(first)") { $0.effect == first }
     }
 
     /// Waits for the next effect line that matches (lines before it are passed over).

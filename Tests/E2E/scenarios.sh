@@ -179,6 +179,32 @@ if only 7; then
   fi
 fi
 
+# 8. The uinput pointer: a point-mode tap clicks through a virtual absolute pointer made with
+#    uinput, its ABS_X/ABS_Y set to the tapped point, read back by another reader (libevdev).
+if only 8; then
+  echo '{"mode":"point","glideSpeed":200,"tapBehavior":"autoTap","autoTapTime":0.3}' > "$OUT/point.json"
+  start_run run8 --style manual --duration 60 --device "$NODE" --settings "$OUT/point.json" --pointer uinput --screen 1000x700
+  wait_for "$OUT/run8.err" "Pointer: uinput" 30 || fail "8: run made the uinput pointer"
+  PNODE=$(sed -n 's/.*Pointer: uinput (\(\/dev\/input\/event[0-9]*\)).*/\1/p' "$OUT/run8.err" | head -1)
+  udevadm settle -t 10
+  "$BIN" record "$PNODE" -o "$OUT/pointer.evemu" --duration 20 2> "$OUT/record8.err" &
+  REC=$!
+  wait_for "$OUT/record8.err" "Recording" 20; sleep 1
+  # select fixes x, select fixes y; the auto-tap then taps (a menu's Tap, if it opened one).
+  say "press BTN_0"; say "sleep 1200"; say "press BTN_0"
+  wait_for "$OUT/run8.json" '"effect":"tap"' 15 || { say "press BTN_0"; wait_for "$OUT/run8.json" '"effect":"tap"' 15; }
+  sleep 1; kill -INT $REC 2>/dev/null; wait $REC
+  kill -TERM $RUN; wait $RUN
+  TAP=$(grep -m1 '"effect":"tap"' "$OUT/run8.json")
+  X=$(echo "$TAP" | sed 's/.*"x":\([0-9.]*\).*/\1/'); Y=$(echo "$TAP" | sed 's/.*"y":\([0-9.]*\).*/\1/')
+  X=$(printf '%.0f' "$X"); Y=$(printf '%.0f' "$Y")
+  expect "$OUT/record8.err" "SwitchScan pointer" "8: the virtual pointer is an input device of its own"
+  expect "$OUT/pointer.evemu" "^E: .* 0003 0000 $X " "8: ABS_X is the tapped x ($X)"
+  expect "$OUT/pointer.evemu" "^E: .* 0003 0001 $Y " "8: ABS_Y is the tapped y ($Y)"
+  expect "$OUT/pointer.evemu" '^E: .* 0001 0110 1 ' "8: the left button goes down"
+  expect "$OUT/pointer.evemu" '^E: .* 0001 0110 0 ' "8: and up"
+fi
+
 say destroy
 exec 3>&-
 echo "e2e: $failures of $checks checks failed"

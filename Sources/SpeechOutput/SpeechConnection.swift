@@ -1,0 +1,215 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSpeechd
+import ScanCore
+import ScanRuntime
+
+/// Where speech-dispatcher listens (as in SPEECHD_ADDRESS: `unix_socket:/path`,
+/// `inet_socket:host:port`).
+public enum SpeechDispatcherAddress: Sendable, Hashable {
+    case unixSocket(String)
+    case inetSocket(host: String, port: Int)
+}
+
+/// One libspeechd connection, in threaded mode (for BEGIN events). Used only on the
+/// presenter's speech thread. Messages go out as plain SSIP commands, because libspeechd's
+/// `spd_say` and `spd_sound_icon` set the priority before each message, which SSIP
+/// refuses inside a block (and a highlight's click and words are one block).
+final class SpeechConnection {
+    private let connection: UnsafeMutablePointer<SPDConnection>
+    /// speech-dispatcher's id for this connection: BEGIN events carry it.
+    let clientID: Int
+    private var priority: Utterance.Priority?
+    /// The highest message id speech-dispatcher gave us so far.
+    private(set) var lastMessageID = 0
+
+    private init(_ connection: UnsafeMutablePointer<SPDConnection>) {
+        self.connection = connection
+        clientID = Int(spd_get_client_id(connection))
+    }
+
+    /// Nothing answered: speech-dispatcher is not running (or not installed), and why.
+    struct OpenError: Error {
+        var reason: String
+    }
+
+    /// Connects (starting speech-dispatcher if it is not running and no address was
+    /// given, as libspeechd's autospawn does), turns BEGIN events on and sets rate and volume
+    /// where they are not 0.
+    static func open(client: String, address: SpeechDispatcherAddress?, rate: Int, volume: Int) throws(OpenError) -> SpeechConnection {
+        let connection: UnsafeMutablePointer<SPDConnection>
+        if let address {
+            connection = try connect(client: client, address: address)
+        } else {
+            let target = try defaultAddress()
+            do {
+                connection = try connect(client: client, address: target)
+            } catch {
+                let spawned = spawnServer(for: target)
+                do { connection = try connect(client: client, address: target) } catch {
+                    throw OpenError(reason: spawned.map { "\(error.reason); \($0)" } ?? error.reason)
+                }
+            }
+        }
+        let c = SpeechConnection(connection)
+        connection.pointee.callback_begin = { messageID, clientID, _ in
+            // Runs on libspeechd's event thread, which spd_close cancels: no cancellation
+            // point may unwind through Swift code holding a lock.
+            var old: Int32 = 0
+            pthread_setcancelstate(Int32(PTHREAD_CANCEL_DISABLE), &old)
+            let now = MonotonicClock.now()
+            BeginRegistry.shared.sink(client: clientID)?.began(messageID: messageID, at: now)
+            pthread_setcancelstate(old, nil)
+        }
+        _ = spd_set_notification_on(connection, SPD_BEGIN)
+        if rate != 0 { _ = spd_set_voice_rate(connection, Int32(max(-100, min(100, rate)))) }
+        if volume != 0 { _ = spd_set_volume(connection, Int32(max(-100, min(100, volume)))) }
+        return c
+    }
+
+    /// Sends one utterance; returns false when the connection is broken (a refused message
+    /// is not a broken connection).
+    func send(_ u: Utterance) -> Bool {
+        if priority != u.priority {
+            guard let reply = command("SET SELF PRIORITY \(u.priority.rawValue)") else { return false }
+            if reply.ok { priority = u.priority }
+        }
+        switch (u.icon, u.text) {
+        case let (icon?, text?):
+            guard command("BLOCK BEGIN") != nil, command("SOUND_ICON \(icon)") != nil else { return false }
+            let said = speak(text)
+            // Closed even when the text was refused, so that the next message is not in it.
+            return command("BLOCK END") != nil && said
+        case let (icon?, nil):
+            return command("SOUND_ICON \(icon)") != nil
+        case let (nil, text?):
+            return speak(text)
+        case (nil, nil):
+            return true
+        }
+    }
+
+    func close() { spd_close(connection) }
+
+    /// SSIP SPEAK: the text on one line (a leading dot doubled, as SSIP escapes it), then the
+    /// end-of-data line.
+    private func speak(_ text: String) -> Bool {
+        guard let start = command("SPEAK") else { return false }
+        guard start.ok else { return true }
+        var line = String(text.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" ? " " : $0 })
+        if line.hasPrefix(".") { line = "." + line }
+        guard let sent = spd_send_data_wo_mutex(connection, line, SPD_NO_REPLY) else { return false }
+        free(sent)
+        return command("\r\n.") != nil
+    }
+
+    /// One SSIP command and its reply; nil when the connection is broken. Records the
+    /// message id of "225-<id>" replies.
+    private func command(_ text: String) -> (ok: Bool, reply: String)? {
+        var raw: UnsafeMutablePointer<CChar>?
+        let rc = spd_execute_command_with_reply(connection, text, &raw)
+        guard let raw else { return nil }
+        defer { free(raw) }
+        let reply = String(cString: raw)
+        if reply.hasPrefix("225-") {
+            let digits = reply.dropFirst(4).prefix { $0.isNumber }
+            if let id = Int(digits) { lastMessageID = max(lastMessageID, id) }
+        }
+        return (rc == 0, reply)
+    }
+
+    private static func connect(client: String, address: SpeechDispatcherAddress) throws(OpenError) -> UnsafeMutablePointer<SPDConnection> {
+        var spdAddress = SPDConnectionAddress()
+        var strings: [UnsafeMutablePointer<CChar>?] = []
+        defer { strings.forEach { free($0) } }
+        switch address {
+        case .unixSocket(let path):
+            spdAddress.method = SPD_METHOD_UNIX_SOCKET
+            strings.append(strdup(path))
+            spdAddress.unix_socket_name = strings.last!
+        case .inetSocket(let host, let port):
+            spdAddress.method = SPD_METHOD_INET_SOCKET
+            strings.append(strdup(host))
+            spdAddress.inet_socket_host = strings.last!
+            spdAddress.inet_socket_port = Int32(port)
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        let connection = spd_open2(client, "main", nil, SPD_MODE_THREADED, &spdAddress, 0, &error)
+        let message = error.map { String(cString: $0) } ?? ""
+        free(error)
+        guard let connection else { throw OpenError(reason: cleaned(message)) }
+        return connection
+    }
+
+    /// "Error: Can't connect to unix socket /x: No such file or directory. Autospawn:
+    /// Autospawn disabled" → "Can't connect to unix socket /x: No such file or directory".
+    private static func cleaned(_ message: String) -> String {
+        var m = Array(message.utf8)
+        if m.starts(with: "Error: ".utf8) { m.removeFirst(7) }
+        let tail = Array(". Autospawn:".utf8)
+        if m.count >= tail.count, let i = (0...(m.count - tail.count)).first(where: { m[$0..<$0 + tail.count].elementsEqual(tail) }) {
+            m.removeSubrange(i...)
+        }
+        return String(decoding: m, as: UTF8.self)
+    }
+
+    /// SPEECHD_ADDRESS or the user's default socket, as libspeechd reads them.
+    private static func defaultAddress() throws(OpenError) -> SpeechDispatcherAddress {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let a = spd_get_default_address(&error) else {
+            let message = error.map { String(cString: $0) } ?? "no address"
+            free(error)
+            throw OpenError(reason: "SPEECHD_ADDRESS: \(message)")
+        }
+        defer { SPDConnectionAddress__free(a) }
+        if a.pointee.method == SPD_METHOD_INET_SOCKET {
+            return .inetSocket(host: a.pointee.inet_socket_host.map { String(cString: $0) } ?? "127.0.0.1",
+                               port: Int(a.pointee.inet_socket_port))
+        }
+        return .unixSocket(a.pointee.unix_socket_name.map { String(cString: $0) } ?? "")
+    }
+
+    /// Starts speech-dispatcher the way libspeechd's autospawn does (`speech-dispatcher
+    /// --spawn …`, which returns once the server is up), but with an empty signal mask: a
+    /// child inherits its spawning thread's mask, and ours blocks SIGPIPE and (in the
+    /// command line tool) the termination signals, which would leave a server that ignores
+    /// SIGTERM. Returns why it failed, or nil.
+    private static func spawnServer(for address: SpeechDispatcherAddress) -> String? {
+        var arguments = ["--spawn", "--communication-method"]
+        switch address {
+        case .unixSocket(let path): arguments += ["unix_socket", "--socket-path", path]
+        case .inetSocket(let host, let port):
+            guard host == "127.0.0.1" || host == "localhost" || host == "::1" else { return nil }
+            arguments += ["inet_socket", "--port", "\(port)"]
+        }
+        let program = getenv("SPEECHD_CMD").map { String(cString: $0) } ?? "speech-dispatcher"
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
+        guard rc == 0 else { return "starting \(program): \(errnoName(rc))" }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exited = status & 0x7f == 0
+        let code = (status >> 8) & 0xff
+        return exited && code == 0 ? nil : "\(program) --spawn ended with status \(exited ? code : 128 + (status & 0x7f))"
+    }
+}

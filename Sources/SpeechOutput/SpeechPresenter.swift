@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ScanCore
+import ScanRuntime
+
+/// The sounds, as speech-dispatcher sound icons: file names in the folder its output module
+/// plays them from (Debian's `sound-icons` package; the espeak-ng and generic modules read
+/// /usr/share/sounds/sound-icons/ unless configured otherwise).
+public struct SoundIcons: Sendable, Hashable {
+    /// Each move (35 ms tick): short, since the highlight's words wait for it.
+    public var move = "percussion-10.wav"
+    /// Each select (120 ms plucked note).
+    public var select = "cembalo-10.wav"
+    /// Where they are looked for before use: a module speaks a missing icon's name instead.
+    public var folder = "/usr/share/sounds/sound-icons"
+
+    public init() {}
+    public init(move: String, select: String, folder: String) {
+        self.move = move; self.select = select; self.folder = folder
+    }
+}
+
+/// Speaks highlights and announcements through speech-dispatcher, as Switch Control does,
+/// and plays a click on each move and another on select.
+///
+/// - Highlights are said as label (which the engine composes with value and state), then the
+///   first trait word where the label does not say it ("Btn 1, button", "Volume, 50,
+///   adjustable"); groups as their label and "group"; menu entries and exit items as their
+///   label. Priority `text`: each highlight cancels the one before, spoken or waiting.
+/// - Announcements have priority `message`: they cut a highlight being read, and a highlight
+///   that follows waits until they are said.
+/// - A move's click and the words go out as one SSIP block, so they are cancelled together
+///   and never cut each other; a select (activate, custom action, adjust, entering a group,
+///   tap) plays its sound in place of the next move click; a select with nothing said after
+///   it plays at priority `notification` (dropped if something is being said).
+/// - Everything that talks to speech-dispatcher runs on the presenter's own thread: `present`
+///   only queues, and never blocks or throws. Without speech-dispatcher, `warn` is called
+///   once (from that thread) and the presenter goes quiet.
+/// - Rate and volume are set once, when not 0 (0 keeps the user's settings); the voice and
+///   output module are the user's.
+public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
+    /// The warning when speech-dispatcher cannot be reached (the reason follows it).
+    public static let unavailableWarning = "speech-dispatcher is not running or not installed (Debian: sudo apt-get install speech-dispatcher); scanning goes on without speech"
+
+    private let plan: UtterancePlan
+    /// Element traits for role words; touched only on the presenting queue.
+    private var tree: ElementTree?
+    private let thread: SpeechThread?
+    private let sink = BeginSink()
+
+    /// Called when a highlight's speech begins (speech-dispatcher's BEGIN event), on
+    /// libspeechd's event thread: keep it short. For latency measurements.
+    public var onSpeechBegin: (@Sendable (SpeechBegin) -> Void)? {
+        get { sink.onBegin }
+        set { sink.onBegin = newValue }
+    }
+
+    /// - Parameters:
+    ///   - tree: the elements, for role words ("button"); `replaceTree` follows changes.
+    ///   - address: where speech-dispatcher listens; nil: SPEECHD_ADDRESS or the user's
+    ///     default, starting the server if it is not running (as libspeechd's autospawn).
+    ///     An explicit address is never autospawned.
+    ///   - warn: one sentence per problem (no speech-dispatcher; no sound icons), called on
+    ///     the presenter's thread.
+    public init(feedback: FeedbackSettings, tree: ElementTree? = nil, client: String = "switchscan",
+                address: SpeechDispatcherAddress? = nil, sounds: SoundIcons = SoundIcons(),
+                warn: @escaping (String) -> Void) {
+        self.tree = tree
+        var plan = UtterancePlan(speech: feedback.speech, moveSound: nil, selectSound: nil)
+        var soundProblem: String?
+        if feedback.sound {
+            // A missing icon would be spoken by name: check once, here, where it is cheap.
+            let missing = [sounds.move, sounds.select].filter { access(sounds.folder + "/" + $0, R_OK) != 0 }
+            if missing.isEmpty {
+                plan.moveSound = sounds.move
+                plan.selectSound = sounds.select
+            } else {
+                soundProblem = "The sound icons \(missing.joined(separator: " and ")) are not in \(sounds.folder) (Debian: sudo apt-get install sound-icons); scanning goes on without sounds"
+            }
+        }
+        self.plan = plan
+        guard feedback.speech || feedback.sound else {
+            thread = nil
+            return
+        }
+        let session = SpeechSession(client: client, address: address, rate: feedback.speechRate,
+                                    volume: feedback.speechVolume, sink: sink, warn: warn, soundProblem: soundProblem)
+        let thread = SpeechThread { job in session.perform(job) }
+        self.thread = thread
+        thread.submit(.open)
+    }
+
+    deinit { thread?.close(timeout: .zero) }
+
+    /// The elements of a new screen (for role words). Call on the presenting queue.
+    public func replaceTree(_ tree: ElementTree) { self.tree = tree }
+
+    public func present(_ effects: [TimedEffect]) throws {
+        guard let thread, thread.isRunning else { return }
+        let received = MonotonicClock.now()
+        let tree = self.tree
+        let utterances = plan.utterances(effects, received: received) { id in
+            tree.flatMap { t in t.index(of: id).map { t[$0].traits } }
+        }
+        for u in utterances { thread.submit(.say(u)) }
+    }
+
+    /// Closes the connection once what is queued has been sent (waiting at most 2 s for a
+    /// server that stopped answering).
+    public func finish() {
+        thread?.close(timeout: .seconds(2))
+    }
+}

@@ -1,0 +1,114 @@
+import ScanCore
+
+/// One request to speech-dispatcher: a text, a sound icon, or both as one block (the sound
+/// first). A block is one message in speech-dispatcher's priority model, so a highlight's
+/// click and its words are cancelled together by the next highlight, and neither cuts the
+/// other.
+struct Utterance: Equatable {
+    /// SSIP priorities used here (names as sent in `SET SELF PRIORITY`).
+    enum Priority: String {
+        /// Announcements: never cut by highlights (they wait for it); cut only by
+        /// `important` messages of other clients.
+        case message = "MESSAGE"
+        /// Highlights: each cancels the one before, spoken or waiting.
+        case text = "TEXT"
+        /// A select sound with nothing said after it: dropped rather than cutting speech.
+        case notification = "NOTIFICATION"
+    }
+
+    var priority: Priority
+    var text: String?
+    var icon: String?
+    /// For highlights: when the engine emitted it and when `present` received it (BEGIN
+    /// latency is measured from the latter).
+    var effectTime: ScanInstant?
+    var received: ScanInstant?
+
+    /// Highlights still waiting to be sent are dropped when a newer one comes: speech-
+    /// dispatcher would cancel them anyway.
+    var isHighlight: Bool { priority == .text }
+}
+
+/// What a batch of effects says and sounds like (pure: no I/O, no clock).
+struct UtterancePlan {
+    var speech: Bool
+    /// Sound icon names, or nil when sounds are off.
+    var moveSound: String?
+    var selectSound: String?
+
+    /// Highlights speak (Switch Control's order: label, value, then the first trait word),
+    /// announcements speak, selecting plays the select sound in place of the next move
+    /// click. `traits` gives an element's traits by id (nil: not known).
+    func utterances(_ effects: [TimedEffect], received: ScanInstant,
+                    traits: (String) -> TraitSet?) -> [Utterance] {
+        var out: [Utterance] = []
+        var selected = false
+        for e in effects {
+            switch e.effect {
+            case .highlight(let item, let kind, _, let label, _):
+                let text = speech ? Self.highlightText(kind: kind, label: label, traits: kind == .element ? traits(item) : nil) : nil
+                let icon = selected ? selectSound : moveSound
+                selected = false
+                if text != nil || icon != nil {
+                    out.append(Utterance(priority: .text, text: text, icon: icon,
+                                         effectTime: text == nil ? nil : e.time, received: text == nil ? nil : received))
+                }
+            case .announce(let text):
+                guard speech, !text.isEmpty else { continue }
+                out.append(Utterance(priority: .message, text: text, icon: selected ? selectSound : nil))
+                selected = false
+            case .activate, .customAction, .adjust, .enterGroup, .tap:
+                if selectSound != nil { selected = true }
+            case .scanStarted, .scanStopped, .exitGroup, .menuOpen, .menuClose, .modeChanged, .sweep,
+                 .pointSelected, .emit:
+                break
+            }
+        }
+        if selected, let selectSound {
+            out.append(Utterance(priority: .notification, text: nil, icon: selectSound))
+        }
+        return out
+    }
+
+    /// "Btn 1, button", "Volume, 50, adjustable", "Btn 5, Btn 6, group", "Tap". The engine's
+    /// label already holds value and state words; a role word is added only where the label
+    /// does not say it already. Nil when there is nothing to say.
+    static func highlightText(kind: HighlightKind, label: String?, traits: TraitSet?) -> String? {
+        let label = label ?? ""
+        let role: (word: String, synonyms: [String])?
+        switch kind {
+        case .element: role = traits.flatMap(roleWord)
+        case .group: role = ("group", [])
+        case .exit, .menuEntry: role = nil
+        }
+        guard let role, !says(label, role.word), !role.synonyms.contains(where: { says(label, $0) }) else {
+            return label.isEmpty ? nil : label
+        }
+        return label.isEmpty ? role.word : label + ", " + role.word
+    }
+
+    /// The first trait word, most telling first (what a switch user can do with it).
+    static func roleWord(_ traits: TraitSet) -> (word: String, synonyms: [String])? {
+        if traits.contains(.adjustable) { return ("adjustable", ["slider", "spin button"]) }
+        if traits.contains(.link) { return ("link", []) }
+        if traits.contains(.searchField) { return ("search field", ["search"]) }
+        if traits.contains(.button) { return ("button", []) }
+        if traits.contains(.header) { return ("heading", ["header"]) }
+        if traits.contains(.image) { return ("image", ["icon"]) }
+        return nil
+    }
+
+    /// Whether `text` has `phrase` as whole words ("OK button" says "button"; "Buttons" does not).
+    static func says(_ text: String, _ phrase: String) -> Bool {
+        let words = self.words(text), target = self.words(phrase)
+        guard !target.isEmpty, words.count >= target.count else { return false }
+        for start in 0...(words.count - target.count) where Array(words[start..<start + target.count]) == target {
+            return true
+        }
+        return false
+    }
+
+    static func words(_ text: String) -> [String] {
+        text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+    }
+}

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CX11
+import ScanCore
+
+/// Clicks at a screen point through the XTEST extension: the X server moves the real pointer
+/// there and presses button 1, so the click reaches whatever window is topmost at the point
+/// (our overlay lets it through). Its own connection, behind a lock: callable from any thread.
+public final class XTestPointer: @unchecked Sendable {
+    let x: X11Display
+    private var mutex = pthread_mutex_t()
+
+    public init(display: String? = nil) throws {
+        let x = try X11Display(display)
+        var event = Int32(0), error = Int32(0), major = Int32(0), minor = Int32(0)
+        guard XTestQueryExtension(x.pointer, &event, &error, &major, &minor) != 0 else {
+            throw X11Error("X display '\(x.name)' has no XTEST extension, so clicks cannot be injected. Hint: enable XTEST in the X server, or use the uinput pointer.")
+        }
+        self.x = x
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    /// Moves the pointer to `p` (root pixels of the default screen, rounded) and clicks
+    /// button 1 there. False when the server refused or the connection is gone.
+    public func click(at p: Point) -> Bool {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        guard !x.isLost, p.x.isFinite, p.y.isFinite else { return false }
+        let d = x.pointer
+        let px = Int32(clamping: Int(p.x.rounded())), py = Int32(clamping: Int(p.y.rounded()))
+        let moved = XTestFakeMotionEvent(d, x.screen, px, py, 0) != 0
+        let pressed = XTestFakeButtonEvent(d, 1, 1, 0) != 0
+        let released = XTestFakeButtonEvent(d, 1, 0, 0) != 0
+        // XPending flushes, then drops what the server sent unasked (we select no events):
+        // no round trip, and nothing piles up.
+        var event = XEvent()
+        while !x.isLost, XPending(d) > 0 { XNextEvent(d, &event) }
+        return moved && pressed && released && !x.isLost
+    }
+
+    /// The default screen's size in pixels.
+    public var screenSize: (width: Double, height: Double) { (Double(x.width), Double(x.height)) }
+
+    /// The size of `display`'s default screen (nil: the DISPLAY variable), or nil when it
+    /// cannot be opened.
+    public static func screenSize(display: String?) -> (Double, Double)? {
+        guard let x = try? X11Display(display) else { return nil }
+        defer { x.close() }
+        return (Double(x.width), Double(x.height))
+    }
+}
+
+/// A bare round trip to the X server (XSync on a connection of its own), the floor for
+/// any drawing that waits for the server: for benchmarks.
+public final class X11RoundTrip: @unchecked Sendable {
+    let x: X11Display
+    public init(display: String? = nil) throws { x = try X11Display(display) }
+    deinit { x.close() }
+    public func sync() { x.sync() }
+}

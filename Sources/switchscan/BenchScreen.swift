@@ -1,0 +1,97 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import ScanCore
+import ScanRuntime
+import X11Output
+
+struct BenchScreen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screen",
+        abstract: "Time a press to the outline's move being done in the X server, beside a bare X round trip.",
+        discussion: """
+        Presses (next, manual style) go to the engine on its real-time thread with their \
+        timestamp; each highlight goes through the presenting queue to the on-screen overlay, \
+        and the time is taken once the X server has processed the move (after XSync). In the \
+        same run a second connection measures bare XSync round trips. Needs an X display \
+        (Xvfb works). Also reports the overlay's CPU while moving once a second.
+        """
+    )
+
+    @Option(help: "Presses to time.")
+    var presses = 300
+
+    @Flag(help: "Run a CPU hog on every core meanwhile.")
+    var load = false
+
+    @Option(help: "Seconds of moving once a second, to measure the overlay's CPU (0: skip).")
+    var idleSeconds = 10
+
+    func run() throws {
+        let hog = load ? CPULoad(threads: ProcessInfo.processInfo.activeProcessorCount) : nil
+        defer { hog?.stop() }
+        let presentQueue = DispatchQueue(label: "switchscan.present")
+        let overlay: OverlayPresenter
+        let bare: X11RoundTrip
+        do {
+            overlay = try OverlayPresenter(feedback: FeedbackSettings(), queue: presentQueue)
+            bare = try X11RoundTrip()
+        } catch { throw fail("Error: \(error)") }
+        var settings = ScanSettings()
+        settings.style = .manual
+        let rt = RealTimeQueue(options: .init(priority: 20, lockMemory: false))
+        defer { rt.stop() }
+        let results = Arrivals()
+        var pending: [ScanInstant] = []   // press timestamps, on the present queue
+        var latencies: [Int64] = []
+        overlay.onSynced = { _, syncedAt in
+            guard !pending.isEmpty else { return }
+            latencies.append(syncedAt.nanoseconds - pending.removeFirst().nanoseconds)
+            results.add(syncedAt)
+        }
+        let scanner = LiveScanner(engine: ScanEngine(tree: benchTree(count: 97), settings: settings), queue: rt) { effects in
+            presentQueue.async { try? overlay.present(effects) }
+        }
+        scanner.start()
+        usleep(200_000)
+        presentQueue.sync { latencies.removeAll(); pending.removeAll() }
+        var round: [Int64] = []
+        for k in 0..<presses {
+            let t = MonotonicClock.now()
+            presentQueue.sync { pending.append(t) }
+            let before = results.count
+            scanner.submit(SwitchEvent(.next, down: true, at: t))
+            scanner.submit(SwitchEvent(.next, down: false, at: t))
+            _ = results.wait(after: before, seconds: 1)
+            // A bare round trip between presses, exposed to the same moments of load.
+            let r0 = MonotonicClock.now()
+            bare.sync()
+            round.append(MonotonicClock.now().nanoseconds - r0.nanoseconds)
+            if k % 100 == 99 { progress("screen: \(k + 1)/\(presses) presses") }
+            usleep(10_000)
+        }
+        endProgress()
+        let s = presentQueue.sync { Summary(latencies) }, b = Summary(round)
+        print("bench screen: \(presses) presses, load \(load ? "on" : "off")")
+        print(String(format: "press → outline moved (after XSync): p50 %.1f µs, p99 %.1f µs, max %.1f µs (%d)", s.p50, s.p99, s.max, s.count))
+        print(String(format: "bare XSync round trip:              p50 %.1f µs, p99 %.1f µs, max %.1f µs", b.p50, b.p99, b.max))
+        if idleSeconds > 0 {
+            let c0 = processCPUSeconds()
+            for _ in 0..<idleSeconds {
+                let t = MonotonicClock.now()
+                scanner.submit(SwitchEvent(.next, down: true, at: t))
+                scanner.submit(SwitchEvent(.next, down: false, at: t))
+                sleep(1)
+            }
+            let cpu = (processCPUSeconds() - c0) / Double(idleSeconds) * 100
+            print(String(format: "moving once a second: %.3f%% of a core (the whole process: engine, presenting, overlay)", cpu))
+        }
+        presentQueue.sync { overlay.finish() }
+    }
+}
+
+func processCPUSeconds() -> Double {
+    var u = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &u)
+    return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) / 1e6
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import DesktopAccess
+import Dispatch
+import Foundation
+import ScanCore
+import ScanRuntime
+import SpeechOutput
+import SwitchInput
+import X11Output
+
+enum PointerKind: String, ExpressibleByArgument, CaseIterable { case xtest, uinput, none }
+
+/// "1920x1080".
+struct ScreenSize: ExpressibleByArgument {
+    var width: Int
+    var height: Int
+    init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...65_535).contains(w), (1...65_535).contains(h) else { return nil }
+        width = w; height = h
+    }
+}
+
+/// Clicks at screen points, however they are made.
+protocol PointerClicker: AnyObject, Sendable {
+    func click(at p: Point) -> Bool
+    var summary: String { get }
+}
+
+final class XTestClicker: PointerClicker, @unchecked Sendable {
+    let pointer: XTestPointer
+    init(_ pointer: XTestPointer) { self.pointer = pointer }
+    func click(at p: Point) -> Bool { pointer.click(at: p) }
+    var summary: String { "xtest" }
+}
+
+final class UinputClicker: PointerClicker, @unchecked Sendable {
+    let pointer: UinputPointer
+    init(_ pointer: UinputPointer) { self.pointer = pointer }
+    func click(at p: Point) -> Bool { pointer.click(at: p) }
+    var summary: String { "uinput (\(pointer.node ?? "no node")), \(pointer.width)x\(pointer.height)" }
+}
+
+/// Point-mode taps of a layout run, clicked on the real screen (only with --pointer).
+final class PointerPresenter: EffectPresenter, @unchecked Sendable {
+    let clicker: PointerClicker
+    let warn: @Sendable (String) -> Void
+    init(_ clicker: PointerClicker, warn: @escaping @Sendable (String) -> Void) { self.clicker = clicker; self.warn = warn }
+    func present(_ effects: [TimedEffect]) throws {
+        for e in effects {
+            if case .tap(let p, _) = e.effect, !clicker.click(at: p) { warn("The click at \(Int(p.x)), \(Int(p.y)) could not be made.") }
+        }
+    }
+    func finish() {}
+}
+
+/// What a run shows and says beyond its output: the on-screen overlay, speech, and the
+/// pointer for taps.
+struct RunFeedback {
+    var presenters: [EffectPresenter] = []
+    var clicker: PointerClicker?
+    var notes: [String] = []
+
+    /// `kind`: asked for on the command line (nil: chosen). Problems a user asked for by
+    /// name are errors; the rest are notes and the run goes on without them.
+    static func pointer(_ kind: PointerKind?, desktop: Bool, screen: ScreenSize?, fallback: (width: Double, height: Double)) throws -> (PointerClicker?, String?) {
+        let display = ProcessInfo.processInfo.environment["DISPLAY"].map { !$0.isEmpty } ?? false
+        let chosen = kind ?? (desktop ? (display ? .xtest : .uinput) : PointerKind.none)
+        switch chosen {
+        case .none:
+            return (nil, nil)
+        case .xtest:
+            do { return (XTestClicker(try XTestPointer(display: nil)), nil) } catch {
+                if kind == .xtest { throw fail("Error: --pointer xtest needs an X display: \(error). Use --pointer uinput on Wayland or the console.") }
+                return (nil, "Warning: no pointer for taps: \(error)")
+            }
+        case .uinput:
+            let size = screen.map { (Double($0.width), Double($0.height)) }
+                ?? (display ? XTestPointer.screenSize(display: nil) : nil) ?? fallback
+            do { return (UinputClicker(try UinputPointer(width: Int(size.0), height: Int(size.1))), nil) } catch {
+                if kind == .uinput { throw fail("Error: \(error)") }
+                return (nil, "Warning: no pointer for taps: \(error)")
+            }
+        }
+    }
+}

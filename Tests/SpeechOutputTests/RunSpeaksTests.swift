@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `switchscan run --speech`: the real command speaks its highlights through a private
+/// speech-dispatcher (test module `textlog`), each new one cancelling the last (`slowlog`).
+@Suite("switchscan run speaks", .serialized, .timeLimit(.minutes(1)))
+struct RunSpeaksTests {
+    /// The switchscan executable SwiftPM built beside this test bundle.
+    static func binary() throws -> String {
+        var dirs: [URL] = []
+        if let exe = Bundle.main.executableURL { dirs.append(exe.resolvingSymlinksInPath().deletingLastPathComponent()) }
+        if let arg0 = CommandLine.arguments.first { dirs.append(URL(fileURLWithPath: arg0).resolvingSymlinksInPath().deletingLastPathComponent()) }
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" { dirs.append(bundle.bundleURL.deletingLastPathComponent()) }
+        for d in dirs {
+            var dir = d
+            for _ in 0..<4 {
+                let c = dir.appendingPathComponent("switchscan").path
+                if access(c, X_OK) == 0 { return c }
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+        throw SpeechTestError("the switchscan executable was not built beside the tests")
+    }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Runs the bundled layout with manual presses fed on standard input, and returns what
+    /// was spoken once `done` holds.
+    func run(_ daemon: SpeechDaemon, keys: String, until done: ([String]) -> Bool) throws -> (spoken: [String], stdout: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Self.binary())
+        p.arguments = ["run", "--speech", "--no-overlay", "--no-devices", "--output", "json", "--style", "manual", "--duration", "4"]
+        p.currentDirectoryURL = Self.root
+        var env = ProcessInfo.processInfo.environment
+        env["SPEECHD_ADDRESS"] = "unix_socket:" + daemon.socket
+        env["DISPLAY"] = nil
+        p.environment = env
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // The first highlight is said once the connection is up; a highlight that is still
+        // waiting for it is replaced by a newer one (only the current item is worth saying).
+        _ = daemon.waitForSpoken(timeout: 5) { !$0.isEmpty }
+        for k in keys {
+            try input.fileHandleForWriting.write(contentsOf: Data(String(k).utf8))
+            Thread.sleep(forTimeInterval: 0.15)
+        }
+        let spoken = daemon.waitForSpoken(timeout: 5, until: done)
+        p.terminate()
+        p.waitUntilExit()
+        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (spoken, out)
+    }
+
+    @Test func theHighlightsAreSpokenInOrder() throws {
+        let daemon = try SpeechDaemon(module: .textlog)
+        defer { daemon.stop() }
+        let (spoken, out) = try run(daemon, keys: "\t\t") { $0.count >= 3 }
+        let labels = out.split(separator: "\n").compactMap { line -> String? in
+            guard line.contains("\"effect\":\"highlight\""), let r = line.range(of: "\"label\":\"") else { return nil }
+            return String(line[r.upperBound...].prefix { $0 != "\"" })
+        }
+        #expect(labels.count >= 3, "\(out)")
+        #expect(spoken.count == labels.count, "one utterance per highlight: \(spoken) for \(labels)")
+        for (said, label) in zip(spoken, labels) { #expect(said.hasPrefix(label), "\(said) starts with \(label)") }
+    }
+
+    @Test func eachHighlightCancelsTheLast() throws {
+        let daemon = try SpeechDaemon(module: .slowlog)
+        defer { daemon.stop() }
+        let (spoken, _) = try run(daemon, keys: "\t\t") { lines in lines.filter { $0.hasPrefix("start ") }.count >= 3 && lines.contains { $0.hasPrefix("end ") } }
+        let starts = spoken.filter { $0.hasPrefix("start ") }, ends = spoken.filter { $0.hasPrefix("end ") }
+        #expect(starts.count == 3 && ends.count == 1, "\(spoken)")
+        #expect(ends.first.map { String($0.dropFirst(4)) } == starts.last.map { String($0.dropFirst(6)) }, "only the last is finished: \(spoken)")
+    }
+}

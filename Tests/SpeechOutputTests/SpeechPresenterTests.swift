@@ -1,0 +1,305 @@
+import Foundation
+import ScanCore
+import Testing
+@testable import SpeechOutput
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The elements the highlights below point at: a button and an adjustable.
+private let tree: ElementTree = {
+    var root = ElementNode(id: "root")
+    root.children = [1, 2]
+    var button = ElementNode(id: "b1")
+    button.label = "Btn 1"
+    button.traits = TraitSet([.button])
+    button.parent = 0
+    var volume = ElementNode(id: "vol")
+    volume.label = "Volume"
+    volume.traits = TraitSet([.adjustable])
+    volume.parent = 0
+    return ElementTree(screenID: "test", size: (width: 400, height: 300), nodes: [root, button, volume])
+}()
+
+private func at(_ ms: Int64, _ effect: Effect) -> TimedEffect { TimedEffect(.seconds(Double(ms) / 1000), effect) }
+
+private func element(_ id: String, _ label: String) -> Effect {
+    .highlight(item: id, kind: .element, frame: nil, label: label, context: nil)
+}
+
+private func monotonicMilliseconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) * 1e3 + Double(ts.tv_nsec) / 1e6
+}
+
+private func feedback(speech: Bool = true, sound: Bool = false, rate: Int = 0, volume: Int = 0) -> FeedbackSettings {
+    var f = FeedbackSettings()
+    f.speech = speech
+    f.sound = sound
+    f.speechRate = rate
+    f.speechVolume = volume
+    return f
+}
+
+/// A real speech-dispatcher, started by each test with a private configuration (never a
+/// mock); one at a time, since the interruption tests time half-second utterances.
+@Suite("Speech through speech-dispatcher", .serialized)
+struct SpeechPresenterTests {
+    @Test func highlightsAndAnnouncementsAreSpokenAsSwitchControlSaysThem() throws {
+        let daemon = try SpeechDaemon(module: .textlog)
+        defer { daemon.stop() }
+        let warnings = Collected<String>()
+        let speech = SpeechPresenter(feedback: feedback(), tree: tree, address: daemon.address) { warnings.append($0) }
+        let batches: [([Effect], String)] = [
+            ([element("b1", "Btn 1")], "Btn 1, button"),
+            ([.highlight(item: "g1", kind: .group, frame: nil, label: "Btn 5, Btn 6", context: nil)], "Btn 5, Btn 6, group"),
+            ([.enterGroup("g1"), element("vol", "Volume, 50")], "Volume, 50, adjustable"),
+            ([.menuOpen(element: "b1", entries: ["tap"]),
+              .highlight(item: "tap", kind: .menuEntry, frame: nil, label: "Tap", context: "b1")], "Tap"),
+            ([.highlight(item: "exit", kind: .exit, frame: nil, label: "Exit group", context: "g1")], "Exit group"),
+            // An element the tree does not know: its label alone.
+            ([element("new", "Check me, selected")], "Check me, selected"),
+            ([.announce("Screen changed")], "Screen changed"),
+        ]
+        var expected: [String] = []
+        for (i, (effects, text)) in batches.enumerated() {
+            // One at a time: a highlight cancels the one before it, by design.
+            try speech.present(effects.map { at(Int64(i) * 1000, $0) })
+            expected.append(text)
+            let count = expected.count
+            daemon.waitForSpoken { $0.count >= count }
+        }
+        speech.finish()
+        #expect(daemon.waitForSpoken(timeout: 0.2) { _ in false } == expected)
+        #expect(warnings.all.isEmpty)
+    }
+
+    @Test func eachHighlightCutsTheOneBeingSaid() throws {
+        let daemon = try SpeechDaemon(module: .slowlog)
+        defer { daemon.stop() }
+        let speech = SpeechPresenter(feedback: feedback(), address: daemon.address) { _ in }
+        for (i, label) in ["Btn 1", "Btn 2", "Btn 3"].enumerated() {
+            let sent = Date()
+            try speech.present([at(Int64(i) * 150, element("b\(i + 1)", label))])
+            // The next one 150 ms later, but not before this one started (a loaded machine
+            // may take longer to start the module).
+            daemon.waitForSpoken { $0.contains("start \(label)") }
+            let rest = 0.15 - Date().timeIntervalSince(sent)
+            if i < 2 && rest > 0 { usleep(UInt32(rest * 1e6)) }
+        }
+        speech.finish()
+        daemon.waitForSpoken { $0.contains("end Btn 3") }
+        usleep(300_000) // an "end" for a cut one would come by now
+        #expect(daemon.spoken() == ["start Btn 1", "start Btn 2", "start Btn 3", "end Btn 3"])
+    }
+
+    /// An announcement is said whole, and the highlight that follows it in the same batch
+    /// after it (the highlight waits; it does not cut).
+    @Test func anAnnouncementIsNotCutByTheHighlightAfterIt() throws {
+        let daemon = try SpeechDaemon(module: .slowlog)
+        defer { daemon.stop() }
+        let speech = SpeechPresenter(feedback: feedback(), address: daemon.address) { _ in }
+        try speech.present([at(0, .announce("New window")), at(0, element("b1", "Btn 1"))])
+        speech.finish()
+        let lines = daemon.waitForSpoken { $0.contains("end Btn 1") }
+        #expect(lines == ["start New window", "end New window", "start Btn 1", "end Btn 1"])
+    }
+
+    /// Highlights that come while an announcement is said wait, and only the last is said.
+    @Test func highlightsWaitingBehindAnAnnouncementReplaceEachOther() throws {
+        let daemon = try SpeechDaemon(module: .slowlog)
+        defer { daemon.stop() }
+        let speech = SpeechPresenter(feedback: feedback(), address: daemon.address) { _ in }
+        try speech.present([at(0, .announce("New window")), at(0, element("b1", "Btn 1"))])
+        daemon.waitForSpoken { $0.contains("start New window") }
+        try speech.present([at(150, element("b2", "Btn 2"))])
+        speech.finish()
+        daemon.waitForSpoken { $0.contains("end Btn 2") }
+        usleep(300_000)
+        #expect(daemon.spoken() == ["start New window", "end New window", "start Btn 2", "end Btn 2"])
+    }
+
+    @Test func withoutSpeechDispatcherOneWarningAndNothingElse() throws {
+        let directory = NSTemporaryDirectory() + "speechtest-missing-\(getpid())"
+        let warnings = Collected<String>()
+        let start = Date()
+        let speech = SpeechPresenter(feedback: feedback(sound: true), address: .unixSocket(directory + "/none.sock")) {
+            warnings.append($0)
+        }
+        try speech.present([at(0, element("b1", "Btn 1"))])
+        try speech.present([at(100, .activate(element: "b1", point: Point(x: 1, y: 1), target: "b1")),
+                            at(100, element("b2", "Btn 2"))])
+        speech.finish()
+        try speech.present([at(200, .announce("Screen changed"))])
+        // A hang guard, not a speed test.
+        #expect(Date().timeIntervalSince(start) < 1)
+        #expect(warnings.all.count == 1)
+        let warning = try #require(warnings.all.first)
+        #expect(warning.hasPrefix(SpeechPresenter.unavailableWarning))
+        #expect(warning.contains("none.sock"))
+    }
+
+    @Test func withSpeechAndSoundOffNothingIsOpened() throws {
+        let warnings = Collected<String>()
+        let speech = SpeechPresenter(feedback: feedback(speech: false), address: .unixSocket("/nonexistent/none.sock")) {
+            warnings.append($0)
+        }
+        try speech.present([at(0, element("b1", "Btn 1"))])
+        speech.finish()
+        #expect(warnings.all.isEmpty)
+    }
+
+    /// Rate and volume are set when not 0; at 0 the server's (the user's) settings stay.
+    @Test func rateAndVolumeReachTheServer() throws {
+        let daemon = try SpeechDaemon(module: .paramlog, settings: ["DefaultRate 20", "DefaultVolume 60"])
+        defer { daemon.stop() }
+        let set = SpeechPresenter(feedback: feedback(rate: 40, volume: -30), address: daemon.address) { _ in }
+        try set.present([at(0, element("b1", "Btn 1"))])
+        set.finish()
+        daemon.waitForSpoken { $0.count >= 1 }
+        let kept = SpeechPresenter(feedback: feedback(), address: daemon.address) { _ in }
+        try kept.present([at(0, element("b2", "Btn 2"))])
+        kept.finish()
+        let lines = daemon.waitForSpoken { $0.count >= 2 }
+        #expect(lines == ["rate=40.00 volume=-30.00 Btn 1", "rate=20.00 volume=60.00 Btn 2"])
+    }
+
+    /// The move click comes before the words, the select sound replaces the next move click,
+    /// and a select with nothing said after it plays alone.
+    @Test func soundsForMovesAndSelects() throws {
+        try SpeechRequirement.soundIcons.require()
+        let daemon = try SpeechDaemon(module: .textlog)
+        defer { daemon.stop() }
+        let warnings = Collected<String>()
+        let speech = SpeechPresenter(feedback: feedback(sound: true), tree: tree, address: daemon.address) { warnings.append($0) }
+        let move = SoundIcons().move, select = SoundIcons().select
+        try speech.present([at(0, element("b1", "Btn 1"))])
+        daemon.waitForSpoken { $0.count >= 2 }
+        try speech.present([at(1000, .activate(element: "b1", point: Point(x: 5, y: 5), target: "b1")),
+                            at(1000, element("vol", "Volume, 50"))])
+        daemon.waitForSpoken { $0.count >= 4 }
+        try speech.present([at(2000, .tap(Point(x: 9, y: 9), element: nil))])
+        daemon.waitForSpoken { $0.count >= 5 }
+        speech.finish()
+        #expect(daemon.waitForSpoken(timeout: 0.2) { _ in false } == [
+            "icon \(move)", "Btn 1, button",
+            "icon \(select)", "Volume, 50, adjustable",
+            "icon \(select)",
+        ])
+        #expect(warnings.all.isEmpty)
+    }
+
+    /// A select with nothing said after it does not cut the highlight being said (it is
+    /// dropped instead).
+    @Test func aLoneSelectSoundDoesNotCutSpeech() throws {
+        try SpeechRequirement.soundIcons.require()
+        let daemon = try SpeechDaemon(module: .slowlog)
+        defer { daemon.stop() }
+        let speech = SpeechPresenter(feedback: feedback(sound: true), address: daemon.address) { _ in }
+        try speech.present([at(0, element("b1", "Btn 1"))])
+        daemon.waitForSpoken { $0.contains("start Btn 1") }
+        try speech.present([at(100, .tap(Point(x: 9, y: 9), element: nil))])
+        speech.finish()
+        daemon.waitForSpoken { $0.contains("end Btn 1") }
+        usleep(200_000)
+        #expect(daemon.spoken() == ["icon \(SoundIcons().move)", "start Btn 1", "end Btn 1"])
+    }
+
+    /// A server that goes away mid-session: one warning, no crash (libspeechd writes with
+    /// write(2): SIGPIPE), and the presenter goes quiet.
+    @Test func whenTheServerGoesAwayOneWarning() throws {
+        let daemon = try SpeechDaemon(module: .textlog)
+        let warnings = Collected<String>()
+        let speech = SpeechPresenter(feedback: feedback(), address: daemon.address) { warnings.append($0) }
+        try speech.present([at(0, element("b1", "Btn 1"))])
+        daemon.waitForSpoken { $0.count >= 1 }
+        daemon.stop()
+        for i in 1...3 {
+            try speech.present([at(Int64(i) * 100, element("b1", "Btn 1"))])
+            usleep(100_000)
+        }
+        speech.finish()
+        #expect(warnings.all == ["speech-dispatcher stopped answering; scanning goes on without speech"])
+    }
+
+    /// Sounds alone when speech is off: clicks, no words, no announcements.
+    @Test func soundsWithoutSpeech() throws {
+        try SpeechRequirement.soundIcons.require()
+        let daemon = try SpeechDaemon(module: .textlog)
+        defer { daemon.stop() }
+        let speech = SpeechPresenter(feedback: feedback(speech: false, sound: true), address: daemon.address) { _ in }
+        try speech.present([at(0, element("b1", "Btn 1"))])
+        daemon.waitForSpoken { $0.count >= 1 }
+        try speech.present([at(1000, .announce("Screen changed")), at(1000, .enterGroup("g1")), at(1000, element("b2", "Btn 2"))])
+        daemon.waitForSpoken { $0.count >= 2 }
+        speech.finish()
+        #expect(daemon.waitForSpoken(timeout: 0.2) { _ in false } == ["icon \(SoundIcons().move)", "icon \(SoundIcons().select)"])
+    }
+
+    /// Highlight → BEGIN with espeak-ng rendering into the ALSA file sink. Printed, not
+    /// asserted (tests never assert speed); that BEGIN comes at all is asserted.
+    @Test func beginLatencyWithEspeak() throws {
+        let daemon = try SpeechDaemon(module: .espeak)
+        defer { daemon.stop() }
+        let begins = Collected<SpeechBegin>()
+        let speech = SpeechPresenter(feedback: feedback(), tree: tree, address: daemon.address) { _ in }
+        speech.onSpeechBegin = { begins.append($0) }
+        let runs = 30
+        var presentTimes: [Double] = []
+        for i in 0..<runs {
+            let before = monotonicMilliseconds()
+            try speech.present([at(Int64(i) * 100, element("b1", "Btn \(i)"))])
+            presentTimes.append(monotonicMilliseconds() - before)
+            let deadline = Date().addingTimeInterval(2)
+            while begins.all.count <= i && Date() < deadline { usleep(1_000) }
+            usleep(50_000) // past its END (the file sink is not paced in real time)
+        }
+        speech.finish()
+        // Each BEGIN was paired with its own highlight: distinct, in order.
+        let numbers = begins.all.compactMap { Int($0.text.dropFirst(4).prefix { $0.isNumber }) }
+        #expect(numbers.count == begins.all.count && numbers == numbers.sorted() && Set(numbers).count == numbers.count,
+                "\(begins.all.map(\.text))")
+        #expect(begins.all.allSatisfy { $0.text.hasSuffix(", button") })
+        let latencies = begins.all.map { Double($0.latency.nanoseconds) / 1e6 }.sorted()
+        #expect(latencies.count >= runs / 2, "BEGIN for \(latencies.count) of \(runs) highlights")
+        func p(_ values: [Double], _ q: Double) -> Double {
+            let v = values.sorted()
+            return v.isEmpty ? .nan : v[min(v.count - 1, Int(Double(v.count) * q))]
+        }
+        print(String(format: "highlight → BEGIN (espeak-ng, ALSA file sink): n=%d p50=%.2f ms p90=%.2f ms max=%.2f ms; present() p50=%.3f ms max=%.3f ms",
+                     latencies.count, p(latencies, 0.5), p(latencies, 0.9), latencies.last ?? .nan,
+                     p(presentTimes, 0.5), presentTimes.max() ?? .nan))
+        let audio = (try? FileManager.default.attributesOfItem(atPath: daemon.audioFile)[.size] as? Int) ?? 0
+        #expect(audio > 0, "espeak-ng wrote no audio to \(daemon.audioFile)")
+    }
+}
+
+/// What is said, without a server (the pure part).
+@Suite("Spoken text")
+struct SpokenTextTests {
+    @Test(arguments: [
+        (HighlightKind.element, "Btn 1", TraitSet([.button]), "Btn 1, button"),
+        (.element, "OK button", TraitSet([.button]), "OK button"),
+        (.element, "Buttons", TraitSet([.button]), "Buttons, button"),
+        (.element, "Volume, 50", TraitSet([.adjustable, .button]), "Volume, 50, adjustable"),
+        (.element, "Zoom slider, 2", TraitSet([.adjustable]), "Zoom slider, 2"),
+        (.element, "Docs", TraitSet([.link, .button]), "Docs, link"),
+        (.element, "Search", TraitSet([.searchField]), "Search"),
+        (.element, "Title", TraitSet([.staticText]), "Title"),
+        (.element, "", TraitSet([.button]), "button"),
+        (.group, "Btn 5, Btn 6", TraitSet(), "Btn 5, Btn 6, group"),
+        (.group, "Toolbar group", TraitSet(), "Toolbar group"),
+        (.menuEntry, "Tap", TraitSet([.button]), "Tap"),
+        (.exit, "Exit group", TraitSet(), "Exit group"),
+    ] as [(HighlightKind, String, TraitSet, String)])
+    func highlight(_ kind: HighlightKind, _ label: String, _ traits: TraitSet, _ said: String) {
+        #expect(UtterancePlan.highlightText(kind: kind, label: label, traits: traits) == said)
+    }
+
+    @Test func nothingToSay() {
+        #expect(UtterancePlan.highlightText(kind: .element, label: nil, traits: TraitSet([.staticText])) == nil)
+        #expect(UtterancePlan.highlightText(kind: .element, label: "", traits: nil) == nil)
+    }
+}

@@ -1,0 +1,369 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CX11
+import ScanCore
+import Testing
+
+/// A private X server for one test: `Xvfb -displayfd` (it picks a free display number and
+/// writes it back), optionally with openbox, both ended when the value goes away.
+final class XServer {
+    let display: String
+    let xvfb: pid_t
+    private(set) var windowManager: pid_t?
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    init(size: String = "1280x800x24") throws {
+        guard let path = Self.which("Xvfb") else {
+            throw Failure(description: "Xvfb is not installed: install the Debian package `xvfb` (apt-get install xvfb).")
+        }
+        var fds: [Int32] = [0, 0]
+        guard makePipe(&fds) else { throw Failure(description: "pipe2: errno \(errno)") }
+        defer { close(fds[0]) }
+        let pid: pid_t
+        do {
+            // The write end becomes the child's fd 3 (dup2 clears close-on-exec).
+            pid = try Self.spawn(path, ["-displayfd", "3", "-screen", "0", size, "-nolisten", "tcp", "-noreset"],
+                                 dup: [(fds[1], 3)], quiet: true)
+        } catch {
+            close(fds[1])
+            throw error
+        }
+        close(fds[1])
+        xvfb = pid
+        var text = ""
+        var pfd = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
+        var buffer = [UInt8](repeating: 0, count: 32)
+        while !text.hasSuffix("\n") {
+            guard poll(&pfd, 1, 10_000) > 0 else { break }
+            let n = read(fds[0], &buffer, buffer.count)
+            if n <= 0 { break }
+            text += String(decoding: buffer[0..<n], as: UTF8.self)
+        }
+        guard let number = Int(text.trimmingCharacters()) else {
+            kill(pid, SIGKILL); var st: Int32 = 0; waitpid(pid, &st, 0)
+            throw Failure(description: "Xvfb did not report its display number (got \"\(text)\").")
+        }
+        display = ":\(number)"
+    }
+
+    /// Starts openbox and waits until it has taken the screen (_NET_SUPPORTING_WM_CHECK).
+    func startOpenbox(_ probe: XProbe) throws -> Bool {
+        guard let path = Self.which("openbox") else { return false }
+        windowManager = try Self.spawn(path, ["--sm-disable"], env: ["DISPLAY=\(display)"], quiet: true)
+        let deadline = now() + 10
+        while now() < deadline {
+            if probe.hasWindowManager() { return true }
+            usleep(20_000)
+        }
+        throw Failure(description: "openbox did not start on \(display) within 10 s.")
+    }
+
+    deinit {
+        for pid in [windowManager, xvfb].compactMap({ $0 }) {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+    }
+
+    /// Kills the server now (to test a lost connection).
+    func killServer() {
+        kill(xvfb, SIGKILL)
+    }
+
+    static func which(_ name: String) -> String? {
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":") + ["/usr/bin"] {
+            let candidate = "\(dir)/\(name)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// posix_spawn with an empty signal mask and default dispositions (Foundation's Process
+    /// passes its blocked mask on), stdin from /dev/null; `dup` maps parent fds to child fds.
+    static func spawn(_ path: String, _ args: [String], env extra: [String] = [], dup: [(Int32, Int32)] = [],
+                      stdout: Int32? = nil, quiet: Bool = false) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) }
+        if quiet {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        for (from, to) in dup { posix_spawn_file_actions_adddup2(&actions, from, to) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var environment: [String] = []
+        var e = environ
+        while let p = e.pointee {
+            let s = String(cString: p)
+            if !extra.contains(where: { s.hasPrefix(String($0.prefix(while: { $0 != "=" })) + "=") }) { environment.append(s) }
+            e += 1
+        }
+        environment += extra
+        let argv = ([path] + args).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        guard rc == 0 else { throw Failure(description: "posix_spawn \(path): error \(rc)") }
+        return pid
+    }
+
+    /// Runs a command to its end and returns its stdout.
+    static func output(_ path: String, _ args: [String], display: String) throws -> [UInt8] {
+        var fds: [Int32] = [0, 0]
+        guard makePipe(&fds) else { throw Failure(description: "pipe2: errno \(errno)") }
+        let pid: pid_t
+        do { pid = try spawn(path, args, env: ["DISPLAY=\(display)"], stdout: fds[1]) } catch {
+            close(fds[0]); close(fds[1]); throw error
+        }
+        close(fds[1])
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = read(fds[0], &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        close(fds[0])
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        guard status == 0 else { throw Failure(description: "\(path) \(args.joined(separator: " ")) failed (status \(status))") }
+        return bytes
+    }
+
+    /// The root window as `import -window root -depth 8 ppm:-` sees it.
+    func screenshot() throws -> Screenshot {
+        guard let path = Self.which("import") else {
+            throw Failure(description: "ImageMagick's `import` is not installed: install the Debian package `imagemagick`.")
+        }
+        return try Screenshot(ppm: Self.output(path, ["-window", "root", "-depth", "8", "ppm:-"], display: display))
+    }
+
+    /// `xdotool getmouselocation --shell` as numbers.
+    func mouseLocation() throws -> (x: Int, y: Int, window: UInt) {
+        guard let path = Self.which("xdotool") else {
+            throw Failure(description: "xdotool is not installed: install the Debian package `xdotool`.")
+        }
+        let text = String(decoding: try Self.output(path, ["getmouselocation", "--shell"], display: display), as: UTF8.self)
+        var values: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let kv = line.split(separator: "=", maxSplits: 1)
+            if kv.count == 2 { values[String(kv[0])] = String(kv[1]) }
+        }
+        return (Int(values["X"] ?? "") ?? -1, Int(values["Y"] ?? "") ?? -1, UInt(values["WINDOW"] ?? "") ?? 0)
+    }
+}
+
+/// A pipe whose ends close on exec (children get only what is dup2'ed to them).
+func makePipe(_ fds: inout [Int32]) -> Bool {
+    guard pipe(&fds) == 0 else { return false }
+    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    return true
+}
+
+/// CLOCK_MONOTONIC, the presenter's clock.
+func monotonicNow() -> ScanInstant {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ScanInstant(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
+}
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        String(self.drop(while: { $0.isWhitespace }).reversed().drop(while: { $0.isWhitespace }).reversed())
+    }
+}
+
+struct RGB: Hashable, CustomStringConvertible {
+    var r: UInt8, g: UInt8, b: UInt8
+    var description: String { "#" + [r, g, b].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+}
+
+/// A P6 PPM (8 bits a channel).
+struct Screenshot {
+    let width: Int, height: Int
+    let bytes: [UInt8]
+    let offset: Int
+
+    init(ppm: [UInt8]) throws {
+        var i = 0
+        func token() -> String {
+            while i < ppm.count {
+                if ppm[i] == UInt8(ascii: "#") { while i < ppm.count && ppm[i] != 10 { i += 1 } }
+                else if ppm[i] == 32 || ppm[i] == 10 || ppm[i] == 13 || ppm[i] == 9 { i += 1 }
+                else { break }
+            }
+            let start = i
+            while i < ppm.count, ![32, 10, 13, 9].contains(ppm[i]) { i += 1 }
+            return String(decoding: ppm[start..<i], as: UTF8.self)
+        }
+        guard token() == "P6", let w = Int(token()), let h = Int(token()), token() == "255" else {
+            throw XServer.Failure(description: "not an 8-bit P6 PPM (\(ppm.prefix(20)))")
+        }
+        i += 1  // the single whitespace before the raster
+        guard ppm.count >= i + w * h * 3 else { throw XServer.Failure(description: "short PPM raster") }
+        width = w; height = h; bytes = ppm; offset = i
+    }
+
+    subscript(x: Int, y: Int) -> RGB {
+        let k = offset + (y * width + x) * 3
+        return RGB(r: bytes[k], g: bytes[k + 1], b: bytes[k + 2])
+    }
+}
+
+/// The test's own X connection: windows to click on, focus and pointer queries.
+final class XProbe {
+    let d: OpaquePointer
+    let root: Window
+
+    init(_ display: String) throws {
+        guard let d = XOpenDisplay(display) else { throw XServer.Failure(description: "cannot open \(display)") }
+        self.d = d
+        root = cx11_root_window(d, cx11_default_screen(d))
+        // A server killed first must not exit the test process (X11Output's handlers, set
+        // process-wide by its first connection, cover the rest).
+        XSetIOErrorExitHandler(d, { _, _ in }, nil)
+    }
+
+    deinit { XCloseDisplay(d) }
+
+    func pixel(_ c: RGB) -> UInt {
+        var color = XColor()
+        color.red = UInt16(c.r) * 257; color.green = UInt16(c.g) * 257; color.blue = UInt16(c.b) * 257
+        color.flags = Int8(DoRed | DoGreen | DoBlue)
+        XAllocColor(d, cx11_default_colormap(d, cx11_default_screen(d)), &color)
+        return color.pixel
+    }
+
+    func setRootBackground(_ c: RGB) {
+        XSetWindowBackground(d, root, pixel(c))
+        XClearWindow(d, root)
+        XSync(d, 0)
+    }
+
+    /// A plain window that reports button presses; override-redirect ones stay exactly where
+    /// asked (no window manager involved).
+    func window(x: Int, y: Int, width: Int, height: Int, color: RGB, overrideRedirect: Bool) -> Window {
+        var a = XSetWindowAttributes()
+        a.background_pixel = pixel(color)
+        a.override_redirect = overrideRedirect ? 1 : 0
+        a.event_mask = Int(ButtonPressMask | StructureNotifyMask)
+        let w = XCreateWindow(d, root, Int32(x), Int32(y), UInt32(width), UInt32(height), 0, Int32(CopyFromParent),
+                              UInt32(InputOutput), nil, UInt(CWBackPixel | CWOverrideRedirect | CWEventMask), &a)
+        XStoreName(d, w, "probe")
+        var hints = XWMHints()
+        hints.flags = InputHint
+        hints.input = 1
+        XSetWMHints(d, w, &hints)
+        XMapRaised(d, w)
+        XSync(d, 0)
+        return w
+    }
+
+    /// Waits until `window` is viewable. A window manager that is still starting may drop a
+    /// MapRequest (openbox did, right after taking the screen), so it is asked again.
+    func waitViewable(_ window: Window, timeout: Double = 5) -> Bool {
+        let deadline = now() + timeout
+        var asked = now()
+        while now() < deadline {
+            var a = XWindowAttributes()
+            XGetWindowAttributes(d, window, &a)
+            if a.map_state == IsViewable { return true }
+            if now() - asked > 0.5 { XMapRaised(d, window); XSync(d, 0); asked = now() }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// Where a window's top-left is on the root.
+    func origin(_ w: Window) -> (x: Int, y: Int) {
+        var x: Int32 = 0, y: Int32 = 0
+        var child: Window = 0
+        XTranslateCoordinates(d, w, root, 0, 0, &x, &y, &child)
+        return (Int(x), Int(y))
+    }
+
+    func inputFocus() -> Window {
+        var w: Window = 0
+        var revert: Int32 = 0
+        XGetInputFocus(d, &w, &revert)
+        return w
+    }
+
+    /// The pointer's position and the root's child under it.
+    func pointer() -> (x: Int, y: Int, child: Window) {
+        var r: Window = 0, c: Window = 0
+        var rx: Int32 = 0, ry: Int32 = 0, wx: Int32 = 0, wy: Int32 = 0
+        var mask: UInt32 = 0
+        XQueryPointer(d, root, &r, &c, &rx, &ry, &wx, &wy, &mask)
+        return (Int(rx), Int(ry), c)
+    }
+
+    func movePointer(x: Int, y: Int) {
+        XTestFakeMotionEvent(d, cx11_default_screen(d), Int32(x), Int32(y), 0)
+        XSync(d, 0)
+    }
+
+    func hasWindowManager() -> Bool {
+        let atom = XInternAtom(d, "_NET_SUPPORTING_WM_CHECK", 0)
+        var type: Atom = 0
+        var format: Int32 = 0
+        var count: UInt = 0, after: UInt = 0
+        var data: UnsafeMutablePointer<UInt8>?
+        let rc = XGetWindowProperty(d, root, atom, 0, 1, 0, Atom(AnyPropertyType), &type, &format, &count, &after, &data)
+        defer { if let data { XFree(data) } }
+        return rc == Success && count > 0
+    }
+
+    /// Waits for a ButtonPress on `window`; its root position.
+    func nextButtonPress(on window: Window, timeout: Double = 5) -> (x: Int, y: Int)? {
+        let deadline = now() + timeout
+        var event = XEvent()
+        while now() < deadline {
+            while XPending(d) > 0 {
+                XNextEvent(d, &event)
+                if event.type == ButtonPress, event.xbutton.window == window {
+                    return (Int(event.xbutton.x_root), Int(event.xbutton.y_root))
+                }
+            }
+            var pfd = pollfd(fd: XConnectionNumber(d), events: Int16(POLLIN), revents: 0)
+            _ = poll(&pfd, 1, 50)
+        }
+        return nil
+    }
+
+    /// Waits until `window` has the focus (a window manager gives it to new windows).
+    func waitForFocus(_ window: Window, timeout: Double = 5) -> Bool {
+        let deadline = now() + timeout
+        while now() < deadline {
+            if inputFocus() == window { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// One bare round trip.
+    func roundTrip() { XSync(d, 0) }
+}
