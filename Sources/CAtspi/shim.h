@@ -2,6 +2,7 @@
 #include <atspi/atspi.h>
 #include <dbus/dbus.h>
 #include <stdlib.h>
+#include <string.h>
 
 // GLib's type-check macros and boxed-type helpers, as functions Swift can call.
 
@@ -90,4 +91,91 @@ static inline int catspi_event_rect(const AtspiEvent *e, int *xywh) {
     if (!r) return 0;
     xywh[0] = r->x; xywh[1] = r->y; xywh[2] = r->width; xywh[3] = r->height;
     return 1;
+}
+
+/// States (a bit mask, as AtspiStateSet keeps them), name and child count of `n` objects,
+/// asked for all at once (Accessible.GetState and Properties.GetAll of the Accessible
+/// interface; every request is sent before any reply is awaited). For objects libatspi does
+/// not cache (GTK 3's transient tree-view cells), where each getter is a round trip.
+/// names[i] is malloc'd (free() it) where ok[i] is 1; returns how many came whole.
+static inline int catspi_basics_batch(AtspiAccessible *const *objs, int n, int timeout_ms,
+                                      unsigned long long *states, char **names, int *child_counts, unsigned char *ok) {
+    DBusPendingCall **pending = (DBusPendingCall **)calloc((size_t)(n > 0 ? 2 * n : 1), sizeof *pending);
+    if (!pending) return 0;
+    for (int i = 0; i < n; i++) {
+        ok[i] = 0; names[i] = NULL; states[i] = 0; child_counts[i] = 0;
+        AtspiObject *o = (AtspiObject *)objs[i];
+        if (!o || !o->app || !o->app->bus || !o->app->bus_name || !o->path) continue;
+        DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Accessible", "GetState");
+        if (m) { dbus_connection_send_with_reply(o->app->bus, m, &pending[2 * i], timeout_ms); dbus_message_unref(m); }
+        m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "GetAll");
+        if (m) {
+            const char *iface = "org.a11y.atspi.Accessible";
+            if (dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_INVALID))
+                dbus_connection_send_with_reply(o->app->bus, m, &pending[2 * i + 1], timeout_ms);
+            dbus_message_unref(m);
+        }
+    }
+    int got = 0;
+    for (int i = 0; i < n; i++) {
+        int parts = 0;
+        for (int k = 0; k < 2; k++) {
+            DBusPendingCall *p = pending[2 * i + k];
+            if (!p) continue;
+            dbus_pending_call_block(p);
+            DBusMessage *r = dbus_pending_call_steal_reply(p);
+            dbus_pending_call_unref(p);
+            if (!r) continue;
+            DBusMessageIter it, sub;
+            if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
+                && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_ARRAY) {
+                dbus_message_iter_recurse(&it, &sub);
+                if (k == 0) {
+                    // au: the states, 32 to a word.
+                    int w = 0;
+                    while (w < 2 && dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_UINT32) {
+                        dbus_uint32_t v;
+                        dbus_message_iter_get_basic(&sub, &v);
+                        states[i] |= ((unsigned long long)v) << (32 * w++);
+                        dbus_message_iter_next(&sub);
+                    }
+                    if (w == 2) parts++;
+                } else {
+                    // a{sv}: Name and ChildCount among the interface's properties.
+                    int found = 0;
+                    while (dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_DICT_ENTRY) {
+                        DBusMessageIter entry, var;
+                        const char *key = NULL;
+                        dbus_message_iter_recurse(&sub, &entry);
+                        if (dbus_message_iter_get_arg_type(&entry) == DBUS_TYPE_STRING) {
+                            dbus_message_iter_get_basic(&entry, &key);
+                            dbus_message_iter_next(&entry);
+                            if (dbus_message_iter_get_arg_type(&entry) == DBUS_TYPE_VARIANT) {
+                                dbus_message_iter_recurse(&entry, &var);
+                                int t = dbus_message_iter_get_arg_type(&var);
+                                if (strcmp(key, "Name") == 0 && t == DBUS_TYPE_STRING) {
+                                    const char *s = NULL;
+                                    dbus_message_iter_get_basic(&var, &s);
+                                    free(names[i]);
+                                    names[i] = strdup(s ? s : "");
+                                    found |= 1;
+                                } else if (strcmp(key, "ChildCount") == 0 && t == DBUS_TYPE_INT32) {
+                                    dbus_int32_t c;
+                                    dbus_message_iter_get_basic(&var, &c);
+                                    child_counts[i] = c;
+                                    found |= 2;
+                                }
+                            }
+                        }
+                        dbus_message_iter_next(&sub);
+                    }
+                    if (found == 3) parts++;
+                }
+            }
+            dbus_message_unref(r);
+        }
+        if (parts == 2) { ok[i] = 1; got++; } else { free(names[i]); names[i] = NULL; }
+    }
+    free(pending);
+    return got;
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CAtspi
 import ScanCore
 
@@ -29,12 +32,15 @@ struct WalkCache {
     var ranges: [String: Atspi.ValueRange?] = [:]
     var roleWords: [UInt32: String] = [:]
     var roles: [String: UInt32] = [:]
+    /// Objects that were `transient` (never cached by libatspi), read ahead in batches.
+    var transient: Set<String> = []
 
     /// Only what is still on the screen, so the cache cannot grow without bound.
     func keeping(_ ids: Set<String>) -> WalkCache {
         WalkCache(actions: actions.filter { ids.contains($0.key) }, labelledBy: labelledBy.filter { ids.contains($0.key) },
                   ranges: ranges.filter { ids.contains($0.key) }, roleWords: roleWords,
-                  roles: roles.count > 4 * max(ids.count, 256) ? roles.filter { ids.contains($0.key) } : roles)
+                  roles: roles.count > 4 * max(ids.count, 256) ? roles.filter { ids.contains($0.key) } : roles,
+                  transient: transient.filter { ids.contains($0) })
     }
 }
 
@@ -189,12 +195,41 @@ struct Walker {
 
     static let staticTraits = TraitSet([.staticText, .header, .image])
 
-    /// Visits one node; returns its index, or nil when it is left out.
-    mutating func visit(_ a: AccessibleRef, parent: Int, depth: Int) throws(AtspiCallError) -> Int? {
+    /// States, name and child count read ahead for several objects at once.
+    struct Basics { var states: StateBits; var name: String; var childCount: Int }
+
+    /// The children that were `transient` in an earlier read (libatspi does not cache
+    /// them, so each of their getters is a round trip) read together, by index.
+    private func readAhead(_ kids: [AccessibleRef]) -> [Int: Basics] {
+        guard !known.transient.isEmpty else { return [:] }
+        let picks = kids.indices.filter { known.transient.contains(Self.id(of: kids[$0])) }
+        guard picks.count >= 2 else { return [:] }
+        let n = picks.count
+        var states = [UInt64](repeating: 0, count: n)
+        var names = [UnsafeMutablePointer<CChar>?](repeating: nil, count: n)
+        var counts = [Int32](repeating: 0, count: n)
+        var ok = [UInt8](repeating: 0, count: n)
+        let objects: [UnsafeMutablePointer<AtspiAccessible>?] = picks.map { kids[$0].pointer }
+        _ = objects.withUnsafeBufferPointer { objs in
+            catspi_basics_batch(objs.baseAddress, Int32(n), Atspi.callTimeoutMilliseconds, &states, &names, &counts, &ok)
+        }
+        var out: [Int: Basics] = [:]
+        for (k, i) in picks.enumerated() {
+            defer { free(names[k]) }
+            guard ok[k] != 0, let name = names[k] else { continue }
+            out[i] = Basics(states: StateBits(raw: states[k]), name: String(cString: name), childCount: Int(max(0, counts[k])))
+        }
+        return out
+    }
+
+    /// Visits one node; returns its index, or nil when it is left out. `basics`: its
+    /// states, name and child count where they were read ahead.
+    mutating func visit(_ a: AccessibleRef, parent: Int, depth: Int, basics: Basics? = nil) throws(AtspiCallError) -> Int? {
         guard nodes.count < Self.maxNodes, depth < Self.maxDepth else { truncated = true; return nil }
-        let states = Atspi.states(a)
+        let states = basics?.states ?? Atspi.states(a)
         guard states.has(shownState), !states.has(ATSPI_STATE_DEFUNCT) else { return nil }
         let id = Self.id(of: a)
+        if states.has(ATSPI_STATE_TRANSIENT) { known.transient.insert(id) }
         // A widget keeps its role for life; libatspi never caches `transient` objects (GTK 3's
         // tree-view cells), so remembering it saves them a round trip.
         let role: AtspiRole
@@ -203,8 +238,13 @@ struct Walker {
             known.roles[id] = role.rawValue
         }
         var kind = RoleMapping.kind(of: role)
-        let childCount = try Atspi.childCount(a)
-        let name = try Atspi.name(a)
+        let childCount: Int, name: String
+        if let basics {
+            (childCount, name) = (basics.childCount, basics.name)
+        } else {
+            childCount = try Atspi.childCount(a)
+            name = try Atspi.name(a)
+        }
 
         // An open menu (a combo box's list, a submenu) is scanned on its own.
         if kind == .popupMenu { openPopups.append(a) }
@@ -228,8 +268,10 @@ struct Walker {
             nodes.append(node)
             let mark = pendingExtents.count
             if !node.flatten { pendingExtents.append((index, a)) }
-            for c in try Atspi.children(a, count: childCount) {
-                if let k = try visit(c, parent: index, depth: depth + 1) { nodes[index].children.append(k) }
+            let kids = try Atspi.children(a, count: childCount)
+            let ahead = readAhead(kids)
+            for (i, c) in kids.enumerated() {
+                if let k = try visit(c, parent: index, depth: depth + 1, basics: ahead[i]) { nodes[index].children.append(k) }
             }
             // A container with nothing kept inside says nothing to a switch user.
             if nodes[index].children.isEmpty {
