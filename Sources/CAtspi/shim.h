@@ -3,6 +3,29 @@
 #include <dbus/dbus.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/// CLOCK_MONOTONIC in milliseconds.
+static inline long long catspi_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/// Waits for a pending call unless the batch's deadline has passed (libdbus counts a call's
+/// timeout from when one blocks on it, so n blocks could take n timeouts): then it is
+/// cancelled. Returns the reply or NULL, and releases the call.
+static inline DBusMessage *catspi_take_reply(DBusPendingCall *p, long long deadline_ms) {
+    if (!dbus_pending_call_get_completed(p) && catspi_now_ms() >= deadline_ms) {
+        dbus_pending_call_cancel(p);
+        dbus_pending_call_unref(p);
+        return NULL;
+    }
+    dbus_pending_call_block(p);
+    DBusMessage *r = dbus_pending_call_steal_reply(p);
+    dbus_pending_call_unref(p);
+    return r;
+}
 
 // GLib's type-check macros and boxed-type helpers, as functions Swift can call.
 
@@ -37,13 +60,15 @@ static inline gboolean catspi_source_remove(void) { return G_SOURCE_REMOVE; }
 
 /// Screen or window extents (coord 0 or 1) of `n` objects, asked for all at once: every
 /// request is sent before any reply is awaited, so an application answers them back to back
-/// and the read costs about one round trip instead of n. libatspi has no such call; this is
+/// and the read costs about one round trip instead of n. The whole batch waits about
+/// `timeout_ms` at most (two at worst). libatspi has no such call; this is
 /// its Component.GetExtents on the same connection. Writes x, y, width, height per object
 /// into `out` and 1 into `ok[i]` where the answer came; returns how many came.
 static inline int catspi_extents_batch(AtspiAccessible *const *objs, int n, unsigned int coord, int timeout_ms,
                                        int *out, unsigned char *ok) {
     DBusPendingCall **pending = (DBusPendingCall **)calloc((size_t)(n > 0 ? n : 1), sizeof *pending);
     if (!pending) return 0;
+    long long deadline = catspi_now_ms() + timeout_ms;
     for (int i = 0; i < n; i++) {
         ok[i] = 0;
         AtspiObject *o = (AtspiObject *)objs[i];
@@ -58,9 +83,7 @@ static inline int catspi_extents_batch(AtspiAccessible *const *objs, int n, unsi
     int got = 0;
     for (int i = 0; i < n; i++) {
         if (!pending[i]) continue;
-        dbus_pending_call_block(pending[i]);
-        DBusMessage *r = dbus_pending_call_steal_reply(pending[i]);
-        dbus_pending_call_unref(pending[i]);
+        DBusMessage *r = catspi_take_reply(pending[i], deadline);
         if (!r) continue;
         DBusMessageIter it, st;
         if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
@@ -102,6 +125,7 @@ static inline int catspi_basics_batch(AtspiAccessible *const *objs, int n, int t
                                       unsigned long long *states, char **names, int *child_counts, unsigned char *ok) {
     DBusPendingCall **pending = (DBusPendingCall **)calloc((size_t)(n > 0 ? 2 * n : 1), sizeof *pending);
     if (!pending) return 0;
+    long long deadline = catspi_now_ms() + timeout_ms;
     for (int i = 0; i < n; i++) {
         ok[i] = 0; names[i] = NULL; states[i] = 0; child_counts[i] = 0;
         AtspiObject *o = (AtspiObject *)objs[i];
@@ -122,9 +146,7 @@ static inline int catspi_basics_batch(AtspiAccessible *const *objs, int n, int t
         for (int k = 0; k < 2; k++) {
             DBusPendingCall *p = pending[2 * i + k];
             if (!p) continue;
-            dbus_pending_call_block(p);
-            DBusMessage *r = dbus_pending_call_steal_reply(p);
-            dbus_pending_call_unref(p);
+            DBusMessage *r = catspi_take_reply(p, deadline);
             if (!r) continue;
             DBusMessageIter it, sub;
             if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)

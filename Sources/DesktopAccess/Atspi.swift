@@ -9,7 +9,9 @@ struct AtspiCallError: Error, CustomStringConvertible {
     var description: String
     /// The application did not answer in time (D-Bus NoReply or a timeout).
     var isTimeout: Bool {
+        // libatspi says "The process appears to be hung." once an application has timed out.
         description.contains("NoReply") || description.contains("imeout") || description.contains("did not receive a reply")
+            || description.contains("hung")
     }
 }
 
@@ -149,15 +151,20 @@ enum Atspi {
         return (Double(e.x), Double(e.y), Double(e.width), Double(e.height))
     }
 
+    /// The array holds copies of the names: each is freed, then the array.
     static func hasInterface(_ a: AccessibleRef, _ name: String) -> Bool {
         guard let arr = atspi_accessible_get_interfaces(a.pointer) else { return false }
         defer { g_array_free(arr, 1) }
         let count = Int(arr.pointee.len)
         return arr.pointee.data.withMemoryRebound(to: UnsafeMutablePointer<gchar>?.self, capacity: count) { p in
+            var found = false
             for i in 0..<count {
-                if let s = p[i], String(cString: s) == name { return true }
+                if let s = p[i] {
+                    if !found && String(cString: s) == name { found = true }
+                    g_free(s)
+                }
             }
-            return false
+            return found
         }
     }
 
@@ -237,15 +244,15 @@ enum Atspi {
         return s
     }
 
-    /// The names of the objects this one is labelled by.
-    static func labelledBy(_ a: AccessibleRef) -> String {
+    /// The objects this one is labelled by.
+    static func labelledBy(_ a: AccessibleRef) -> [AccessibleRef] {
         var err: UnsafeMutablePointer<GError>?
         guard let arr = atspi_accessible_get_relation_set(a.pointer, &err) else {
             if err != nil { g_error_free(err) }
-            return ""
+            return []
         }
         defer { g_array_free(arr, 1) }
-        var names: [String] = []
+        var targets: [AccessibleRef] = []
         let count = Int(arr.pointee.len)
         arr.pointee.data.withMemoryRebound(to: UnsafeMutablePointer<AtspiRelation>?.self, capacity: count) { p in
             for i in 0..<count {
@@ -254,12 +261,11 @@ enum Atspi {
                 guard atspi_relation_get_relation_type(rel) == ATSPI_RELATION_LABELLED_BY else { continue }
                 for k in 0..<atspi_relation_get_n_targets(rel) {
                     guard let t = atspi_relation_get_target(rel, k) else { continue }
-                    let target = AccessibleRef(owning: t)
-                    if let n = try? name(target), !n.isEmpty { names.append(n) }
+                    targets.append(AccessibleRef(owning: t))
                 }
             }
         }
-        return names.joined(separator: " ")
+        return targets
     }
 
     /// A click of the first button at a screen point, injected by the accessibility

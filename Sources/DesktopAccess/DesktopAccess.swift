@@ -23,6 +23,8 @@ public final class DesktopAccess: @unchecked Sendable {
     private var recheckPending = false
     private var rechecks = 0
     private var lastWalkSettings = (ATSPI_STATE_SHOWING, Point(x: 0, y: 0))
+    /// GTK 4 frames with no known window position: a click there would land elsewhere.
+    private var framesAreWindowRelative = false
     private var known = WalkCache()
     var knownForBench = WalkCache()
     private var lastNodes: [LiveNode] = []
@@ -40,6 +42,7 @@ public final class DesktopAccess: @unchecked Sendable {
     /// Applications that did not answer in time (bus name → monotonic ns until which they
     /// are passed over), so one stopped application cannot stall every refresh.
     private var unresponsive: [String: UInt64] = [:]
+    private var knownApps: [String: App] = [:]
 
     /// Where a GTK 4 window is on the screen (its extents are relative to it), by process
     /// id and title, where the caller can ask the display; unset, such frames stay
@@ -56,6 +59,9 @@ public final class DesktopAccess: @unchecked Sendable {
     public var screen: (width: Double, height: Double)?
     /// Changes coalesced before the window is read again.
     public var coalesceMilliseconds: UInt32 = 30
+
+    private let stopLock = NSLockish()
+    private var stopped = false
 
     private init(thread: AtspiThread) { self.thread = thread }
 
@@ -75,11 +81,25 @@ public final class DesktopAccess: @unchecked Sendable {
         return DesktopAccess(thread: AtspiThread())
     }
 
+    /// Ends following and the AT-SPI thread; later calls do nothing.
     public func stop() {
+        stopLock.lock()
+        defer { stopLock.unlock() }
+        guard !stopped else { return }
+        stopped = true
         thread.sync { [self] in
-            for l in listeners { g_object_unref(l) }
+            following = false
+            for l in listeners {
+                for t in Self.eventTypes {
+                    var err: UnsafeMutablePointer<GError>?
+                    _ = atspi_event_listener_deregister(l, t, &err)
+                    if err != nil { g_error_free(err) }
+                }
+                g_object_unref(l)
+            }
             listeners.removeAll()
             handles.removeAll()
+            elements.removeAll()
             onChange = nil
         }
         thread.stop()
@@ -146,8 +166,12 @@ public final class DesktopAccess: @unchecked Sendable {
         guard !work.isEmpty else { return }
         thread.async { [self] in
             for e in work { perform(e) }
-            // An action usually changes the window; some toolkits do not say so.
-            if following { scheduleRefresh() }
+            // An action usually changes the window beyond its element (a scroll moves
+            // content), and some toolkits do not say so: the window is read whole.
+            if following {
+                wholeWindowChanged = true
+                scheduleRefresh()
+            }
         }
     }
 
@@ -182,11 +206,14 @@ public final class DesktopAccess: @unchecked Sendable {
                 break
             }
         } catch {
-            fail("\(what) failed: \(error.isTimeout || error.description.contains("hung") ? "the application does not answer" : error.description)")
+            fail("\(what) failed: \(error.isTimeout ? "the application does not answer" : error.description)")
         }
     }
 
     private func clickAt(_ p: Point, _ what: String) throws(AtspiCallError) {
+        if framesAreWindowRelative {
+            return fail("\(what) failed: this GTK 4 window does not say where it is on the screen, so it is not clicked")
+        }
         if let click {
             if !click(p) { fail("\(what) failed: the click could not be made") }
             return
@@ -213,7 +240,12 @@ public final class DesktopAccess: @unchecked Sendable {
         var out: [App] = []
         for a in apps {
             let bus = a.busName
-            if let until = unresponsive[bus], until > now { continue }
+            // One that does not answer keeps its windows as last seen, unread, so that its
+            // window stays the scanned one (with its last tree) until it answers or goes.
+            if let until = unresponsive[bus], until > now {
+                if let known = knownApps[bus] { out.append(known) }
+                continue
+            }
             do {
                 Atspi.setCacheMask(a)
                 let name = try Atspi.name(a)
@@ -222,7 +254,7 @@ public final class DesktopAccess: @unchecked Sendable {
                     let states = Atspi.states(w)
                     guard states.has(ATSPI_STATE_SHOWING) || states.has(ATSPI_STATE_ACTIVE), !states.has(ATSPI_STATE_DEFUNCT) else { continue }
                     let role = try Atspi.role(w)
-                    let e = try? Atspi.extents(w)
+                    let e = try Atspi.extents(w)
                     var info = DesktopWindow(id: Walker.id(of: w), title: try Atspi.name(w), role: Atspi.roleName(w),
                                              active: states.has(ATSPI_STATE_ACTIVE),
                                              modal: states.has(ATSPI_STATE_MODAL) || role == ATSPI_ROLE_ALERT,
@@ -242,9 +274,13 @@ public final class DesktopAccess: @unchecked Sendable {
                                                                 toolkit: gtk4 ? "gtk4" : toolkit, windows: windows.map(\.info)),
                                windows: windows, gtk4: gtk4))
             } catch {
-                if error.isTimeout { unresponsive[bus] = now + 3_000_000_000 }
+                if error.isTimeout {
+                    unresponsive[bus] = now + 3_000_000_000
+                    if let known = knownApps[bus] { out.append(known) }
+                }
             }
         }
+        knownApps = Dictionary(out.map { ($0.ref.busName, $0) }, uniquingKeysWith: { a, _ in a })
         return out
     }
 
@@ -288,9 +324,10 @@ public final class DesktopAccess: @unchecked Sendable {
     private func read(_ c: (app: App, window: Window, reason: String), screen: (width: Double, height: Double)) throws(AtspiCallError) -> DesktopSnapshot {
         var walker = Walker()
         walker.known = known
+        framesAreWindowRelative = false
         if c.app.gtk4 {
             walker.shownState = ATSPI_STATE_VISIBLE
-            walker.origin = windowOrigin?(c.app.info.processID, c.window.info.title) ?? Point(x: 0, y: 0)
+            if let o = windowOrigin?(c.app.info.processID, c.window.info.title) { walker.origin = o } else { framesAreWindowRelative = true }
         }
         try walker.walkRoot(c.window.ref)
         lastWalkSettings = (walker.shownState, walker.origin)
@@ -360,7 +397,7 @@ public final class DesktopAccess: @unchecked Sendable {
         "object:property-change:accessible-value", "object:property-change:accessible-description",
         "object:value-changed", "object:bounds-changed", "object:text-changed",
         "window:activate", "window:deactivate", "window:create", "window:destroy",
-        "window:minimize", "window:restore", "focus:",
+        "window:minimize", "window:restore",
     ]
 
     private func registerListeners() {
@@ -395,14 +432,14 @@ public final class DesktopAccess: @unchecked Sendable {
     private func changed(type: String, bus: String, id: String, rect: Rect?) {
         // Applications and windows coming and going, and windows activated (GTK 4 says so
         // only with a state change), count from anywhere.
-        let anywhere = type.hasPrefix("object:children-changed") || type.hasPrefix("object:state-changed:active")
+        let anywhere = (type.hasPrefix("object:children-changed") && id.hasSuffix(":root")) || type.hasPrefix("object:state-changed:active")
         if type.hasPrefix("object:") && !anywhere {
             guard scannedBus == nil || bus == scannedBus else { return }
             // Focus moving inside the window changes nothing that is scanned.
             if type.hasPrefix("object:state-changed:focused") { return }
             // A value, a name or a state of one element: that element is read again alone.
-            if Self.elementEvents.contains(where: { type.hasPrefix($0) }) {
-                guard elements[id] != nil else { return }
+            // (Of a node not kept, say a label that was empty, the window is read whole.)
+            if Self.elementEvents.contains(where: { type.hasPrefix($0) }), elements[id] != nil {
                 changedElements.insert(id)
                 scheduleRefresh()
                 return
@@ -519,15 +556,32 @@ public final class DesktopAccess: @unchecked Sendable {
             return deliver ? nil : empty
         }
         let previousNodes = lastNodes, previousWindow = lastWindowID
+        // Its application does not answer: scanning goes on with what it showed last.
+        if let until = unresponsive[c.app.ref.busName], until > monotonicNanoseconds() {
+            if following {
+                thread.after(milliseconds: UInt32((until - monotonicNanoseconds()) / 1_000_000) + 10) { [self] in
+                    wholeWindowChanged = true
+                    scheduleRefresh()
+                }
+            }
+            return nil
+        }
         do {
             let s = try read(c, screen: screen)
             if deliver && (s.window.id != previousWindow || lastNodes != previousNodes) { onChange?(s) }
             return s
         } catch {
-            // The application stopped answering mid-read: keep scanning what was known.
+            // The application stopped answering mid-read (or its window went as it was read):
+            // keep scanning what was known, and look again later.
             if error.isTimeout { unresponsive[c.app.ref.busName] = monotonicNanoseconds() + 3_000_000_000 }
             lastNodes = previousNodes
             lastWindowID = previousWindow
+            if following {
+                thread.after(milliseconds: error.isTimeout ? 3000 : 250) { [self] in
+                    wholeWindowChanged = true
+                    scheduleRefresh()
+                }
+            }
             return nil
         }
     }
@@ -537,4 +591,13 @@ func monotonicNanoseconds() -> UInt64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+/// A pthread mutex (DesktopAccess has no Foundation).
+final class NSLockish: @unchecked Sendable {
+    private var m = pthread_mutex_t()
+    init() { pthread_mutex_init(&m, nil) }
+    deinit { pthread_mutex_destroy(&m) }
+    func lock() { pthread_mutex_lock(&m) }
+    func unlock() { pthread_mutex_unlock(&m) }
 }

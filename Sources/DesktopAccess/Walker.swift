@@ -27,7 +27,7 @@ struct LiveNode: Equatable {
 /// What reads of a window keep for the next ones (see Walker.known).
 struct WalkCache {
     var actions: [String: [String]] = [:]
-    var labelledBy: [String: String] = [:]
+    var labelledBy: [String: [AccessibleRef]] = [:]
     /// nil where the widget turned out to have no Value.
     var ranges: [String: Atspi.ValueRange?] = [:]
     var roleWords: [UInt32: String] = [:]
@@ -194,6 +194,19 @@ struct Walker {
     }
 
     static let staticTraits = TraitSet([.staticText, .header, .image])
+    static let holdsContent: Set<UInt32> = [ATSPI_ROLE_PAGE_TAB.rawValue, ATSPI_ROLE_LIST_ITEM.rawValue,
+                                            ATSPI_ROLE_TOGGLE_BUTTON.rawValue, ATSPI_ROLE_TREE_ITEM.rawValue]
+
+    /// Keeps an element; its extents are read with the others at the end of the walk, and
+    /// it is dropped then if it has no area.
+    private mutating func appendElement(_ node: LiveNode, _ a: AccessibleRef) -> Int {
+        let index = nodes.count
+        elements[node.id] = a
+        nodes.append(node)
+        pendingExtents.append((index, a))
+        needsArea.insert(index)
+        return index
+    }
 
     /// States, name and child count read ahead for several objects at once.
     struct Basics { var states: StateBits; var name: String; var childCount: Int }
@@ -247,7 +260,12 @@ struct Walker {
         }
 
         // An open menu (a combo box's list, a submenu) is scanned on its own.
-        if kind == .popupMenu { openPopups.append(a) }
+        // A menu with nothing showing in it is a menu bar's closed menu: its title is a
+        // control that opens it. One that shows its items is open.
+        if kind == .popupMenu {
+            let kids = childCount > 0 ? try Atspi.children(a, count: childCount) : []
+            if kids.contains(where: { Atspi.states($0).has(shownState) }) { openPopups.append(a) } else { kind = .control }
+        }
 
         if kind == .textEntry && !states.has(ATSPI_STATE_EDITABLE) { kind = .staticText }
         if kind == .adjustable && !Atspi.hasInterface(a, "Value") { kind = .control }
@@ -292,12 +310,7 @@ struct Walker {
             node.isElement = true
             node.traits.insert(kind == .heading ? .header : kind == .image ? .image : .staticText)
             if !states.has(ATSPI_STATE_SENSITIVE) { node.traits.insert(.notEnabled) }
-            let index = nodes.count
-            elements[node.id] = a
-            nodes.append(node)
-            pendingExtents.append((index, a))
-            needsArea.insert(index)
-            return index
+            return appendElement(node, a)
         case .control, .adjustable, .textEntry:
             node.isElement = true
             let actions: [String]
@@ -320,7 +333,7 @@ struct Walker {
                 if seen.insert(n).inserted { node.customActions.append(n) }
             }
             node.traits = traits(role: role, kind: kind, states: states, a: a)
-            if kind == .adjustable, let v = try value(a, id: node.id), v.max > v.min {
+            if kind == .adjustable, let v = try value(a, id: node.id, role: role), v.max > v.min {
                 var step = v.step
                 if !(step > 0) { step = (v.max - v.min) / 20 }
                 let decimals = Self.decimals(of: step)
@@ -353,12 +366,21 @@ struct Walker {
                     if RoleMapping.kind(of: r) == .popupMenu { openPopups.append(c) }
                 }
             }
-            let index = nodes.count
-            elements[node.id] = a
-            nodes.append(node)
-            pendingExtents.append((index, a))
-            needsArea.insert(index)
-            return index
+            // A page tab holds its page, a list row its own buttons, an expander its
+            // content: those are scanned right after the control, in a see-through
+            // container with it.
+            if childCount > 0 && Self.holdsContent.contains(role.rawValue) {
+                let w = nodes.count
+                nodes.append(LiveNode(id: node.id + "-content", role: "content", flatten: true, parent: parent))
+                var element = node
+                element.parent = w
+                nodes[w].children.append(appendElement(element, a))
+                for c in try Atspi.children(a, count: childCount) {
+                    if let k = try visit(c, parent: w, depth: depth + 1) { nodes[w].children.append(k) }
+                }
+                return w
+            }
+            return appendElement(node, a)
         case .window, .popupMenu:
             return nil   // mapped to containers above
         }
@@ -387,8 +409,10 @@ struct Walker {
     /// else its description, else what its role is called.
     private mutating func label(_ a: AccessibleRef, id: String, name: String, childCount: Int) throws(AtspiCallError) -> String {
         if !name.isEmpty && !RoleMapping.isTypeName(name) { return name }
-        let by = known.labelledBy[id] ?? Atspi.labelledBy(a)
-        known.labelledBy[id] = by
+        // The relation is remembered, not the text: the label's name is read each time.
+        let targets = known.labelledBy[id] ?? Atspi.labelledBy(a)
+        known.labelledBy[id] = targets
+        let by = targets.compactMap { try? Atspi.name($0) }.filter { !$0.isEmpty }.joined(separator: " ")
         if !by.isEmpty { return by }
         if childCount > 0, childCount < 50 {
             for c in try Atspi.children(a, count: childCount) {
@@ -411,8 +435,10 @@ struct Walker {
         return w
     }
 
-    /// A Value's range and step are read once per widget; its current value every time.
-    private mutating func value(_ a: AccessibleRef, id: String) throws(AtspiCallError) -> Atspi.ValueRange? {
+    /// A slider's or spin button's range and step are read once; its current value every
+    /// time. A scroll bar's range grows with what it scrolls: read whole every time.
+    private mutating func value(_ a: AccessibleRef, id: String, role: AtspiRole) throws(AtspiCallError) -> Atspi.ValueRange? {
+        if role == ATSPI_ROLE_SCROLL_BAR { return try Atspi.value(a) }
         guard let known = known.ranges[id] else {
             let v = try Atspi.value(a)
             self.known.ranges[id] = .some(v)

@@ -129,6 +129,9 @@ struct Run: ParsableCommand {
         if let live {
             tree = live.follow(app: app) { snapshot in liveTrees.put(snapshot.tree) }?.tree
         }
+        // A window that could not be read yet: scanning starts with nothing, and the next
+        // read brings it.
+        if live != nil && tree == nil { tree = ElementTree(screenID: "none", size: (1, 1), nodes: [ElementNode(id: "none")]) }
         guard let tree else { throw fail("Error: the desktop's window could not be read.") }
         let kind = output ?? (TerminalState.outputIsTerminal ? .terminal : .json)
 

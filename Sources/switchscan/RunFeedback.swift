@@ -64,8 +64,11 @@ struct RunFeedback {
     /// `kind`: asked for on the command line (nil: chosen). Problems a user asked for by
     /// name are errors; the rest are notes and the run goes on without them.
     static func pointer(_ kind: PointerKind?, desktop: Bool, screen: ScreenSize?, fallback: (width: Double, height: Double)) throws -> (PointerClicker?, String?) {
-        let display = ProcessInfo.processInfo.environment["DISPLAY"].map { !$0.isEmpty } ?? false
-        let chosen = kind ?? (desktop ? (display ? .xtest : .uinput) : PointerKind.none)
+        let env = ProcessInfo.processInfo.environment
+        let display = env["DISPLAY"].map { !$0.isEmpty } ?? false
+        // Under Wayland DISPLAY may name XWayland, whose XTest clicks reach only X clients.
+        let wayland = !(env["WAYLAND_DISPLAY"] ?? "").isEmpty || env["XDG_SESSION_TYPE"] == "wayland"
+        let chosen = kind ?? (desktop ? (display && !wayland ? .xtest : .uinput) : PointerKind.none)
         switch chosen {
         case .none:
             return (nil, nil)

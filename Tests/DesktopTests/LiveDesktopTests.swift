@@ -178,6 +178,26 @@ struct LiveDesktopTests {
         try scan.go(to: "Green")   // the combo box now says Green
     }
 
+    @Test func whatAPageTabHoldsIsScannedAfterIt() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture()
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        // The tabs are a group; its items are the first tab, the page it shows, the second tab.
+        for _ in 0..<40 where !(scan.current?.kind == "group" && scan.current?.label?.contains("Inside Tab") == true) {
+            try scan.process.send("\t")
+            try scan.next("a highlight after Tab") { $0.effect == "highlight" }
+        }
+        try scan.select(expecting: "entering the tabs") { $0.effect == "enterGroup" }
+        try scan.next("the group's first item") { $0.effect == "highlight" }
+        let items = try scan.cycle().filter { !$0.hasPrefix("Exit") }
+        #expect(items.prefix(3) == ["First, selected", "Inside Tab", "Second"], "\(items)")
+        try scan.go(to: "Inside Tab")
+        try scan.choose("Tap")
+        try fixture.waitForLine(matching: "clicked Inside Tab")
+    }
+
     @Test func aWidgetRemovedMidScanKeepsThePlace() throws {
         let session = try DesktopSession()
         defer { session.stop() }

@@ -56,19 +56,19 @@ struct OnScreenTests {
         let volume = try session.findAccessible(app: fixture.applicationName, role: "slider", name: "Volume")
         let frame = try #require(volume.frame)
         let settings = session.directory.appendingPathComponent("point.json")
-        try #"{"mode": "point", "glideSpeed": 100}"#.write(to: settings, atomically: true, encoding: .utf8)
+        try #"{"mode": "point", "glideSpeed": 80}"#.write(to: settings, atomically: true, encoding: .utf8)
         let scan = try ScanDriver(session, ["--app", fixture.applicationName, "--settings", settings.path], first: "sweep")
         defer { scan.stop() }
         // Fix x near the slider's left quarter, then y in its trough (below the value it
-        // shows), by pressing when the sweep gets there: it moves at 100 px/s from 0.
+        // shows), by pressing when the sweep gets there: it moves at 80 px/s from 0.
         let targetX = Double(frame.x) + Double(frame.width) / 4
-        Thread.sleep(forTimeInterval: targetX / 100)
+        Thread.sleep(forTimeInterval: targetX / 80)
         try scan.process.send(" ")
         try scan.next("the y sweep") { $0.effect == "sweep" && $0.fields["axis"] as? String == "y" }
         let ySweepSeen = Date()
         let shot = try session.captureScreen()
         let targetY = Double(frame.y) + Double(frame.height) * 0.72
-        Thread.sleep(forTimeInterval: max(0, targetY / 100 - Date().timeIntervalSince(ySweepSeen)))
+        Thread.sleep(forTimeInterval: max(0, targetY / 80 - Date().timeIntervalSince(ySweepSeen)))
         try scan.process.send(" ")
         let chosen = try scan.next("the point") { $0.effect == "pointSelected" }
         let px = chosen.fields["x"] as? Double ?? -1, py = chosen.fields["y"] as? Double ?? -1

@@ -33,7 +33,7 @@ struct RunSpeaksTests {
     func run(_ daemon: SpeechDaemon, keys: String, until done: ([String]) -> Bool) throws -> (spoken: [String], stdout: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try Self.binary())
-        p.arguments = ["run", "--speech", "--no-overlay", "--no-devices", "--output", "json", "--style", "manual", "--duration", "4"]
+        p.arguments = ["run", "--speech", "--no-overlay", "--no-devices", "--output", "json", "--style", "manual"]
         p.currentDirectoryURL = Self.root
         var env = ProcessInfo.processInfo.environment
         env["SPEECHD_ADDRESS"] = "unix_socket:" + daemon.socket

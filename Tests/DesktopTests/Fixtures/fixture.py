@@ -187,6 +187,14 @@ tree.connect("row-collapsed", lambda t, it, p: log(f"collapsed {store[it][0]}"))
 tree.connect("row-activated", lambda t, p, c: log(f"activated {store[p][0]}"))
 box.pack_start(tree, False, False, 0)
 
+# A notebook: each page tab holds its page (AT-SPI: page tab > the page's widgets).
+notebook = Gtk.Notebook()
+inside = Gtk.Button(label="Inside Tab")
+inside.connect("clicked", clicked)
+notebook.append_page(inside, Gtk.Label(label="First"))
+notebook.append_page(Gtk.Label(label="Second page"), Gtk.Label(label="Second"))
+box.pack_start(notebook, False, False, 0)
+
 
 def on_map(_widget, _event):
     if not getattr(on_map, "done", False):
