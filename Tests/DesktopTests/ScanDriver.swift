@@ -65,6 +65,7 @@ final class ScanDriver {
 
     /// The first line read since `mark` (an index into `seen`) that matches, waiting for it
     /// if it has not come yet.
+    @discardableResult
     func find(since mark: Int, _ what: String, timeout: Double = 5, where predicate: @escaping (EffectLine) -> Bool) throws -> EffectLine {
         if let e = seen[min(mark, seen.count)...].first(where: predicate) { return e }
         return try next(what, timeout: timeout, where: predicate)
