@@ -67,7 +67,7 @@ public final class DesktopAccess: @unchecked Sendable {
 
     /// Connects to the accessibility bus, or says how to make it reachable.
     public static func connect() throws(DesktopError) -> DesktopAccess {
-        // Without a session bus address libdbus may start a second session bus through X11,
+        // Without a session bus address libdbus may start another session bus through X11,
         // which steals the accessibility bus's socket from the real session: forbid that.
         // libatspi then finds the bus through the display (the AT_SPI_BUS property), or not.
         if getenv("DBUS_SESSION_BUS_ADDRESS") == nil { setenv("DBUS_SESSION_BUS_ADDRESS", "disabled:", 1) }

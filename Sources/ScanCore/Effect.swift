@@ -9,7 +9,7 @@ public enum StopReason: String, Sendable {
     case nothingToScan
 }
 
-/// What the engine asks the outside world to show or do (SPEC §7), in imperative form.
+/// What the engine asks the outside world to show or do, in imperative form.
 public enum Effect: Hashable, Sendable {
     case scanStarted
     case scanStopped(StopReason)

@@ -156,7 +156,7 @@ public struct ElementTree: Sendable {
 
     /// Visual hit test: the topmost visible, non-virtual node whose frame contains the point.
     /// Later children paint above earlier ones and children above their parent; accessibility
-    /// hiding does not matter (SPEC §4).
+    /// hiding does not matter.
     public func hitTest(_ p: Point) -> Int? {
         hitTest(p, in: root)
     }

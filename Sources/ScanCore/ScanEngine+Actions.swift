@@ -11,7 +11,7 @@ struct EffectOutcome {
 }
 
 extension ScanEngine {
-    /// Default activation (seeds-spec §2.8): the element's own handler, else a tap at its
+    /// Default activation: the element's own handler, else a tap at its
     /// activation point handled by whatever node the tap reaches.
     mutating func activate(_ n: Int) -> EffectOutcome {
         let node = tree[n]
@@ -159,7 +159,7 @@ extension ScanEngine {
         }
     }
 
-    /// Moves the cursor onto an element, entering the groups around it (seeds-spec D14).
+    /// Moves the cursor onto an element, entering the groups around it.
     mutating func focus(on node: Int) -> Bool {
         guard let (g, i) = scan.locate(node: node) else { return false }
         let target = scan.ancestors(of: g) + [g]

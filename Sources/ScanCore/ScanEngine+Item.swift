@@ -1,4 +1,4 @@
-/// Item mode (SPEC §3): the cursor over the scan tree, groups with an exit item, loops, and
+/// Item mode: the cursor over the scan tree, groups with an exit item, loops, and
 /// the three scanning styles.
 extension ScanEngine {
     enum Stop: Hashable { case item(ScanItem), exit, screenMenu }
@@ -135,7 +135,7 @@ extension ScanEngine {
         }
     }
 
-    /// Selecting an element or a point: the tap behaviour decides (SPEC §3).
+    /// Selecting an element or a point: the tap behaviour decides.
     mutating func selectTarget(_ target: MenuTarget) {
         // A disabled element (reached with itemScope "all") cannot be tapped: its menu, which
         // has no Tap, offers what it can do instead, whatever the tap behaviour.

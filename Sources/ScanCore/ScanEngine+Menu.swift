@@ -1,4 +1,4 @@
-/// The scanner menu (SPEC §3): Tap, the element's custom actions in declared order,
+/// The scanner menu: Tap, the element's custom actions in declared order,
 /// Increment/Decrement, Escape, Point mode, Exit — all on the first page, scanned like a group.
 extension ScanEngine {
     func menuEntries(for target: MenuTarget) -> [MenuEntry] {

@@ -1,4 +1,4 @@
-/// Point mode (SPEC §4): a vertical line sweeps x, a press fixes it; a horizontal line
+/// Point mode: a vertical line sweeps x, a press fixes it; a horizontal line
 /// sweeps y, a press fixes it; the point is then tapped (or offered in the menu). With
 /// `precise`, each axis is first a wide band, then a slower fine line inside the band.
 struct PointState: Hashable, Sendable {

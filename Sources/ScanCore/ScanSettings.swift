@@ -6,7 +6,7 @@ public enum ItemScope: String, CaseIterable, Sendable { case interactive, all }
 /// Whether a switch acts when it goes down or when it comes back up.
 public enum ActOn: String, CaseIterable, Sendable { case press, release }
 
-/// Every user preference of SPEC §5, with its defaults. Durations that can be "off" are
+/// Every user preference of the settings file, with its defaults. Durations that can be "off" are
 /// optional. Hardware debounce is not here: it belongs to device profiles.
 public struct ScanSettings: Hashable, Sendable {
     public var style = ScanStyle.auto
@@ -18,7 +18,7 @@ public struct ScanSettings: Hashable, Sendable {
     public var holdDuration: ScanDuration?
     public var ignoreRepeat: ScanDuration?
     public var longPress: ScanDuration?
-    /// What a long press does (SPEC §5: "a second, assignable action").
+    /// What a long press does.
     public var longPressAction = SwitchAction.menu
     /// `release`: a switch acts when let go, about the item highlighted then (for users who
     /// control letting go better than pressing).
@@ -42,7 +42,7 @@ public struct ScanSettings: Hashable, Sendable {
 
     public init() {}
 
-    /// Allowed range of the interval (SPEC §5).
+    /// Allowed range of the interval.
     public static let autoScanIntervalRange = 0.1...10.0
 }
 
@@ -77,7 +77,7 @@ public struct RGBColor: Hashable, Sendable {
     }
 }
 
-/// Feedback on a real screen (SPEC §10): the on-screen outline, speech and sounds.
+/// Feedback on a real screen: the on-screen outline, speech and sounds.
 public struct FeedbackSettings: Hashable, Sendable {
     /// The outline around the highlighted item: a bright colour, drawn with a thin dark
     /// edge on both sides so that it shows on light and dark backgrounds alike.

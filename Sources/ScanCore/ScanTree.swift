@@ -12,7 +12,7 @@ public struct ScanGroup: Hashable, Sendable {
     public var indexInParent: Int
 }
 
-/// The scan structure of a screen (SPEC §3, seeds-spec §16): group 0 is the top level.
+/// The scan structure of a screen: group 0 is the top level.
 /// Built once per tree; a scan step is then an index increment.
 public struct ScanTree: Hashable, Sendable {
     public var groups: [ScanGroup]
@@ -184,7 +184,7 @@ public struct ScanTreeBuilder {
         }
     }
 
-    /// Members in reading order (seeds-spec §3): the explicit list, or blocks (transparent
+    /// Members in reading order: the explicit list, or blocks (transparent
     /// containers lifted) in natural order, then by descending sort priority.
     private func orderedMembers(_ i: Int) -> [Int] {
         if tree[i].elements != nil { return members(i) }
@@ -292,7 +292,7 @@ public struct ScanTreeBuilder {
         case .automatic: grouped = settings.groupItems
         case .separate: grouped = false
         }
-        // A group of one is that one; a group of none disappears (SPEC §3).
+        // A group of one is that one; a group of none disappears.
         guard grouped && items.count >= 2 else { return items }
         let g = groups.count
         groups.append(ScanGroup(node: i, items: [], parent: nil, indexInParent: 0))
@@ -307,8 +307,8 @@ public struct ScanTreeBuilder {
         groups[g].items = items
     }
 
-    /// `itemScope: interactive` keeps what a switch user can act on (SPEC §3, seeds-spec
-    /// §5.9): control traits, actions, handlers, or a tap at the activation point that
+    /// `itemScope: interactive` keeps what a switch user can act on: control traits,
+    /// actions, handlers, or a tap at the activation point that
     /// reaches a tap handler.
     private func passesScope(_ i: Int) -> Bool {
         if settings.itemScope == .all { return true }

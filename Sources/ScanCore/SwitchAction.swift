@@ -1,4 +1,4 @@
-/// What a switch does, once mapped from hardware by a device profile (SPEC §6).
+/// What a switch does, once mapped from hardware by a device profile.
 public enum SwitchAction: String, CaseIterable, Sendable {
     case select, next, previous, menu, exit, toggleMode, pause
 }

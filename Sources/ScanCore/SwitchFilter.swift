@@ -1,4 +1,4 @@
-/// Per-switch timing filters (SPEC §5): hardware debounce, hold duration, ignore repeat,
+/// Per-switch timing filters: hardware debounce, hold duration, ignore repeat,
 /// long press (a second action) and move repeat. Raw switch transitions go in; logical
 /// commands come out, each stamped with the moment the switch went down, which is what a
 /// press selects by.

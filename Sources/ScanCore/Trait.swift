@@ -1,4 +1,4 @@
-/// The closed trait vocabulary of layout schema v1 (SPEC §2). Raw values are the names used
+/// The closed trait vocabulary of layout schema v1. Raw values are the names used
 /// in layout files.
 public enum Trait: String, CaseIterable, Sendable {
     case none, button, link, header, adjustable, searchField, keyboardKey, staticText, image,
@@ -44,7 +44,7 @@ public struct TraitSet: Hashable, Sendable, Sequence {
         Trait.allCases.filter { contains($0) }.makeIterator()
     }
 
-    /// Traits that make an element something a switch user can act on (SPEC §3, itemScope).
+    /// Traits that make an element something a switch user can act on.
     static let controls = TraitSet([.button, .link, .searchField, .keyboardKey, .adjustable])
     @inlinable public func intersects(_ other: TraitSet) -> Bool { rawValue & other.rawValue != 0 }
 }

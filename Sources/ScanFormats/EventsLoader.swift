@@ -1,6 +1,6 @@
 import ScanCore
 
-/// Reads a simulation events file (SPEC §7): one event a line, `#` comments,
+/// Reads a simulation events file: one event a line, `#` comments,
 /// `SECONDS ACTION down`, `SECONDS ACTION up`, or `SECONDS ACTION` (a press: down, then up
 /// 50 ms later). Times may not go backwards; a switch cannot go down twice without going up.
 public enum EventsLoader {

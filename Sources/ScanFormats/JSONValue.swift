@@ -50,7 +50,7 @@ private final class TwoJobs<A, B>: @unchecked Sendable {
 /// than one object per value (a layout of 100k elements has two million values). Every
 /// value remembers where it stood in the file, so that validation messages can name a line
 /// and column; Foundation's decoders keep no positions and accept duplicate keys silently,
-/// and layout files need both (seeds-spec §15.1).
+/// and layout files need both.
 ///
 /// The document owns the tape; values, objects, arrays and members are views into it
 /// (`DocumentRef`, plain pointers) and do not keep it alive: whoever parsed it does, a

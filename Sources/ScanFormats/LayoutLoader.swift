@@ -14,7 +14,7 @@ public struct LayoutDocument: Sendable {
     public internal(set) var readers = 1
 }
 
-/// Reads layout files (schema version 1, seeds-spec §15) into ElementTrees. Every error
+/// Reads layout files (schema version 1, Layouts/README.md) into ElementTrees. Every error
 /// names file, line:column, JSON path and element id; all errors of a file are reported;
 /// a file with any error yields no tree at all.
 public enum LayoutLoader {
@@ -1168,7 +1168,7 @@ struct LayoutReader {
         for (id, i) in slice where firstID[id] != nil { duplicates.append((id, i)) }
     }
 
-    /// The seed's modal pitfall (seeds-spec §8): a modal view hides only its own siblings, so
+    /// The seed's modal pitfall: a modal view hides only its own siblings, so
     /// the siblings of its ancestors stay scannable. Lists what the user would still reach.
     mutating func modalPitfall(_ tree: ElementTree, modal m: Int) {
         var leaks: [String] = []

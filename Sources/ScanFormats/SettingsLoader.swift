@@ -1,6 +1,6 @@
 import ScanCore
 
-/// Reads a settings file (JSON) into ScanSettings: every setting of SPEC §5, each optional,
+/// Reads a settings file (JSON) into ScanSettings: every setting, each optional,
 /// defaults for the rest. Durations are seconds; those that can be off take `false`
 /// (or `null`) for off.
 public enum SettingsLoader {

@@ -1,7 +1,7 @@
 import ScanCore
 import ScanFormats
 
-/// Effects as JSON lines (SPEC §7): `{"t":1.000,"effect":"highlight",…}`, keys in a fixed
+/// Effects as JSON lines: `{"t":1.000,"effect":"highlight",…}`, keys in a fixed
 /// order so that output can be compared byte for byte.
 public enum EffectJSON {
     /// `origin` is subtracted from the time (a live run counts from its start).

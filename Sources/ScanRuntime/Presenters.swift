@@ -32,7 +32,7 @@ func writeAll(_ fd: Int32, _ text: String) throws {
     bytes.removeAll()
 }
 
-/// JSON lines (SPEC §7) on a file descriptor, usually stdout.
+/// JSON lines on a file descriptor, usually stdout.
 public final class JSONLinesPresenter: EffectPresenter, @unchecked Sendable {
     let fd: Int32
     let origin: ScanInstant

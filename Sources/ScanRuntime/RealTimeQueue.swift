@@ -11,7 +11,7 @@ import ScanCore
 ///
 /// Why not Dispatch: on Linux its QoS is only a nice value, and its timers and read sources
 /// wake two threads (measured: p99 lateness 0.3–7.7 ms under load, against 26–52 µs for a
-/// SCHED_FIFO thread; shared/reference/swift-timing.md). This thread asks for SCHED_FIFO,
+/// SCHED_FIFO thread). This thread asks for SCHED_FIFO,
 /// 1 ns timer slack and locked memory; where the system refuses, it says so once and keeps
 /// working. Timers use a timerfd armed at the absolute deadline (less a short spin margin):
 /// no drift, no poll slack.

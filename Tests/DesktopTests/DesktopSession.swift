@@ -16,7 +16,7 @@ import Glibc
 /// LANG=C.UTF-8, GTK_THEME=Adwaita, and no NO_AT_BRIDGE.
 ///
 /// `stop()` (also run by deinit, so a failing test tears down too) ends every process it
-/// started, by process group, plus any process still carrying this session's marker in its
+/// started, by process group, plus any process still carrying this desktop's marker in its
 /// environment (the D-Bus-activated services), and removes the temporary directory.
 final class DesktopSession: @unchecked Sendable {
     /// The X display, e.g. ":3".
@@ -156,7 +156,7 @@ final class DesktopSession: @unchecked Sendable {
                   let address = line.split(separator: "\"").dropFirst().first.map(String.init)
             else { throw DesktopError("The accessibility bus was not D-Bus-activated from the session bus.\n\(reply)\n--- services log ---\n\(Self.read(serverLog))") }
             guard address.contains(runtime.path) else {
-                throw DesktopError("The accessibility bus \(address) is not inside this session's XDG_RUNTIME_DIR \(runtime.path) (another bus hijacked it? P2/P3)")
+                throw DesktopError("The accessibility bus \(address) is not inside this desktop's XDG_RUNTIME_DIR \(runtime.path) (another bus hijacked it? P2/P3)")
             }
             a11yAddress = address
             step("accessibility bus activated")

@@ -2,7 +2,7 @@ import ScanCore
 import ScanFormats
 import Testing
 
-/// Simulation events files (SPEC §7): `SECONDS ACTION [down|up]`, `#` comments, presses
+/// Simulation events files: `SECONDS ACTION [down|up]`, `#` comments, presses
 /// expanded to down + up 50 ms later, and errors with line numbers.
 @Suite("Events files")
 struct EventsTests {

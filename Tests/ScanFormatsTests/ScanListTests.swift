@@ -3,7 +3,7 @@ import ScanCore
 import ScanFormats
 import Testing
 
-/// Scan-list construction (SPEC §3, seeds-spec §3, §8, §16, §17) through LayoutLoader and
+/// Scan-list construction through LayoutLoader and
 /// ScanTreeBuilder.build.
 
 // MARK: - Reading order
@@ -37,7 +37,7 @@ struct ReadingOrderTests {
         #expect(top == ["key1", "key4", "key7", "key2", "key6", "key8", "key9", "key5", "key3"])
     }
 
-    /// The SwiftUI version of the keypad: no `elements`, only sort priorities (seeds-spec §17.4).
+    /// The SwiftUI version of the keypad: no `elements`, only sort priorities.
     static let keypadPriorities = layout(#"""
         {"id": "stack123", "sortPriority": 1000, "frame": {"x": 20, "y": 100, "width": 50, "height": 170},
          "children": [
@@ -318,7 +318,7 @@ struct HidingTests {
     }
 }
 
-// MARK: - Modal views (seeds-spec §8)
+// MARK: - Modal views
 
 @Suite("Modal views")
 struct ModalTests {
@@ -457,7 +457,7 @@ struct ItemScopeTests {
         let json = try readLayout("grouping-activation-point.json")
         #expect(try topLevel(json) == ["elt"])
         // Without the moved activation point the tap would land on the label, which does
-        // nothing: the element is then not interactive (seeds-spec §17.6).
+        // nothing: the element is then not interactive.
         let centred = json.replacingOccurrences(of: #"44},\#n        "activationPoint": {"x": 285.5, "y": 121.5}"#, with: "44}")
         #expect(centred != json)
         #expect(try topLevel(centred).isEmpty)

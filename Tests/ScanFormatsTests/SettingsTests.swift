@@ -2,7 +2,7 @@ import ScanCore
 import ScanFormats
 import Testing
 
-/// Settings files (SPEC §5): every key, durations in seconds, off values, ranges, types,
+/// Settings files: every key, durations in seconds, off values, ranges, types,
 /// unknown keys, and every error of a file at once.
 @Suite("Settings files")
 struct SettingsTests {
@@ -30,7 +30,7 @@ struct SettingsTests {
     @Test func emptyObjectGivesTheDefaults() throws {
         let s = try settingsFile("{}")
         #expect(s == ScanSettings())
-        // The defaults of SPEC §5.
+        // The defaults of the settings.
         #expect(s.style == .auto)
         #expect(s.mode == .item)
         #expect(s.autoScanInterval == .seconds(1.0))

@@ -3,7 +3,7 @@ import ScanCore
 import ScanFormats
 import Testing
 
-/// One test per validation rule of seeds-spec §15.4 (E01–E17, W18–W26, I25): the exact code,
+/// One test per validation rule of Layouts/README.md (E01–E17, W18–W26, I25): the exact code,
 /// JSON path, element id and the key part of the message.
 
 let allTraits = "none, button, link, header, adjustable, searchField, keyboardKey, staticText, image, selected, playsSound, summaryElement, updatesFrequently, notEnabled"

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `switchscan simulate` (SPEC §7, README "switchscan simulate"): the headless contract.
+/// `switchscan simulate` (README "switchscan simulate"): the headless contract.
 @Suite("switchscan simulate")
 struct SimulateTests {
     static let uikit = "Layouts/switch-control.uikit.json"
