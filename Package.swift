@@ -18,13 +18,14 @@ let package = Package(
         .target(name: "ScanCore"),
         // Small wrappers for system calls Swift cannot import (variadic, macros).
         .target(name: "CSys"),
-        // CSys for the CPUs a split read may use (Linux only; elsewhere the online count).
-        .target(name: "ScanFormats", dependencies: ["ScanCore", .target(name: "CSys", condition: .when(platforms: [.linux]))]),
+        // The JSON tape parser: the only unsafe code of the loaders.
+        .target(name: "JSONTape"),
+        .target(name: "ScanFormats", dependencies: ["ScanCore", "JSONTape"]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The only module that talks to libevdev and libudev.
         .target(name: "SwitchInput", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime", "CEvdev", "CUdev", "CSys"]),
-        .target(name: "ScanRuntime", dependencies: ["ScanCore", "ScanFormats", "CSys"]),
+        .target(name: "ScanRuntime", dependencies: ["ScanCore", "JSONTape", "CSys"]),
         .systemLibrary(name: "CAtspi", pkgConfig: "atspi-2", providers: [.apt(["libatspi2.0-dev"])]),
         // The only module that talks to libatspi, GLib and D-Bus: the live desktop.
         .target(name: "DesktopAccess", dependencies: ["ScanCore", "CAtspi"]),
@@ -37,12 +38,12 @@ let package = Package(
         .executableTarget(
             name: "switchscan",
             dependencies: [
-                "ScanCore", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "SpeechOutput", "CSys",
+                "ScanCore", "JSONTape", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "SpeechOutput", "CSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
-        .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats"]),
+        .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats", "JSONTape"]),
         .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan"]),

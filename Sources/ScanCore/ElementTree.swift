@@ -24,81 +24,17 @@ public struct ElementNode: Sendable {
     public var navigationStyle = NavigationStyle.automatic
     public var children: [Int] = []
     public var parent: Int?
-    /// The fields most nodes leave unset, in one shared box, copied when written while
-    /// shared: a node without them is smaller and cheaper to build, store and copy.
-    private var extras: Extras?
-
-    /// Inlinable, so that a loader initializing a node in place writes it there directly
-    /// rather than building it aside and copying its 168 bytes (measured).
-    @inlinable public init(id: String) { self.id = id }
-
     /// Custom order (`elements`), as node indices.
-    public var elements: [Int]? {
-        get { extras?.elements }
-        set { if newValue != nil || extras != nil { writeExtras { $0.elements = newValue } } }
-    }
-    public var sortPriority: Double? {
-        get { extras?.sortPriority }
-        set { if newValue != nil || extras != nil { writeExtras { $0.sortPriority = newValue } } }
-    }
-    public var respondsToUserInteraction: Bool? {
-        get { extras?.respondsToUserInteraction }
-        set { if newValue != nil || extras != nil { writeExtras { $0.respondsToUserInteraction = newValue } } }
-    }
-    public var customActions: [CustomAction] {
-        get { extras?.customActions ?? [] }
-        set { if !newValue.isEmpty || extras != nil { writeExtras { $0.customActions = newValue } } }
-    }
-    public var adjustable: Adjustable? {
-        get { extras?.adjustable }
-        set { if newValue != nil || extras != nil { writeExtras { $0.adjustable = newValue } } }
-    }
-    public var onActivate: [LayoutEffect]? {
-        get { extras?.onActivate }
-        set { if newValue != nil || extras != nil { writeExtras { $0.onActivate = newValue } } }
-    }
-    public var onTap: [LayoutEffect]? {
-        get { extras?.onTap }
-        set { if newValue != nil || extras != nil { writeExtras { $0.onTap = newValue } } }
-    }
-    public var onEscape: [LayoutEffect]? {
-        get { extras?.onEscape }
-        set { if newValue != nil || extras != nil { writeExtras { $0.onEscape = newValue } } }
-    }
+    public var elements: [Int]?
+    public var sortPriority: Double?
+    public var respondsToUserInteraction: Bool?
+    public var customActions: [CustomAction] = []
+    public var adjustable: Adjustable?
+    public var onActivate: [LayoutEffect]?
+    public var onTap: [LayoutEffect]?
+    public var onEscape: [LayoutEffect]?
 
-    private mutating func writeExtras(_ body: (Extras) -> Void) {
-        if extras == nil {
-            extras = Extras()
-        } else if !isKnownUniquelyReferenced(&extras) {
-            extras = extras!.copy()
-        }
-        body(extras!)
-    }
-
-    /// Mutated only while uniquely referenced (copy on write), hence safe to share.
-    private final class Extras: @unchecked Sendable {
-        var elements: [Int]?
-        var sortPriority: Double?
-        var respondsToUserInteraction: Bool?
-        var customActions: [CustomAction] = []
-        var adjustable: Adjustable?
-        var onActivate: [LayoutEffect]?
-        var onTap: [LayoutEffect]?
-        var onEscape: [LayoutEffect]?
-
-        func copy() -> Extras {
-            let e = Extras()
-            e.elements = elements
-            e.sortPriority = sortPriority
-            e.respondsToUserInteraction = respondsToUserInteraction
-            e.customActions = customActions
-            e.adjustable = adjustable
-            e.onActivate = onActivate
-            e.onTap = onTap
-            e.onEscape = onEscape
-            return e
-        }
-    }
+    public init(id: String) { self.id = id }
 
     /// The text a switch user hears on arrival: label, value (computed for adjustables).
     public var currentValue: String? { adjustable?.displayValue ?? value }
@@ -111,26 +47,23 @@ public struct ElementTree: Sendable {
     public var screenSize: Rect
     public var naturalOrder: NaturalOrder
     public private(set) var nodes: [ElementNode]
-    /// Ids to node indices, in parts that cover the nodes in document order; an id is
-    /// looked up part by part, so the first node wins it.
-    private var ids: [[String: Int]]
+    /// Ids to node indices; the first node wins an id.
+    private var ids: [String: Int]
 
-    /// `index` maps ids to node indices when the caller already built it (the loader
-    /// does, to find duplicates), in one part or several in document order (a loader that
-    /// read the nodes in two halves at once has one per half); otherwise it is built here.
-    /// The first node wins an id.
+    /// `ids` maps ids to node indices when the caller has built it already (the loader
+    /// does, to find duplicates); otherwise it is built here.
     public init(screenID: String, size: (width: Double, height: Double),
-                naturalOrder: NaturalOrder = .geometric, nodes: [ElementNode], index: [[String: Int]]? = nil) {
+                naturalOrder: NaturalOrder = .geometric, nodes: [ElementNode], ids: [String: Int]? = nil) {
         self.screenID = screenID
         self.screenSize = Rect(x: 0, y: 0, width: size.width, height: size.height)
         self.naturalOrder = naturalOrder
         self.nodes = nodes
-        if let index {
-            self.ids = index
+        if let ids {
+            self.ids = ids
         } else {
             var built = [String: Int](minimumCapacity: nodes.count)
             for (i, n) in nodes.enumerated() where built[n.id] == nil { built[n.id] = i }
-            self.ids = [built]
+            self.ids = built
         }
     }
 
@@ -142,10 +75,7 @@ public struct ElementTree: Sendable {
     @inlinable public subscript(i: Int) -> ElementNode {
         _read { yield nodes[i] }
     }
-    public func index(of id: String) -> Int? {
-        for part in ids { if let i = part[id] { return i } }
-        return nil
-    }
+    public func index(of id: String) -> Int? { ids[id] }
 
     /// Changes a node in place (layout effects). Ids are not changeable, so the index holds.
     public mutating func update(_ i: Int, _ body: (inout ElementNode) -> Void) {

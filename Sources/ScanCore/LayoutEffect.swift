@@ -91,7 +91,9 @@ private func pow10(_ n: Int) -> Double {
 
 /// Fixed-point formatting without Foundation (ScanCore stays pure).
 public func formatFixed(_ value: Double, decimals: Int) -> String {
-    let d = Swift.min(decimals, 9)
+    // Past 10^15 a double has no fraction digits to show, and Int64 would overflow.
+    guard value.isFinite, abs(value) < 1e15 else { return "\(value)" }
+    let d = Swift.max(0, Swift.min(decimals, 9))
     let scale = pow10(d)
     let scaled = (abs(value) * scale).rounded()
     let negative = value < 0 && scaled != 0

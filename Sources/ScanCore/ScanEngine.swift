@@ -70,13 +70,10 @@ public struct ScanEngine: Sendable {
     /// runtime's overrun count.
     public private(set) var lateTicks = 0
 
-    /// `concurrently`: a runner for the first scan-list build of a large screen (ScanCore
-    /// starts no threads); later rebuilds run on the caller's thread, the timing queue's.
-    public init(tree: ElementTree, settings: ScanSettings = ScanSettings(),
-                debounce: ScanDuration? = nil, concurrently: ScanTreeBuilder.RunBoth? = nil) {
+    public init(tree: ElementTree, settings: ScanSettings = ScanSettings(), debounce: ScanDuration? = nil) {
         self.tree = tree
         self.settings = settings
-        self.scan = ScanTreeBuilder.build(tree, settings: settings, concurrently: concurrently)
+        self.scan = ScanTreeBuilder.build(tree, settings: settings)
         self.filter = SwitchFilter(.init(settings, debounce: debounce))
     }
 

@@ -59,19 +59,9 @@ public struct ScanTreeBuilder {
     var screenModal: Int?
     var groups: [ScanGroup] = []
 
-    /// Runs two independent jobs and returns when both have ended. ScanCore starts no
-    /// threads: a caller with two CPUs passes a runner that uses them (the result is the same).
-    public typealias RunBoth = @Sendable (_ first: () -> Void, _ second: () -> Void) -> Void
-
-    /// Screens from this many nodes up are built in two halves when a runner is given;
-    /// smaller ones would spend more on starting a thread than they save.
-    public static let splitMinimumNodes = 10_000
-
-    /// `concurrently`: a runner for the two halves of a large screen's top level.
-    public static func build(_ tree: ElementTree, settings: ScanSettings, concurrently: RunBoth? = nil,
-                             splitAbove: Int = splitMinimumNodes) -> ScanTree {
+    public static func build(_ tree: ElementTree, settings: ScanSettings) -> ScanTree {
         var b = ScanTreeBuilder(tree: tree, settings: settings)
-        return b.run(concurrently: tree.count >= splitAbove ? concurrently : nil)
+        return b.run()
     }
 
     init(tree: ElementTree, settings: ScanSettings) {
@@ -84,7 +74,7 @@ public struct ScanTreeBuilder {
         axParent = Array(repeating: -1, count: n)
     }
 
-    mutating func run(concurrently: RunBoth? = nil) -> ScanTree {
+    mutating func run() -> ScanTree {
         guard tree.count > 0 else {
             return ScanTree(groups: [ScanGroup(node: 0, items: [], parent: nil, indexInParent: 0)],
                             accessibilityParent: [])
@@ -95,8 +85,6 @@ public struct ScanTreeBuilder {
         var top: [ScanItem]
         if excluded[tree.root] {
             top = []
-        } else if let concurrently {
-            top = itemsInHalves(orderedMembers(tree.root), concurrently)
         } else {
             top = containerItems(tree.root)
         }
@@ -245,12 +233,8 @@ public struct ScanTreeBuilder {
     }
 
     private mutating func containerItems(_ i: Int) -> [ScanItem] {
-        items(of: orderedMembers(i))
-    }
-
-    private mutating func items(of members: some Collection<Int>) -> [ScanItem] {
         var items: [ScanItem] = []
-        for m in members {
+        for m in orderedMembers(i) {
             if tree[m].isAccessibilityElement {
                 if passesScope(m) { items.append(.element(m)) }
             } else {
@@ -258,30 +242,6 @@ public struct ScanTreeBuilder {
             }
         }
         return items
-    }
-
-    /// The top level's items, its members' halves built at once by two builders: the second
-    /// numbers its groups from 0, then they are renumbered after the first's, which gives
-    /// the groups, in the same order, that one builder would.
-    private mutating func itemsInHalves(_ members: [Int], _ concurrently: RunBoth) -> [ScanItem] {
-        guard members.count >= 2 else { return items(of: members) }
-        let half = members.count / 2
-        var first = self, second = self
-        second.groups = []
-        var firstItems: [ScanItem] = [], secondItems: [ScanItem] = []
-        concurrently({ firstItems = first.items(of: members[..<half]) },
-                     { secondItems = second.items(of: members[half...]) })
-        let offset = first.groups.count
-        func renumber(_ items: inout [ScanItem]) {
-            for k in items.indices { if case .group(let g) = items[k] { items[k] = .group(g + offset) } }
-        }
-        for g in second.groups.indices {
-            renumber(&second.groups[g].items)
-            second.groups[g].parent = second.groups[g].parent.map { $0 + offset }
-        }
-        renumber(&secondItems)
-        groups = first.groups + second.groups
-        return firstItems + secondItems
     }
 
     private mutating func groupOrSplice(_ i: Int) -> [ScanItem] {

@@ -1,3 +1,4 @@
+import JSONTape
 import ScanCore
 
 /// What matching needs to know about an input device (from udev and evdev).
@@ -129,24 +130,21 @@ public enum DeviceProfileLoader {
     public static let capabilityNames = ["keyboard", "mouse", "gamepad", "joystick", "switch"]
 
     public static func load(bytes: [UInt8], file: String, codes: EventCodeResolver) throws(DataFileError) -> [ProfileSection] {
-        // Held for the whole read: values are views into the document.
         let document = try parseDataFile(bytes, file: file)
-        return try withExtendedLifetime(document) { () throws(DataFileError) in
-            try read(document.root, bytes: bytes, file: file, codes: codes)
-        }
+        return try read(document.root, bytes: bytes, file: file, codes: codes)
     }
 
     static func read(_ json: JSONValue, bytes: [UInt8], file: String, codes: EventCodeResolver) throws(DataFileError) -> [ProfileSection] {
         var r = FieldReader(file: file)
         var sections: [ProfileSection] = []
         if let d = r.object(json, "$", nil, allowed: ["schemaVersion", "description", "sections"]) {
-            if let v = d[K.schemaVersion] {
+            if let v = d["schemaVersion"] {
                 if case .number(1, _) = v.value.content {} else { r.report("E02", v.value.offset, "$.schemaVersion", nil, "must be 1") }
             } else {
                 r.report("E02", json.offset, "$", nil, "missing \"schemaVersion\"; add \"schemaVersion\": 1")
             }
             _ = r.string(d["description"], "$", nil)
-            if let list = r.array(r.require(d, Key("sections"), in: json, "$", nil), "$", nil) {
+            if let list = r.array(r.require(d, "sections", in: json, "$", nil), "$", nil) {
                 for (k, item) in list.enumerated() {
                     if let s = section(item, "$.sections[\(k)]", file: file, codes: codes, &r) { sections.append(s) }
                 }
@@ -159,7 +157,7 @@ public enum DeviceProfileLoader {
 
     static func section(_ v: JSONValue, _ p: String, file: String, codes: EventCodeResolver, _ r: inout FieldReader) -> ProfileSection? {
         guard let d = r.object(v, p, nil, allowed: ["name", "match", "switches", "axes", "debounce"]) else { return nil }
-        let name = r.string(r.require(d, K.name, in: v, p, nil), p, nil) ?? "?"
+        let name = r.string(r.require(d, "name", in: v, p, nil), p, nil) ?? "?"
         var section = ProfileSection(file: file, name: name, match: .init(), switches: [:], axes: [:], debounce: nil)
         if let m = d["match"], let md = r.object(m.value, p + ".match", name, allowed: ["bus", "vendor", "product", "name", "capabilities", "properties"]) {
             let mp = p + ".match"

@@ -1,3 +1,5 @@
+import JSONTape
+
 /// One finding about a data file: where (file, line:column, JSON path, element id), what
 /// was wrong and what would be right.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
@@ -31,17 +33,21 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
 public struct DataFileError: Error, Sendable, CustomStringConvertible {
     public var file: String
     public var diagnostics: [Diagnostic]
+    /// Findings beyond those kept (a reader keeps the first thousand).
+    public var omitted: Int
 
-    public init(file: String, diagnostics: [Diagnostic]) {
-        self.file = file; self.diagnostics = diagnostics
+    public init(file: String, diagnostics: [Diagnostic], omitted: Int = 0) {
+        self.file = file; self.diagnostics = diagnostics; self.omitted = omitted
     }
 
     public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
 
     public var description: String {
         let errs = errors
-        let lines = errs.map(\.description)
-        let count = errs.count == 1 ? "1 error" : "\(errs.count) errors"
+        var lines = errs.map(\.description)
+        if omitted > 0 { lines.append("\(file): … and \(omitted) more") }
+        let total = errs.count + omitted
+        let count = total == 1 ? "1 error" : "\(total) errors"
         return (lines + ["\(file): \(count); the file was not loaded."]).joined(separator: "\n")
     }
 }
@@ -100,7 +106,7 @@ func quotedList(_ names: [String]) -> String { names.joined(separator: ", ") }
 
 /// A data file parsed once, for a reader that tells what it is from its content
 /// (`switchscan validate`) and then loads it without parsing it again.
-public struct ParsedDataFile: @unchecked Sendable {
+public struct ParsedDataFile: Sendable {
     public let bytes: [UInt8]
     public let file: String
     let document: JSONDocument
@@ -121,9 +127,34 @@ public struct ParsedDataFile: @unchecked Sendable {
 /// Parses a data file's JSON; a syntax error becomes the file's one E01 diagnostic.
 func parseDataFile(_ bytes: [UInt8], file: String) throws(DataFileError) -> JSONDocument {
     do {
-        return try JSONParser.parseDocument(bytes)
+        return try JSONDocument.parse(bytes)
     } catch {
         throw DataFileError(file: file, diagnostics: locate([Diagnostic(.error, "E01", file: file, offset: error.offset,
             path: "$", element: nil, "malformed JSON: \(error.message)")], in: bytes))
+    }
+}
+
+/// Turns byte offsets into 1-based line:column, built once per file that needs it.
+public struct LineIndex: Sendable {
+    var lineStarts: [Int] = [0]
+    let bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        for (k, b) in bytes.enumerated() where b == 0x0A { lineStarts.append(k + 1) }
+    }
+
+    public func position(of offset: Int) -> (line: Int, column: Int) {
+        var lo = 0, hi = lineStarts.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if lineStarts[mid] <= offset { lo = mid } else { hi = mid - 1 }
+        }
+        // Columns count characters (UTF-8 scalars), not bytes, as an editor does.
+        let start = lineStarts[lo]
+        let end = min(max(offset, start), bytes.count)
+        var column = 1
+        for k in start..<end where bytes[k] & 0xC0 != 0x80 { column += 1 }
+        return (lo + 1, column)
     }
 }

@@ -1,3 +1,4 @@
+import JSONTape
 import ScanCore
 
 /// Writes an element tree as a layout file (schema v1, Layouts/README.md): a snapshot of a
@@ -161,8 +162,8 @@ public enum LayoutWriter {
     /// `emit` data as the loader keeps it: the compact text of a JSON object, written back
     /// as it is; nil if it is not one.
     static func objectText(_ data: String) -> String? {
-        guard let doc = try? JSONParser.parseDocument(Array(data.utf8)), doc.root.kind == .object else { return nil }
-        return compactJSON(doc.root)
+        guard let doc = try? JSONDocument.parse(Array(data.utf8)), doc.root.kind == .object else { return nil }
+        return doc.root.compactText
     }
 
     /// A JSON value to print: nodes and handler lists one member a line, the rest on one.

@@ -1,3 +1,4 @@
+import JSONTape
 import ScanCore
 
 /// Reads a settings file (JSON) into ScanSettings: every setting, each optional,
@@ -31,11 +32,8 @@ public enum SettingsLoader {
     ]
 
     public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
-        // Held in a variable for the whole read: values are views into the document.
         let document = try parseDataFile(bytes, file: file)
-        return try withExtendedLifetime(document) { () throws(DataFileError) in
-            try read(document.root, bytes: bytes, file: file)
-        }
+        return try read(document.root, bytes: bytes, file: file)
     }
 
     /// A file already parsed (by `validate`, to tell layouts from settings).
@@ -46,7 +44,7 @@ public enum SettingsLoader {
     static func read(_ json: JSONValue, bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
         var r = FieldReader(file: file)
         var s = ScanSettings()
-        if let d = r.object(json, "$", nil, allowed: KeySet(fields), elsewhere: [
+        if let d = r.object(json, "$", nil, allowed: FieldNames(fields), elsewhere: [
             "debounce": "debounce is set per switch device, in its profile's section (see Devices/README.md)",
         ]) {
             for spec in durations {
@@ -78,17 +76,17 @@ public enum SettingsLoader {
                              "must be a number of seconds\(spec.canBeOff ? " or false for off" : ""), got \(m.value.kindName)")
                 }
             }
-            if let v = r.enumValue(d[K.style], ScanStyle.self, "$", nil) { s.style = v }
-            if let v = r.enumValue(d[K.mode], ScanMode.self, "$", nil) { s.mode = v }
-            if let v = r.enumValue(d[K.longPressAction], SwitchAction.self, "$", nil) { s.longPressAction = v }
-            if let v = r.enumValue(d[K.tapBehavior], TapBehavior.self, "$", nil) { s.tapBehavior = v }
-            if let v = r.enumValue(d[K.focusAfterTap], FocusAfterTap.self, "$", nil) { s.focusAfterTap = v }
-            if let v = r.enumValue(d[K.itemScope], ItemScope.self, "$", nil) { s.itemScope = v }
+            if let v = r.enumValue(d["style"], ScanStyle.self, "$", nil) { s.style = v }
+            if let v = r.enumValue(d["mode"], ScanMode.self, "$", nil) { s.mode = v }
+            if let v = r.enumValue(d["longPressAction"], SwitchAction.self, "$", nil) { s.longPressAction = v }
+            if let v = r.enumValue(d["tapBehavior"], TapBehavior.self, "$", nil) { s.tapBehavior = v }
+            if let v = r.enumValue(d["focusAfterTap"], FocusAfterTap.self, "$", nil) { s.focusAfterTap = v }
+            if let v = r.enumValue(d["itemScope"], ItemScope.self, "$", nil) { s.itemScope = v }
             if let v = r.enumValue(d["actOn"], ActOn.self, "$", nil) { s.actOn = v }
-            if let v = r.bool(d[K.groupItems], "$", nil) { s.groupItems = v }
-            if let v = r.bool(d[K.precise], "$", nil) { s.precise = v }
-            if let v = r.integer(d[K.loops], "$", nil) {
-                if (1...100).contains(v) { s.loops = v } else { r.report("E04", d[K.loops]!.value.offset, "$.loops", nil, "must be between 1 and 100, got \(v)") }
+            if let v = r.bool(d["groupItems"], "$", nil) { s.groupItems = v }
+            if let v = r.bool(d["precise"], "$", nil) { s.precise = v }
+            if let v = r.integer(d["loops"], "$", nil) {
+                if (1...100).contains(v) { s.loops = v } else { r.report("E04", d["loops"]!.value.offset, "$.loops", nil, "must be between 1 and 100, got \(v)") }
             }
             number(&r, d, "glideSpeed", 5...5000, unit: " points per second") { s.glideSpeed = $0 }
             number(&r, d, "bandFraction", 0.02...0.5, unit: " of the screen") { s.bandFraction = $0 }

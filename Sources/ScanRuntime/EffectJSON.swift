@@ -1,5 +1,5 @@
 import ScanCore
-import ScanFormats
+import JSONTape
 
 /// Effects as JSON lines: `{"t":1.000,"effect":"highlight",…}`, keys in a fixed
 /// order so that output can be compared byte for byte.

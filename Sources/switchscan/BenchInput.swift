@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSONTape
 import ScanCore
 import ScanRuntime
 import ScanFormats

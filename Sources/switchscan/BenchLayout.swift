@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import JSONTape
 import ScanFormats
 import ScanRuntime
 
@@ -32,24 +33,30 @@ struct BenchLayout: ParsableCommand {
 
     func run() throws {
         if !json {
-            print("size        file MB   load+validate ms (parse)   build ms   total ms   memory MB   step ns   top items")
+            print("size        file MB   load+validate ms (parse)   build ms   total ms   memory MB   step ns   top items   JSONDecoder ms")
         }
         for n in parsedSizes! {
             let bytes = generateLayout(elements: n)
-            var bestLoad = Double.infinity, bestBuild = Double.infinity, bestParse = Double.infinity
+            var bestLoad = Double.infinity, bestBuild = Double.infinity, bestParse = Double.infinity, bestDecoder = Double.infinity
             var memory = 0
             var topCount = 0
             var stepNs = 0.0
             for _ in 0..<repeats {
                 let before = residentMemoryBytes() ?? 0
                 let tp = MonotonicClock.now()
-                _ = try? JSONParser.parseDocument(bytes)
+                _ = try? JSONDocument.parse(bytes)
                 bestParse = min(bestParse, (MonotonicClock.now() - tp).seconds * 1000)
                 let t0 = MonotonicClock.now()
                 let doc = try LayoutLoader.load(bytes: bytes, file: "generated-\(n).json")
                 let t1 = MonotonicClock.now()
-                let scan = ScanTreeBuilder.build(doc.tree, settings: ScanSettings(), concurrently: LayoutLoader.runOnTwoCPUs)
+                let scan = ScanTreeBuilder.build(doc.tree, settings: ScanSettings())
                 let t2 = MonotonicClock.now()
+                // Foundation's decoder on the same bytes, into plain Codable nodes: the
+                // decode alone, with no validation and no positions for messages.
+                let data = Data(bytes)
+                let td = MonotonicClock.now()
+                _ = try JSONDecoder().decode(DecodedLayout.self, from: data)
+                bestDecoder = min(bestDecoder, (MonotonicClock.now() - td).seconds * 1000)
                 memory = max(memory, (residentMemoryBytes() ?? 0) - before)
                 bestLoad = min(bestLoad, (t1 - t0).seconds * 1000)
                 bestBuild = min(bestBuild, (t2 - t1).seconds * 1000)
@@ -58,10 +65,10 @@ struct BenchLayout: ParsableCommand {
             }
             let mb = Double(bytes.count) / 1_048_576
             if json {
-                print("{\"elements\":\(n),\"file_mb\":\(round2(mb)),\"load_validate_ms\":\(round2(bestLoad)),\"parse_ms\":\(round2(bestParse)),\"build_ms\":\(round2(bestBuild)),\"total_ms\":\(round2(bestLoad + bestBuild)),\"memory_mb\":\(round2(Double(memory) / 1_048_576)),\"step_ns\":\(round2(stepNs)),\"top_items\":\(topCount)}")
+                print("{\"elements\":\(n),\"file_mb\":\(round2(mb)),\"load_validate_ms\":\(round2(bestLoad)),\"parse_ms\":\(round2(bestParse)),\"build_ms\":\(round2(bestBuild)),\"total_ms\":\(round2(bestLoad + bestBuild)),\"memory_mb\":\(round2(Double(memory) / 1_048_576)),\"step_ns\":\(round2(stepNs)),\"top_items\":\(topCount),\"jsondecoder_ms\":\(round2(bestDecoder))}")
             } else {
-                print(String(format: "%-10d %8.1f %18.1f (%5.1f) %10.1f %10.1f %11.1f %9.0f %11d",
-                             n, mb, bestLoad, bestParse, bestBuild, bestLoad + bestBuild, Double(memory) / 1_048_576, stepNs, topCount))
+                print(String(format: "%-10d %8.1f %18.1f (%5.1f) %10.1f %10.1f %11.1f %9.0f %11d %16.1f",
+                             n, mb, bestLoad, bestParse, bestBuild, bestLoad + bestBuild, Double(memory) / 1_048_576, stepNs, topCount, bestDecoder))
             }
         }
     }
@@ -115,4 +122,27 @@ func generateLayout(elements: Int) -> [UInt8] {
     }
     add("]}}")
     return s
+}
+
+/// The fields of the generated layouts, for Foundation's JSONDecoder to decode.
+struct DecodedLayout: Decodable {
+    struct Screen: Decodable {
+        struct Size: Decodable { var width: Double; var height: Double }
+        var id: String
+        var size: Size
+    }
+    struct Frame: Decodable { var x: Double; var y: Double; var width: Double; var height: Double }
+    struct Action: Decodable { var name: String; var effects: [[String: String]]? }
+    struct Node: Decodable {
+        var id: String
+        var label: String?
+        var traits: [String]?
+        var isAccessibilityElement: Bool?
+        var frame: Frame?
+        var customActions: [Action]?
+        var children: [Node]?
+    }
+    var schemaVersion: Int
+    var screen: Screen
+    var root: Node
 }

@@ -106,7 +106,7 @@ struct Replay: ParsableCommand {
         var decoder = SwitchDecoder(mapping: mapping, deviceID: 1, axisRanges: rec.axisRanges)
         let events = rec.events.flatMap { decoder.decode($0) }
         let end = until.map { ScanInstant.seconds($0) } ?? ((rec.events.last?.time ?? .zero) + .seconds(10))
-        var driver = ManualDriver(engine: ScanEngine(tree: document.tree, settings: scanSettings, concurrently: LayoutLoader.runOnTwoCPUs))
+        var driver = ManualDriver(engine: ScanEngine(tree: document.tree, settings: scanSettings))
         driver.schedule(events)
         var text = ""
         for e in driver.start() + driver.advance(to: end) { text += EffectJSON.line(e) + "\n" }

@@ -186,7 +186,7 @@ struct Run: ParsableCommand {
         session.presenter = presenter
         terminal?.onFailure = { e in session.shutdown(code: 1, message: "Error: the terminal presenter failed: \(e)") }
 
-        let scanner = LiveScanner(engine: ScanEngine(tree: tree, settings: scanSettings, concurrently: LayoutLoader.runOnTwoCPUs), queue: rt) { effects in
+        let scanner = LiveScanner(engine: ScanEngine(tree: tree, settings: scanSettings), queue: rt) { effects in
             presentQueue.async {
                 do { try presenter.present(effects) } catch {
                     session.shutdown(code: 1, message: "Error: presenting effects failed: \(error)")

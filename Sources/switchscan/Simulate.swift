@@ -56,7 +56,7 @@ struct Simulate: ParsableCommand {
 
         let end = until.map { ScanInstant.seconds($0) }
             ?? ((switchEvents.last?.timestamp ?? .zero) + .seconds(10))
-        var driver = ManualDriver(engine: ScanEngine(tree: document.tree, settings: scanSettings, concurrently: LayoutLoader.runOnTwoCPUs))
+        var driver = ManualDriver(engine: ScanEngine(tree: document.tree, settings: scanSettings))
         driver.schedule(switchEvents)
         var text = ""
         for e in driver.start() + driver.advance(to: end) {

@@ -31,7 +31,7 @@ struct Validate: ParsableCommand {
             // same document. Unparseable files get the JSON error, which is the same for both.
             let parsed: ParsedDataFile
             do {
-                try LayoutLoader.checkSize(bytes, file: file)
+                try LayoutLoader.checkSize(bytes.count, file: file)
                 parsed = try ParsedDataFile(bytes: bytes, file: file)
             } catch {
                 problems += error.description + "\n"; failed = true; continue
@@ -39,7 +39,7 @@ struct Validate: ParsableCommand {
             if parsed.hasTopLevelKey(Self.layoutKeys) {
                 do {
                     let doc = try LayoutLoader.load(parsed)
-                    let items = ScanTreeBuilder.build(doc.tree, settings: ScanSettings(), concurrently: LayoutLoader.runOnTwoCPUs).top.items.count
+                    let items = ScanTreeBuilder.build(doc.tree, settings: ScanSettings()).top.items.count
                     report += "\(file): ok (layout \"\(doc.tree.screenID)\", \(doc.tree.count) nodes, \(items) top-level items)\n"
                     if warnings { for w in doc.warnings { report += "\(w)\n" } }
                 } catch {

@@ -118,18 +118,7 @@ func flatElements(_ scan: ScanTree, _ tree: ElementTree, group g: Int = 0) -> [S
 func scanList(_ json: String, _ s: ScanSettings = ScanSettings(),
               sourceLocation: SourceLocation = #_sourceLocation) throws -> (ScanTree, ElementTree) {
     let doc = try load(json, sourceLocation: sourceLocation)
-    let scan = ScanTreeBuilder.build(doc.tree, settings: s)
-    // Every scan list is also built with its top level in two halves, the second first, as
-    // a large screen's is: the result must not depend on it.
-    let halves = ScanTreeBuilder.build(doc.tree, settings: s, concurrently: secondThenFirst, splitAbove: 0)
-    #expect(halves == scan, "built in two halves, the scan list differs", sourceLocation: sourceLocation)
-    return (scan, doc.tree)
-}
-
-/// Runs the two jobs of a split build in reverse order: each half must stand alone.
-@Sendable func secondThenFirst(_ first: () -> Void, _ second: () -> Void) {
-    second()
-    first()
+    return (ScanTreeBuilder.build(doc.tree, settings: s), doc.tree)
 }
 
 func topLevel(_ json: String, _ s: ScanSettings = ScanSettings(),
