@@ -104,7 +104,7 @@ struct BenchInput: ParsableCommand {
             throw fail("Error: only \(latencies.count) of \(presses) presses reached the engine within 10 s.")
         }
         endProgress()
-        if let w = rt.status.warning { FileHandle.standardError.write(Data("Warning: \(w)\n".utf8)) }
+        if let w = rt.status.warning { writeErr("Warning: \(w)\n") }
         let s = Summary(latencies)
         if !json || isatty(1) == 1 {
             print("bench input: \(presses) presses through a pipe, load \(load ? "on (\(cores) hogs)" : "off")")
@@ -153,7 +153,7 @@ struct BenchInput: ParsableCommand {
             for e in events where e.isDown && e.action == .next { pending.append(e.timestamp) }
             return (events, gone != nil)
         }
-        FileHandle.standardError.write(Data("Press the 'next' switch of \(dev.name) \(presses) times.\n".utf8))
+        writeErr("Press the 'next' switch of \(dev.name) \(presses) times.\n")
         if done.wait(timeout: .now() + timeout) == .timedOut {
             throw fail("Error: only \(latencies.count) of \(presses) presses arrived within \(Int(timeout)) s.")
         }

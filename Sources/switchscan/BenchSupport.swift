@@ -99,12 +99,12 @@ final class CPULoad: @unchecked Sendable {
 /// Progress on stderr for long runs, when stderr is a terminal.
 func progress(_ text: String) {
     guard isatty(2) == 1 else { return }
-    FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+    writeErr("\r\u{1B}[K\(text)")
 }
 
 func endProgress() {
     guard isatty(2) == 1 else { return }
-    FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    writeErr("\r\u{1B}[K")
 }
 
 /// A flat screen of `count` buttons in rows, for timing runs.

@@ -80,7 +80,7 @@ struct BenchTiming: ParsableCommand {
         pthread_join(referenceThread, nil)
         let (missed, cpu) = (engine.missed, engine.cpu)
         desktopTreesSeen = engine.trees
-        if let warning = engine.warning { FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8)) }
+        if let warning = engine.warning { writeErr("Warning: \(warning)\n") }
         let e = Summary(engine.samples), r = Summary(reference.samples)
         let ratio = r.p99 > 0 ? e.p99 / r.p99 : 0
         if !json || isatty(1) == 1 {
@@ -219,11 +219,11 @@ final class DesktopLoad: @unchecked Sendable {
 
     init() {
         do { access = try DesktopAccess.connect() } catch {
-            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+            writeErr("\(error.description)\n")
             exit(1)
         }
         guard case .success(let s) = access.snapshot(app: nil) else {
-            FileHandle.standardError.write(Data("Error: no window to scan; start an application first (see 'switchscan desktop').\n".utf8))
+            writeErr("Error: no window to scan; start an application first (see 'switchscan desktop').\n")
             exit(1)
         }
         firstTree = s.tree
@@ -235,7 +235,7 @@ final class DesktopLoad: @unchecked Sendable {
             scanner.replaceTree(snapshot.tree)
         }
         let slider = firstTree.nodes.first { $0.adjustable != nil && !$0.traits.contains(.notEnabled) }
-        if slider == nil { FileHandle.standardError.write(Data("Warning: the window has no slider to move; it is followed but not changed.\n".utf8)) }
+        if slider == nil { writeErr("Warning: the window has no slider to move; it is followed but not changed.\n") }
         let t = Thread { [self] in
             var k = 0
             while true {

@@ -13,16 +13,16 @@ func connectDesktop() throws -> DesktopAccess {
         result.set(Result { () throws(DesktopError) in try DesktopAccess.connect() })
     }
     guard let outcome = result.wait(seconds: 10) else {
-        FileHandle.standardError.write(Data("""
+        writeErr("""
             Error: the accessibility bus did not answer within 10 s. Check that the session's D-Bus works \
             (DBUS_SESSION_BUS_ADDRESS) and that at-spi2-core is installed; 'busctl --user status' tests the bus.\n
-            """.utf8))
+            """)
         throw ExitCode(1)
     }
     switch outcome {
     case .success(let access): return access
     case .failure(let error):
-        FileHandle.standardError.write(Data((error.description + "\n").utf8))
+        writeErr(error.description + "\n")
         throw ExitCode(1)
     }
 }
@@ -72,7 +72,7 @@ struct Desktop: ParsableCommand {
         case .success(let c):
             print("Scanned: \"\(c.window.title)\" of \(c.application): \(c.reason).")
         case .failure(let e):
-            FileHandle.standardError.write(Data((e.description + "\n").utf8))
+            writeErr(e.description + "\n")
             throw ExitCode(1)
         }
     }
@@ -103,17 +103,17 @@ struct Snapshot: ParsableCommand {
             let text = LayoutWriter.json(s.tree, title: s.window.title.isEmpty ? s.application : s.window.title)
             if let output {
                 do { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-                    FileHandle.standardError.write(Data("Error: cannot write '\(output)': \(error.localizedDescription)\n".utf8))
+                    writeErr("Error: cannot write '\(output)': \(error.localizedDescription)\n")
                     throw ExitCode(1)
                 }
             } else {
                 print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
             }
             if s.truncated {
-                FileHandle.standardError.write(Data("Warning: the window has more than \(s.nodeCount) nodes; the rest was left out.\n".utf8))
+                writeErr("Warning: the window has more than \(s.nodeCount) nodes; the rest was left out.\n")
             }
         case .failure(let e):
-            FileHandle.standardError.write(Data((e.description + "\n").utf8))
+            writeErr(e.description + "\n")
             throw ExitCode(1)
         }
     }

@@ -10,7 +10,7 @@ struct InputProblem: Error {
 }
 
 func fail(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
+    writeErr(message.hasSuffix("\n") ? message : message + "\n")
     return ExitCode(2)
 }
 

@@ -34,7 +34,7 @@ struct Record: ParsableCommand {
             header += "A: \(String(format: "%02x", code)) \(range.lowerBound) \(range.upperBound) 0 0 0\n"
         }
         out.write(Data(header.utf8))
-        FileHandle.standardError.write(Data("Recording \(device) (\(d.name)) to \(output); press Ctrl-C to stop.\n".utf8))
+        writeErr("Recording \(device) (\(d.name)) to \(output); press Ctrl-C to stop.\n")
         let queue = DispatchQueue(label: "switchscan.record")
         var start: ScanInstant?
         let source = DispatchSource.makeReadSource(fileDescriptor: dev.fd, queue: queue)
@@ -45,7 +45,7 @@ struct Record: ParsableCommand {
                 text += EvemuRecording.line(e, since: start!) + "  # " + codes.name(type: e.type, code: e.code) + "\n"
             }
             out.write(Data(text.utf8))
-            if let gone { FileHandle.standardError.write(Data("\(gone.description)\n".utf8)); Foundation.exit(1) }
+            if let gone { writeErr("\(gone.description)\n"); Foundation.exit(1) }
         }
         source.activate()
         if let duration {
@@ -110,7 +110,7 @@ struct Replay: ParsableCommand {
         driver.schedule(events)
         var text = ""
         for e in driver.start() + driver.advance(to: end) { text += EffectJSON.line(e) + "\n" }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        writeOut(text)
     }
 
     func bus(_ b: UInt16) -> String {

@@ -103,7 +103,7 @@ struct Run: ParsableCommand {
             let access = try connectDesktop()
             if case .failure(let e) = access.choose(app: app) {
                 access.stop()
-                FileHandle.standardError.write(Data((e.description + "\n").utf8))
+                writeErr(e.description + "\n")
                 throw ExitCode(1)
             }
             // Point mode sweeps the screen the display has (the registry's own idea lags).
@@ -138,7 +138,7 @@ struct Run: ParsableCommand {
         let rt = RealTimeQueue(options: .init(priority: rtPriority, lockMemory: !noMlock, wakeupLatency: allowDeepIdle ? nil : 0,
                                               spinMargin: spinMargin.duration))
         if let warning = rt.status.warning {
-            FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8))
+            writeErr("Warning: \(warning)\n")
         }
         let presentQueue = DispatchQueue(label: "switchscan.present")
         // Termination signals are blocked since the start and stay pending until the main
@@ -168,7 +168,7 @@ struct Run: ParsableCommand {
         }
         if let overlay { presenters.append(overlay) }
         let spoken = feedbackSettings.speech || feedbackSettings.sound
-            ? SpeechPresenter(feedback: feedbackSettings, tree: tree, warn: { text in FileHandle.standardError.write(Data("Warning: \(text)\n".utf8)) })
+            ? SpeechPresenter(feedback: feedbackSettings, tree: tree, warn: { text in writeErr("Warning: \(text)\n") })
             : nil
         if let spoken { presenters.append(spoken) }
         let (clicker, pointerNote) = try RunFeedback.pointer(pointer, desktop: desktop, screen: screen,
@@ -178,7 +178,7 @@ struct Run: ParsableCommand {
             if let live {
                 live.click = { p in clicker.click(at: p) }
             } else {
-                presenters.append(PointerPresenter(clicker, warn: { text in FileHandle.standardError.write(Data("Warning: \(text)\n".utf8)) }))
+                presenters.append(PointerPresenter(clicker, warn: { text in writeErr("Warning: \(text)\n") }))
             }
             feedbackNotes.append("Pointer: \(clicker.summary)")
         }
@@ -199,7 +199,7 @@ struct Run: ParsableCommand {
             // A failed action is said, never fatal: on stderr and as an announcement.
             live.report = { text in
                 presentQueue.async {
-                    FileHandle.standardError.write(Data("Warning: \(text)\n".utf8))
+                    writeErr("Warning: \(text)\n")
                     try? presenter.present([TimedEffect(MonotonicClock.now(), .announce(text))])
                 }
             }
@@ -223,7 +223,7 @@ struct Run: ParsableCommand {
                     terminal.note(text)
                     session.noteForLater(text)
                 } else {
-                    FileHandle.standardError.write(Data("\(text)\n".utf8))
+                    writeErr("\(text)\n")
                 }
             }
         }
@@ -356,8 +356,8 @@ final class RunSession: @unchecked Sendable {
             presentQueue.sync { presenter?.finish() }
             TerminalState.restore()
             lock.lock(); let notes = later; lock.unlock()
-            for text in notes { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-            if let message { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            for text in notes { writeErr(text + "\n") }
+            if let message { writeErr(message + "\n") }
             if let sig {
                 signal(sig, SIG_DFL)
                 var set = sigset_t()

@@ -63,6 +63,6 @@ struct Simulate: ParsableCommand {
             text += EffectJSON.line(e)
             text += "\n"
         }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        writeOut(text)
     }
 }

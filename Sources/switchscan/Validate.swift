@@ -54,7 +54,7 @@ struct Validate: ParsableCommand {
                 }
             }
         }
-        FileHandle.standardOutput.write(Data(report.utf8))
+        writeOut(report)
         if failed { throw fail(problems) }
     }
 

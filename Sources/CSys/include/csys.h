@@ -91,3 +91,8 @@ int csys_allowed_cpus(void);
 /// than the package declares). Release on store, acquire on load.
 static inline void csys_flag_store(int *flag, int value) { __atomic_store_n(flag, value, __ATOMIC_RELEASE); }
 static inline int csys_flag_load(const int *flag) { return __atomic_load_n(flag, __ATOMIC_ACQUIRE); }
+
+#include <stdio.h>
+/// The standard streams, as functions: Swift 6 refuses C's mutable globals.
+static inline FILE *csys_stdout(void) { return stdout; }
+static inline FILE *csys_stderr(void) { return stderr; }

@@ -1,0 +1,59 @@
+import ArgumentParser
+import CSys
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything the commands print goes through C's standard streams, whose errors are
+/// checked once at the end (`finishOutput`): a full disk, a closed stream or a reader that
+/// went away make the command fail with status 1 instead of trapping or passing silently.
+/// A closed pipe kills the process with SIGPIPE, as it does any Unix tool, unless SIGPIPE
+/// is ignored; then the write fails with EPIPE and the command exits 1.
+func writeOut(_ text: String) { fputs(text, csys_stdout()) }
+
+func writeErr(_ text: String) {
+    // Messages appear in order with what was printed before them.
+    fflush(csys_stdout())
+    fputs(text, csys_stderr())
+}
+
+/// The exit status once everything printed is flushed: `status`, or 1 if what was printed
+/// could not all be written (with a message on stderr where it still can be written).
+func finishOutput(_ status: Int32) -> Int32 {
+    var problems: [String] = []
+    if fflush(csys_stdout()) != 0 || ferror(csys_stdout()) != 0 {
+        problems.append("standard output")
+    }
+    let errOK = fflush(csys_stderr()) == 0 && ferror(csys_stderr()) == 0
+    if !errOK { problems.append("standard error") }
+    guard !problems.isEmpty else { return status }
+    let reason = String(cString: strerror(errno))
+    if errOK || !problems.contains("standard error") {
+        fputs("switchscan: cannot write to \(problems.joined(separator: " and ")): \(reason)\n", csys_stderr())
+        fflush(csys_stderr())
+    }
+    return status == 0 ? 1 : status
+}
+
+extension SwitchScan {
+    /// ArgumentParser's own entry, with the output checked before the process ends.
+    static func main() {
+        var status: Int32 = 0
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            status = exitCode(for: error).rawValue
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                if status == 0 { writeOut(message + "\n") } else { writeErr(message + "\n") }
+            }
+        }
+        endProcess(finishOutput(status))
+    }
+}
+
+/// C's exit (which also runs atexit handlers), out of reach of ParsableCommand's `exit`.
+func endProcess(_ status: Int32) -> Never { exit(status) }

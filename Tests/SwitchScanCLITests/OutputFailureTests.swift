@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed write is an error, not a trap: a full disk, a closed stream, a reader that went
+/// away. Exit status 1 with a message where one can still be written; a closed pipe kills
+/// the process with SIGPIPE, as it does any Unix tool, unless SIGPIPE is ignored.
+@Suite("Output that cannot be written")
+struct OutputFailureTests {
+    enum Stream { case file(String), devFull, closed, brokenPipe }
+
+    /// Runs switchscan with its standard output and error set up as asked, through
+    /// `sh -c` so that SIGPIPE can be ignored from the start as `nohup`-style parents do.
+    /// Returns the status as a shell reports it (128 + signal) and what stderr received.
+    static func run(_ arguments: [String], stdout: Stream, stderr: Stream, ignorePipe: Bool = false) throws -> (status: Int32, stderr: String) {
+        let binary = try #require(CLI.binary)
+        let scratch = try TempDir()
+        defer { scratch.remove() }
+        let errPath = scratch.url.appendingPathComponent("stderr").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var pipeEnds: [Int32] = [-1, -1]
+        func set(_ fd: Int32, _ stream: Stream) {
+            switch stream {
+            case .file(let path): posix_spawn_file_actions_addopen(&actions, fd, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            case .devFull: posix_spawn_file_actions_addopen(&actions, fd, "/dev/full", O_WRONLY, 0)
+            case .closed: posix_spawn_file_actions_addclose(&actions, fd)
+            case .brokenPipe:
+                // A pipe whose reader is gone before the writer starts.
+                _ = pipe(&pipeEnds)
+                close(pipeEnds[0])
+                posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], fd)
+                posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
+            }
+        }
+        set(1, stdout)
+        set(2, { if case .file = stderr { return .file(errPath) } else { return stderr } }())
+        // In the package root, so that the bundled files resolve.
+        let script = "cd \"$1\" || exit 99; shift; " + (ignorePipe ? "trap '' PIPE; " : "") + "exec \"$0\" \"$@\""
+        let argv = ["/bin/sh", "-c", script, binary.path, CLI.packageRoot.path] + arguments
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { for p in cArgs { free(p) } }
+        var pid: pid_t = 0
+        // The test runner may block signals; the child starts with none blocked.
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, &cArgs, environ)
+        if pipeEnds[1] >= 0 { close(pipeEnds[1]) }
+        try #require(rc == 0, "posix_spawn: \(rc)")
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let signalled = status & 0x7F
+        let code = signalled != 0 ? 128 + signalled : (status >> 8) & 0xFF
+        let text = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        return (code, text)
+    }
+
+    static let simulate = ["simulate", "Layouts/switch-control.uikit.json", "--events", "Examples/uikit-demo.events"]
+
+    @Test(arguments: [simulate, ["validate", "Layouts/mail-inbox.json"], ["devices"], ["--help"], ["bench", "layout", "--sizes", "10", "--repeats", "1"]])
+    func aFullDiskIsAnError(_ arguments: [String]) throws {
+        let r = try Self.run(arguments, stdout: .devFull, stderr: .file(""))
+        #expect(r.status == 1, "\(arguments): \(r)")
+        #expect(r.stderr.contains("cannot write to standard output: No space left on device"), "\(r.stderr)")
+    }
+
+    @Test func aClosedStandardOutputIsAnError() throws {
+        let r = try Self.run(Self.simulate, stdout: .closed, stderr: .file(""))
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("cannot write to standard output"))
+    }
+
+    @Test func aClosedStandardErrorNeverTraps() throws {
+        // The bad file's errors cannot be shown: the status still says what happened.
+        let bad = try Self.run(["validate", "Layouts/does-not-exist.json"], stdout: .file("/dev/null"), stderr: .closed)
+        #expect(bad.status == 2)
+        let good = try Self.run(["validate", "Layouts/mail-inbox.json"], stdout: .file("/dev/null"), stderr: .closed)
+        #expect(good.status == 0)
+        let full = try Self.run(Self.simulate, stdout: .devFull, stderr: .closed)
+        #expect(full.status == 1)
+    }
+
+    @Test func aReaderThatWentAwayEndsTheProcessQuietly() throws {
+        let killed = try Self.run(Self.simulate, stdout: .brokenPipe, stderr: .file(""))
+        #expect(killed.status == 128 + SIGPIPE, "killed by SIGPIPE, as any Unix tool")
+        #expect(killed.stderr.isEmpty)
+        let ignored = try Self.run(Self.simulate, stdout: .brokenPipe, stderr: .file(""), ignorePipe: true)
+        #expect(ignored.status == 1)
+        #expect(ignored.stderr.contains("cannot write to standard output: Broken pipe"))
+    }
+}
