@@ -15,7 +15,9 @@ public struct InputDeviceDescription: Hashable, Sendable {
 
     public init(node: String, name: String, bus: String, vendor: UInt16, product: UInt16,
                 capabilities: Set<String>, properties: [String: String] = [:]) {
-        self.node = node; self.name = name; self.bus = bus; self.vendor = vendor; self.product = product
+        // Kernel device names are at most 80 bytes; a longer one (a hand-edited recording)
+        // is kept to a length every message and match can carry.
+        self.node = node; self.name = String(name.prefix(maxDeviceName)); self.bus = bus; self.vendor = vendor; self.product = product
         self.capabilities = capabilities; self.properties = properties
     }
 
@@ -110,9 +112,15 @@ public struct DeviceProfiles: Sendable {
     }
 }
 
+/// Name patterns are at most this long (checked when a profile is loaded), and names are
+/// compared up to `maxMatchedName` characters: matching takes at most their product of steps.
+public let maxNamePattern = 256
+public let maxDeviceName = 256
+public let maxMatchedName = 1024
+
 /// `*` matches any run of characters, `?` one; case-insensitive (device names vary in case).
 public func globMatch(_ pattern: String, _ text: String) -> Bool {
-    let p = Array(pattern.lowercased()), t = Array(text.lowercased())
+    let p = Array(pattern.lowercased().prefix(maxNamePattern)), t = Array(text.prefix(maxMatchedName).lowercased())
     var pi = 0, ti = 0, star = -1, mark = 0
     while ti < t.count {
         if pi < p.count && (p[pi] == "?" || p[pi] == t[ti]) { pi += 1; ti += 1 }
@@ -157,7 +165,7 @@ public enum DeviceProfileLoader {
 
     static func section(_ v: JSONValue, _ p: String, file: String, codes: EventCodeResolver, _ r: inout FieldReader) -> ProfileSection? {
         guard let d = r.object(v, p, nil, allowed: ["name", "match", "switches", "axes", "debounce"]) else { return nil }
-        let name = r.string(r.require(d, "name", in: v, p, nil), p, nil) ?? "?"
+        let name = excerpt(r.string(r.require(d, "name", in: v, p, nil), p, nil) ?? "?")
         var section = ProfileSection(file: file, name: name, match: .init(), switches: [:], axes: [:], debounce: nil)
         if let m = d["match"], let md = r.object(m.value, p + ".match", name, allowed: ["bus", "vendor", "product", "name", "capabilities", "properties"]) {
             let mp = p + ".match"
@@ -168,6 +176,9 @@ public enum DeviceProfileLoader {
                 else { r.report("E04", md[key]!.value.offset, "\(mp).\(key)", name, "\"\(text)\" is not a 4-digit hex id like \"045e\"") }
             }
             section.match.name = r.string(md["name"], mp, name)
+            if let pattern = section.match.name, pattern.count > maxNamePattern {
+                r.report("E04", md["name"]!.value.offset, mp + ".name", name, "a name pattern is at most \(maxNamePattern) characters, got \(pattern.count)")
+            }
             if let caps = r.array(md["capabilities"], mp, name) {
                 for (k, c) in caps.enumerated() {
                     guard case .string(let s, let o) = c.content, capabilityNames.contains(s) else {

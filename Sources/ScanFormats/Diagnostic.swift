@@ -73,7 +73,11 @@ func locate(_ diagnostics: [Diagnostic], in bytes: [UInt8]) -> [Diagnostic] {
 }
 
 /// "did you mean" for a misspelt name: the nearest candidate within a small edit distance.
+/// A word far longer than every candidate is no misspelling of one: it gets no suggestion,
+/// so that the work stays small whatever a file holds.
 public func suggestion(for word: String, among candidates: [String]) -> String? {
+    let longest = candidates.map(\.utf8.count).max() ?? 0
+    guard word.utf8.count <= 2 * longest + 8 else { return nil }
     let w = Array(word.lowercased())
     var best: (String, Int)?
     for c in candidates {

@@ -8,64 +8,70 @@ public enum EventsLoader {
 
     public typealias EventsError = LineFileError
 
+    /// Events files past this size are refused before they are read.
+    public static let maxFileSize = 64 << 20
+
     public static func load(text: String, file: String) throws(EventsError) -> [SwitchEvent] {
-        var problems: [(Int, String)] = []
+        try load(bytes: Array(text.utf8), file: file)
+    }
+
+    public static func load(bytes: [UInt8], file: String) throws(EventsError) -> [SwitchEvent] {
+        var problems = LineProblems()
         var events: [(SwitchEvent, Int)] = []
         var lastTime = -1.0
         var down: [SwitchAction: Int] = [:]
         var pressedUntil: [SwitchAction: ScanInstant] = [:]
         var pressLine: [SwitchAction: Int] = [:]
         let actions = SwitchAction.allCases.map(\.rawValue)
-        for (k, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let lineNo = k + 1
-            var line = Substring(raw)
+        for (lineNo, raw) in Lines(bytes) {
+            var line = raw
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
             if words.isEmpty { continue }
             guard words.count == 2 || words.count == 3 else {
-                problems.append((lineNo, "expected \"SECONDS ACTION\" or \"SECONDS ACTION down|up\", got \"\(line.trimmingSpaces)\""))
+                problems.add(lineNo, "expected \"SECONDS ACTION\" or \"SECONDS ACTION down|up\", got \"\(excerpt(String(line.trimmingSpaces)))\"")
                 continue
             }
             // Plain decimal seconds only: Double() would also take "0x10", "inf" or "1e1".
             let digits = words[0].utf8.filter { $0 != UInt8(ascii: ".") }
             let plain = !digits.isEmpty && digits.allSatisfy { $0 >= 48 && $0 <= 57 } && words[0].utf8.count - digits.count <= 1
             guard plain, let t = Double(words[0]), t.isFinite, t >= 0, t <= 86_400 else {
-                problems.append((lineNo, "\"\(words[0])\" is not a time; give seconds from the start, e.g. 1.25"))
+                problems.add(lineNo, "\"\(excerpt(String(words[0])))\" is not a time; give seconds from 0 to 86400 from the start, e.g. 1.25")
                 continue
             }
             if t < lastTime {
-                problems.append((lineNo, "time \(words[0]) is before the previous event's (\(format(lastTime))); list events in time order"))
+                problems.add(lineNo, "time \(words[0]) is before the previous event's (\(format(lastTime))); list events in time order")
                 continue
             }
             lastTime = t
             guard let action = SwitchAction(rawValue: String(words[1])) else {
-                var msg = "\"\(words[1])\" is not a switch action; allowed: \(actions.joined(separator: ", "))"
+                var msg = "\"\(excerpt(String(words[1])))\" is not a switch action; allowed: \(actions.joined(separator: ", "))"
                 if let s = suggestion(for: String(words[1]), among: actions) { msg += "; did you mean \"\(s)\"?" }
-                problems.append((lineNo, msg))
+                problems.add(lineNo, msg)
                 continue
             }
             let at = ScanInstant.seconds(t)
             // A press holds its switch down for 50 ms: another press of it inside that is
             // a switch going down twice.
             if let until = pressedUntil[action], at < until {
-                problems.append((lineNo, "\(action.rawValue) is still down from the press on line \(pressLine[action]!) (a press lasts 50 ms)"))
+                problems.add(lineNo, "\(action.rawValue) is still down from the press on line \(pressLine[action]!) (a press lasts 50 ms)")
                 continue
             }
             if words.count == 3 {
                 switch words[2] {
                 case "down":
-                    if let l = down[action] { problems.append((lineNo, "\(action.rawValue) is already down (since line \(l)); add \"\(action.rawValue) up\" first")); continue }
+                    if let l = down[action] { problems.add(lineNo, "\(action.rawValue) is already down (since line \(l)); add \"\(action.rawValue) up\" first"); continue }
                     down[action] = lineNo
                     events.append((SwitchEvent(action, down: true, at: at), events.count))
                 case "up":
-                    if down[action] == nil { problems.append((lineNo, "\(action.rawValue) goes up without going down first")); continue }
+                    if down[action] == nil { problems.add(lineNo, "\(action.rawValue) goes up without going down first"); continue }
                     down[action] = nil
                     events.append((SwitchEvent(action, down: false, at: at), events.count))
                 default:
-                    problems.append((lineNo, "\"\(words[2])\" must be \"down\" or \"up\" (or nothing, for a press)"))
+                    problems.add(lineNo, "\"\(excerpt(String(words[2])))\" must be \"down\" or \"up\" (or nothing, for a press)")
                 }
             } else {
-                if let l = down[action] { problems.append((lineNo, "\(action.rawValue) is held down (since line \(l)); a press needs it up")); continue }
+                if let l = down[action] { problems.add(lineNo, "\(action.rawValue) is held down (since line \(l)); a press needs it up"); continue }
                 events.append((SwitchEvent(action, down: true, at: at), events.count))
                 events.append((SwitchEvent(action, down: false, at: at + pressLength), events.count))
                 pressedUntil[action] = at + pressLength
@@ -92,14 +98,18 @@ extension Substring {
 public struct LineFileError: Error, Sendable, CustomStringConvertible {
     public var file: String
     public var problems: [(line: Int, message: String)]
+    /// Problems past those kept, counted.
+    public var omitted: Int
     public var outcome: String
 
-    public init(file: String, problems: [(line: Int, message: String)], outcome: String) {
-        self.file = file; self.problems = problems; self.outcome = outcome
+    public init(file: String, problems: LineProblems, outcome: String) {
+        self.file = file; self.problems = problems.kept; self.omitted = problems.omitted; self.outcome = outcome
     }
 
     public var description: String {
-        problems.map { "\(file):\($0.line): \($0.message)" }.joined(separator: "\n")
-            + "\n\(file): \(problems.count == 1 ? "1 error" : "\(problems.count) errors"); \(outcome)."
+        var lines = problems.map { "\(file):\($0.line): \($0.message)" }
+        if omitted > 0 { lines.append("\(file): … and \(omitted) more") }
+        let total = problems.count + omitted
+        return (lines + ["\(file): \(total == 1 ? "1 error" : "\(total) errors"); \(outcome)."]).joined(separator: "\n")
     }
 }

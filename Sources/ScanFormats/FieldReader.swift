@@ -203,7 +203,7 @@ func format(_ r: Rect) -> String {
 
 /// At most `limit` characters of a text from a file, for a message: a name can be
 /// megabytes long.
-func excerpt(_ s: String, limit: Int = 80) -> String {
+public func excerpt(_ s: String, limit: Int = 80) -> String {
     guard let end = s.index(s.startIndex, offsetBy: limit, limitedBy: s.endIndex), end < s.endIndex else { return s }
     return s[..<end] + "…"
 }

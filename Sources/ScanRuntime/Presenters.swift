@@ -48,37 +48,60 @@ public final class JSONLinesPresenter: EffectPresenter, @unchecked Sendable {
     public func finish() {}
 }
 
-/// JSON lines to every front end connected to a Unix socket (SOCK_STREAM). A client that
-/// goes away is dropped; the engine never waits for one.
+/// JSON lines to every front end connected to a Unix socket (SOCK_STREAM). Sends never
+/// block: each client has a bounded buffer of what it has not read yet, and a client that
+/// falls that far behind, or goes away, is dropped with a message (`warn`). So neither the
+/// engine nor the shutdown ever waits for a client.
 public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
+    /// What a client may fall behind by before it is dropped: minutes of effects.
+    public static let maxPending = 1 << 20
+
+    struct Client {
+        let fd: Int32
+        var pending: [UInt8] = []
+    }
+
     let path: String
     let listener: Int32
-    var clients: [Int32] = []
+    var clients: [Client] = []
     let lock = NSLockLike()
     var acceptSource: DispatchSourceRead?
-
+    let warn: @Sendable (String) -> Void
     let origin: ScanInstant
 
-    public init(path: String, queue: DispatchQueue, origin: ScanInstant = .zero) throws {
+    /// Refuses a path where something other than a socket exists; a socket left by an
+    /// earlier run is replaced, one another process still listens on is refused.
+    public init(path: String, queue: DispatchQueue, origin: ScanInstant = .zero,
+                warn: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.path = path
         self.origin = origin
-        unlink(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw PresenterError(description: "While creating socket \(path): \(errnoName(errno))") }
+        self.warn = warn
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            close(fd)
             throw PresenterError(description: "Socket path \(path) is too long (\(bytes.count) bytes; at most 107).")
         }
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in
             for (i, b) in bytes.enumerated() { raw[i] = b }
         }
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        func withAddress<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+            withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
         }
-        guard rc == 0, listen(fd, 8) == 0 else {
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            guard st.st_mode & S_IFMT == S_IFSOCK else {
+                throw PresenterError(description: "\(path) exists and is not a socket; choose another path for --socket, or remove the file.")
+            }
+            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let inUse = probe >= 0 && withAddress { connect(probe, $0, $1) } == 0
+            if probe >= 0 { close(probe) }
+            if inUse { throw PresenterError(description: "\(path) is in use by another program; choose another path for --socket.") }
+            unlink(path)
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw PresenterError(description: "While creating socket \(path): \(errnoName(errno))") }
+        guard withAddress({ bind(fd, $0, $1) }) == 0, listen(fd, 8) == 0 else {
             let e = errno
             close(fd)
             throw PresenterError(description: "While listening on \(path): \(errnoName(e)). Hint: choose a path in a writable directory.")
@@ -88,7 +111,10 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
         source.setEventHandler { [weak self] in
             guard let self else { return }
             let client = accept(fd, nil, nil)
-            if client >= 0 { self.lock.locked { self.clients.append(client) } }
+            guard client >= 0 else { return }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+            self.lock.locked { self.clients.append(Client(fd: client)) }
         }
         source.activate()
         acceptSource = source
@@ -97,16 +123,38 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
     public func present(_ effects: [TimedEffect]) throws {
         var text = ""
         for e in effects { text += EffectJSON.line(e, origin: origin); text += "\n" }
+        let bytes = Array(text.utf8)
+        var dropped: [String] = []
         lock.locked {
-            clients = clients.filter { fd in
-                // MSG_NOSIGNAL: a vanished client must not kill us with SIGPIPE.
-                let ok = text.utf8CString.withUnsafeBufferPointer { buf in
-                    send(fd, buf.baseAddress, buf.count - 1, Int32(MSG_NOSIGNAL)) == buf.count - 1
+            clients = clients.compactMap { client in
+                var c = client
+                c.pending += bytes
+                switch flush(&c) {
+                case .ok: return c
+                case .gone: close(c.fd); return nil
+                case .behind:
+                    close(c.fd)
+                    dropped.append("A front end on \(path) fell more than \(Self.maxPending >> 10) KiB behind; it was disconnected.")
+                    return nil
                 }
-                if !ok { close(fd) }
-                return ok
             }
         }
+        for message in dropped { warn(message) }
+    }
+
+    enum FlushResult { case ok, gone, behind }
+
+    /// Sends what the socket takes now, keeping the rest.
+    func flush(_ c: inout Client) -> FlushResult {
+        while !c.pending.isEmpty {
+            // MSG_NOSIGNAL: a vanished client must not kill us with SIGPIPE.
+            let n = c.pending.withUnsafeBytes { send(c.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n > 0 { c.pending.removeFirst(n); continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            return .gone
+        }
+        return c.pending.count > Self.maxPending ? .behind : .ok
     }
 
     /// Front ends connected now.
@@ -115,7 +163,7 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
     public func finish() {
         acceptSource?.cancel()
         lock.locked {
-            for c in clients { close(c) }
+            for c in clients { close(c.fd) }
             clients.removeAll()
         }
         close(listener)

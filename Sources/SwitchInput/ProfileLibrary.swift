@@ -5,11 +5,16 @@ import ScanFormats
 /// (~/.config/switchscan/devices/*.json), each folder in sorted file order; later sections
 /// override earlier ones.
 public enum ProfileLibrary {
-    /// Folders searched, in order.
-    public static func defaultFolders(devices: String = "Devices") -> [String] {
+    /// Profile files past this size are refused before they are read.
+    public static let maxFileSize = 16 << 20
+
+    /// Folders searched, in order. An empty XDG_CONFIG_HOME counts as unset, as the XDG
+    /// base directory rules say.
+    public static func defaultFolders(devices: String = "Devices",
+                                      environment env: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
         var folders = [devices]
-        let config = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"]
-            ?? (ProcessInfo.processInfo.environment["HOME"].map { $0 + "/.config" } ?? "")
+        let config = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (env["HOME"].flatMap { $0.isEmpty ? nil : $0 + "/.config" } ?? "")
         if !config.isEmpty { folders.append(config + "/switchscan/devices") }
         return folders
     }
@@ -20,18 +25,17 @@ public enum ProfileLibrary {
         var diagnostics: [Diagnostic] = []
         var firstFile = ""
         for folder in folders {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
-            for name in names.filter({ $0.hasSuffix(".json") }).sorted() {
-                let path = folder + "/" + name
+            for (path, contents) in readFolder(folder, suffix: ".json", what: "device profile", limit: maxFileSize) ?? [] {
                 if firstFile.isEmpty { firstFile = path }
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    diagnostics.append(Diagnostic(.error, "E01", file: path, offset: 0, path: "$", element: nil, "cannot read the file"))
-                    continue
-                }
-                do {
-                    sections += try DeviceProfileLoader.load(bytes: [UInt8](data), file: path, codes: codes)
-                } catch {
-                    diagnostics += error.diagnostics
+                switch contents {
+                case .failure(let error):
+                    diagnostics.append(Diagnostic(.error, "E01", file: path, offset: 0, path: "$", element: nil, error.description))
+                case .success(let bytes):
+                    do {
+                        sections += try DeviceProfileLoader.load(bytes: bytes, file: path, codes: codes)
+                    } catch {
+                        diagnostics += error.diagnostics
+                    }
                 }
             }
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSys
 import Foundation
 import ScanCore
 import ScanFormats
@@ -14,21 +15,14 @@ func fail(_ message: String) -> ExitCode {
     return ExitCode(2)
 }
 
-func readBytes(_ path: String, what: String) throws(InputProblem) -> [UInt8] {
-    if path == "-" {
-        return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+/// A whole input file ("-" is standard input), refused past `limit` bytes before or while
+/// it is read. Pipes, FIFOs and /dev/stdin are read as they come.
+func readBytes(_ path: String, what: String, limit: Int = LayoutLoader.maxFileSize) throws(InputProblem) -> [UInt8] {
+    do {
+        return try readFile(path, what: what, limit: limit)
+    } catch {
+        throw InputProblem(message: error.description)
     }
-    var isDir: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-        throw InputProblem(message: "Error: \(what) '\(path)' does not exist. Check the path (it is relative to \(FileManager.default.currentDirectoryPath)).")
-    }
-    if isDir.boolValue {
-        throw InputProblem(message: "Error: \(what) '\(path)' is a directory; give a file, e.g. '\(path)/\(what == "layout" ? "switch-control.uikit.json" : "file.json")'.")
-    }
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw InputProblem(message: "Error: cannot read \(what) '\(path)': permission denied or unreadable.")
-    }
-    return [UInt8](data)
 }
 
 func loadLayout(_ path: String) throws(InputProblem) -> LayoutDocument {
@@ -125,7 +119,10 @@ enum BundledData {
 /// signal source lost a SIGTERM sent just after start: until Dispatch registers it the
 /// disposition is SIG_IGN, and Dispatch's main loop unblocks signals on the main thread.)
 enum TerminationSignals {
-    static let all = [SIGINT, SIGQUIT, SIGTERM, SIGHUP]
+    /// Those the parent left to us: a signal it ignores (`nohup` ignores SIGHUP) stays
+    /// ignored for the whole run. Linux keeps a blocked signal pending even when it is
+    /// ignored, so an ignored one must not be blocked and waited for.
+    static let all = [SIGINT, SIGQUIT, SIGTERM, SIGHUP].filter { csys_signal_ignored($0) == 0 }
 
     static var set: sigset_t {
         var set = sigset_t()

@@ -20,6 +20,12 @@ struct Record: ParsableCommand {
     @Option(help: "Stop after this many seconds (otherwise Ctrl-C).")
     var duration: Double?
 
+    func validate() throws {
+        if let duration, !(duration > 0 && duration <= 86_400) {
+            throw ValidationError("--duration takes seconds between 0 and 86400, e.g. --duration 30")
+        }
+    }
+
     func run() throws {
         TerminationSignals.block()
         let dev: EvdevDevice
@@ -77,6 +83,12 @@ struct Replay: ParsableCommand {
     @Option(help: "Stop at this many seconds of virtual time (default: 10 s after the last event).")
     var until: Double?
 
+    func validate() throws {
+        if let until, !(until.isFinite && until >= 0 && until <= Double(EvemuRecording.maxSeconds)) {
+            throw ValidationError("--until takes seconds between 0 and \(EvemuRecording.maxSeconds), e.g. --until 12.5")
+        }
+    }
+
     func run() throws {
         var problems: [String] = []
         var rec: EvemuRecording.Recording?
@@ -85,8 +97,8 @@ struct Replay: ParsableCommand {
         do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? [BundledData.file("Devices")] : profilesFolder) }
         catch { problems.append(error.description) }
         do {
-            let bytes = try readBytes(recording, what: "recording")
-            do { rec = try EvemuRecording.parse(String(decoding: bytes, as: UTF8.self), file: recording) }
+            let bytes = try readBytes(recording, what: "recording", limit: EvemuRecording.maxFileSize)
+            do { rec = try EvemuRecording.parse(bytes: bytes, file: recording) }
             catch { problems.append(error.description) }
         } catch { problems.append(error.message) }
         guard problems.isEmpty, let document, let rec else { throw fail(problems.joined(separator: "\n")) }
@@ -101,7 +113,8 @@ struct Replay: ParsableCommand {
         let desc = InputDeviceDescription(node: recording, name: rec.name, bus: bus(rec.bus), vendor: rec.vendor, product: rec.product, capabilities: caps)
         let mapping = profiles.mapping(for: desc)
         guard !mapping.isEmpty else {
-            throw fail("Error: no device profile maps a switch for the recorded device \"\(rec.name)\" (\(desc.idText)); add a profile (see Devices/README.md) or pass --profiles.")
+            let folders = profilesFolder.isEmpty ? [BundledData.file("Devices")] : profilesFolder
+            throw fail("\(recording): no device profile in \(folders.joined(separator: ", ")) maps a switch for the recorded device \"\(excerpt(rec.name))\" (\(desc.idText)); add a profile (see Devices/README.md) or pass --profiles.")
         }
         var decoder = SwitchDecoder(mapping: mapping, deviceID: 1, axisRanges: rec.axisRanges)
         let events = rec.events.flatMap { decoder.decode($0) }

@@ -148,7 +148,9 @@ struct Run: ParsableCommand {
         let origin = MonotonicClock.now()
         var presenters: [EffectPresenter] = []
         do {
-            if let socket { presenters.append(try SocketPresenter(path: socket, queue: presentQueue, origin: origin)) }
+            if let socket {
+                presenters.append(try SocketPresenter(path: socket, queue: presentQueue, origin: origin, warn: { writeErr("Warning: \($0)\n") }))
+            }
         } catch {
             throw fail("Error: \(error)")
         }

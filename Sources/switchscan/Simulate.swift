@@ -41,10 +41,10 @@ struct Simulate: ParsableCommand {
         let (document, scanSettings) = options.load(layout: layout, problems: &problems)
         if let events {
             do {
-                let bytes = try readBytes(events, what: "events file")
+                let bytes = try readBytes(events, what: "events file", limit: EventsLoader.maxFileSize)
                 let name = events == "-" ? "<stdin>" : events
                 do {
-                    switchEvents = try EventsLoader.load(text: String(decoding: bytes, as: UTF8.self), file: name)
+                    switchEvents = try EventsLoader.load(bytes: bytes, file: name)
                 } catch {
                     problems.append(error.description)
                 }

@@ -19,13 +19,14 @@ struct Validate: ParsableCommand {
         guard !files.isEmpty else {
             throw ValidationError("No file given. Pass layout or settings files, e.g. 'switchscan validate Layouts/*.json'.")
         }
+        // Each file's result in order; with any failure all of it goes to stderr, so that
+        // stdout holds "ok" lines only when every file is fine (status 0).
         var failed = false
         var report = ""
-        var problems = ""
         for file in files {
             let bytes: [UInt8]
             do { bytes = try readBytes(file, what: "file") } catch {
-                problems += error.message + "\n"; failed = true; continue
+                report += error.message + "\n"; failed = true; continue
             }
             // Parsed once: the content tells a layout from settings, and the loader reads the
             // same document. Unparseable files get the JSON error, which is the same for both.
@@ -34,7 +35,7 @@ struct Validate: ParsableCommand {
                 try LayoutLoader.checkSize(bytes.count, file: file)
                 parsed = try ParsedDataFile(bytes: bytes, file: file)
             } catch {
-                problems += error.description + "\n"; failed = true; continue
+                report += error.description + "\n"; failed = true; continue
             }
             if parsed.hasTopLevelKey(Self.layoutKeys) {
                 do {
@@ -43,19 +44,19 @@ struct Validate: ParsableCommand {
                     report += "\(file): ok (layout \"\(doc.tree.screenID)\", \(doc.tree.count) nodes, \(items) top-level items)\n"
                     if warnings { for w in doc.warnings { report += "\(w)\n" } }
                 } catch {
-                    problems += error.description + "\n"; failed = true
+                    report += error.description + "\n"; failed = true
                 }
             } else {
                 do {
                     _ = try SettingsLoader.load(parsed)
                     report += "\(file): ok (settings)\n"
                 } catch {
-                    problems += error.description + "\n"; failed = true
+                    report += error.description + "\n"; failed = true
                 }
             }
         }
+        if failed { throw fail(report) }
         writeOut(report)
-        if failed { throw fail(problems) }
     }
 
     /// A layout has at least one of its required top-level keys; anything else is read as

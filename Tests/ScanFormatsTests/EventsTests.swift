@@ -90,7 +90,7 @@ struct EventsTests {
     func badTime(_ time: String) throws {
         let p = try onlyProblem("\n\(time) select")
         #expect(p.line == 2)
-        #expect(p.message == #""\#(time)" is not a time; give seconds from the start, e.g. 1.25"#)
+        #expect(p.message == #""\#(time)" is not a time; give seconds from 0 to 86400 from the start, e.g. 1.25"#)
     }
 
     @Test func timeGoingBackwards() throws {

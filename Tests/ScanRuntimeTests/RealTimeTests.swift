@@ -205,4 +205,108 @@ struct SocketPresenterTests {
         try queue.sync { try presenter.present([TimedEffect(.seconds(12), .scanStarted)]) }
         queue.sync { #expect(presenter.clientCount == 0) }
     }
+
+    static func connectClient(_ path: String) -> Int32 {
+        let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return rc == 0 ? client : -1
+    }
+
+    static func waitForClients(_ presenter: SocketPresenter, on queue: DispatchQueue, count: Int) -> Bool {
+        for _ in 0..<2500 {
+            var n = 0
+            queue.sync { n = presenter.clientCount }
+            if n >= count { return true }
+            _ = poll(nil, 0, 2)
+        }
+        return false
+    }
+
+    /// A front end that connects and never reads cannot hold up the engine: sends never
+    /// block, and once it is a megabyte behind it is dropped with a message.
+    @Test func aClientThatNeverReadsIsDroppedNotWaitedFor() throws {
+        let path = "/tmp/switchscan-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let queue = DispatchQueue(label: "test.present")
+        let warnings = Warnings()
+        let presenter = try SocketPresenter(path: path, queue: queue, warn: { warnings.add($0) })
+        defer { queue.sync { presenter.finish() } }
+        let idle = Self.connectClient(path)
+        let reader = Self.connectClient(path)
+        defer { close(idle); close(reader) }
+        #expect(idle >= 0 && reader >= 0)
+        #expect(Self.waitForClients(presenter, on: queue, count: 2))
+        // About 4 MB of effects, far past what the socket buffers and the presenter keeps.
+        let batch = (0..<1000).map { TimedEffect(.seconds(Double($0)), .announce(String(repeating: "x", count: 100))) }
+        var received = 0
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        for _ in 0..<30 {
+            try queue.sync { try presenter.present(batch) }
+            // The reading client keeps up.
+            while true {
+                let n = recv(reader, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+                if n <= 0 { break }
+                received += n
+            }
+        }
+        queue.sync { #expect(presenter.clientCount == 1, "the idle client is dropped, the reader kept") }
+        #expect(warnings.all.count == 1)
+        #expect(warnings.all.first?.contains("fell more than 1024 KiB behind") == true)
+        #expect(received > 1 << 20)
+    }
+
+    @Test func aPathThatIsNotASocketIsRefusedAndKept() throws {
+        let path = "/tmp/switchscan-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        #expect(write(fd, "keep me", 7) == 7)
+        close(fd)
+        defer { unlink(path) }
+        let queue = DispatchQueue(label: "test.present")
+        do {
+            let p = try SocketPresenter(path: path, queue: queue)
+            p.finish()
+            Issue.record("a regular file was taken as the socket path")
+        } catch {
+            #expect("\(error)".contains("exists and is not a socket"))
+        }
+        var st = stat()
+        #expect(stat(path, &st) == 0 && st.st_size == 7, "the file is untouched")
+    }
+
+    @Test func aSocketLeftByAnEarlierRunIsReplacedOneInUseIsRefused() throws {
+        let path = "/tmp/switchscan-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let queue = DispatchQueue(label: "test.present")
+        let first = try SocketPresenter(path: path, queue: queue)
+        do {
+            _ = try SocketPresenter(path: path, queue: queue)
+            Issue.record("a socket in use was taken over")
+        } catch {
+            #expect("\(error)".contains("in use"))
+        }
+        queue.sync { first.finish() }
+        // A socket file whose listener is gone, as a crashed run leaves it.
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(rc == 0)
+        close(stale)
+        let second = try SocketPresenter(path: path, queue: queue)
+        queue.sync { second.finish() }
+    }
+}
+
+/// Warnings collected from another queue.
+final class Warnings: @unchecked Sendable {
+    private var list: [String] = []
+    private let lock = NSLock()
+    func add(_ s: String) { lock.lock(); list.append(s); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return list }
 }

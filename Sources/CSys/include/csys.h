@@ -96,3 +96,9 @@ static inline int csys_flag_load(const int *flag) { return __atomic_load_n(flag,
 /// The standard streams, as functions: Swift 6 refuses C's mutable globals.
 static inline FILE *csys_stdout(void) { return stdout; }
 static inline FILE *csys_stderr(void) { return stderr; }
+
+/// Whether the process ignores `sig` (as `nohup` leaves SIGHUP).
+static inline int csys_signal_ignored(int sig) {
+    struct sigaction old;
+    return sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+}

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a file could not be read, said for a person.
+public struct FileReadError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
+/// Reads a whole data file, refusing one past `limit` bytes before reading it (a regular
+/// file's size is known) or as soon as it passes the limit (a pipe, a FIFO, /dev/stdin).
+/// `path` "-" is standard input. `what` names the file in messages ("layout").
+public func readFile(_ path: String, what: String, limit: Int) throws(FileReadError) -> [UInt8] {
+    let fd = path == "-" ? dup(0) : open(path, O_RDONLY | O_CLOEXEC)
+    return try readOpened(fd, path: path, what: what, limit: limit)
+}
+
+/// Reads and closes `fd`, opened from `path` (or failed to open: -1 with errno set).
+func readOpened(_ fd: Int32, path: String, what: String, limit: Int) throws(FileReadError) -> [UInt8] {
+    func failure(_ e: Int32) -> FileReadError {
+        let reason: String
+        switch e {
+        case ENOENT:
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let cwd = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
+            return FileReadError(description: "Error: \(what) '\(excerpt(path))' does not exist. Check the path (it is relative to \(cwd)).")
+        case EACCES: reason = "permission denied; check the file's permissions"
+        default: reason = String(cString: strerror(e))
+        }
+        return FileReadError(description: "Error: cannot read \(what) '\(excerpt(path))': \(reason).")
+    }
+    guard fd >= 0 else { throw failure(errno) }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0 else { throw failure(errno) }
+    let kind = st.st_mode & S_IFMT
+    if kind == S_IFDIR {
+        throw FileReadError(description: "Error: \(what) '\(excerpt(path))' is a directory; give a file in it.")
+    }
+    func tooLarge(_ size: Int) -> FileReadError {
+        FileReadError(description: "Error: \(what) '\(excerpt(path))' is \(size >> 20) MiB; \(what)s are limited to \(limit >> 20) MiB.")
+    }
+    if kind == S_IFREG && Int(st.st_size) > limit { throw tooLarge(Int(st.st_size)) }
+    var bytes: [UInt8] = []
+    if kind == S_IFREG { bytes.reserveCapacity(Int(st.st_size)) }
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n == 0 { break }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw failure(errno)
+        }
+        bytes.append(contentsOf: chunk[0..<n])
+        if bytes.count > limit { throw tooLarge(bytes.count) }
+    }
+    return bytes
+}
+
+/// The files of `folder` whose names end in `suffix`, in byte order of their names, each
+/// read whole. Names need not be UTF-8: they are opened by their bytes and shown with
+/// replacement characters. Nil when the folder cannot be listed (it may not exist).
+public func readFolder(_ folder: String, suffix: String, what: String, limit: Int) -> [(path: String, contents: Result<[UInt8], FileReadError>)]? {
+    guard let dir = opendir(folder) else { return nil }
+    defer { closedir(dir) }
+    var names: [[UInt8]] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+        if name.count > suffix.utf8.count && name.suffix(suffix.utf8.count).elementsEqual(suffix.utf8) { names.append(name) }
+    }
+    return names.sorted { $0.lexicographicallyPrecedes($1) }.map { name in
+        let path = folder + "/" + String(decoding: name, as: UTF8.self)
+        let fd = (name + [0]).withUnsafeBufferPointer { p in
+            p.withMemoryRebound(to: CChar.self) { openat(dirfd(dir), $0.baseAddress!, O_RDONLY | O_CLOEXEC) }
+        }
+        do throws(FileReadError) { return (path, .success(try readOpened(fd, path: path, what: what, limit: limit))) }
+        catch { return (path, .failure(error)) }
+    }
+}
+
+/// The lines of a text, one at a time, without an array of them: a file of millions of
+/// lines is read in one pass.
+public struct Lines: Sequence, IteratorProtocol {
+    let text: [UInt8]
+    var start = 0
+    var number = 0
+
+    public init(_ text: [UInt8]) { self.text = text }
+
+    /// The next line (without its newline) and its 1-based number.
+    public mutating func next() -> (number: Int, text: Substring)? {
+        guard start <= text.count else { return nil }
+        let end = text[start...].firstIndex(of: 0x0A) ?? text.count
+        let line = String(decoding: text[start..<end], as: UTF8.self)
+        start = end + 1
+        number += 1
+        return (number, Substring(line))
+    }
+}
+
+/// The problems of a line file, in order: the first `limit` kept, the rest counted.
+public struct LineProblems: Sendable {
+    public private(set) var kept: [(line: Int, message: String)] = []
+    public private(set) var omitted = 0
+    public static let limit = 100
+
+    public init() {}
+
+    public var isEmpty: Bool { kept.isEmpty }
+
+    public mutating func add(_ line: Int, _ message: String) {
+        if kept.count < Self.limit { kept.append((line, message)) } else { omitted += 1 }
+    }
+}
