@@ -15,9 +15,11 @@ struct OutputFailureTests {
     enum Stream { case file(String), devFull, closed, brokenPipe }
 
     /// Runs switchscan with its standard output and error set up as asked, through
-    /// `sh -c` so that SIGPIPE can be ignored from the start as `nohup`-style parents do.
-    /// Returns the status as a shell reports it (128 + signal) and what stderr received.
-    static func run(_ arguments: [String], stdout: Stream, stderr: Stream, ignorePipe: Bool = false) throws -> (status: Int32, stderr: String) {
+    /// `sh -c` so that a signal can be ignored from the start as `nohup`-style parents do
+    /// (`shellPrefix`, e.g. "trap '' PIPE; "). Returns the status as a shell reports it
+    /// (128 + signal) and what stderr received. `whileRunning` runs once it has started.
+    static func run(_ arguments: [String], stdout: Stream, stderr: Stream, ignorePipe: Bool = false,
+                    shellPrefix: String = "", whileRunning: () -> Void = {}) throws -> (status: Int32, stderr: String) {
         let binary = try #require(CLI.binary)
         let scratch = try TempDir()
         defer { scratch.remove() }
@@ -39,10 +41,11 @@ struct OutputFailureTests {
                 posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
             }
         }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         set(1, stdout)
         set(2, { if case .file = stderr { return .file(errPath) } else { return stderr } }())
         // In the package root, so that the bundled files resolve.
-        let script = "cd \"$1\" || exit 99; shift; " + (ignorePipe ? "trap '' PIPE; " : "") + "exec \"$0\" \"$@\""
+        let script = "cd \"$1\" || exit 99; shift; " + (ignorePipe ? "trap '' PIPE; " : "") + shellPrefix + "exec \"$0\" \"$@\""
         let argv = ["/bin/sh", "-c", script, binary.path, CLI.packageRoot.path] + arguments
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { for p in cArgs { free(p) } }
@@ -56,12 +59,13 @@ struct OutputFailureTests {
         posix_spawnattr_setsigmask(&attr, &empty)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
+        for sig in [SIGPIPE, SIGHUP, SIGTERM, SIGINT] { sigaddset(&defaults, sig) }
         posix_spawnattr_setsigdefault(&attr, &defaults)
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, &cArgs, environ)
         if pipeEnds[1] >= 0 { close(pipeEnds[1]) }
         try #require(rc == 0, "posix_spawn: \(rc)")
+        whileRunning()
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let signalled = status & 0x7F

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Inputs an attacker, or an accident, could give: each refused with its place, within
+/// bounded time and memory, never a trap or a hang.
+@Suite("Hostile input")
+struct HostileInputTests {
+    @Test(arguments: ["1e300", "inf", "nan", "-5", "1000001"])
+    func replayUntilOutOfRange(_ value: String) throws {
+        let r = try CLI.run(["replay", "Tests/Fixtures/usb-keyboard-autorepeat.evemu", "--until=\(value)"])
+        #expect(r.status == 64, "\(r)")
+        #expect(r.stderr.contains("--until takes seconds between 0 and 1000000"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func aRecordingWithHugeTimesIsRefusedWithItsLine() throws {
+        try withTempDir { dir in
+            let rec = try dir.write("huge.evemu", "N: Keyboard\nI: 0003 045e 0b0a 0111\nE: 99999999999.000000 0001 0039 1\n")
+            let r = try CLI.run(["replay", rec])
+            #expect(r.status == 2, "\(r)")
+            #expect(r.stderr.contains("\(rec):3: an event line is"))
+        }
+    }
+
+    @Test func tenThousandBadEventLinesGiveAHundredMessagesAndACount() throws {
+        try withTempDir { dir in
+            let events = try dir.write("bad.events", String(repeating: "x y z w\n", count: 10_000))
+            let r = try CLI.run(["simulate", "Layouts/switch-control.uikit.json", "--events", events])
+            #expect(r.status == 2)
+            #expect(r.stderr.split(separator: "\n").count == 102)
+            #expect(r.stderr.contains("\(events): … and 9900 more"))
+            #expect(r.stdout.isEmpty)
+        }
+    }
+
+    @Test func aHugeSparseFileIsRefusedBeforeItIsRead() throws {
+        try withTempDir { dir in
+            let path = dir.url.appendingPathComponent("sparse.json").path
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            #expect(ftruncate(fd, 3 << 30) == 0)
+            close(fd)
+            for (command, what) in [(["validate", path], "file"), (["simulate", path], "layout"),
+                                    (["simulate", "Layouts/mail-inbox.json", "--events", path], "events file")] {
+                let r = try CLI.run(command)
+                #expect(r.status == 2, "\(command): \(r)")
+                #expect(r.stderr.contains("\(what) '\(path)' is 3072 MiB"), "\(r.stderr)")
+            }
+        }
+    }
+
+    @Test func inputFromAFIFOAndFromStandardInput() throws {
+        try withTempDir { dir in
+            let fifo = dir.url.appendingPathComponent("events.fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            // The writer opens the FIFO once switchscan opens it for reading.
+            let writer = Thread {
+                let fd = open(fifo, O_WRONLY)
+                _ = write(fd, "0.5 select\n", 11)
+                close(fd)
+            }
+            writer.start()
+            let r = try CLI.run(["simulate", "Layouts/switch-control.uikit.json", "--events", fifo, "--until", "1"])
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stdout.contains("\"effect\":\"enterGroup\""))
+            let s = try CLI.run(["simulate", "Layouts/switch-control.uikit.json", "--events", "/dev/stdin", "--until", "1"], stdin: "0.5 select\n")
+            #expect(s.status == 0, "\(s)")
+            #expect(s.stdout == r.stdout)
+        }
+    }
+
+    @Test func aFiftyMegabyteUnknownSettingsKeyIsReportedShort() throws {
+        try withTempDir { dir in
+            let settings = try dir.write("long.json", "{\"" + String(repeating: "k", count: 50_000_000) + "\": 1}")
+            let r = try CLI.run(["validate", settings])
+            #expect(r.status == 2)
+            #expect(r.stderr.count < 2000, "the message quotes an excerpt of the key")
+            #expect(r.stderr.contains("unknown field \"kkkk"))
+        }
+    }
+
+    @Test func aSocketPathThatIsAFileIsRefusedAndKept() throws {
+        try withTempDir { dir in
+            let path = try dir.write("notes.txt", "keep me")
+            let r = try CLI.run(["run", "--layout", "Layouts/mail-inbox.json", "--socket", path, "--duration", "1"])
+            #expect(r.status != 0)
+            #expect(r.stderr.contains("exists and is not a socket"), "\(r.stderr)")
+            #expect((try? String(contentsOfFile: path, encoding: .utf8)) == "keep me")
+        }
+    }
+
+    /// A front end that connects and never reads does not hold up the end of the run.
+    @Test func aClientThatNeverReadsDoesNotHoldUpTheEnd() throws {
+        try withTempDir { dir in
+            let path = dir.url.appendingPathComponent("effects.sock").path
+            var client: Int32 = -1
+            let r = try OutputFailureTests.run(["run", "--layout", "Layouts/mail-inbox.json", "--socket", path, "--duration", "2",
+                                                 "--settings", try dir.write("fast.json", #"{"autoScanInterval": 0.1}"#)],
+                                                stdout: .file("/dev/null"), stderr: .file("")) {
+                // Connect as soon as the socket is there, then never read.
+                for _ in 0..<1000 where client < 0 {
+                    var st = stat()
+                    if stat(path, &st) == 0 {
+                        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+                        var addr = sockaddr_un()
+                        addr.sun_family = sa_family_t(AF_UNIX)
+                        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+                        let ok = withUnsafePointer(to: &addr) {
+                            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                        } == 0
+                        if ok { client = fd } else { close(fd) }
+                    }
+                    if client < 0 { _ = poll(nil, 0, 5) }
+                }
+            }
+            defer { if client >= 0 { close(client) } }
+            #expect(client >= 0, "connected")
+            #expect(r.status == 0, "\(r)")
+        }
+    }
+
+    /// Under `nohup` SIGHUP is ignored: it stays ignored for the whole run.
+    @Test func aSignalTheParentIgnoresStaysIgnored() throws {
+        let r = try OutputFailureTests.run(["run", "--layout", "Layouts/mail-inbox.json", "--duration", "2"],
+                                           stdout: .file("/dev/null"), stderr: .file(""),
+                                           shellPrefix: "trap '' HUP; (sleep 1; kill -HUP $$) & ")
+        #expect(r.status == 0, "ended by --duration, not by the SIGHUP: \(r)")
+    }
+}
