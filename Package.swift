@@ -10,6 +10,9 @@ let package = Package(
     products: [
         .executable(name: "switchscan", targets: ["switchscan"]),
         .library(name: "ScanCore", targets: ["ScanCore"]),
+        // For the fuzz targets in Fuzz/, a package of their own.
+        .library(name: "ScanFormats", targets: ["ScanFormats"]),
+        .library(name: "SwitchInput", targets: ["SwitchInput"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

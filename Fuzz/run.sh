@@ -1,0 +1,40 @@
+#!/bin/sh
+# Builds the libFuzzer targets (Fuzz/Sources) with AddressSanitizer and runs each for
+# SECONDS (default 12), seeded from the bundled files. A crash, a leak of a sanitizer's
+# kind or a timeout fails the run; its input is saved under Fuzz/crashes/TARGET/ and
+# belongs, once fixed, in Tests/Fixtures/fuzz/TARGET/ as a regression case.
+#   sh Fuzz/run.sh [SECONDS] [TARGET…]
+set -eu
+cd "$(dirname "$0")"
+seconds=${1:-12}
+[ $# -gt 0 ] && shift
+targets=${*:-FuzzLayout FuzzSettings FuzzEvents FuzzEvemu FuzzProfile}
+swift build -c debug --scratch-path ../.build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >/dev/null
+bin=$(swift build -c debug --scratch-path ../.build-fuzz --show-bin-path)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+for target in $targets; do
+    corpus="$work/$target"
+    mkdir -p "$corpus" "crashes/$target"
+    case $target in
+        FuzzLayout) cp ../Layouts/*.json "$corpus" ;;
+        FuzzSettings) printf '%s' '{"autoScanInterval": 0.5, "loops": 3, "style": "step", "speech": true, "highlightColor": "#ff8c00"}' > "$corpus/settings.json" ;;
+        FuzzEvents) cp ../Examples/*.events "$corpus" ;;
+        FuzzEvemu) cp ../Tests/Fixtures/*.evemu "$corpus" ;;
+        FuzzProfile) cp ../Devices/*.json "$corpus" ;;
+    esac
+    # Earlier findings are seeds too, so that a fixed crash stays fixed.
+    [ -d "../Tests/Fixtures/fuzz/$target" ] && cp ../Tests/Fixtures/fuzz/"$target"/* "$corpus" 2>/dev/null || true
+    echo "$target: $seconds s"
+    if ! "$bin/$target" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
+            -artifact_prefix="crashes/$target/" -print_final_stats=0 "$corpus" >"$work/$target.log" 2>&1; then
+        status=1
+        echo "$target found a problem:"
+        grep -E "ERROR|SUMMARY|Fatal error|Test unit written|==[0-9]+==" "$work/$target.log" | head -20
+        tail -40 "$work/$target.log"
+    else
+        grep -E "^#[0-9]+.*(DONE|pulse)" "$work/$target.log" | tail -1 || true
+    fi
+done
+exit $status
