@@ -141,7 +141,7 @@ extension ScanEngine {
         guard cycleCount(0) > 0 else {
             item.cursor = Cursor()
             item.running = false
-            moveAt = nil
+            timers[.move] = nil
             stoppedForNothingToScan = true
             emit(.scanStopped(.nothingToScan))
             return

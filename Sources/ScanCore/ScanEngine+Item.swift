@@ -23,11 +23,11 @@ extension ScanEngine {
     mutating func restartItemScan(at t: ScanInstant) {
         item = ItemState(cursor: Cursor(), menu: nil, running: true)
         history.removeAll()
-        stepSelectAt = nil
+        timers[.stepSelect] = nil
         stoppedForNothingToScan = false
         guard cycleCount(0) > 0 else {
             item.running = false
-            moveAt = nil
+            timers[.move] = nil
             stoppedForNothingToScan = true
             emit(.scanStopped(.nothingToScan))
             return
@@ -64,7 +64,7 @@ extension ScanEngine {
     /// Single-switch step scanning: a press moves; dwelling `stepSelectDelay` selects.
     mutating func stepMove(by delta: Int) {
         move(by: delta)
-        stepSelectAt = now + settings.stepSelectDelay
+        timers[.stepSelect] = now + settings.stepSelectDelay
     }
 
     /// A move the user asked for: wraps, and does not count towards `loops`.
@@ -123,7 +123,7 @@ extension ScanEngine {
     }
 
     mutating func selectCurrent() {
-        stepSelectAt = nil
+        timers[.stepSelect] = nil
         if item.menu != nil { selectMenuEntry(); return }
         if mode == .point { return }
         guard let s = stop(item.cursor) else { return }
@@ -148,8 +148,8 @@ extension ScanEngine {
             openMenu(target)
         case .autoTap:
             autoTapTarget = target
-            autoTapAt = now + settings.autoTapTime
-            moveAt = nil
+            timers[.autoTap] = now + settings.autoTapTime
+            timers[.move] = nil
         case .alwaysTap:
             performTap(target)
         }
@@ -162,7 +162,7 @@ extension ScanEngine {
         item.cursor.loops = 0
         emitHighlight()
         armMove(from: now, firstOfCycle: true)
-        if settings.style == .step { stepSelectAt = now + settings.stepSelectDelay }
+        if settings.style == .step { timers[.stepSelect] = now + settings.stepSelectDelay }
     }
 
     /// Back to the parent scope with the group highlighted.

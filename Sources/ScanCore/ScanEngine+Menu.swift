@@ -94,14 +94,14 @@ extension ScanEngine {
         emit(.menuOpen(element: targetID(target), entries: entries.map { entryName($0, target) }))
         emitHighlight()
         armMove(from: now, firstOfCycle: true)
-        if settings.style == .step { stepSelectAt = now + settings.stepSelectDelay }
+        if settings.style == .step { timers[.stepSelect] = now + settings.stepSelectDelay }
     }
 
     mutating func closeMenu() {
         guard let menu = item.menu else { return }
         item.menu = nil
-        stepSelectAt = nil
-        if mode == .point { moveAt = nil }
+        timers[.stepSelect] = nil
+        if mode == .point { timers[.move] = nil }
         emit(.menuClose(element: targetID(menu.target)))
     }
 
@@ -140,7 +140,7 @@ extension ScanEngine {
 
     mutating func selectMenuEntry() {
         guard let menu = item.menu else { return }
-        stepSelectAt = nil
+        timers[.stepSelect] = nil
         let target = menu.target
         let owner = targetNode(target)
         switch menu.entries[menu.index] {

@@ -59,7 +59,7 @@ extension ScanEngine {
         var autoTapDropped = false
         if let r = autoTapRef {
             autoTapTarget = resolve(r, slots)
-            if autoTapTarget == nil { autoTapAt = nil; autoTapDropped = true }
+            if autoTapTarget == nil { timers[.autoTap] = nil; autoTapDropped = true }
         }
         var menuClosed = false
         if let r = menuRef {
@@ -67,8 +67,8 @@ extension ScanEngine {
                 item.menu!.target = target
             } else {
                 item.menu = nil
-                stepSelectAt = nil
-                if mode == .point { moveAt = nil }
+                timers[.stepSelect] = nil
+                if mode == .point { timers[.move] = nil }
                 emit(.menuClose(element: menuID))
                 menuClosed = true
             }
@@ -99,8 +99,8 @@ extension ScanEngine {
                 item.menu = nil
                 emit(.menuClose(element: targetID(menu.target)))
             }
-            autoTapTarget = nil; autoTapAt = nil
-            moveAt = nil; stepSelectAt = nil
+            autoTapTarget = nil; timers[.autoTap] = nil
+            timers[.move] = nil; timers[.stepSelect] = nil
             item.running = false
             item.cursor = Cursor()
             stoppedForNothingToScan = true
@@ -126,7 +126,7 @@ extension ScanEngine {
         // Waiting to auto-tap: no scan timer runs.
         if autoTapTarget != nil { return }
         if autoTapDropped || !sameItem(after, shown) {
-            stepSelectAt = nil
+            timers[.stepSelect] = nil
             armMove(from: now, firstOfCycle: cursor.index == 0)
         }
     }
@@ -141,7 +141,7 @@ extension ScanEngine {
         scan = ScanTreeBuilder.build(tree, settings: settings)
         groupLabels = []
         history.removeAll()
-        autoTapTarget = nil; autoTapAt = nil; stepSelectAt = nil
+        autoTapTarget = nil; timers[.autoTap] = nil; timers[.stepSelect] = nil
         point.savedItem = nil  // back in item mode, scanning starts at the first item
         guard started else { item = ItemState(); return }
         if menuWasOpen { item.menu = nil; emit(.menuClose(element: menuID)) }
@@ -150,14 +150,14 @@ extension ScanEngine {
             // Resuming starts at the first item (or a new sweep).
             item = ItemState(running: cycleCount(0) > 0)
             stoppedForNothingToScan = !item.running
-            moveAt = nil
+            timers[.move] = nil
             if mode == .point { point = PointState() }
             return
         }
         if mode == .point {
             let ranOut = !point.running && !menuWasOpen && !tapWasPending
             item = ItemState()
-            moveAt = nil
+            timers[.move] = nil
             if ranOut { emit(.scanStarted) }
             restartSweeps()
             return

@@ -13,20 +13,20 @@ struct PointState: Hashable, Sendable {
 extension ScanEngine {
     mutating func enterPointMode() {
         let saved = item
-        moveAt = nil
-        stepSelectAt = nil
+        timers[.move] = nil
+        timers[.stepSelect] = nil
         history.removeAll()
-        mode = .point
+        phase = .point
         point = PointState(savedItem: saved)
         emit(.modeChanged(.point))
         startSweep(axis: .x, at: now)
     }
 
     mutating func leavePointMode() {
-        sweepEndAt = nil
+        timers[.sweepEnd] = nil
         let saved = point.savedItem
         point = PointState()
-        mode = .item
+        phase = .item
         emit(.modeChanged(.item))
         if let saved, saved.running {
             item = saved
@@ -61,7 +61,7 @@ extension ScanEngine {
         point.axis = sweep.axis
         point.sweep = sweep
         point.running = true
-        sweepEndAt = sweep.end
+        timers[.sweepEnd] = sweep.end
         emit(.sweep(sweep))
     }
 
@@ -90,7 +90,7 @@ extension ScanEngine {
             // The position at the press's own timestamp: sweeps are pure functions of time.
             let at = min(max(c.pressedAt, sweep.start), sweep.end)
             let p = sweep.position(at: at)
-            sweepEndAt = nil
+            timers[.sweepEnd] = nil
             switch sweep.phase {
             case .band:
                 run(Sweep(axis: sweep.axis, phase: .line, start: now, lo: p, hi: p + sweep.width,
@@ -106,7 +106,7 @@ extension ScanEngine {
         case .exit, .toggleMode:
             leavePointMode()
         case .menu:
-            sweepEndAt = nil
+            timers[.sweepEnd] = nil
             point.running = false
             openMenu(.screen)
         case .next, .previous, .pause:

@@ -41,19 +41,36 @@ public struct ScanEngine: Sendable {
         var running = false
     }
 
+    /// Where the engine is: exactly one phase at a time. The scanner menu and a pending
+    /// auto-tap are layers over the item or point phase (the menu is scanned in either
+    /// mode), kept in `item` (which auto-scan steps snapshot) and `autoTapTarget`.
+    enum Phase: Hashable, Sendable {
+        /// Before `start`: switches do nothing.
+        case idle
+        /// Scanning items, or stopped after its loops until the next press (`item.running`).
+        case item
+        /// Sweeping a line or band across the screen (`point`).
+        case point
+        /// The `pause` switch stopped scanning; pressed again, it resumes this mode.
+        case paused(ScanMode)
+    }
+
+    var phase = Phase.idle
     var item = ItemState()
-    var started = false
-    var paused = false
-    var mode = ScanMode.item
     var point = PointState()
     var autoTapTarget: MenuTarget?
     var filter: SwitchFilter
+    var timers = TimerTable()
 
-    // The timer table; nextDeadline is its minimum.
-    var moveAt: ScanInstant?
-    var stepSelectAt: ScanInstant?
-    var autoTapAt: ScanInstant?
-    var sweepEndAt: ScanInstant?
+    /// The mode scanned now, or resumed after a pause.
+    var mode: ScanMode {
+        switch phase {
+        case .idle, .item, .paused(.item): return .item
+        case .point, .paused(.point): return .point
+        }
+    }
+    var started: Bool { phase != .idle }
+    var paused: Bool { if case .paused = phase { return true } else { return false } }
 
     /// States replaced by auto-scan steps, with the instant each step happened.
     var history = StepHistory()
@@ -79,23 +96,29 @@ public struct ScanEngine: Sendable {
 
     /// The earliest armed timer. Called on every tick: no allocation.
     public var nextDeadline: ScanInstant? {
-        earliest(earliest(earliest(earliest(filter.nextDeadline, moveAt), stepSelectAt), autoTapAt), sweepEndAt)
+        earliest(filter.nextDeadline, timers.next?.at)
     }
 
     public var currentMode: ScanMode { mode }
-    public var isRunning: Bool { started && !paused && (mode == .point ? point.running : item.running) }
+    public var isRunning: Bool {
+        switch phase {
+        case .idle, .paused: return false
+        case .item: return item.running
+        case .point: return point.running
+        }
+    }
     public var anySwitchDown: Bool { filter.anyDown }
 
     /// Starts scanning in the settings' mode.
     public mutating func start(at t: ScanInstant) -> [TimedEffect] {
         begin(t)
-        started = true
         if settings.mode == .point {
-            mode = .point
+            phase = .point
             emit(.scanStarted)
             emit(.modeChanged(.point))
             startSweep(axis: .x, at: t)
         } else {
+            phase = .item
             restartItemScan(at: t)
         }
         return finish()
@@ -122,19 +145,19 @@ public struct ScanEngine: Sendable {
             fired += 1
             if let f = filter.nextDeadline, f == d {
                 for command in filter.handleDeadline(at: d) { perform(command) }
-            } else if moveAt == d {
-                moveAt = nil
-                autoStep(at: d)
-            } else if stepSelectAt == d {
-                stepSelectAt = nil
-                history.removeAll()
-                selectCurrent()
-            } else if autoTapAt == d {
-                autoTapAt = nil
-                if let target = autoTapTarget { autoTapTarget = nil; performTap(target) }
-            } else if sweepEndAt == d {
-                sweepEndAt = nil
-                sweepRanOut()
+            } else if let (timer, _) = timers.next {
+                timers[timer] = nil
+                switch timer {
+                case .move:
+                    autoStep(at: d)
+                case .stepSelect:
+                    history.removeAll()
+                    selectCurrent()
+                case .autoTap:
+                    if let target = autoTapTarget { autoTapTarget = nil; performTap(target) }
+                case .sweepEnd:
+                    sweepRanOut()
+                }
             }
         }
         if fired > 1 { lateTicks += fired - 1 }
@@ -179,17 +202,21 @@ public struct ScanEngine: Sendable {
     /// Arms the auto-scan timer for the item just highlighted at `base`.
     mutating func armMove(from base: ScanInstant, firstOfCycle: Bool) {
         // Point mode moves by sweeps; only its menu is scanned item by item.
-        guard settings.style == .auto, mode == .item || item.menu != nil else { moveAt = nil; return }
-        moveAt = base + interval + (firstOfCycle ? settings.pauseOnFirstItem : .zero)
+        guard settings.style == .auto, mode == .item || item.menu != nil else { timers[.move] = nil; return }
+        timers[.move] = base + interval + (firstOfCycle ? settings.pauseOnFirstItem : .zero)
     }
 
     mutating func perform(_ c: SwitchFilter.Command) {
         now = max(now, c.firedAt)
-        if paused {
-            if c.action == .pause { resume() }
+        switch phase {
+        case .idle:
             return
+        case .paused(let resumed):
+            if c.action == .pause { resume(resumed) }
+            return
+        case .item, .point:
+            if c.action == .pause { pause(); return }
         }
-        if c.action == .pause { pause(); return }
         if c.action == .exit, mode == .item, autoTapTarget == nil {
             // Exit at the top level does nothing; it must not move the highlight back to
             // what was current when it went down either (a held exit would otherwise).
@@ -204,7 +231,7 @@ public struct ScanEngine: Sendable {
         if let target = autoTapTarget {
             // A second press inside the auto-tap window opens the menu instead of tapping.
             autoTapTarget = nil
-            autoTapAt = nil
+            timers[.autoTap] = nil
             if c.action == .select { openMenu(target); return }
             returnFromMenu(target)
             if c.action == .exit || c.action == .menu { return }
@@ -227,16 +254,17 @@ public struct ScanEngine: Sendable {
     }
 
     mutating func pause() {
-        paused = true
-        moveAt = nil; stepSelectAt = nil; autoTapAt = nil; autoTapTarget = nil; sweepEndAt = nil
+        phase = .paused(mode)
+        timers = TimerTable()
+        autoTapTarget = nil
         history.removeAll()
         emit(.scanStopped(.paused))
     }
 
-    mutating func resume() {
-        paused = false
+    mutating func resume(_ resumed: ScanMode) {
+        phase = resumed == .point ? .point : .item
         emit(.scanStarted)
-        if mode == .point {
+        if resumed == .point {
             startSweep(axis: point.axis, at: now)
         } else if item.running {
             emitHighlight()
@@ -277,6 +305,38 @@ struct StepHistory: Sendable {
             if e.at > t { return e.before }
         }
         return nil
+    }
+}
+
+/// The engine's own timers, each a deadline or nothing; `nextDeadline` is the earliest of
+/// them and the switch filter's. Adding a timer is a case here and its case in
+/// `handleDeadline`'s switch; a pause clears them all.
+enum EngineTimer: Int, CaseIterable, Sendable {
+    /// Auto scanning: the highlight moves on.
+    case move
+    /// Step scanning: resting on an item selects it.
+    case stepSelect
+    /// Auto-tap: the tap happens unless a second press opens the menu first.
+    case autoTap
+    /// Point mode: the sweep has made its passes.
+    case sweepEnd
+}
+
+struct TimerTable: Hashable, Sendable {
+    private var deadlines = [ScanInstant?](repeating: nil, count: EngineTimer.allCases.count)
+
+    subscript(timer: EngineTimer) -> ScanInstant? {
+        get { deadlines[timer.rawValue] }
+        set { deadlines[timer.rawValue] = newValue }
+    }
+
+    /// The earliest armed timer; of two at one instant, the first in `EngineTimer`'s order.
+    var next: (timer: EngineTimer, at: ScanInstant)? {
+        var best: (timer: EngineTimer, at: ScanInstant)?
+        for k in deadlines.indices {
+            if let d = deadlines[k], best == nil || d < best!.at { best = (EngineTimer(rawValue: k)!, d) }
+        }
+        return best
     }
 }
 
