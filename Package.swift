@@ -3,7 +3,8 @@ import PackageDescription
 
 // Dependencies point inward: ScanCore depends on nothing; only SwitchInput lists the
 // libevdev and libudev modules, only DesktopAccess libatspi (CSys, plain system calls,
-// serves the loaders and the runtime). The layering is enforced here, not by convention.
+// serves the runtime, the input layer and the command line). The layering is enforced
+// here, not by convention.
 let package = Package(
     name: "SwitchScan",
     platforms: [.macOS(.v13)],
@@ -27,7 +28,7 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The only module that talks to libevdev and libudev.
-        .target(name: "SwitchInput", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime", "CEvdev", "CUdev", "CSys"]),
+        .target(name: "SwitchInput", dependencies: ["ScanCore", "ScanFormats", "CEvdev", "CUdev", "CSys"]),
         .target(name: "ScanRuntime", dependencies: ["ScanCore", "JSONTape", "CSys"]),
         .systemLibrary(name: "CAtspi", pkgConfig: "atspi-2", providers: [.apt(["libatspi2.0-dev"])]),
         // The only module that talks to libatspi, GLib and D-Bus: the live desktop.

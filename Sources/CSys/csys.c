@@ -11,3 +11,13 @@ int csys_allowed_cpus(void) {
     if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
     return CPU_COUNT(&set);
 }
+
+#include <stdio.h>
+#include <string.h>
+
+const char *csys_errno_description(int code) {
+    static __thread char text[160];
+    const char *name = strerrorname_np(code);
+    snprintf(text, sizeof text, "%s (%s)", strerror(code), name ? name : "unknown errno");
+    return text;
+}

@@ -315,14 +315,8 @@ final class Semaphore: @unchecked Sendable {
     }
 }
 
-/// "EPERM (Operation not permitted)" for an errno value.
-public func errnoName(_ code: Int32) -> String {
-    let names: [Int32: String] = [EPERM: "EPERM", ENOENT: "ENOENT", EACCES: "EACCES", EBUSY: "EBUSY",
-                                  ENOMEM: "ENOMEM", EINVAL: "EINVAL", EAGAIN: "EAGAIN", EINTR: "EINTR",
-                                  ENODEV: "ENODEV", ENOTTY: "ENOTTY", EBADF: "EBADF", EIO: "EIO"]
-    let text = strerror(code).map { String(cString: $0) } ?? "error \(code)"
-    return "\(text) (\(names[code] ?? "errno \(code)"))"
-}
+/// "Operation not permitted (EPERM)" for an errno value.
+public func errnoName(_ code: Int32) -> String { String(cString: csys_errno_description(code)) }
 
 /// Starts a joinable pthread running `body` (for benchmarks and reader threads).
 public func spawnThread(_ body: @escaping () -> Void) -> pthread_t {

@@ -2,10 +2,9 @@ import Dispatch
 import Foundation
 import ScanCore
 import ScanFormats
-import ScanRuntime
 
-/// The switch devices in use: opened through their profile mapping, read on the engine's
-/// thread, grabbed only while no switch is held, released on every way out, and followed
+/// The switch devices in use: opened through their profile mapping, read on the sink's
+/// thread (the engine's), grabbed only while no switch is held, released on every way out, and followed
 /// through unplug and replug.
 public final class SwitchDevices: @unchecked Sendable {
     public struct Report: Sendable {
@@ -27,7 +26,7 @@ public final class SwitchDevices: @unchecked Sendable {
         }
     }
 
-    let scanner: LiveScanner
+    let sink: SwitchEventSink
     let profiles: DeviceProfiles
     let opener: DeviceOpener
     let grab: Bool
@@ -41,9 +40,9 @@ public final class SwitchDevices: @unchecked Sendable {
     private var monitor: Udev.Monitor?
     private var monitorSource: DispatchSourceRead?
 
-    public init(scanner: LiveScanner, profiles: DeviceProfiles, opener: DeviceOpener = SystemDeviceOpener(),
+    public init(sink: SwitchEventSink, profiles: DeviceProfiles, opener: DeviceOpener = SystemDeviceOpener(),
                 grab: Bool, only: Set<String>? = nil, log: @escaping @Sendable (String) -> Void) {
-        self.scanner = scanner
+        self.sink = sink
         self.profiles = profiles
         self.opener = opener
         self.grab = grab
@@ -80,14 +79,14 @@ public final class SwitchDevices: @unchecked Sendable {
         idLock.unlock()
         let state = Open(device: device, decoder: SwitchDecoder(mapping: mapping, deviceID: id, axisRanges: device.axisRanges(codes)),
                          switchCodes: codes, wantsGrab: grab)
-        scanner.queue.async { [self] in
-            if let old = open[d.node] { scanner.detach(fd: old.device.fd) }
+        sink.perform { [self] in
+            if let old = open[d.node] { sink.detach(fd: old.device.fd) }
             open[d.node] = state
             tryGrab(state)
-            scanner.attach(fd: device.fd) { [self] _ in
+            sink.attach(fd: device.fd) { [self] _ in
                 var (events, gone) = device.readAvailable(into: &state.decoder)
                 if let gone {
-                    events += state.decoder.releaseAll(at: MonotonicClock.now())
+                    events += state.decoder.releaseAll(at: sink.now)
                     open[d.node] = nil
                     log("\(d.node) (\(d.name)): \(gone.description) Scanning goes on; plug it back in to use it again.")
                     return (events, true)
@@ -107,7 +106,7 @@ public final class SwitchDevices: @unchecked Sendable {
         do { try state.device.grab() } catch { log("\(state.device.path): \(error.description)") }
     }
 
-    public var openNodes: [String] { scanner.queue.sync { [self] in open.keys.sorted() } }
+    public var openNodes: [String] { sink.performAndWait { [self] in open.keys.sorted() } }
 
     /// Follows hotplug: new devices are opened with their profile, vanished ones released.
     public func followHotplug(_ udev: Udev) throws(InputError) {
@@ -132,10 +131,10 @@ public final class SwitchDevices: @unchecked Sendable {
     }
 
     public func remove(_ node: String) {
-        scanner.queue.async { [self] in
+        sink.perform { [self] in
             guard let state = open.removeValue(forKey: node) else { return }
-            scanner.detach(fd: state.device.fd)
-            for e in state.decoder.releaseAll(at: MonotonicClock.now()) { scanner.submit(e) }
+            sink.detach(fd: state.device.fd)
+            for e in state.decoder.releaseAll(at: sink.now) { sink.submit(e) }
             log("\(node) (\(state.device.name)) disconnected; scanning goes on.")
         }
     }
@@ -144,9 +143,9 @@ public final class SwitchDevices: @unchecked Sendable {
     public func closeAll() {
         monitorSource?.cancel()
         monitorSource = nil
-        scanner.queue.sync { [self] in
+        sink.performAndWait { [self] in
             for (_, state) in open {
-                scanner.detach(fd: state.device.fd)
+                sink.detach(fd: state.device.fd)
                 state.device.ungrab()
             }
             open.removeAll()

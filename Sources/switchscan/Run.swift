@@ -234,7 +234,7 @@ struct Run: ParsableCommand {
         if !noDevices {
             let note = say
             if let udev = try? Udev() {
-                let devices = SwitchDevices(scanner: scanner, profiles: profiles, grab: grab,
+                let devices = SwitchDevices(sink: ScannerSink(scanner), profiles: profiles, grab: grab,
                                             only: device.isEmpty ? nil : Set(device), log: note)
                 var found = udev.inputDevices()
                 for path in device where !found.contains(where: { $0.node == path }) {
@@ -403,4 +403,16 @@ final class DesktopActuator: EffectPresenter, @unchecked Sendable {
     init(_ desktop: DesktopAccess) { self.desktop = desktop }
     func present(_ effects: [TimedEffect]) throws { desktop.perform(effects) }
     func finish() {}
+}
+
+/// The devices' events go to the live scanner, read on its real-time thread.
+final class ScannerSink: SwitchEventSink, @unchecked Sendable {
+    let scanner: LiveScanner
+    init(_ scanner: LiveScanner) { self.scanner = scanner }
+    func perform(_ body: @escaping @Sendable () -> Void) { scanner.queue.async(body) }
+    func performAndWait<T>(_ body: @escaping () -> T) -> T { scanner.queue.sync(body) }
+    func attach(fd: Int32, decode: @escaping (Int32) -> (events: [SwitchEvent], gone: Bool)) { scanner.attach(fd: fd, decode: decode) }
+    func detach(fd: Int32) { scanner.detach(fd: fd) }
+    func submit(_ event: SwitchEvent) { scanner.submit(event) }
+    var now: ScanInstant { MonotonicClock.now() }
 }

@@ -102,3 +102,7 @@ static inline int csys_signal_ignored(int sig) {
     struct sigaction old;
     return sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
 }
+
+/// "Operation not permitted (EPERM)" for an errno value; valid until the calling thread's
+/// next call.
+const char *csys_errno_description(int code);

@@ -2,9 +2,9 @@
 import Glibc
 #endif
 import CEvdev
+import CSys
 import ScanCore
 import ScanFormats
-import ScanRuntime
 
 /// A failed system call, with the errno and what was being attempted.
 public struct InputError: Error, CustomStringConvertible, Sendable {
@@ -13,7 +13,7 @@ public struct InputError: Error, CustomStringConvertible, Sendable {
     public var hint: String?
 
     public var description: String {
-        "While \(attempted): \(errnoName(errno))." + (hint.map { " Hint: \($0)" } ?? "")
+        "While \(attempted): \(String(cString: csys_errno_description(errno)))." + (hint.map { " Hint: \($0)" } ?? "")
     }
 
     /// The hint a user can act on for the usual failures of opening an input device.
