@@ -23,13 +23,14 @@ public final class RealTimeQueue: @unchecked Sendable {
         public var lockMemory = true
         /// A PM QoS request held while the queue runs (/dev/cpu_dma_latency, in µs): idle
         /// CPUs stay in shallow idle states, so a press or a tick wakes the engine without a
-        /// deep-idle exit. On these VMs it took input-to-effect p50 from about 140 to 40 µs.
+        /// deep-idle exit (on a virtual machine, input-to-effect p50 fell from about 140 to
+        /// 40 µs with it).
         /// It costs power on idle CPUs; nil (the default here; `switchscan run` asks for 0)
         /// leaves the platform's default.
         public var wakeupLatency: Int32?
         /// The thread's timer fires this much before a deadline, and the rest is waited on
         /// the CPU: a kernel wake-up takes tens of µs (more in a VM), a spin does not. With
-        /// 50 µs the engine's median lateness on these VMs fell from 44–92 µs to 2–40 µs,
+        /// 50 µs the engine's median lateness on a virtual machine fell from 44–92 to 2–40 µs,
         /// at up to 50 µs of CPU per tick. Zero (off) by default here, as it costs CPU;
         /// `switchscan run` asks for 50 µs. At most 1 ms is used.
         public var spinMargin = ScanDuration.zero

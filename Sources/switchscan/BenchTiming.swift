@@ -72,7 +72,7 @@ struct BenchTiming: ParsableCommand {
         // reference and the Dispatch driver all see the same idle CPUs.
         let wakeup = allowDeepIdle ? nil : WakeupLatencyRequest(microseconds: 0)
         defer { wakeup?.release() }
-        // Both runs at once: this VM stalls now and then for milliseconds, and running them
+        // Both runs at once: a machine may stall now and then for milliseconds, and running them
         // side by side exposes both to the same stalls, so their ratio means something.
         var reference: (samples: [Int64], missed: Int) = ([], 0)
         let referenceThread = spawnThread { reference = self.runReference() }
