@@ -2,18 +2,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <sched.h>
-#include "csys.h"
-
-int csys_allowed_cpus(void) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
-    return CPU_COUNT(&set);
-}
-
 #include <stdio.h>
 #include <string.h>
+#include "csys.h"
 
 const char *csys_errno_description(int code) {
     static __thread char text[160];

@@ -82,10 +82,6 @@ static inline int csys_timerfd_set_abs(int fd, int64_t ns) {
     return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) == 0 ? 0 : errno;
 }
 
-/// The CPUs the calling thread may run on (its affinity mask, the process's unless
-/// changed; a cpuset or taskset narrows it, a CPU quota does not), or -1 when it cannot
-/// be read.
-int csys_allowed_cpus(void);
 
 /// A flag one thread raises and another polls (Swift's own atomics need a newer macOS
 /// than the package declares). Release on store, acquire on load.
