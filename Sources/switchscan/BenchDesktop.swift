@@ -28,6 +28,11 @@ struct BenchDesktop: ParsableCommand {
     @Option(help: "Changes to follow (each one a value change and the snapshot it causes).")
     var changes = 100
 
+    func validate() throws {
+        guard (1...1000).contains(repeats) else { throw ValidationError("--repeats takes 1 to 1000") }
+        guard (1...100_000).contains(changes) else { throw ValidationError("--changes takes 1 to 100000") }
+    }
+
     @Flag(help: "Print one JSON object as the last line.")
     var json = false
 

@@ -35,6 +35,7 @@ struct BenchInput: ParsableCommand {
 
     func validate() throws {
         guard (10...100_000).contains(presses) else { throw ValidationError("--presses takes 10 to 100000") }
+        guard timeout.isFinite, (1...86_400).contains(timeout) else { throw ValidationError("--timeout takes 1 to 86400 seconds") }
     }
 
     func run() throws {

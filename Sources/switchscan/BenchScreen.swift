@@ -27,6 +27,11 @@ struct BenchScreen: ParsableCommand {
     @Option(help: "Seconds of moving once a second, to measure the overlay's CPU (0: skip).")
     var idleSeconds = 10
 
+    func validate() throws {
+        guard (1...100_000).contains(presses) else { throw ValidationError("--presses takes 1 to 100000") }
+        guard (0...3600).contains(idleSeconds) else { throw ValidationError("--idle-seconds takes 0 to 3600") }
+    }
+
     func run() throws {
         let hog = load ? CPULoad(threads: ProcessInfo.processInfo.activeProcessorCount) : nil
         defer { hog?.stop() }

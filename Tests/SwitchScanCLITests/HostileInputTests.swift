@@ -19,6 +19,17 @@ struct HostileInputTests {
         #expect(r.stdout.isEmpty)
     }
 
+    /// Every numeric argument has a range; outside it, status 64 and the range.
+    @Test(arguments: [["simulate", "Layouts/mail-inbox.json", "--until=1e300"], ["run", "--duration=inf"],
+                      ["record", "/dev/null", "-o", "/dev/null", "--duration=nan"], ["bench", "input", "--timeout=nan"],
+                      ["bench", "screen", "--presses=0"], ["bench", "desktop", "--changes=-1"], ["bench", "layout", "--repeats=99"],
+                      ["run", "--rt-priority=100"]])
+    func numericArgumentsOutOfRange(_ arguments: [String]) throws {
+        let r = try CLI.run(arguments)
+        #expect(r.status == 64, "\(arguments): \(r)")
+        #expect(r.stderr.contains(" takes "), "\(r.stderr)")
+    }
+
     @Test func aRecordingWithHugeTimesIsRefusedWithItsLine() throws {
         try withTempDir { dir in
             let rec = try dir.write("huge.evemu", "N: Keyboard\nI: 0003 045e 0b0a 0111\nE: 99999999999.000000 0001 0039 1\n")
