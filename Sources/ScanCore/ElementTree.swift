@@ -49,6 +49,9 @@ public struct ElementTree: Sendable {
     public private(set) var nodes: [ElementNode]
     /// Ids to node indices; the first node wins an id.
     private var ids: [String: Int]
+    /// Each node's frame united with its whole subtree's: a hit test skips a subtree whose
+    /// bounds miss the point (children may lie outside their parent's frame).
+    private var bounds: [Rect] = []
 
     /// `ids` maps ids to node indices when the caller has built it already (the loader
     /// does, to find duplicates); otherwise it is built here.
@@ -64,6 +67,11 @@ public struct ElementTree: Sendable {
             var built = [String: Int](minimumCapacity: nodes.count)
             for (i, n) in nodes.enumerated() where built[n.id] == nil { built[n.id] = i }
             self.ids = built
+        }
+        bounds = nodes.map(\.frame)
+        // Nodes are in document order: every child comes after its parent.
+        for i in nodes.indices.reversed() {
+            if let p = nodes[i].parent, p >= 0, p < i { bounds[p] = bounds[p].union(bounds[i]) }
         }
     }
 
@@ -82,6 +90,12 @@ public struct ElementTree: Sendable {
         let id = nodes[i].id
         body(&nodes[i])
         nodes[i].id = id
+        // A frame may have changed: this node's bounds and its ancestors'.
+        var cur: Int? = i
+        while let c = cur, c < bounds.count {
+            bounds[c] = nodes[c].children.reduce(nodes[c].frame) { $0.union(bounds[$1]) }
+            cur = nodes[c].parent
+        }
     }
 
     /// Visual hit test: the topmost visible, non-virtual node whose frame contains the point.
@@ -93,12 +107,12 @@ public struct ElementTree: Sendable {
 
     private func hitTest(_ p: Point, in i: Int) -> Int? {
         // Iterative over siblings, recursive over depth (depth is bounded by the loader).
-        let node = nodes[i]
-        guard node.isVisible else { return nil }
-        for c in node.children.reversed() {
+        // Fields are read in place: copying a node would retain every one of them.
+        guard nodes[i].isVisible, i >= bounds.count || bounds[i].contains(p) else { return nil }
+        for c in nodes[i].children.reversed() {
             if let hit = hitTest(p, in: c) { return hit }
         }
-        if !node.isVirtual && node.frame.contains(p) { return i }
+        if !nodes[i].isVirtual && nodes[i].frame.contains(p) { return i }
         return nil
     }
 

@@ -168,8 +168,8 @@ extension ScanEngine {
         while common < min(target.count, item.cursor.scopes.count) && target[common] == item.cursor.scopes[common] {
             common += 1
         }
-        for g in item.cursor.scopes[common...].reversed() { emit(.exitGroup(tree[scan.groups[g].node].id)) }
-        for g in target[common...] { emit(.enterGroup(tree[scan.groups[g].node].id)) }
+        for g in item.cursor.scopes[common...].reversed() { emit(.exitGroup(groupID(g))) }
+        for g in target[common...] { emit(.enterGroup(groupID(g))) }
         item.running = true
         item.cursor = Cursor(scopes: target, index: i, loops: 0)
         emitHighlight()

@@ -156,7 +156,7 @@ extension ScanEngine {
     }
 
     mutating func enterGroup(_ g: Int) {
-        emit(.enterGroup(tree[scan.groups[g].node].id))
+        emit(.enterGroup(groupID(g)))
         item.cursor.scopes.append(g)
         item.cursor.index = 0
         item.cursor.loops = 0
@@ -169,7 +169,7 @@ extension ScanEngine {
     mutating func leaveGroup() {
         let g = item.cursor.scope
         guard item.cursor.scopes.count > 1 else { return }
-        emit(.exitGroup(tree[scan.groups[g].node].id))
+        emit(.exitGroup(groupID(g)))
         item.cursor.scopes.removeLast()
         item.cursor.index = scan.groups[g].indexInParent
         item.cursor.loops = 0
@@ -183,7 +183,7 @@ extension ScanEngine {
         if !item.running || cycleCount(0) == 0 { restartItemScan(at: now); return }
         if focus == .first {
             while item.cursor.scopes.count > 1 {
-                emit(.exitGroup(tree[scan.groups[item.cursor.scope].node].id))
+                emit(.exitGroup(groupID(item.cursor.scope)))
                 item.cursor.scopes.removeLast()
             }
             item.cursor.index = 0
@@ -208,7 +208,6 @@ extension ScanEngine {
                             label: spokenText(tree[n]), context: nil))
         case .item(.group(let g)):
             // Fields are read in place: copying a node would retain every one of them.
-            let n = scan.groups[g].node
             if groupLabels.count != scan.groups.count { groupLabels = Array(repeating: nil, count: scan.groups.count) }
             let label: String
             if let known = groupLabels[g] {
@@ -217,10 +216,10 @@ extension ScanEngine {
                 label = groupLabel(g)
                 groupLabels[g] = label
             }
-            emit(.highlight(item: tree[n].id, kind: .group, frame: tree[n].frame, label: label, context: nil))
+            emit(.highlight(item: groupID(g), kind: .group, frame: groupFrame(g), label: label, context: nil))
         case .exit:
-            let n = scan.groups[item.cursor.scope].node
-            emit(.highlight(item: "exit", kind: .exit, frame: tree[n].frame, label: "Exit group", context: tree[n].id))
+            let g = item.cursor.scope
+            emit(.highlight(item: "exit", kind: .exit, frame: groupFrame(g), label: "Exit group", context: groupID(g)))
         case .screenMenu:
             emit(.highlight(item: "menu", kind: .menuEntry, frame: nil, label: "Menu", context: nil))
         }
@@ -244,7 +243,7 @@ extension ScanEngine {
     /// Built by appending into one string: this runs on the first highlight of each group.
     func groupLabel(_ g: Int) -> String {
         let node = scan.groups[g].node
-        if let l = tree[node].label, !l.isEmpty { return l }
+        if scan.groups[g].id == nil, let l = tree[node].label, !l.isEmpty { return l }
         let items = scan.groups[g].items
         var text = ""
         for k in 0..<min(3, items.count) {
@@ -257,4 +256,10 @@ extension ScanEngine {
         if items.count > 3 { text += " and \(items.count - 3) more" }
         return text
     }
+}
+
+extension ScanEngine {
+    /// A group's id and frame: its container's, or its own for a group `grouping` made.
+    public func groupID(_ g: Int) -> String { scan.groups[g].id ?? tree[scan.groups[g].node].id }
+    func groupFrame(_ g: Int) -> Rect { scan.groups[g].frame ?? tree[scan.groups[g].node].frame }
 }

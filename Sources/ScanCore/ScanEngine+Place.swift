@@ -194,8 +194,8 @@ extension ScanEngine {
         var p = Place(scopes: scopeIDs(c))
         switch stop(c) {
         case .item(let i)?: p.anchors.append(.node(itemID(i)))
-        case .exit?: p.anchors.append(.exit(tree[scan.groups[c.scope].node].id))
-        case .screenMenu?: p.anchors.append(.screenMenu(c.scopes.count > 1 ? tree[scan.groups[c.scope].node].id : nil))
+        case .exit?: p.anchors.append(.exit(groupID(c.scope)))
+        case .screenMenu?: p.anchors.append(.screenMenu(c.scopes.count > 1 ? groupID(c.scope) : nil))
         case nil: break
         }
         // After it: the rest of its cycle, then the rest of each enclosing cycle.
@@ -210,7 +210,7 @@ extension ScanEngine {
         for level in c.scopes.indices.reversed() {
             let g = c.scopes[level], items = scan.groups[g].items
             for k in stride(from: min(upTo, items.count) - 1, through: 0, by: -1) { p.anchors.append(.node(itemID(items[k]))) }
-            if level > 0 { p.anchors.append(.node(tree[scan.groups[g].node].id)) }
+            if level > 0 { p.anchors.append(.node(groupID(g))) }
             upTo = scan.groups[g].indexInParent
         }
         return p
@@ -219,13 +219,13 @@ extension ScanEngine {
     func itemID(_ i: ScanItem) -> String {
         switch i {
         case .element(let n): return tree[n].id
-        case .group(let g): return tree[scan.groups[g].node].id
+        case .group(let g): return groupID(g)
         }
     }
 
     /// The entered groups' containers, outermost first.
     func scopeIDs(_ c: Cursor) -> [String] {
-        c.scopes.dropFirst().map { tree[scan.groups[$0].node].id }
+        c.scopes.dropFirst().map { groupID($0) }
     }
 
     /// The first stop of a place that the current scan still has (`exact`: its own stop),
@@ -269,7 +269,10 @@ extension ScanEngine {
                 let n: Int
                 switch item {
                 case .element(let e): n = e
-                case .group(let sub): n = scan.groups[sub].node
+                case .group(let sub):
+                    // A group `grouping` made stands for no node.
+                    if scan.groups[sub].id != nil { continue }
+                    n = scan.groups[sub].node
                 }
                 slots[n] = Slot(group: Int32(g), index: Int32(i))
             }

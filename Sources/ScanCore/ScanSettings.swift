@@ -5,6 +5,9 @@ public enum FocusAfterTap: String, CaseIterable, Sendable { case first, same }
 public enum ItemScope: String, CaseIterable, Sendable { case interactive, all }
 /// Whether a switch acts when it goes down or when it comes back up.
 public enum ActOn: String, CaseIterable, Sendable { case press, release }
+/// How item mode groups what it scans: the layout's own groups, none, rows of the screen,
+/// or groups built to minimise the expected time to reach an element (ScanCost.swift).
+public enum Grouping: String, CaseIterable, Sendable { case layout, linear, rowColumn, optimal }
 
 /// Every user preference of the settings file, with its defaults. Durations that can be "off" are
 /// optional. Hardware debounce is not here: it belongs to device profiles.
@@ -36,6 +39,12 @@ public struct ScanSettings: Hashable, Sendable {
     public var bandFraction = 0.2
     /// Speed of the fine line relative to `glideSpeed`.
     public var fineSpeedFactor = 0.5
+    public var grouping = Grouping.layout
+    /// Relative frequency of use by element id, for `optimal` grouping and for `cost`
+    /// (elements not named weigh 1).
+    public var weights: [String: Double] = [:]
+    /// The modelled user of `cost` presses this long after the wanted item is highlighted.
+    public var reactionTime = ScanDuration.seconds(0.3)
 
     /// How the scan is shown and heard on a real screen (the engine does not read these).
     public var feedback = FeedbackSettings()

@@ -5,11 +5,16 @@ public enum ScanItem: Hashable, Sendable {
 }
 
 public struct ScanGroup: Hashable, Sendable {
-    /// The container node (the root for group 0, the top level).
+    /// The container node (the root for group 0, the top level); for a group the
+    /// `grouping` setting made, the container of its first member.
     public var node: Int
     public var items: [ScanItem]
     public var parent: Int?
     public var indexInParent: Int
+    /// A group the `grouping` setting made has its own id ("group:" and its first
+    /// element's id) and frame (its members' union); nil: the node's.
+    public var id: String? = nil
+    public var frame: Rect? = nil
 }
 
 /// The scan structure of a screen: group 0 is the top level.
@@ -61,7 +66,7 @@ public struct ScanTreeBuilder {
 
     public static func build(_ tree: ElementTree, settings: ScanSettings) -> ScanTree {
         var b = ScanTreeBuilder(tree: tree, settings: settings)
-        return b.run()
+        return Regrouping.apply(b.run(), tree: tree, settings: settings)
     }
 
     init(tree: ElementTree, settings: ScanSettings) {

@@ -23,12 +23,13 @@ public enum SettingsLoader {
         .init(key: "longPress", range: 0.2...5, canBeOff: true, path: \.longPress, requiredPath: nil),
         .init(key: "autoTapTime", range: 0.2...5, canBeOff: false, path: nil, requiredPath: \.autoTapTime),
         .init(key: "stepSelectDelay", range: 0.3...10, canBeOff: false, path: nil, requiredPath: \.stepSelectDelay),
+        .init(key: "reactionTime", range: 0.06...5, canBeOff: false, path: nil, requiredPath: \.reactionTime),
     ]
 
     public static let fields = durations.map(\.key) + [
         "style", "mode", "loops", "longPressAction", "glideSpeed", "tapBehavior", "focusAfterTap",
         "groupItems", "itemScope", "precise", "bandFraction", "fineSpeedFactor", "actOn",
-        "speech", "speechRate", "speechVolume", "sound", "highlightColor", "highlightWidth",
+        "speech", "speechRate", "speechVolume", "sound", "highlightColor", "highlightWidth", "grouping", "weights",
     ]
 
     public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
@@ -83,6 +84,17 @@ public enum SettingsLoader {
             if let v = r.enumValue(d["focusAfterTap"], FocusAfterTap.self, "$", nil) { s.focusAfterTap = v }
             if let v = r.enumValue(d["itemScope"], ItemScope.self, "$", nil) { s.itemScope = v }
             if let v = r.enumValue(d["actOn"], ActOn.self, "$", nil) { s.actOn = v }
+            if let v = r.enumValue(d["grouping"], Grouping.self, "$", nil) { s.grouping = v }
+            if let w = d["weights"] {
+                if let members = w.value.object {
+                    for m in members {
+                        if let v = m.value.number, v >= 0, v <= 1e6 { s.weights[m.key] = v }
+                        else { r.report("E04", m.value.offset, "$.weights." + excerpt(m.key), nil, "a weight is a number from 0 to 1000000 (how often the element is used, relative to others), got \(m.value.number.map(format) ?? m.value.kindName)") }
+                    }
+                } else {
+                    r.report("E04", w.value.offset, "$.weights", nil, "must be an object of element ids to relative frequencies, e.g. {\"send\": 10}")
+                }
+            }
             if let v = r.bool(d["groupItems"], "$", nil) { s.groupItems = v }
             if let v = r.bool(d["precise"], "$", nil) { s.precise = v }
             if let v = r.integer(d["loops"], "$", nil) {

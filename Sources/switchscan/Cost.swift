@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import JSONTape
+import ScanCore
+import ScanFormats
+
+struct Cost: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "What reaching each element costs a switch user: seconds and presses, in auto scanning.",
+        discussion: """
+        The modelled user presses reactionTime (a setting, default 0.3 s) after the wanted item \
+        is highlighted, each press 50 ms down and up. Fed to 'switchscan simulate' as select \
+        presses, an element's press times activate it at exactly its seconds. The grouping \
+        setting (layout, linear, rowColumn, optimal) changes the groups; see docs/COST.md.
+        """
+    )
+
+    @Argument(help: "The layout file (JSON, schema version 1).")
+    var layout: String?
+
+    @Option(help: "A settings file (timing, tap behaviour, grouping, weights, reactionTime).")
+    var settings: String?
+
+    @Flag(help: "Cost the active window of the live desktop instead of a layout file.")
+    var desktop = false
+
+    @Option(help: "With --desktop: this application's window.")
+    var app: String?
+
+    @Flag(help: "One JSON object per element and action, then a summary line.")
+    var json = false
+
+    func validate() throws {
+        if desktop && layout != nil { throw ValidationError("--desktop costs the live desktop; leave out the layout, or leave out --desktop") }
+        if !desktop && layout == nil { throw ValidationError("No layout given, e.g. 'switchscan cost Layouts/mail-inbox.json' (or --desktop)") }
+        if app != nil && !desktop { throw ValidationError("--app goes with --desktop") }
+    }
+
+    func run() throws {
+        var problems: [String] = []
+        var scanSettings = ScanSettings()
+        if let settings {
+            do { scanSettings = try loadSettings(settings) } catch { problems.append(error.message) }
+        }
+        var tree: ElementTree?
+        if let layout {
+            do { tree = try loadLayout(layout).tree } catch { problems.append(error.message) }
+        }
+        guard problems.isEmpty else { throw fail(problems.joined(separator: "\n")) }
+        if desktop {
+            let session = try connectDesktop()
+            defer { session.stop() }
+            switch session.snapshot(app: app) {
+            case .success(let s): tree = s.tree
+            case .failure(let e): writeErr(e.description + "\n"); throw ExitCode(1)
+            }
+        }
+        guard let tree else { return }
+        let costs: [ElementCost]
+        do { costs = try ScanCost.compute(tree, settings: scanSettings) } catch { throw fail("Error: \(error.description).") }
+        let summary = ScanCost.Summary(costs, weights: scanSettings.weights)
+        var out = ""
+        if json {
+            for c in costs {
+                var line = "{\"element\": \(jsonString(c.element)), \"label\": \(jsonString(c.label))"
+                if let a = c.action { line += ", \"action\": \(jsonString(a))" }
+                line += ", \"seconds\": \(Self.seconds(c.seconds)), \"presses\": \(c.presses), \"pressTimes\": ["
+                line += c.pressTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]}\n"
+                out += line
+            }
+            var s = "{\"summary\": {\"elements\": \(summary.elements), \"meanSeconds\": \(Self.seconds(summary.meanSeconds)), "
+            s += "\"medianSeconds\": \(Self.seconds(summary.medianSeconds)), \"maxSeconds\": \(Self.seconds(summary.maxSeconds))"
+            if !scanSettings.weights.isEmpty { s += ", \"weightedMeanSeconds\": \(Self.seconds(summary.weightedMeanSeconds))" }
+            out += s + "}}\n"
+        } else {
+            out += "seconds  presses  element\n"
+            for c in costs {
+                let what = c.action.map { "\(c.label): \($0)" } ?? c.label
+                out += String(format: "%7.2f  %7d  ", c.seconds, c.presses) + "\(what) (\(c.element))\n"
+            }
+            out += String(format: "%d elements: mean %.2f s, median %.2f s, worst %.2f s", summary.elements,
+                          summary.meanSeconds, summary.medianSeconds, summary.maxSeconds)
+            if !scanSettings.weights.isEmpty { out += String(format: ", weighted mean %.2f s", summary.weightedMeanSeconds) }
+            out += " (grouping: \(scanSettings.grouping.rawValue))\n"
+        }
+        writeOut(out)
+    }
+
+    /// Seconds exactly as the engine counts them (nanoseconds), with no trailing zeros, so
+    /// that a press time given to `simulate` is the same instant.
+    static func seconds(_ s: Double) -> String {
+        let ns = Int64((s * 1e9).rounded())
+        let whole = ns / 1_000_000_000, frac = ns % 1_000_000_000
+        guard frac != 0 else { return "\(whole).0" }
+        var digits = String(frac)
+        digits = String(repeating: "0", count: 9 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits)"
+    }
+}
