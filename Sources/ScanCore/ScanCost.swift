@@ -163,6 +163,76 @@ public enum ScanCost {
         }
     }
 
+    /// Point mode: for every accessible element a tap at its activation point reaches, the
+    /// presses that place the crosshair there (each when the sweeping line, or the middle of
+    /// the band, is on the point: sweeps are predictable) and tap it, as `tapBehavior` says.
+    public static func computePoint(_ tree: ElementTree, settings: ScanSettings) throws(Problem) -> [ElementCost] {
+        guard settings.reactionTime < settings.autoScanInterval else { throw .reactionTooSlow }
+        var settings = settings
+        settings.mode = .point
+        var engine = ScanEngine(tree: tree, settings: settings)
+        let start = engine.start(at: .zero)
+        guard let first = sweep(in: start) else { return [] }
+        let walk = Walk(settings: settings)
+        var results: [ElementCost] = []
+        for n in 0..<tree.count where tree[n].isAccessibilityElement && tree[n].isVisible && n != tree.root {
+            let target = tree[n].activationPoint
+            // A tap at the point reaches something (the element, or what it stands for).
+            guard tree.hitTest(target) != nil else { continue }
+            var fork = engine
+            var presses: [ScanInstant] = []
+            var current: Sweep? = first
+            var effects: [TimedEffect] = []
+            // At most a band and a line on each axis; each press after the last one's release.
+            while let s = current, presses.count < 4, !selected(effects) {
+                guard let t = time(of: s, reaching: s.axis == .x ? target.x : target.y),
+                      presses.last.map({ t > $0 + pressLength }) ?? true else { break }
+                effects = walk.press(&fork, at: t)
+                presses.append(t)
+                current = sweep(in: effects)
+            }
+            guard selected(effects) else { continue }
+            func tapTime(_ fx: [TimedEffect]) -> ScanInstant? {
+                fx.first { if case .tap = $0.effect { return true } else { return false } }?.time
+            }
+            var at = tapTime(effects)
+            switch settings.tapBehavior {
+            case .alwaysTap: break
+            case .autoTap:
+                var seen = effects
+                while at == nil, let d = fork.nextDeadline, d <= presses.last! + settings.autoTapTime + .seconds(1) {
+                    seen += fork.handleDeadline(at: d)
+                    at = tapTime(seen)
+                }
+            case .menu:
+                if at == nil, let h = walk.highlightTime(effects, "tap", .menuEntry) {
+                    let t = h + settings.reactionTime
+                    at = tapTime(walk.press(&fork, at: t))
+                    presses.append(t)
+                }
+            }
+            if let at { results.append(ElementCost(element: tree[n].id, label: tree[n].label ?? tree[n].id, action: nil, seconds: at.seconds, pressTimes: presses)) }
+        }
+        return results
+    }
+
+    static func sweep(in effects: [TimedEffect]) -> Sweep? {
+        for fx in effects { if case .sweep(let s) = fx.effect { return s } }
+        return nil
+    }
+
+    static func selected(_ effects: [TimedEffect]) -> Bool {
+        effects.contains { if case .pointSelected = $0.effect { return true } else { return false } }
+    }
+
+    /// When a sweep's line (or the middle of its band) first reaches `coordinate`; nil if
+    /// it never does.
+    static func time(of s: Sweep, reaching coordinate: Double) -> ScanInstant? {
+        let edge = s.phase == .band ? min(max(coordinate - s.width / 2, s.lo), s.hi) : coordinate
+        guard edge >= s.lo, edge <= s.hi, s.speed > 0 else { return nil }
+        return s.start + .seconds((edge - s.lo) / s.speed)
+    }
+
     /// Mean, median and worst seconds over the activations (custom actions left out),
     /// and the mean weighted by use.
     public struct Summary: Hashable, Sendable {

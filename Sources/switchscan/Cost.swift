@@ -21,6 +21,9 @@ struct Cost: ParsableCommand {
     @Option(help: "A settings file (timing, tap behaviour, grouping, weights, reactionTime).")
     var settings: String?
 
+    @Option(help: "item (default) or point: point mode places the crosshair on each element's activation point and taps it.")
+    var mode: ScanMode?
+
     @Flag(help: "Cost the active window of the live desktop instead of a layout file.")
     var desktop = false
 
@@ -56,8 +59,12 @@ struct Cost: ParsableCommand {
             }
         }
         guard let tree else { return }
+        if let mode { scanSettings.mode = mode }
         let costs: [ElementCost]
-        do { costs = try ScanCost.compute(tree, settings: scanSettings) } catch { throw fail("Error: \(error.description).") }
+        do {
+            costs = scanSettings.mode == .point ? try ScanCost.computePoint(tree, settings: scanSettings)
+                : try ScanCost.compute(tree, settings: scanSettings)
+        } catch { throw fail("Error: \(error.description).") }
         let summary = ScanCost.Summary(costs, weights: scanSettings.weights)
         var out = ""
         if json {
@@ -81,7 +88,7 @@ struct Cost: ParsableCommand {
             out += String(format: "%d elements: mean %.2f s, median %.2f s, worst %.2f s", summary.elements,
                           summary.meanSeconds, summary.medianSeconds, summary.maxSeconds)
             if !scanSettings.weights.isEmpty { out += String(format: ", weighted mean %.2f s", summary.weightedMeanSeconds) }
-            out += " (grouping: \(scanSettings.grouping.rawValue))\n"
+            out += scanSettings.mode == .point ? " (point mode)\n" : " (grouping: \(scanSettings.grouping.rawValue))\n"
         }
         writeOut(out)
     }

@@ -54,6 +54,27 @@ struct CostTests {
         }
     }
 
+    /// Point mode: the crosshair placed on each element's activation point and tapped.
+    @Test(arguments: layouts, [false, true])
+    func pointModePressTimesTapAtExactlyTheSeconds(_ layout: String, _ precise: Bool) throws {
+        let tree = try Self.tree(layout)
+        for tap in TapBehavior.allCases {
+            var s = Self.settings(.layout, tap)
+            s.mode = .point
+            s.precise = precise
+            let costs = try ScanCost.computePoint(tree, settings: s)
+            #expect(!costs.isEmpty, "\(layout) \(tap) precise \(precise)")
+            for c in costs {
+                var driver = ManualDriver(engine: ScanEngine(tree: tree, settings: s))
+                driver.schedule(c.pressTimes.flatMap { [SwitchEvent(.select, down: true, at: $0), SwitchEvent(.select, down: false, at: $0 + .milliseconds(50))] })
+                let effects = driver.start() + driver.advance(to: .seconds(c.seconds + 5))
+                let tapped = effects.first { if case .tap = $0.effect { return true } else { return false } }
+                #expect(tapped?.time == .seconds(c.seconds), "\(layout) \(tap) precise \(precise): \(c.element)")
+                #expect(c.presses == (precise ? 4 : 2) + (tap == .menu ? 1 : 0))
+            }
+        }
+    }
+
     @Test(arguments: layouts)
     func optimalIsNeverSlowerThanTheOtherGroupings(_ layout: String) throws {
         let tree = try Self.tree(layout)
