@@ -26,6 +26,25 @@ struct LiveDesktopTests {
         return ["x", "y", "width", "height"].compactMap { (f[$0] as? NSNumber)?.doubleValue }
     }
 
+    /// `cost --desktop` costs the live window as `cost` costs its snapshot.
+    @Test func theLiveWindowIsCostedAsItsSnapshot() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture()
+        let live = try session.runSwitchscan(["cost", "--desktop", "--app", fixture.applicationName, "--json"])
+        #expect(live.status == 0, "\(live)")
+        let file = session.directory.appendingPathComponent("costed.json")
+        let snap = try session.runSwitchscan(["snapshot", "--app", fixture.applicationName, "-o", file.path])
+        #expect(snap.status == 0, "\(snap)")
+        let offline = try session.runSwitchscan(["cost", file.path, "--json"])
+        #expect(offline.status == 0, "\(offline)")
+        let lines = live.stdout.split(separator: "\n")
+        #expect(lines.count > 3, "\(live.stdout)")
+        #expect(lines.last?.hasPrefix("{\"summary\": {\"elements\": ") == true)
+        #expect(live.stdout == offline.stdout, "the same tree, the same costs")
+        #expect(live.stdout.contains("\"label\": \"Btn 1\""))
+    }
+
     @Test func theSnapshotIsTheWindowAsAtspiReportsIt() throws {
         let session = try DesktopSession()
         defer { session.stop() }
