@@ -8,7 +8,7 @@ import Glibc
 /// A private desktop for one test: Xvfb on a free display, a private session bus from which
 /// the accessibility bus is D-Bus-activated, and (by default) openbox as window manager; the
 /// fixture applications and `switchscan` processes the test starts run in it.
-/// (`reference/linux-desktop.md` describes the pieces and their pitfalls.)
+/// (docs/DESKTOP.md describes the pieces.)
 ///
 /// Everything runs with `environment`, built from scratch: DISPLAY, a bus address at
 /// `$XDG_RUNTIME_DIR/bus` (so nothing ever autolaunches another bus, P3), HOME and
@@ -91,7 +91,7 @@ final class DesktopSession: @unchecked Sendable {
             "LANG": "C.UTF-8",
             "GTK_THEME": "Adwaita",
             "GDK_BACKEND": "x11",
-            "GSK_RENDERER": "cairo",  // GTK4 under Xvfb: software GL is 30x slower (§1.1)
+            "GSK_RENDERER": "cairo",  // GTK 4 under Xvfb: software GL is far slower than cairo
             "PYTHONDONTWRITEBYTECODE": "1",
             Self.markerVariable: marker,
         ]

@@ -28,7 +28,7 @@ struct SpeechRequirement {
     }
 }
 
-/// A private speech-dispatcher (reference/linux-desktop.md §4.2): its own configuration,
+/// A private speech-dispatcher: its own configuration,
 /// socket, runtime directory and logs in a temporary directory; audio to an ALSA `file:`
 /// sink (there is no sound card); one output module. The test modules write what they are
 /// given to `spoken.txt`:
