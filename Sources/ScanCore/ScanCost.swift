@@ -9,111 +9,160 @@ public struct ElementCost: Hashable, Sendable {
     /// The custom action reached through the scanner menu; nil: the element's activation.
     public var action: String?
     public var seconds: Double
+    /// When the `select` switch is pressed.
     public var pressTimes: [ScanInstant]
-    public var presses: Int { pressTimes.count }
+    /// Manual scanning: when the `next` switch is pressed (the other styles use one switch).
+    public var nextTimes: [ScanInstant] = []
+    public var presses: Int { pressTimes.count + nextTimes.count }
 }
 
 public enum ScanCost {
     public static let pressLength = ScanDuration.milliseconds(50)
 
     public enum Problem: Error, CustomStringConvertible, Sendable {
-        case notAuto(ScanStyle)
-        case reactionTooSlow
+        /// A press `reactionTime` after a highlight would come after the highlight moved on
+        /// (auto scanning) or the dwell selected (step scanning).
+        case reactionTooSlow(than: String)
 
         public var description: String {
-            switch self {
-            case .notAuto(let s):
-                return "cost models auto scanning (one switch, \"style\": \"auto\"); the settings say \"\(s.rawValue)\""
-            case .reactionTooSlow:
-                return "reactionTime must be shorter than autoScanInterval: a press that late lands on the next item"
+            if case .reactionTooSlow(let other) = self {
+                return "reactionTime must be shorter than \(other): a press that late would act on something else"
             }
+            return ""
         }
     }
 
+    static func check(_ s: ScanSettings) throws(Problem) {
+        // The scanner menu is scanned automatically in auto scanning, in either mode.
+        if s.style == .auto && s.reactionTime >= s.autoScanInterval { throw .reactionTooSlow(than: "autoScanInterval") }
+        if s.style == .step && s.reactionTime >= s.stepSelectDelay { throw .reactionTooSlow(than: "stepSelectDelay") }
+    }
+
     /// Every element reachable in item mode, activated, and each of its custom actions
-    /// (with the scanner menu, `tapBehavior: menu`), in scan order.
+    /// (through the scanner menu, `tapBehavior: menu`), in scan order. Auto scanning: the
+    /// user presses `select` when the wanted item comes. Step scanning: `select` moves on
+    /// and resting `stepSelectDelay` selects. Manual scanning: `next` moves, `select`
+    /// selects. Each press comes `reactionTime` after the highlight it answers.
     public static func compute(_ tree: ElementTree, settings: ScanSettings) throws(Problem) -> [ElementCost] {
-        guard settings.style == .auto else { throw .notAuto(settings.style) }
-        guard settings.reactionTime < settings.autoScanInterval else { throw .reactionTooSlow }
+        try check(settings)
         var settings = settings
         settings.mode = .item
         var engine = ScanEngine(tree: tree, settings: settings)
         let start = engine.start(at: .zero)
         var walk = Walk(settings: settings)
         guard let first = start.first(where: { if case .highlight = $0.effect { return true } else { return false } }) else { return [] }
-        walk.group(engine, 0, firstHighlight: first.time, presses: [])
+        walk.group(engine, 0, firstHighlight: first.time, presses: Presses())
         return walk.results
+    }
+
+    struct Presses {
+        var select: [ScanInstant] = []
+        var next: [ScanInstant] = []
+        var last: ScanInstant? { max(select.last ?? .zero, next.last ?? .zero) }
     }
 
     struct Walk {
         let settings: ScanSettings
         var results: [ElementCost] = []
 
-        /// Presses select at `t` (down, then up 50 ms later); the effects of both.
-        func press(_ e: inout ScanEngine, at t: ScanInstant) -> [TimedEffect] {
-            e.handle(SwitchEvent(.select, down: true, at: t), at: t)
-                + e.handle(SwitchEvent(.select, down: false, at: t + ScanCost.pressLength), at: t + ScanCost.pressLength)
+        /// Presses `action` at `t` (down, then up 50 ms later); the effects of both.
+        func press(_ e: inout ScanEngine, _ action: SwitchAction = .select, at t: ScanInstant) -> [TimedEffect] {
+            e.handle(SwitchEvent(action, down: true, at: t), at: t)
+                + e.handle(SwitchEvent(action, down: false, at: t + ScanCost.pressLength), at: t + ScanCost.pressLength)
         }
 
-        /// Runs the engine until it highlights `id` (of `kind`); its time, or nil if the
-        /// scan stops or goes a whole cycle without it.
-        func advance(_ e: inout ScanEngine, to id: String, _ kind: HighlightKind, within limit: ScanInstant) -> ScanInstant? {
+        /// Runs the engine's timers until `done` holds for what they did; everything they
+        /// did, or nil past `limit`.
+        func wait(_ e: inout ScanEngine, within limit: ScanInstant, until done: ([TimedEffect]) -> Bool) -> [TimedEffect]? {
+            var seen: [TimedEffect] = []
             while let d = e.nextDeadline, d <= limit {
-                for fx in e.handleDeadline(at: d) {
-                    if case .highlight(let item, let k, _, _, _) = fx.effect, item == id, k == kind { return fx.time }
-                }
+                seen += e.handleDeadline(at: d)
+                if done(seen) { return seen }
             }
             return nil
         }
 
         func highlightTime(_ effects: [TimedEffect], _ id: String, _ kind: HighlightKind) -> ScanInstant? {
-            effects.first { if case .highlight(let item, let k, _, _, _) = $0.effect { return item == id && k == kind } else { return false } }?.time
+            effects.last { if case .highlight(let item, let k, _, _, _) = $0.effect { return item == id && k == kind } else { return false } }?.time
+        }
+
+        /// Moves the highlight from what is shown since `h` to `id`: auto scanning waits,
+        /// the other styles press (`select` in step scanning, `next` in manual). Its time.
+        func advance(_ e: inout ScanEngine, from h: ScanInstant, to id: String, _ kind: HighlightKind,
+                     within limit: ScanInstant, _ presses: inout Presses) -> ScanInstant? {
+            switch settings.style {
+            case .auto:
+                return wait(&e, within: limit) { highlightTime($0, id, kind) != nil }.flatMap { highlightTime($0, id, kind) }
+            case .step, .manual:
+                // One press a highlight, past anything between (the exit item, the menu item).
+                let action: SwitchAction = settings.style == .step ? .select : .next
+                var shown = h
+                for _ in 0..<4 {
+                    let t = shown + settings.reactionTime
+                    if action == .select { presses.select.append(t) } else { presses.next.append(t) }
+                    let effects = press(&e, action, at: t)
+                    if let at = highlightTime(effects, id, kind) { return at }
+                    guard let other = effects.last(where: { if case .highlight = $0.effect { return true } else { return false } }) else { return nil }
+                    shown = other.time
+                }
+                return nil
+            }
+        }
+
+        /// Selects what is highlighted since `h`: a press, or in step scanning the rest.
+        func choose(_ e: inout ScanEngine, highlightedAt h: ScanInstant, _ presses: inout Presses) -> [TimedEffect] {
+            if settings.style == .step {
+                return wait(&e, within: h + settings.stepSelectDelay + .milliseconds(1)) { _ in true } ?? []
+            }
+            let t = h + settings.reactionTime
+            presses.select.append(t)
+            return press(&e, at: t)
+        }
+
+        func itemID(_ engine: ScanEngine, _ item: ScanItem) -> (String, HighlightKind) {
+            switch item {
+            case .element(let n): return (engine.tree[n].id, .element)
+            case .group(let sub): return (engine.groupID(sub), .group)
+            }
         }
 
         /// The items of group `g`, its first highlighted at `firstHighlight`: each reached
-        /// on a copy of the engine, which is what a press there would lead to.
-        mutating func group(_ engine: ScanEngine, _ g: Int, firstHighlight: ScanInstant, presses: [ScanInstant]) {
+        /// on a copy of the engine, which is what choosing it there would lead to.
+        mutating func group(_ engine: ScanEngine, _ g: Int, firstHighlight: ScanInstant, presses: Presses) {
             var scanner = engine
+            var scannerPresses = presses
             let items = engine.scan.groups[g].items
             // A cycle is at most this long; any item is reached within one.
             let cycle = settings.autoScanInterval * Int64(items.count + 3) + settings.pauseOnFirstItem
             var h = firstHighlight
-            for (k, item) in items.enumerated() {
-                let (id, kind): (String, HighlightKind)
-                switch item {
-                case .element(let n): (id, kind) = (engine.tree[n].id, .element)
-                case .group(let sub): (id, kind) = (engine.groupID(sub), .group)
-                }
-                if k > 0 {
-                    guard let t = advance(&scanner, to: id, kind, within: h + cycle) else { return }
+            // Step scanning selects only after a move (or on entering a group): the top
+            // level's first item is reached by going round once.
+            let goRound = settings.style == .step && g == 0
+            let order = goRound ? Array(items.indices.dropFirst()) + [0] : Array(items.indices)
+            for k in order {
+                let (id, kind) = itemID(engine, items[k])
+                if k != 0 || goRound {
+                    guard let t = advance(&scanner, from: h, to: id, kind, within: h + cycle, &scannerPresses) else { return }
                     h = t
                 }
                 var fork = scanner
-                let t = h + settings.reactionTime
-                let effects = press(&fork, at: t)
-                switch item {
+                var forkPresses = scannerPresses
+                let effects = choose(&fork, highlightedAt: h, &forkPresses)
+                switch items[k] {
                 case .group(let sub):
-                    guard let first = effects.first(where: {
-                        if case .enterGroup(let entered) = $0.effect { return entered == id } else { return false }
-                    }) else { continue }
-                    let firstItem = fork.scan.groups[sub].items.first
-                    let firstID: String? = firstItem.map {
-                        switch $0 {
-                        case .element(let n): return fork.tree[n].id
-                        case .group(let s): return fork.groupID(s)
-                        }
-                    }
-                    let firstKind: HighlightKind = { if case .group? = firstItem { return .group } else { return .element } }()
-                    let shown = firstID.flatMap { highlightTime(effects, $0, firstKind) } ?? first.time
-                    group(fork, sub, firstHighlight: shown, presses: presses + [t])
+                    guard effects.contains(where: { if case .enterGroup(let entered) = $0.effect { return entered == id } else { return false } }),
+                          let firstItem = fork.scan.groups[sub].items.first else { continue }
+                    let (firstID, firstKind) = itemID(fork, firstItem)
+                    guard let shown = highlightTime(effects, firstID, firstKind) else { continue }
+                    group(fork, sub, firstHighlight: shown, presses: forkPresses)
                 case .element(let n):
-                    element(fork, n, selected: effects, presses: presses + [t])
+                    element(fork, n, selected: effects, presses: forkPresses)
                 }
             }
         }
 
-        /// After the press that selected element `n`: its activation, and its custom actions.
-        mutating func element(_ engine: ScanEngine, _ n: Int, selected effects: [TimedEffect], presses: [ScanInstant]) {
+        /// After element `n` was chosen: its activation, and its custom actions.
+        mutating func element(_ engine: ScanEngine, _ n: Int, selected effects: [TimedEffect], presses: Presses) {
             let node = engine.tree[n]
             let label = node.label ?? node.id
             func activation(in effects: [TimedEffect]) -> ScanInstant? {
@@ -124,10 +173,10 @@ public enum ScanCost {
                 if let t = activation(in: effects) { record(node.id, label, nil, t, presses) }
             case .autoTap:
                 var waiting = engine
-                var seen = effects
-                while activation(in: seen) == nil, let d = waiting.nextDeadline, d <= (presses.last ?? .zero) + settings.autoTapTime + .seconds(1) {
-                    seen += waiting.handleDeadline(at: d)
-                }
+                // Step scanning chose by resting, which may have shown nothing.
+                let chosen = max(effects.last?.time ?? .zero, presses.last ?? .zero) + (settings.style == .step ? settings.stepSelectDelay : .zero)
+                let seen = activation(in: effects) != nil ? effects
+                    : wait(&waiting, within: chosen + settings.autoTapTime + .seconds(1)) { activation(in: $0) != nil } ?? []
                 if let t = activation(in: seen) { record(node.id, label, nil, t, presses) }
             case .menu:
                 guard let open = effects.first(where: { if case .menuOpen(let e, _) = $0.effect { return e == node.id } else { return false } }) else { return }
@@ -136,30 +185,32 @@ public enum ScanCost {
                 entries += node.customActions.map { ($0.name, $0.name) }
                 let cycle = settings.autoScanInterval * Int64(entries.count + 8) + settings.pauseOnFirstItem
                 var scanner = engine
+                var scannerPresses = presses
                 var h = highlightTime(effects, entries.first?.name ?? "", .menuEntry) ?? open.time
                 for (k, entry) in entries.enumerated() {
                     if k > 0 {
-                        guard let t = advance(&scanner, to: entry.name, .menuEntry, within: h + cycle) else { return }
+                        guard let t = advance(&scanner, from: h, to: entry.name, .menuEntry, within: h + cycle, &scannerPresses) else { return }
                         h = t
                     }
                     var fork = scanner
-                    let t = h + settings.reactionTime
-                    let done = press(&fork, at: t)
+                    var forkPresses = scannerPresses
+                    let done = choose(&fork, highlightedAt: h, &forkPresses)
                     if let action = entry.action {
                         if let at = done.first(where: {
                             if case .customAction(let e, let a, _) = $0.effect { return e == node.id && a == action } else { return false }
                         })?.time {
-                            record(node.id, label, action, at, presses + [t])
+                            record(node.id, label, action, at, forkPresses)
                         }
                     } else if let at = activation(in: done) {
-                        record(node.id, label, nil, at, presses + [t])
+                        record(node.id, label, nil, at, forkPresses)
                     }
                 }
             }
         }
 
-        mutating func record(_ id: String, _ label: String, _ action: String?, _ at: ScanInstant, _ presses: [ScanInstant]) {
-            results.append(ElementCost(element: id, label: label, action: action, seconds: at.seconds, pressTimes: presses))
+        mutating func record(_ id: String, _ label: String, _ action: String?, _ at: ScanInstant, _ presses: Presses) {
+            results.append(ElementCost(element: id, label: label, action: action, seconds: at.seconds,
+                                       pressTimes: presses.select, nextTimes: presses.next))
         }
     }
 
@@ -167,7 +218,7 @@ public enum ScanCost {
     /// presses that place the crosshair there (each when the sweeping line, or the middle of
     /// the band, is on the point: sweeps are predictable) and tap it, as `tapBehavior` says.
     public static func computePoint(_ tree: ElementTree, settings: ScanSettings) throws(Problem) -> [ElementCost] {
-        guard settings.reactionTime < settings.autoScanInterval else { throw .reactionTooSlow }
+        try check(settings)
         var settings = settings
         settings.mode = .point
         var engine = ScanEngine(tree: tree, settings: settings)
@@ -206,9 +257,9 @@ public enum ScanCost {
                 }
             case .menu:
                 if at == nil, let h = walk.highlightTime(effects, "tap", .menuEntry) {
-                    let t = h + settings.reactionTime
-                    at = tapTime(walk.press(&fork, at: t))
-                    presses.append(t)
+                    var p = Presses(select: presses)
+                    at = tapTime(walk.choose(&fork, highlightedAt: h, &p))
+                    presses = p.select
                 }
             }
             if let at { results.append(ElementCost(element: tree[n].id, label: tree[n].label ?? tree[n].id, action: nil, seconds: at.seconds, pressTimes: presses)) }

@@ -6,11 +6,12 @@ import ScanFormats
 
 struct Cost: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "What reaching each element costs a switch user: seconds and presses, in auto scanning.",
+        abstract: "What reaching each element costs a switch user: seconds and presses.",
         discussion: """
         The modelled user presses reactionTime (a setting, default 0.3 s) after the wanted item \
         is highlighted, each press 50 ms down and up. Fed to 'switchscan simulate' as select \
-        presses, an element's press times activate it at exactly its seconds. The grouping \
+        presses (and, in manual scanning, nextTimes as next presses), an element's press times \
+        activate it at exactly its seconds. The grouping \
         setting (layout, linear, rowColumn, optimal) changes the groups; see docs/COST.md.
         """
     )
@@ -72,7 +73,9 @@ struct Cost: ParsableCommand {
                 var line = "{\"element\": \(jsonString(c.element)), \"label\": \(jsonString(c.label))"
                 if let a = c.action { line += ", \"action\": \(jsonString(a))" }
                 line += ", \"seconds\": \(Self.seconds(c.seconds)), \"presses\": \(c.presses), \"pressTimes\": ["
-                line += c.pressTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]}\n"
+                line += c.pressTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]"
+                if !c.nextTimes.isEmpty { line += ", \"nextTimes\": [" + c.nextTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]" }
+                line += "}\n"
                 out += line
             }
             var s = "{\"summary\": {\"elements\": \(summary.elements), \"meanSeconds\": \(Self.seconds(summary.meanSeconds)), "

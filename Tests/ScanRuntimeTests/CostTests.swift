@@ -27,7 +27,10 @@ struct CostTests {
     /// The first effect of the element's activation (or action) when its presses are replayed.
     static func replay(_ c: ElementCost, _ tree: ElementTree, _ s: ScanSettings) -> ScanInstant? {
         var driver = ManualDriver(engine: ScanEngine(tree: tree, settings: s))
-        driver.schedule(c.pressTimes.flatMap { [SwitchEvent(.select, down: true, at: $0), SwitchEvent(.select, down: false, at: $0 + .milliseconds(50))] })
+        func presses(_ action: SwitchAction, _ times: [ScanInstant]) -> [SwitchEvent] {
+            times.flatMap { [SwitchEvent(action, down: true, at: $0), SwitchEvent(action, down: false, at: $0 + .milliseconds(50))] }
+        }
+        driver.schedule((presses(.select, c.pressTimes) + presses(.next, c.nextTimes)).sorted { $0.timestamp < $1.timestamp })
         let effects = driver.start() + driver.advance(to: .seconds(c.seconds + 5))
         return effects.first {
             switch $0.effect {
@@ -97,13 +100,31 @@ struct CostTests {
         #expect(ScanCost.Summary(weighted, weights: s.weights).weightedMeanSeconds < ScanCost.Summary(plain, weights: s.weights).weightedMeanSeconds)
     }
 
-    @Test func otherStylesAndSlowReactionsAreRefused() throws {
+    /// Step scanning (`select` moves, resting selects) and manual scanning (`next` moves,
+    /// `select` selects) agree with the engine as auto scanning does.
+    @Test(arguments: layouts, [ScanStyle.step, .manual])
+    func stepAndManualPressTimesActivateAtExactlyTheSeconds(_ layout: String, _ style: ScanStyle) throws {
+        let tree = try Self.tree(layout)
+        for tap in TapBehavior.allCases {
+            var s = Self.settings(.layout, tap)
+            s.style = style
+            let costs = try ScanCost.compute(tree, settings: s)
+            #expect(!costs.isEmpty, "\(layout) \(style) \(tap)")
+            for c in costs {
+                #expect(Self.replay(c, tree, s) == .seconds(c.seconds), "\(layout) \(style) \(tap): \(c.element) \(c.action ?? "")")
+                #expect(style == .step ? c.nextTimes.isEmpty : true, "one switch in step scanning")
+            }
+        }
+    }
+
+    @Test func reactionsTooSlowForTheTimingAreRefused() throws {
         let tree = try Self.tree("mail-inbox.json")
         var s = ScanSettings()
-        s.style = .step
+        s.reactionTime = .seconds(1.0)
         #expect(throws: ScanCost.Problem.self) { try ScanCost.compute(tree, settings: s) }
         s = ScanSettings()
-        s.reactionTime = .seconds(1.0)
+        s.style = .step
+        s.stepSelectDelay = .seconds(0.3)
         #expect(throws: ScanCost.Problem.self) { try ScanCost.compute(tree, settings: s) }
     }
 

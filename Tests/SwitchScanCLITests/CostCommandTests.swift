@@ -37,10 +37,10 @@ struct CostCommandTests {
         #expect(r.stdout.hasPrefix("seconds  presses  element\n"))
         #expect(r.stdoutLines.last?.hasPrefix("15 elements: mean ") == true, "\(r.stdout)")
         try withTempDir { dir in
-            let step = try dir.write("step.json", #"{"style": "step"}"#)
-            let refused = try CLI.run(["cost", "Layouts/mail-inbox.json", "--settings", step])
+            let slow = try dir.write("slow.json", #"{"reactionTime": 1.5, "autoScanInterval": 1}"#)
+            let refused = try CLI.run(["cost", "Layouts/mail-inbox.json", "--settings", slow])
             #expect(refused.status == 2)
-            #expect(refused.stderr.contains("cost models auto scanning"))
+            #expect(refused.stderr.contains("reactionTime must be shorter than autoScanInterval"), "\(refused.stderr)")
             let bad = try dir.write("bad.json", #"{"grouping": "optimum", "reactionTime": 0.01, "weights": {"msg1": -1}}"#)
             let invalid = try CLI.run(["cost", "Layouts/mail-inbox.json", "--settings", bad])
             #expect(invalid.status == 2)
