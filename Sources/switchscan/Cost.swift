@@ -67,6 +67,12 @@ struct Cost: ParsableCommand {
                 : try ScanCost.compute(tree, settings: scanSettings)
         } catch { throw fail("Error: \(error.description).") }
         let summary = ScanCost.Summary(costs, weights: scanSettings.weights)
+        // Weights are kept in the user's settings for many screens: one naming an element
+        // this screen lacks is normal, but worth saying where none match at all.
+        let unknown = scanSettings.weights.keys.filter { tree.index(of: $0) == nil }.sorted()
+        if !unknown.isEmpty && unknown.count == scanSettings.weights.count {
+            writeErr("Warning: no element of this screen has a weight; the weights name \(unknown.prefix(5).map { "\"\(excerpt($0))\"" }.joined(separator: ", "))\(unknown.count > 5 ? " and \(unknown.count - 5) more" : "").\n")
+        }
         var out = ""
         if json {
             for c in costs {
