@@ -7,6 +7,8 @@ public enum StopReason: String, Sendable {
     case paused
     /// Nothing on the screen can be scanned.
     case nothingToScan
+    /// The scan waits after a selection (`pauseAfterSelection`).
+    case afterSelection
 }
 
 /// What the engine asks the outside world to show or do, in imperative form.

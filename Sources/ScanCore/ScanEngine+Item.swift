@@ -109,7 +109,7 @@ extension ScanEngine {
             item.cursor.loops += 1
             if item.cursor.loops >= settings.loops {
                 if item.cursor.scopes.count > 1 {
-                    leaveGroup()
+                    if settings.resumeAt == .first { resumeAfterAction(.first) } else { leaveGroup() }
                 } else {
                     item.running = false
                     emit(.scanStopped(.loopsExhausted))
@@ -177,10 +177,11 @@ extension ScanEngine {
         armMove(from: now, firstOfCycle: false)
     }
 
-    /// Where the cursor goes after a tap or an action (`focusAfterTap`).
-    mutating func resumeAfterAction(_ focus: FocusAfterTap) {
+    /// Where the cursor goes after a tap or an action (`focusAfterTap`); after a selection
+    /// (`selected`) the scan may then wait (`pauseAfterSelection`), its place highlighted.
+    mutating func resumeAfterAction(_ focus: FocusAfterTap, selected: Bool = false) {
         guard mode == .item else { return }
-        if !item.running || cycleCount(0) == 0 { restartItemScan(at: now); return }
+        if !item.running || cycleCount(0) == 0 { restartItemScan(at: now); waitAfterSelection(selected); return }
         if focus == .first {
             while item.cursor.scopes.count > 1 {
                 emit(.exitGroup(groupID(item.cursor.scope)))
@@ -189,6 +190,33 @@ extension ScanEngine {
             item.cursor.index = 0
         }
         item.cursor.loops = 0
+        emitHighlight()
+        armMove(from: now, firstOfCycle: item.cursor.index == 0)
+        waitAfterSelection(selected)
+    }
+
+    /// After a selection, waits as `pauseAfterSelection` says: the highlight stays where
+    /// scanning will resume.
+    mutating func waitAfterSelection(_ selected: Bool) {
+        guard selected, item.running, phase == .item else { return }
+        switch settings.pauseAfterSelection {
+        case .off: return
+        case .seconds(let d): timers[.resume] = now + d
+        case .untilPress: break
+        }
+        timers[.move] = nil
+        timers[.stepSelect] = nil
+        history.removeAll()
+        phase = .waiting
+        emit(.scanStopped(.afterSelection))
+    }
+
+    /// The wait after a selection is over (its time, or a press): scanning moves on from
+    /// the item highlighted.
+    mutating func resumeAfterWaiting() {
+        timers[.resume] = nil
+        phase = .item
+        emit(.scanStarted)
         emitHighlight()
         armMove(from: now, firstOfCycle: item.cursor.index == 0)
     }

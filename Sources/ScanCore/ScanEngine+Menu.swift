@@ -157,7 +157,7 @@ extension ScanEngine {
                                                       succeeded: !outcome.failed)),
                        at: outcome.firstOutputIndex)
             if outcome.failed { emit(.announce("\(action.name) failed")) }
-            finishAction(target, focus: .same, outcome: outcome)
+            finishAction(target, focus: .same, outcome: outcome, selected: true)
         case .increment, .decrement:
             guard let n = owner else { return }
             let up = menu.entries[menu.index] == .increment
@@ -168,7 +168,7 @@ extension ScanEngine {
             closeMenu()
             guard let h = escapeHandler(for: target) else { return }
             let outcome = runEffects(tree[h].onEscape ?? [], of: h)
-            finishAction(target, focus: .same, outcome: outcome)
+            finishAction(target, focus: settings.resumeAt == .first ? .first : .same, outcome: outcome)
         case .pointMode:
             closeMenu()
             enterPointMode()
@@ -206,7 +206,7 @@ extension ScanEngine {
             } else if tree[n].label != before.0, let l = tree[n].label {
                 emit(.announce(l))
             }
-            finishAction(target, focus: settings.focusAfterTap, outcome: outcome)
+            finishAction(target, focus: settings.focusAfterTap, outcome: outcome, selected: true)
         case .point(let p, _):
             let outcome = tapAt(p)
             applyStructuralChanges(outcome)
@@ -216,11 +216,11 @@ extension ScanEngine {
         }
     }
 
-    mutating func finishAction(_ target: MenuTarget, focus: FocusAfterTap, outcome: EffectOutcome) {
+    mutating func finishAction(_ target: MenuTarget, focus: FocusAfterTap, outcome: EffectOutcome, selected: Bool = false) {
         applyStructuralChanges(outcome)
         if case .point = target { restartSweeps(); return }
         if mode == .point { restartSweeps(); return }
         if outcome.focusRequest != nil || outcome.screenChanged { return }
-        resumeAfterAction(focus)
+        resumeAfterAction(focus, selected: selected)
     }
 }

@@ -53,6 +53,9 @@ public struct ScanEngine: Sendable {
         case point
         /// The `pause` switch stopped scanning; pressed again, it resumes this mode.
         case paused(ScanMode)
+        /// After an activation, item mode waits (`pauseAfterSelection`) until its timer
+        /// or a press, which only resumes.
+        case waiting
     }
 
     var phase = Phase.idle
@@ -65,7 +68,7 @@ public struct ScanEngine: Sendable {
     /// The mode scanned now, or resumed after a pause.
     var mode: ScanMode {
         switch phase {
-        case .idle, .item, .paused(.item): return .item
+        case .idle, .item, .paused(.item), .waiting: return .item
         case .point, .paused(.point): return .point
         }
     }
@@ -102,7 +105,7 @@ public struct ScanEngine: Sendable {
     public var currentMode: ScanMode { mode }
     public var isRunning: Bool {
         switch phase {
-        case .idle, .paused: return false
+        case .idle, .paused, .waiting: return false
         case .item: return item.running
         case .point: return point.running
         }
@@ -157,6 +160,8 @@ public struct ScanEngine: Sendable {
                     if let target = autoTapTarget { autoTapTarget = nil; performTap(target) }
                 case .sweepEnd:
                     sweepRanOut()
+                case .resume:
+                    resumeAfterWaiting()
                 }
             }
         }
@@ -201,8 +206,9 @@ public struct ScanEngine: Sendable {
 
     /// Arms the auto-scan timer for the item just highlighted at `base`.
     mutating func armMove(from base: ScanInstant, firstOfCycle: Bool) {
-        // Point mode moves by sweeps; only its menu is scanned item by item.
-        guard settings.style == .auto, mode == .item || item.menu != nil else { timers[.move] = nil; return }
+        // Point mode moves by sweeps; only its menu is scanned item by item. Waiting after a
+        // selection, nothing moves.
+        guard settings.style == .auto, phase != .waiting, mode == .item || item.menu != nil else { timers[.move] = nil; return }
         timers[.move] = base + interval + (firstOfCycle ? settings.pauseOnFirstItem : .zero)
     }
 
@@ -213,6 +219,10 @@ public struct ScanEngine: Sendable {
             return
         case .paused(let resumed):
             if c.action == .pause { resume(resumed) }
+            return
+        case .waiting:
+            // A press after a selection resumes scanning; it never selects.
+            if c.action == .pause { pause() } else { resumeAfterWaiting() }
             return
         case .item, .point:
             if c.action == .pause { pause(); return }
@@ -320,6 +330,8 @@ enum EngineTimer: Int, CaseIterable, Sendable {
     case autoTap
     /// Point mode: the sweep has made its passes.
     case sweepEnd
+    /// After a selection: the wait (`pauseAfterSelection`) is over.
+    case resume
 }
 
 struct TimerTable: Hashable, Sendable {

@@ -8,6 +8,16 @@ public enum ActOn: String, CaseIterable, Sendable { case press, release }
 /// How item mode groups what it scans: the layout's own groups, none, rows of the screen,
 /// or groups built to minimise the expected time to reach an element (ScanCost.swift).
 public enum Grouping: String, CaseIterable, Sendable { case layout, linear, rowColumn, optimal }
+/// Where scanning resumes after an escape or after a group's loops run out: where it was
+/// (the element, the group in its parent), or at the first top-level item.
+public enum ResumeAt: String, CaseIterable, Sendable { case same, first }
+/// After an activation, the scan can wait before it moves on: a time, or until a press
+/// (which only resumes, it does not select).
+public enum PauseAfterSelection: Hashable, Sendable {
+    case off
+    case seconds(ScanDuration)
+    case untilPress
+}
 
 /// Every user preference of the settings file, with its defaults. Durations that can be "off" are
 /// optional. Hardware debounce is not here: it belongs to device profiles.
@@ -40,6 +50,8 @@ public struct ScanSettings: Hashable, Sendable {
     /// Speed of the fine line relative to `glideSpeed`.
     public var fineSpeedFactor = 0.5
     public var grouping = Grouping.layout
+    public var resumeAt = ResumeAt.same
+    public var pauseAfterSelection = PauseAfterSelection.off
     /// Relative frequency of use by element id, for `optimal` grouping and for `cost`
     /// (elements not named weigh 1).
     public var weights: [String: Double] = [:]

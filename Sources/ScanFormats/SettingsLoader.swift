@@ -30,6 +30,7 @@ public enum SettingsLoader {
         "style", "mode", "loops", "longPressAction", "glideSpeed", "tapBehavior", "focusAfterTap",
         "groupItems", "itemScope", "precise", "bandFraction", "fineSpeedFactor", "actOn",
         "speech", "speechRate", "speechVolume", "sound", "highlightColor", "highlightWidth", "grouping", "weights",
+        "resumeAt", "pauseAfterSelection",
     ]
 
     public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
@@ -85,6 +86,19 @@ public enum SettingsLoader {
             if let v = r.enumValue(d["itemScope"], ItemScope.self, "$", nil) { s.itemScope = v }
             if let v = r.enumValue(d["actOn"], ActOn.self, "$", nil) { s.actOn = v }
             if let v = r.enumValue(d["grouping"], Grouping.self, "$", nil) { s.grouping = v }
+            if let v = r.enumValue(d["resumeAt"], ResumeAt.self, "$", nil) { s.resumeAt = v }
+            if let m = d["pauseAfterSelection"] {
+                let range = 0.1...60.0
+                switch m.value.content {
+                case .bool(false, _), .null: s.pauseAfterSelection = .off
+                case .number(0, _): s.pauseAfterSelection = .off
+                case .number(let v, _) where range.contains(v): s.pauseAfterSelection = .seconds(.seconds(v))
+                case .string("untilPress", _): s.pauseAfterSelection = .untilPress
+                default:
+                    r.report("E04", m.value.offset, "$.pauseAfterSelection", nil,
+                             "must be false (off), seconds between \(format(range.lowerBound)) and \(format(range.upperBound)), or \"untilPress\"")
+                }
+            }
             if let w = d["weights"] {
                 if let members = w.value.object {
                     for m in members {

@@ -114,9 +114,12 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
         case .scanStopped(let reason):
             stopped = true
             sweep = nil
-            message = reason == .paused ? "Paused: press pause (p) to resume."
-                : reason == .nothingToScan ? "Nothing on this screen can be scanned."
-                : "Scanning stopped: press any switch to start again."
+            switch reason {
+            case .paused: message = "Paused: press pause (p) to resume."
+            case .nothingToScan: message = "Nothing on this screen can be scanned."
+            case .afterSelection: message = "Done. Scanning goes on shortly, or at the next press."
+            case .loopsExhausted: message = "Scanning stopped: press any switch to start again."
+            }
         case .scanStarted:
             stopped = false
         case .enterGroup, .exitGroup:

@@ -269,4 +269,22 @@ struct ParsedOnceTests {
         #expect(broken.description.contains("b.json:1:"))
         #expect(broken.description.contains("malformed JSON"))
     }
+
+    @Test func pauseAfterSelectionAndResumeAt() throws {
+        func read(_ json: String) throws(DataFileError) -> ScanSettings { try SettingsLoader.load(bytes: Array(json.utf8), file: "s.json") }
+        #expect(try read(#"{"pauseAfterSelection": 2.5}"#).pauseAfterSelection == .seconds(.seconds(2.5)))
+        #expect(try read(#"{"pauseAfterSelection": "untilPress"}"#).pauseAfterSelection == .untilPress)
+        #expect(try read(#"{"pauseAfterSelection": false}"#).pauseAfterSelection == .off)
+        #expect(try read(#"{"resumeAt": "first"}"#).resumeAt == .first)
+        #expect(try read("{}").resumeAt == .same && read("{}").pauseAfterSelection == .off)
+        for bad in [#"{"pauseAfterSelection": 61}"#, #"{"pauseAfterSelection": "always"}"#, #"{"pauseAfterSelection": true}"#] {
+            do throws(DataFileError) {
+                _ = try read(bad)
+                Issue.record("\(bad) accepted")
+            } catch {
+                #expect(error.errors.first?.path == "$.pauseAfterSelection", "\(error)")
+                #expect(error.errors.first?.message.contains("untilPress") == true)
+            }
+        }
+    }
 }
