@@ -30,6 +30,9 @@ public enum Effect: Hashable, Sendable {
     case pointSelected(Point)
     case tap(Point, element: String?)
     case announce(String)
+    /// A setting changed from the scanner menu (its settings-file key, its JSON value), for
+    /// the runtime to keep.
+    case settingChanged(name: String, value: String)
     /// A host event declared by the layout (`{"emit": …}`), raised by `element`'s handler.
     case emit(name: String, element: String, data: String?)
 }

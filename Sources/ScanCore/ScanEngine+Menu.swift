@@ -11,6 +11,8 @@ extension ScanEngine {
             entries.append(.tap)
         case .screen:
             break
+        case .settings:
+            return [.faster, .slower, .speech, .sound, .done]
         }
         if let n = owner {
             let node = tree[n]
@@ -21,6 +23,7 @@ extension ScanEngine {
         }
         if escapeHandler(for: target) != nil { entries.append(.escape) }
         entries.append(mode == .point ? .itemMode : .pointMode)
+        if target == .screen { entries.append(.settings) }
         entries.append(.exit)
         return entries
     }
@@ -29,7 +32,7 @@ extension ScanEngine {
         switch target {
         case .element(let n): return n
         case .point(_, let n): return n
-        case .screen: return nil
+        case .screen, .settings: return nil
         }
     }
 
@@ -39,7 +42,7 @@ extension ScanEngine {
         switch target {
         case .element(let n): return tree[n].frame
         case .point(let p, _): return Rect(x: p.x, y: p.y, width: 0, height: 0)
-        case .screen: return nil
+        case .screen, .settings: return nil
         }
     }
 
@@ -53,6 +56,12 @@ extension ScanEngine {
         case .pointMode: return "pointMode"
         case .itemMode: return "itemMode"
         case .exit: return "exit"
+        case .settings: return "settings"
+        case .faster: return "faster"
+        case .slower: return "slower"
+        case .speech: return "speech"
+        case .sound: return "sound"
+        case .done: return "done"
         }
     }
 
@@ -66,6 +75,13 @@ extension ScanEngine {
         case .pointMode: return "Point mode"
         case .itemMode: return "Item mode"
         case .exit: return "Exit menu"
+        case .settings: return "Settings"
+        case .faster: return "Faster"
+        case .slower: return "Slower"
+        // What selecting does.
+        case .speech: return settings.feedback.speech ? "Speech off" : "Speech on"
+        case .sound: return settings.feedback.sound ? "Sound off" : "Sound on"
+        case .done: return "Done"
         }
     }
 
@@ -76,7 +92,7 @@ extension ScanEngine {
         var start: Int?
         switch target {
         case .element(let n), .point(_, let n?): start = n
-        case .point(_, nil): start = nil
+        case .point(_, nil), .settings: start = nil
         case .screen: start = scan.groups[item.cursor.scope].node
         }
         var cur = start
@@ -111,7 +127,7 @@ extension ScanEngine {
         switch target {
         case .point:
             restartSweeps()
-        case .element, .screen:
+        case .element, .screen, .settings:
             if mode == .point { restartSweeps(); return }
             emitHighlight()
             armMove(from: now, firstOfCycle: item.cursor.index == 0)
@@ -169,6 +185,24 @@ extension ScanEngine {
             guard let h = escapeHandler(for: target) else { return }
             let outcome = runEffects(tree[h].onEscape ?? [], of: h)
             finishAction(target, focus: settings.resumeAt == .first ? .first : .same, outcome: outcome)
+        case .settings:
+            closeMenu()
+            openMenu(.settings)
+        case .faster, .slower:
+            changeSpeed(faster: menu.entries[menu.index] == .faster)
+            // The page stays open on the same entry, so repeated presses keep changing it.
+            armMove(from: now, firstOfCycle: menu.index == 0)
+        case .speech, .sound:
+            let speech = menu.entries[menu.index] == .speech
+            let on = speech ? !settings.feedback.speech : !settings.feedback.sound
+            if speech { settings.feedback.speech = on } else { settings.feedback.sound = on }
+            emit(.settingChanged(name: speech ? "speech" : "sound", value: on ? "true" : "false"))
+            emit(.announce("\(speech ? "Speech" : "Sound") \(on ? "on" : "off")"))
+            emitHighlight()
+            armMove(from: now, firstOfCycle: menu.index == 0)
+        case .done:
+            closeMenu()
+            returnFromMenu(.screen)
         case .pointMode:
             closeMenu()
             enterPointMode()
@@ -211,7 +245,7 @@ extension ScanEngine {
             let outcome = tapAt(p)
             applyStructuralChanges(outcome)
             restartSweeps()
-        case .screen:
+        case .screen, .settings:
             returnFromMenu(target)
         }
     }
@@ -222,5 +256,27 @@ extension ScanEngine {
         if mode == .point { restartSweeps(); return }
         if outcome.focusRequest != nil || outcome.screenChanged { return }
         resumeAfterAction(focus, selected: selected)
+    }
+
+    /// Faster or Slower: the auto-scan interval in steps of 0.1 s within its range, or in
+    /// point mode the glide speed in steps of 10 points per second. Said, and reported for
+    /// the runtime to keep.
+    mutating func changeSpeed(faster: Bool) {
+        if mode == .point {
+            let range = ScanSettings.glideSpeedRange
+            let next = min(max(settings.glideSpeed + (faster ? 10 : -10), range.lowerBound), range.upperBound)
+            guard next != settings.glideSpeed else { emit(.announce(faster ? "Fastest" : "Slowest")); return }
+            settings.glideSpeed = next
+            emit(.settingChanged(name: "glideSpeed", value: formatFixed(next, decimals: 0)))
+            emit(.announce("Glide speed \(formatFixed(next, decimals: 0))"))
+            return
+        }
+        let range = ScanSettings.autoScanIntervalRange
+        let tenths = (settings.autoScanInterval.seconds * 10).rounded() + (faster ? -1 : 1)
+        let next = min(max(tenths / 10, range.lowerBound), range.upperBound)
+        guard ScanDuration.seconds(next) != settings.autoScanInterval else { emit(.announce(faster ? "Fastest" : "Slowest")); return }
+        settings.autoScanInterval = .seconds(next)
+        emit(.settingChanged(name: "autoScanInterval", value: formatFixed(next, decimals: 1)))
+        emit(.announce("\(formatFixed(next, decimals: 1)) seconds"))
     }
 }

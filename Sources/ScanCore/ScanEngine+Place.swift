@@ -26,6 +26,7 @@ extension ScanEngine {
     enum TargetRef: Hashable {
         case element(String)
         case screen
+        case settings
         case point(Point, element: String?)
     }
 
@@ -302,6 +303,7 @@ extension ScanEngine {
         switch t {
         case .element(let n): return .element(tree[n].id)
         case .screen: return .screen
+        case .settings: return .settings
         case .point(let p, let n): return .point(p, element: n.map { tree[$0].id })
         }
     }
@@ -312,6 +314,8 @@ extension ScanEngine {
         switch r {
         case .screen:
             return .screen
+        case .settings:
+            return .settings
         case .element(let id):
             guard let n = tree.index(of: id), slots[n].group >= 0,
                   scan.groups[Int(slots[n].group)].items[Int(slots[n].index)] == .element(n) else { return nil }

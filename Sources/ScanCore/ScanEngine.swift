@@ -5,7 +5,8 @@
 public struct ScanEngine: Sendable {
     public internal(set) var tree: ElementTree
     public internal(set) var scan: ScanTree
-    public let settings: ScanSettings
+    /// The settings; the scanner menu's Settings change some of them while scanning.
+    public internal(set) var settings: ScanSettings
 
     /// Item-mode position: the stack of entered groups (0 = top level), the index in the
     /// current cycle, and the full cycles done there without a selection.
@@ -20,10 +21,14 @@ public struct ScanEngine: Sendable {
         case element(Int)
         case screen
         case point(Point, element: Int?)
+        /// The screen menu's Settings page.
+        case settings
     }
 
     enum MenuEntry: Hashable, Sendable {
-        case tap, customAction(Int), increment, decrement, escape, pointMode, itemMode, exit
+        case tap, customAction(Int), increment, decrement, escape, settings, pointMode, itemMode, exit
+        /// The Settings page: the scan speed, the feedback, and back.
+        case faster, slower, speech, sound, done
     }
 
     struct Menu: Hashable, Sendable {

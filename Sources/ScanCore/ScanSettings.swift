@@ -65,6 +65,8 @@ public struct ScanSettings: Hashable, Sendable {
 
     /// Allowed range of the interval.
     public static let autoScanIntervalRange = 0.1...10.0
+    /// Allowed range of the glide speed, points per second.
+    public static let glideSpeedRange = 5.0...5000.0
 }
 
 /// An sRGB colour, 8 bits a channel.

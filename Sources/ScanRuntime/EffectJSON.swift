@@ -55,6 +55,8 @@ public enum EffectJSON {
             s += "\"tap\""; field("x", number(p.x)); field("y", number(p.y)); optionalText("element", element)
         case .announce(let t):
             s += "\"announce\""; text("text", t)
+        case let .settingChanged(name, value):
+            s += "\"settingChanged\""; text("name", name); field("value", value)
         case let .emit(name, element, data):
             s += "\"emit\""; text("name", name); text("element", element)
             if let data { field("data", data) }

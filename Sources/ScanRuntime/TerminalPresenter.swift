@@ -106,6 +106,8 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
             message = "\(element): \(value)"
         case .announce(let text):
             message = text
+        case .settingChanged:
+            break
         case let .emit(name, _, _):
             message = "Event: \(name)"
         case .modeChanged(let m):

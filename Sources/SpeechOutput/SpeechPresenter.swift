@@ -43,7 +43,9 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     /// The warning when speech-dispatcher cannot be reached (the reason follows it).
     public static let unavailableWarning = "speech-dispatcher is not running or not installed (Debian: sudo apt-get install speech-dispatcher); scanning goes on without speech"
 
-    private let plan: UtterancePlan
+    private var plan: UtterancePlan
+    /// The sound icons, when they are installed: the scanner menu's Sound toggle uses them.
+    private let icons: (move: String, select: String)?
     /// Element traits for role words; touched only on the presenting queue.
     private var tree: ElementTree?
     private let thread: SpeechThread?
@@ -69,12 +71,13 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
         self.tree = tree
         var plan = UtterancePlan(speech: feedback.speech, moveSound: nil, selectSound: nil)
         var soundProblem: String?
+        // A missing icon would be spoken by name: check once, here, where it is cheap.
+        let missing = [sounds.move, sounds.select].filter { access(sounds.folder + "/" + $0, R_OK) != 0 }
+        icons = missing.isEmpty ? (sounds.move, sounds.select) : nil
         if feedback.sound {
-            // A missing icon would be spoken by name: check once, here, where it is cheap.
-            let missing = [sounds.move, sounds.select].filter { access(sounds.folder + "/" + $0, R_OK) != 0 }
-            if missing.isEmpty {
-                plan.moveSound = sounds.move
-                plan.selectSound = sounds.select
+            if let icons {
+                plan.moveSound = icons.move
+                plan.selectSound = icons.select
             } else {
                 soundProblem = "The sound icons \(missing.joined(separator: " and ")) are not in \(sounds.folder) (Debian: sudo apt-get install sound-icons); scanning goes on without sounds"
             }
@@ -99,6 +102,12 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     public func present(_ effects: [TimedEffect]) throws {
         guard let thread, thread.isRunning else { return }
         let received = MonotonicClock.now()
+        // The scanner menu's toggles take effect at once.
+        for e in effects {
+            guard case .settingChanged(let name, let value) = e.effect else { continue }
+            if name == "speech" { plan.speech = value == "true" }
+            if name == "sound" { plan.moveSound = value == "true" ? icons?.move : nil; plan.selectSound = value == "true" ? icons?.select : nil }
+        }
         let tree = self.tree
         let utterances = plan.utterances(effects, received: received) { id in
             tree.flatMap { t in t.index(of: id).map { t[$0].traits } }

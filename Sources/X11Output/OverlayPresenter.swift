@@ -194,12 +194,14 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
         case .pointSelected(let p):
             scene.sweep = nil
             scene.chosen = p
-        case .scanStopped:
+        case .scanStopped(let reason):
+            // Waiting after a selection keeps the place it will resume on in view.
+            guard reason != .afterSelection else { break }
             scene.outline = nil
             scene.menu = nil
             scene.sweep = nil
             scene.chosen = nil
-        case .scanStarted, .tap, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup:
+        case .scanStarted, .tap, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup, .settingChanged:
             break
         }
     }

@@ -97,6 +97,12 @@ struct Run: ParsableCommand {
         var tree: ElementTree?
         let scanSettings: ScanSettings
         var live: DesktopAccess?
+        // Without --settings, the user's own settings file, where the scanner menu's
+        // Settings keep their changes.
+        var options = self.options
+        let userSettings = SettingsFile.userPath(environment: ProcessInfo.processInfo.environment)
+        if options.settings == nil, let user = userSettings, FileManager.default.fileExists(atPath: user) { options.settings = user }
+        let keptIn = options.settings ?? userSettings
         if desktop {
             scanSettings = options.loadScanSettings(problems: &problems)
             guard problems.isEmpty else { throw fail(problems.joined(separator: "\n")) }
@@ -184,6 +190,7 @@ struct Run: ParsableCommand {
             }
             feedbackNotes.append("Pointer: \(clicker.summary)")
         }
+        if let keptIn { presenters.append(SettingsKeeper(path: keptIn, warn: { writeErr("Warning: \($0)\n") })) }
         let presenter = FanOutPresenter(presenters)
         session.presenter = presenter
         terminal?.onFailure = { e in session.shutdown(code: 1, message: "Error: the terminal presenter failed: \(e)") }
@@ -415,4 +422,26 @@ final class ScannerSink: SwitchEventSink, @unchecked Sendable {
     func detach(fd: Int32) { scanner.detach(fd: fd) }
     func submit(_ event: SwitchEvent) { scanner.submit(event) }
     var now: ScanInstant { MonotonicClock.now() }
+}
+
+/// Keeps the scanner menu's setting changes in the settings file, written atomically on a
+/// queue of its own: never on the engine's thread, never holding up the presenters.
+final class SettingsKeeper: EffectPresenter, @unchecked Sendable {
+    let path: String
+    let warn: @Sendable (String) -> Void
+    let queue = DispatchQueue(label: "switchscan.settings")
+
+    init(path: String, warn: @escaping @Sendable (String) -> Void) { self.path = path; self.warn = warn }
+
+    func present(_ effects: [TimedEffect]) throws {
+        for e in effects {
+            guard case .settingChanged(let name, let value) = e.effect else { continue }
+            queue.async { [path, warn] in
+                do throws(FileReadError) { try SettingsFile.set(name, to: value, in: path) } catch { warn(error.description) }
+            }
+        }
+    }
+
+    /// What is queued is written before the process ends.
+    func finish() { queue.sync {} }
 }

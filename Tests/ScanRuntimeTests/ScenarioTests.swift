@@ -109,6 +109,7 @@ func compact(_ e: TimedEffect) -> String {
     case let .tap(p, el): return "\(t) tap (\(num(p.x)),\(num(p.y))) \(el ?? "-")"
     case .announce(let text): return "\(t) announce \(text)"
     case let .emit(name, _, _): return "\(t) emit \(name)"
+    case let .settingChanged(name, value): return "\(t) settingChanged \(name) \(value)"
     }
 }
 

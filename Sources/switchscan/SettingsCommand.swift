@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import JSONTape
+import ScanFormats
+
+/// The user's settings file: where it is, what it says, and one setting changed in it
+/// (the scanner menu's Settings change it the same way while scanning).
+struct SettingsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "settings",
+        abstract: "Show or change the user's settings file (~/.config/switchscan/settings.json).",
+        subcommands: [SettingsPath.self, SettingsShow.self, SettingsSet.self]
+    )
+
+    static func file(_ given: String?) throws -> String {
+        if let given { return given }
+        guard let path = SettingsFile.userPath(environment: ProcessInfo.processInfo.environment) else {
+            throw fail("Error: no home folder (HOME and XDG_CONFIG_HOME are unset); give the file with --file.")
+        }
+        return path
+    }
+}
+
+struct SettingsPath: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "path", abstract: "Print where the user's settings file is.")
+    func run() throws { writeOut(try SettingsCommand.file(nil) + "\n") }
+}
+
+struct SettingsShow: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Print the settings file, checked.")
+    @Option(help: "The settings file (default: the user's).")
+    var file: String?
+
+    func run() throws {
+        let path = try SettingsCommand.file(file)
+        guard FileManager.default.fileExists(atPath: path) else {
+            writeOut("\(path) does not exist yet: every setting has its default.\n")
+            return
+        }
+        _ = try loadSettings(path)  // refuses a broken file with its place
+        let bytes = try readBytes(path, what: "settings file")
+        writeOut(String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+struct SettingsSet: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Set one setting in the settings file, keeping the others; the file is replaced atomically.",
+        discussion: "VALUE is JSON (0.8, true, \"untilPress\", {\"send\": 5}); a bare word is taken as a string."
+    )
+    @Argument(help: "The setting, e.g. autoScanInterval.")
+    var key: String
+    @Argument(help: "Its value, e.g. 0.8.")
+    var value: String
+    @Option(help: "The settings file (default: the user's).")
+    var file: String?
+
+    func run() throws {
+        let path = try SettingsCommand.file(file)
+        let json = (try? JSONDocument.parse(Array(value.utf8))) != nil ? value : jsonString(value)
+        do { try SettingsFile.set(key, to: json, in: path) } catch { throw fail(error.description) }
+    }
+}
