@@ -78,32 +78,40 @@ func locate(_ diagnostics: [Diagnostic], in bytes: [UInt8]) -> [Diagnostic] {
 public func suggestion(for word: String, among candidates: [String]) -> String? {
     let longest = candidates.map(\.utf8.count).max() ?? 0
     guard word.utf8.count <= 2 * longest + 8 else { return nil }
-    let w = Array(word.lowercased())
+    // Bytes, ASCII letters folded: names in data files are ASCII, and this runs for every
+    // unknown name of a file against every candidate.
+    func folded(_ s: String) -> [UInt8] { s.utf8.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 } }
+    let w = folded(word)
+    let limit = max(2, w.count / 3)
     var best: (String, Int)?
     for c in candidates {
-        let d = editDistance(w, Array(c.lowercased()))
-        if best == nil || d < best!.1 { best = (c, d) }
+        let cw = folded(c)
+        // A length that far off cannot be within the limit: no distance to compute.
+        guard abs(cw.count - w.count) <= limit else { continue }
+        if let d = editDistance(w, cw, atMost: min(limit, (best?.1 ?? limit + 1) - 1)), best == nil || d < best!.1 { best = (c, d) }
     }
-    guard let (name, d) = best else { return nil }
-    let limit = max(2, w.count / 3)
-    if d <= limit { return name }
+    if let (name, _) = best { return name }
     // A known name inside a decorated spelling ("isButton", "UIAccessibilityTraitButton").
-    return candidates.first { c in c.count >= 3 && word.lowercased().hasSuffix(c.lowercased()) }
+    return candidates.first { c in c.count >= 3 && w.count >= c.utf8.count && w.suffix(c.utf8.count).elementsEqual(folded(c)) }
 }
 
-func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
+/// The edit distance of `a` and `b`, or nil once it is certain to exceed `limit`.
+func editDistance(_ a: [UInt8], _ b: [UInt8], atMost limit: Int) -> Int? {
+    if a.isEmpty { return b.count <= limit ? b.count : nil }
+    if b.isEmpty { return a.count <= limit ? a.count : nil }
     var prev = Array(0...b.count)
     var cur = Array(repeating: 0, count: b.count + 1)
     for i in 1...a.count {
         cur[0] = i
+        var rowMin = i
         for j in 1...b.count {
             cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            rowMin = min(rowMin, cur[j])
         }
+        if rowMin > limit { return nil }
         swap(&prev, &cur)
     }
-    return prev[b.count]
+    return prev[b.count] <= limit ? prev[b.count] : nil
 }
 
 func quotedList(_ names: [String]) -> String { names.joined(separator: ", ") }

@@ -86,4 +86,22 @@ struct BadInputFilesTests {
         let mapping = profiles.mapping(for: InputDeviceDescription(node: "n", name: "Latin pad", bus: "usb", vendor: 1, product: 2, capabilities: ["keyboard"]))
         #expect(mapping.sections.count == 1 && mapping.sections[0].hasSuffix(".json: latin1"))
     }
+
+    /// Inputs the fuzzers found (Tests/Fixtures/fuzz): each loads, or is refused with its
+    /// problems, as any input must.
+    @Test func inputsTheFuzzersFoundAreHandled() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/fuzz/FuzzProfile")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(!files.isEmpty)
+        for name in files {
+            let bytes = try [UInt8](Data(contentsOf: dir.appendingPathComponent(name)))
+            do {
+                _ = try DeviceProfileLoader.load(bytes: bytes, file: name, codes: LibevdevCodes())
+            } catch {
+                #expect(!error.errors.isEmpty)
+                #expect(error.errors.contains { $0.message.contains("unknown event code") }, "\(name): \(error)")
+            }
+        }
+    }
 }
