@@ -69,9 +69,18 @@ public struct ElementTree: Sendable {
             self.ids = built
         }
         bounds = nodes.map(\.frame)
-        // Nodes are in document order: every child comes after its parent.
-        for i in nodes.indices.reversed() {
-            if let p = nodes[i].parent, p >= 0, p < i { bounds[p] = bounds[p].union(bounds[i]) }
+        // Children before parents, whatever order the nodes come in.
+        var order: [Int] = []
+        var stack = nodes.isEmpty ? [] : [0]
+        var seen = [Bool](repeating: false, count: nodes.count)
+        while let i = stack.popLast() {
+            guard i < nodes.count, !seen[i] else { continue }
+            seen[i] = true
+            order.append(i)
+            stack.append(contentsOf: nodes[i].children)
+        }
+        for i in order.reversed() {
+            for c in nodes[i].children where c < nodes.count { bounds[i] = bounds[i].union(bounds[c]) }
         }
     }
 
