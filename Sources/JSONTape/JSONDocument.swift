@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A parsed JSON text as a tape: one flat array of tokens in document order, each value
 /// remembering where it stood in the file, so that a loader can name the line and column of
 /// every mistake. Foundation's decoders keep no positions and accept duplicate keys
@@ -273,7 +267,7 @@ public struct JSONNames: Sendable {
         guard count > 0 else { return positions[""] }
         return document.bytes.withUnsafeBufferPointer { text in
             for k in buckets[Self.bucket(count, text[start], text[t.end - 1])] where bytes[k].count == count {
-                if bytes[k].withUnsafeBufferPointer({ memcmp($0.baseAddress!, text.baseAddress! + start, count) == 0 }) { return k }
+                if bytes[k].elementsEqual(UnsafeBufferPointer(rebasing: text[start..<t.end])) { return k }
             }
             return nil
         }

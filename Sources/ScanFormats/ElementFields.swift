@@ -30,6 +30,18 @@ struct ElementField: Sendable {
          read: @escaping @Sendable (inout LayoutReader, JSONMember, inout NodeDraft, () -> String) -> Void) {
         self.name = name; self.place = place; self.read = read; self.change = change
     }
+
+    /// A true/false field of the node.
+    static func flag(_ name: String, _ key: WritableKeyPath<ElementNode, Bool> & Sendable, default value: Bool = false,
+                     _ place: FieldPlace = .any, change: (@Sendable (NodeDraft) -> LayoutEffect.FieldChange?)? = nil) -> ElementField {
+        ElementField(name, place, change: change) { r, m, n, path in n.node[keyPath: key] = r.fields.bool(m, path(), n.node.id) ?? value }
+    }
+
+    /// A text field of the node.
+    static func text(_ name: String, _ key: WritableKeyPath<ElementNode, String?> & Sendable, _ place: FieldPlace = .any,
+                     change: (@Sendable (NodeDraft) -> LayoutEffect.FieldChange?)? = nil) -> ElementField {
+        ElementField(name, place, change: change) { r, m, n, path in n.node[keyPath: key] = r.fields.string(m, path(), n.node.id) }
+    }
 }
 
 /// A node while it is read: the node itself, and what the reader needs from its fields
@@ -66,41 +78,25 @@ enum ElementFields {
     static let all: [ElementField] = [
         // Read first, by `LayoutReader.node`, so that every message can name the element.
         .init("id") { _, _, _, _ in },
-        .init("virtual") { r, m, n, path in n.node.isVirtual = r.fields.bool(m, path(), n.node.id) ?? false },
-        .init("visible", change: { .visible($0.node.isVisible) }) { r, m, n, path in
-            n.node.isVisible = r.fields.bool(m, path(), n.node.id) ?? true
-        },
+        .flag("virtual", \.isVirtual),
+        .flag("visible", \.isVisible, default: true, change: { .visible($0.node.isVisible) }),
         .init("isAccessibilityElement") { r, m, n, path in n.explicitAccessibility = r.fields.bool(m, path(), n.node.id) },
-        .init("label", .element, change: { $0.node.label.map { .label($0) } }) { r, m, n, path in
-            n.node.label = r.fields.string(m, path(), n.node.id)
-        },
+        .text("label", \.label, .element, change: { $0.node.label.map { .label($0) } }),
         .init("labelSpans") { r, m, n, path in r.labelSpans(m, &n, path()) },
         .init("labelFromChildren") { r, m, n, path in n.labelFromChildren = r.fields.bool(m, path(), n.node.id) ?? false },
-        .init("value", change: { $0.node.value.map { .value($0) } }) { r, m, n, path in
-            n.node.value = r.fields.string(m, path(), n.node.id)
-        },
-        .init("hint", change: { $0.node.hint.map { .hint($0) } }) { r, m, n, path in
-            n.node.hint = r.fields.string(m, path(), n.node.id)
-        },
+        .text("value", \.value, change: { $0.node.value.map { .value($0) } }),
+        .text("hint", \.hint, change: { $0.node.hint.map { .hint($0) } }),
         .init("traits", .element, change: { .traits($0.node.traits) }) { r, m, n, path in
             n.node.traits = r.traits(m, path(), n.node.id)
         },
         .init("language") { r, m, n, path in r.language(m, path(), n.node.id) },
-        .init("hidden", change: { .hidden($0.node.hidden) }) { r, m, n, path in
-            n.node.hidden = r.fields.bool(m, path(), n.node.id) ?? false
-        },
-        .init("elementsHidden", change: { .elementsHidden($0.node.elementsHidden) }) { r, m, n, path in
-            n.node.elementsHidden = r.fields.bool(m, path(), n.node.id) ?? false
-        },
-        .init("viewIsModal", .container, change: { .viewIsModal($0.node.viewIsModal) }) { r, m, n, path in
-            n.node.viewIsModal = r.fields.bool(m, path(), n.node.id) ?? false
-        },
+        .flag("hidden", \.hidden, change: { .hidden($0.node.hidden) }),
+        .flag("elementsHidden", \.elementsHidden, change: { .elementsHidden($0.node.elementsHidden) }),
+        .flag("viewIsModal", \.viewIsModal, .container, change: { .viewIsModal($0.node.viewIsModal) }),
         .init("modalScope") { r, m, n, path in
             if let s = r.fields.enumValue(m, ModalScope.self, path(), n.node.id) { n.node.modalScope = s }
         },
-        .init("shouldGroupChildren", .container) { r, m, n, path in
-            n.node.shouldGroupChildren = r.fields.bool(m, path(), n.node.id) ?? false
-        },
+        .flag("shouldGroupChildren", \.shouldGroupChildren, .container),
         .init("navigationStyle", .container) { r, m, n, path in
             if let s = r.fields.enumValue(m, NavigationStyle.self, path(), n.node.id) { n.node.navigationStyle = s }
         },
