@@ -1,5 +1,8 @@
 public enum HighlightKind: String, Sendable { case element, group, exit, menuEntry }
 public enum AdjustDirection: String, Sendable { case increment, decrement }
+/// Keys the scanner menu sends to the focused application, for applications whose
+/// accessibility tree does not offer everything.
+public enum SpecialKey: String, CaseIterable, Sendable { case escape, enter, tab, up, down, left, right }
 public enum StopReason: String, Sendable {
     /// `loops` cycles passed without a selection at the top level.
     case loopsExhausted
@@ -33,6 +36,8 @@ public enum Effect: Hashable, Sendable {
     /// A setting changed from the scanner menu (its settings-file key, its JSON value), for
     /// the runtime to keep.
     case settingChanged(name: String, value: String)
+    /// A key to send to the focused application (the screen menu's Keys page).
+    case key(SpecialKey)
     /// A host event declared by the layout (`{"emit": …}`), raised by `element`'s handler.
     case emit(name: String, element: String, data: String?)
 }

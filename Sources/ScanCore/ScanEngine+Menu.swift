@@ -13,6 +13,8 @@ extension ScanEngine {
             break
         case .settings:
             return [.faster, .slower, .speech, .sound, .done]
+        case .keys:
+            return SpecialKey.allCases.map(MenuEntry.key) + [.done]
         }
         if let n = owner {
             let node = tree[n]
@@ -23,7 +25,7 @@ extension ScanEngine {
         }
         if escapeHandler(for: target) != nil { entries.append(.escape) }
         entries.append(mode == .point ? .itemMode : .pointMode)
-        if target == .screen { entries.append(.settings) }
+        if target == .screen { entries += [.settings, .keys] }
         entries.append(.exit)
         return entries
     }
@@ -32,7 +34,7 @@ extension ScanEngine {
         switch target {
         case .element(let n): return n
         case .point(_, let n): return n
-        case .screen, .settings: return nil
+        case .screen, .settings, .keys: return nil
         }
     }
 
@@ -42,7 +44,7 @@ extension ScanEngine {
         switch target {
         case .element(let n): return tree[n].frame
         case .point(let p, _): return Rect(x: p.x, y: p.y, width: 0, height: 0)
-        case .screen, .settings: return nil
+        case .screen, .settings, .keys: return nil
         }
     }
 
@@ -62,6 +64,8 @@ extension ScanEngine {
         case .speech: return "speech"
         case .sound: return "sound"
         case .done: return "done"
+        case .keys: return "keys"
+        case .key(let k): return "key:" + k.rawValue
         }
     }
 
@@ -82,6 +86,17 @@ extension ScanEngine {
         case .speech: return settings.feedback.speech ? "Speech off" : "Speech on"
         case .sound: return settings.feedback.sound ? "Sound off" : "Sound on"
         case .done: return "Done"
+        case .keys: return "Keys"
+        case .key(let k):
+            switch k {
+            case .escape: return "Escape key"
+            case .enter: return "Enter"
+            case .tab: return "Tab"
+            case .up: return "Up"
+            case .down: return "Down"
+            case .left: return "Left"
+            case .right: return "Right"
+            }
         }
     }
 
@@ -92,7 +107,7 @@ extension ScanEngine {
         var start: Int?
         switch target {
         case .element(let n), .point(_, let n?): start = n
-        case .point(_, nil), .settings: start = nil
+        case .point(_, nil), .settings, .keys: start = nil
         case .screen: start = scan.groups[item.cursor.scope].node
         }
         var cur = start
@@ -127,7 +142,7 @@ extension ScanEngine {
         switch target {
         case .point:
             restartSweeps()
-        case .element, .screen, .settings:
+        case .element, .screen, .settings, .keys:
             if mode == .point { restartSweeps(); return }
             emitHighlight()
             armMove(from: now, firstOfCycle: item.cursor.index == 0)
@@ -203,6 +218,13 @@ extension ScanEngine {
         case .done:
             closeMenu()
             returnFromMenu(.screen)
+        case .keys:
+            closeMenu()
+            openMenu(.keys)
+        case .key(let k):
+            emit(.key(k))
+            // The page stays open on the key, so that it can be sent again.
+            armMove(from: now, firstOfCycle: menu.index == 0)
         case .pointMode:
             closeMenu()
             enterPointMode()
@@ -245,7 +267,7 @@ extension ScanEngine {
             let outcome = tapAt(p)
             applyStructuralChanges(outcome)
             restartSweeps()
-        case .screen, .settings:
+        case .screen, .settings, .keys:
             returnFromMenu(target)
         }
     }

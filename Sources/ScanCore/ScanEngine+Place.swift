@@ -27,6 +27,7 @@ extension ScanEngine {
         case element(String)
         case screen
         case settings
+        case keys
         case point(Point, element: String?)
     }
 
@@ -304,6 +305,7 @@ extension ScanEngine {
         case .element(let n): return .element(tree[n].id)
         case .screen: return .screen
         case .settings: return .settings
+        case .keys: return .keys
         case .point(let p, let n): return .point(p, element: n.map { tree[$0].id })
         }
     }
@@ -316,6 +318,8 @@ extension ScanEngine {
             return .screen
         case .settings:
             return .settings
+        case .keys:
+            return .keys
         case .element(let id):
             guard let n = tree.index(of: id), slots[n].group >= 0,
                   scan.groups[Int(slots[n].group)].items[Int(slots[n].index)] == .element(n) else { return nil }

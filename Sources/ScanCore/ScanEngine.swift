@@ -23,12 +23,16 @@ public struct ScanEngine: Sendable {
         case point(Point, element: Int?)
         /// The screen menu's Settings page.
         case settings
+        /// The screen menu's Keys page.
+        case keys
     }
 
     enum MenuEntry: Hashable, Sendable {
         case tap, customAction(Int), increment, decrement, escape, settings, pointMode, itemMode, exit
         /// The Settings page: the scan speed, the feedback, and back.
         case faster, slower, speech, sound, done
+        /// The Keys page, and a key on it.
+        case keys, key(SpecialKey)
     }
 
     struct Menu: Hashable, Sendable {

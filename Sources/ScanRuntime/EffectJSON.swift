@@ -57,6 +57,8 @@ public enum EffectJSON {
             s += "\"announce\""; text("text", t)
         case let .settingChanged(name, value):
             s += "\"settingChanged\""; text("name", name); field("value", value)
+        case .key(let k):
+            s += "\"key\""; text("key", k.rawValue)
         case let .emit(name, element, data):
             s += "\"emit\""; text("name", name); text("element", element)
             if let data { field("data", data) }

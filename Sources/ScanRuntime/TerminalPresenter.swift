@@ -108,6 +108,8 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
             message = text
         case .settingChanged:
             break
+        case .key(let k):
+            message = "Key \(k.rawValue)"
         case let .emit(name, _, _):
             message = "Event: \(name)"
         case .modeChanged(let m):

@@ -60,7 +60,7 @@ struct UtterancePlan {
             case .activate, .customAction, .adjust, .enterGroup, .tap:
                 if selectSound != nil { selected = true }
             case .scanStarted, .scanStopped, .exitGroup, .menuOpen, .menuClose, .modeChanged, .sweep,
-                 .pointSelected, .emit, .settingChanged:
+                 .pointSelected, .emit, .settingChanged, .key:
                 break
             }
         }

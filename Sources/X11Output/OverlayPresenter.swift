@@ -201,7 +201,7 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
             scene.menu = nil
             scene.sweep = nil
             scene.chosen = nil
-        case .scanStarted, .tap, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup, .settingChanged:
+        case .scanStarted, .tap, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup, .settingChanged, .key:
             break
         }
     }

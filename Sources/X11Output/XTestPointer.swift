@@ -41,6 +41,31 @@ public final class XTestPointer: @unchecked Sendable {
         return moved && pressed && released && !x.isLost
     }
 
+    /// Presses and releases `key` for the window that has the keyboard focus. False when
+    /// the server has no such key or refused.
+    public func press(_ key: SpecialKey) -> Bool {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        guard !x.isLost else { return false }
+        let d = x.pointer
+        let keysym: UInt = switch key {
+        case .escape: 0xff1b
+        case .enter: 0xff0d
+        case .tab: 0xff09
+        case .up: 0xff52
+        case .down: 0xff54
+        case .left: 0xff51
+        case .right: 0xff53
+        }
+        let code = XKeysymToKeycode(d, KeySym(keysym))
+        guard code != 0 else { return false }
+        let pressed = XTestFakeKeyEvent(d, UInt32(code), 1, 0) != 0
+        let released = XTestFakeKeyEvent(d, UInt32(code), 0, 0) != 0
+        var event = XEvent()
+        while !x.isLost, XPending(d) > 0 { XNextEvent(d, &event) }
+        return pressed && released && !x.isLost
+    }
+
     /// The default screen's size in pixels.
     public var screenSize: (width: Double, height: Double) { (Double(x.width), Double(x.height)) }
 

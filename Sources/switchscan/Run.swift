@@ -190,6 +190,7 @@ struct Run: ParsableCommand {
             }
             feedbackNotes.append("Pointer: \(clicker.summary)")
         }
+        if live != nil { presenters.append(KeyPresenter(warn: { writeErr("Warning: \($0)\n") })) }
         if let keptIn { presenters.append(SettingsKeeper(path: keptIn, warn: { writeErr("Warning: \($0)\n") })) }
         let presenter = FanOutPresenter(presenters)
         session.presenter = presenter

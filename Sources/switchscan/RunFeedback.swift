@@ -41,6 +41,37 @@ final class UinputClicker: PointerClicker, @unchecked Sendable {
     var summary: String { "uinput (\(pointer.node ?? "no node")), \(pointer.width)x\(pointer.height)" }
 }
 
+/// The Keys page's keys, sent to the focused application through XTest (live desktop
+/// runs). Without an X display each key is refused with a warning, once.
+final class KeyPresenter: EffectPresenter, @unchecked Sendable {
+    let sender: XTestPointer?
+    let problem: String?
+    let warn: @Sendable (String) -> Void
+    var warned = false
+
+    init(warn: @escaping @Sendable (String) -> Void) {
+        self.warn = warn
+        do { sender = try XTestPointer(); problem = nil } catch {
+            sender = nil
+            problem = "Keys cannot be sent: \(error)"
+        }
+    }
+
+    func present(_ effects: [TimedEffect]) throws {
+        for e in effects {
+            guard case .key(let k) = e.effect else { continue }
+            if let sender {
+                if !sender.press(k) { warn("The \(k.rawValue) key could not be sent.") }
+            } else if !warned, let problem {
+                warned = true
+                warn(problem)
+            }
+        }
+    }
+
+    func finish() {}
+}
+
 /// Point-mode taps of a layout run, clicked on the real screen (only with --pointer).
 final class PointerPresenter: EffectPresenter, @unchecked Sendable {
     let clicker: PointerClicker

@@ -26,6 +26,29 @@ struct LiveDesktopTests {
         return ["x", "y", "width", "height"].compactMap { (f[$0] as? NSNumber)?.doubleValue }
     }
 
+    /// The screen menu's Keys page sends a key to the focused application through XTest.
+    @Test func theKeysPageSendsAKeyToTheFocusedWindow() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture()
+        // With alwaysTap, each cycle ends with the Menu item, which opens the screen menu.
+        let settings = session.directory.appendingPathComponent("always-tap.json")
+        try #"{"tapBehavior": "alwaysTap"}"#.write(to: settings, atomically: true, encoding: .utf8)
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName, "--settings", settings.path])
+        defer { scan.stop() }
+        try scan.go(to: "Menu", limit: 80)
+        try scan.select(expecting: "the screen menu") { $0.effect == "menuOpen" && ($0.fields["entries"] as? [String])?.contains("keys") == true }
+        try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        try scan.go(to: "Keys")
+        try scan.select(expecting: "the Keys page") { $0.effect == "menuOpen" && ($0.fields["entries"] as? [String])?.first == "key:escape" }
+        try scan.next("the Escape key highlighted") { $0.effect == "highlight" && $0.item == "key:escape" }
+        try scan.select(expecting: "the key sent") { $0.effect == "key" && $0.fields["key"] as? String == "escape" }
+        try fixture.waitForLine(matching: "key Escape")
+        try scan.go(to: "Tab")
+        try scan.select(expecting: "the key sent") { $0.effect == "key" && $0.fields["key"] as? String == "tab" }
+        try fixture.waitForLine(matching: "key Tab")
+    }
+
     /// `cost --desktop` costs the live window as `cost` costs its snapshot.
     @Test func theLiveWindowIsCostedAsItsSnapshot() throws {
         let session = try DesktopSession()

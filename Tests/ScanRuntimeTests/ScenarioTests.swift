@@ -110,6 +110,7 @@ func compact(_ e: TimedEffect) -> String {
     case .announce(let text): return "\(t) announce \(text)"
     case let .emit(name, _, _): return "\(t) emit \(name)"
     case let .settingChanged(name, value): return "\(t) settingChanged \(name) \(value)"
+    case .key(let k): return "\(t) key \(k.rawValue)"
     }
 }
 

@@ -19,6 +19,7 @@ so that a test can wait for it:
     expanded Fruits            the tree row was expanded (table cell action "expand or contract")
     collapsed Fruits
     activated Apple            a tree row was activated (table cell action "activate", not the first)
+    key Escape                 a key was pressed in the window (its GDK name)
     terminated                 SIGTERM or SIGINT; the fixture then exits with status 0
     quit                       --quit-after elapsed, or the window was closed
 
@@ -37,7 +38,8 @@ import gi
 
 gi.require_version("Gtk", "3.0")
 gi.require_version("Atk", "1.0")
-from gi.repository import Atk, GLib, Gtk  # noqa: E402
+gi.require_version("Gdk", "3.0")
+from gi.repository import Atk, Gdk, GLib, Gtk  # noqa: E402
 
 
 def log(message):
@@ -203,7 +205,13 @@ def on_map(_widget, _event):
     return False
 
 
+def on_key(_widget, event):
+    log(f"key {Gdk.keyval_name(event.keyval)}")
+    return False
+
+
 win.connect("map-event", on_map)
+win.connect("key-press-event", on_key)
 for signum in (signal.SIGTERM, signal.SIGINT):
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, quit_app, "terminated")
 if args.quit_after is not None:
