@@ -22,7 +22,8 @@ public enum Effect: Hashable, Sendable {
     case highlight(item: String, kind: HighlightKind, frame: Rect?, label: String?, context: String?)
     case enterGroup(String)
     case exitGroup(String)
-    case menuOpen(element: String?, entries: [String])
+    /// `entries` are names (stable, for programs), `titles` what the user sees and hears.
+    case menuOpen(element: String?, entries: [String], titles: [String])
     case menuClose(element: String?)
     /// A tap at the element's activation point; `target` is the node the tap reached.
     case activate(element: String, point: Point, target: String?)
@@ -38,6 +39,9 @@ public enum Effect: Hashable, Sendable {
     case settingChanged(name: String, value: String)
     /// A key to send to the focused application (the screen menu's Keys page).
     case key(SpecialKey)
+    /// A command to the window manager (the screen menu's Windows page); `title` is the
+    /// window's, for messages.
+    case window(WindowCommand, window: String, title: String)
     /// A host event declared by the layout (`{"emit": …}`), raised by `element`'s handler.
     case emit(name: String, element: String, data: String?)
 }

@@ -179,7 +179,7 @@ public enum ScanCost {
                     : wait(&waiting, within: chosen + settings.autoTapTime + .seconds(1)) { activation(in: $0) != nil } ?? []
                 if let t = activation(in: seen) { record(node.id, label, nil, t, presses) }
             case .menu:
-                guard let open = effects.first(where: { if case .menuOpen(let e, _) = $0.effect { return e == node.id } else { return false } }) else { return }
+                guard let open = effects.first(where: { if case .menuOpen(let e, _, _) = $0.effect { return e == node.id } else { return false } }) else { return }
                 var entries: [(name: String, action: String?)] = []
                 if !node.traits.contains(.notEnabled) { entries.append(("tap", nil)) }
                 entries += node.customActions.map { ($0.name, $0.name) }

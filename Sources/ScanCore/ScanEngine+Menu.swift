@@ -1,5 +1,8 @@
-/// The scanner menu: Tap, the element's custom actions in declared order,
-/// Increment/Decrement, Escape, Point mode, Exit — all on the first page, scanned like a group.
+/// The scanner menu, scanned like a group. An element's (or a point's) menu: Tap, the
+/// element's custom actions in declared order, Increment/Decrement, Escape, Point mode,
+/// Settings and more, Exit. The screen menu (on a group, an exit item, alwaysTap's Menu
+/// item, or "Settings and more"): Escape, Point mode, Settings, Keys, Windows, Exit; each of
+/// its pages ends with Done.
 extension ScanEngine {
     func menuEntries(for target: MenuTarget) -> [MenuEntry] {
         var entries: [MenuEntry] = []
@@ -11,10 +14,8 @@ extension ScanEngine {
             entries.append(.tap)
         case .screen:
             break
-        case .settings:
-            return [.faster, .slower, .speech, .sound, .done]
-        case .keys:
-            return SpecialKey.allCases.map(MenuEntry.key) + [.done]
+        case .page(let page):
+            return pageEntries(page) + [.done]
         }
         if let n = owner {
             let node = tree[n]
@@ -25,16 +26,41 @@ extension ScanEngine {
         }
         if escapeHandler(for: target) != nil { entries.append(.escape) }
         entries.append(mode == .point ? .itemMode : .pointMode)
-        if target == .screen { entries += [.settings, .keys] }
+        if target == .screen {
+            entries += [.page(.settings), .page(.keys)]
+            if !windows.isEmpty { entries.append(.page(.windows)) }
+        } else {
+            // One switch and the default tap behaviour reach menus of elements only: the
+            // settings must be reachable from there too.
+            entries.append(.screenMenu)
+        }
         entries.append(.exit)
         return entries
+    }
+
+    func pageEntries(_ page: MenuPage) -> [MenuEntry] {
+        switch page {
+        case .settings:
+            return [.faster, .slower, .speech, .sound]
+        case .keys:
+            return SpecialKey.allCases.map(MenuEntry.key)
+        case .windows:
+            // The other windows in the window manager's order (stable, unlike stacking),
+            // then the active window's commands.
+            var entries = windows.filter { !$0.active }.map(MenuEntry.switchTo)
+            if let active = windows.first(where: \.active) {
+                entries += [.windowCommand(.close, active), .windowCommand(.minimize, active),
+                            .windowCommand(active.maximized ? .restore : .maximize, active)]
+            }
+            return entries
+        }
     }
 
     func targetNode(_ target: MenuTarget) -> Int? {
         switch target {
         case .element(let n): return n
         case .point(_, let n): return n
-        case .screen, .settings, .keys: return nil
+        case .screen, .page: return nil
         }
     }
 
@@ -44,7 +70,7 @@ extension ScanEngine {
         switch target {
         case .element(let n): return tree[n].frame
         case .point(let p, _): return Rect(x: p.x, y: p.y, width: 0, height: 0)
-        case .screen, .settings, .keys: return nil
+        case .screen, .page: return nil
         }
     }
 
@@ -58,14 +84,18 @@ extension ScanEngine {
         case .pointMode: return "pointMode"
         case .itemMode: return "itemMode"
         case .exit: return "exit"
-        case .settings: return "settings"
+        case .screenMenu: return "screenMenu"
+        case .page(.settings): return "settings"
+        case .page(.keys): return "keys"
+        case .page(.windows): return "windows"
         case .faster: return "faster"
         case .slower: return "slower"
         case .speech: return "speech"
         case .sound: return "sound"
-        case .done: return "done"
-        case .keys: return "keys"
         case .key(let k): return "key:" + k.rawValue
+        case .switchTo(let w): return "window:" + w.id
+        case .windowCommand(let c, _): return c.rawValue + "Window"
+        case .done: return "done"
         }
     }
 
@@ -79,14 +109,15 @@ extension ScanEngine {
         case .pointMode: return "Point mode"
         case .itemMode: return "Item mode"
         case .exit: return "Exit menu"
-        case .settings: return "Settings"
+        case .screenMenu: return "Settings and more"
+        case .page(.settings): return "Settings"
+        case .page(.keys): return "Keys"
+        case .page(.windows): return "Windows"
         case .faster: return "Faster"
         case .slower: return "Slower"
         // What selecting does.
         case .speech: return settings.feedback.speech ? "Speech off" : "Speech on"
         case .sound: return settings.feedback.sound ? "Sound off" : "Sound on"
-        case .done: return "Done"
-        case .keys: return "Keys"
         case .key(let k):
             switch k {
             case .escape: return "Escape key"
@@ -97,6 +128,18 @@ extension ScanEngine {
             case .left: return "Left"
             case .right: return "Right"
             }
+        case .switchTo(let w):
+            let title = w.title.isEmpty ? "Untitled window" : w.title
+            return w.minimized ? title + ", minimised" : title
+        case .windowCommand(let c, _):
+            switch c {
+            case .activate: return "Switch to window"
+            case .close: return "Close window"
+            case .minimize: return "Minimise window"
+            case .maximize: return "Maximise window"
+            case .restore: return "Restore window size"
+            }
+        case .done: return "Done"
         }
     }
 
@@ -107,7 +150,7 @@ extension ScanEngine {
         var start: Int?
         switch target {
         case .element(let n), .point(_, let n?): start = n
-        case .point(_, nil), .settings, .keys: start = nil
+        case .point(_, nil), .page: start = nil
         case .screen: start = scan.groups[item.cursor.scope].node
         }
         var cur = start
@@ -122,7 +165,8 @@ extension ScanEngine {
     mutating func openMenu(_ target: MenuTarget) {
         let entries = menuEntries(for: target)
         item.menu = Menu(target: target, entries: entries)
-        emit(.menuOpen(element: targetID(target), entries: entries.map { entryName($0, target) }))
+        emit(.menuOpen(element: targetID(target), entries: entries.map { entryName($0, target) },
+                       titles: entries.map { entryTitle($0, target) }))
         emitHighlight()
         armMove(from: now, firstOfCycle: true)
         if settings.style == .step { timers[.stepSelect] = now + settings.stepSelectDelay }
@@ -142,7 +186,7 @@ extension ScanEngine {
         switch target {
         case .point:
             restartSweeps()
-        case .element, .screen, .settings, .keys:
+        case .element, .screen, .page:
             if mode == .point { restartSweeps(); return }
             emitHighlight()
             armMove(from: now, firstOfCycle: item.cursor.index == 0)
@@ -200,9 +244,12 @@ extension ScanEngine {
             guard let h = escapeHandler(for: target) else { return }
             let outcome = runEffects(tree[h].onEscape ?? [], of: h)
             finishAction(target, focus: settings.resumeAt == .first ? .first : .same, outcome: outcome)
-        case .settings:
+        case .screenMenu:
             closeMenu()
-            openMenu(.settings)
+            openMenu(.screen)
+        case .page(let page):
+            closeMenu()
+            openMenu(.page(page))
         case .faster, .slower:
             changeSpeed(faster: menu.entries[menu.index] == .faster)
             // The page stays open on the same entry, so repeated presses keep changing it.
@@ -218,13 +265,20 @@ extension ScanEngine {
         case .done:
             closeMenu()
             returnFromMenu(.screen)
-        case .keys:
-            closeMenu()
-            openMenu(.keys)
         case .key(let k):
             emit(.key(k))
             // The page stays open on the key, so that it can be sent again.
             armMove(from: now, firstOfCycle: menu.index == 0)
+        case .switchTo(let w):
+            closeMenu()
+            emit(.window(.activate, window: w.id, title: w.title))
+            // The window manager answers with another active window, whose screen then
+            // replaces this one; until then (or if it refuses) scanning goes on here.
+            returnFromMenu(.screen)
+        case .windowCommand(let c, let w):
+            closeMenu()
+            emit(.window(c, window: w.id, title: w.title))
+            returnFromMenu(.screen)
         case .pointMode:
             closeMenu()
             enterPointMode()
@@ -267,7 +321,7 @@ extension ScanEngine {
             let outcome = tapAt(p)
             applyStructuralChanges(outcome)
             restartSweeps()
-        case .screen, .settings, .keys:
+        case .screen, .page:
             returnFromMenu(target)
         }
     }

@@ -26,8 +26,7 @@ extension ScanEngine {
     enum TargetRef: Hashable {
         case element(String)
         case screen
-        case settings
-        case keys
+        case page(MenuPage)
         case point(Point, element: String?)
     }
 
@@ -179,7 +178,7 @@ extension ScanEngine {
             menu.loops = 0
             item.menu = menu
             guard !paused else { return }
-            emit(.menuOpen(element: targetID(menu.target), entries: names))
+            emit(.menuOpen(element: targetID(menu.target), entries: names, titles: entries.map { entryTitle($0, menu.target) }))
             emitHighlight()
             armMove(from: now, firstOfCycle: menu.index == 0)
             return
@@ -304,8 +303,7 @@ extension ScanEngine {
         switch t {
         case .element(let n): return .element(tree[n].id)
         case .screen: return .screen
-        case .settings: return .settings
-        case .keys: return .keys
+        case .page(let p): return .page(p)
         case .point(let p, let n): return .point(p, element: n.map { tree[$0].id })
         }
     }
@@ -316,10 +314,8 @@ extension ScanEngine {
         switch r {
         case .screen:
             return .screen
-        case .settings:
-            return .settings
-        case .keys:
-            return .keys
+        case .page(let p):
+            return .page(p)
         case .element(let id):
             guard let n = tree.index(of: id), slots[n].group >= 0,
                   scan.groups[Int(slots[n].group)].items[Int(slots[n].index)] == .element(n) else { return nil }

@@ -7,6 +7,9 @@ public struct ScanEngine: Sendable {
     public internal(set) var scan: ScanTree
     /// The settings; the scanner menu's Settings change some of them while scanning.
     public internal(set) var settings: ScanSettings
+    /// The desktop's windows (empty without a window manager, and for layout files): the
+    /// screen menu offers the Windows page when there are any.
+    public internal(set) var windows: [ManagedWindow] = []
 
     /// Item-mode position: the stack of entered groups (0 = top level), the index in the
     /// current cycle, and the full cycles done there without a selection.
@@ -21,18 +24,37 @@ public struct ScanEngine: Sendable {
         case element(Int)
         case screen
         case point(Point, element: Int?)
-        /// The screen menu's Settings page.
+        /// A page of the screen menu.
+        case page(MenuPage)
+    }
+
+    /// The screen menu's pages, each opened by its entry and closed by Done.
+    enum MenuPage: Hashable, Sendable {
+        /// The scan speed and the feedback.
         case settings
-        /// The screen menu's Keys page.
+        /// Keys sent to the focused application.
         case keys
+        /// The other windows to switch to, and what can be done to the active one.
+        case windows
     }
 
     enum MenuEntry: Hashable, Sendable {
-        case tap, customAction(Int), increment, decrement, escape, settings, pointMode, itemMode, exit
-        /// The Settings page: the scan speed, the feedback, and back.
-        case faster, slower, speech, sound, done
-        /// The Keys page, and a key on it.
-        case keys, key(SpecialKey)
+        case tap, customAction(Int), increment, decrement, escape, pointMode, itemMode, exit
+        /// In an element's (or a point's) menu: the screen menu, where the pages are.
+        case screenMenu
+        /// The screen menu's entry for a page.
+        case page(MenuPage)
+        /// The Settings page.
+        case faster, slower, speech, sound
+        /// A key on the Keys page.
+        case key(SpecialKey)
+        /// On the Windows page: another window to switch to, or a command to the active
+        /// one. The window as it was when the page opened: the page does not change under
+        /// the user while it is scanned.
+        case switchTo(ManagedWindow)
+        case windowCommand(WindowCommand, ManagedWindow)
+        /// Closes a page.
+        case done
     }
 
     struct Menu: Hashable, Sendable {
@@ -192,6 +214,13 @@ public struct ScanEngine: Sendable {
         begin(t)
         if newTree.screenID == tree.screenID { keepPlace(in: newTree) } else { enterScreen(newTree) }
         return finish()
+    }
+
+    /// The desktop's windows changed. Nothing is shown now: the Windows page lists them when
+    /// it opens (an open page is brought up to date with the screen's next snapshot, as
+    /// every open menu is).
+    public mutating func setWindows(_ windows: [ManagedWindow]) {
+        self.windows = windows
     }
 
     // MARK: - plumbing

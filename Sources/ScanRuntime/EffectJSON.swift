@@ -29,9 +29,10 @@ public enum EffectJSON {
             s += "\"enterGroup\""; text("group", g)
         case .exitGroup(let g):
             s += "\"exitGroup\""; text("group", g)
-        case let .menuOpen(element, entries):
+        case let .menuOpen(element, entries, titles):
             s += "\"menuOpen\""; optionalText("element", element)
             field("entries", "[" + entries.map(jsonString).joined(separator: ",") + "]")
+            field("titles", "[" + titles.map(jsonString).joined(separator: ",") + "]")
         case .menuClose(let element):
             s += "\"menuClose\""; optionalText("element", element)
         case let .activate(element, point, target):
@@ -59,6 +60,8 @@ public enum EffectJSON {
             s += "\"settingChanged\""; text("name", name); field("value", value)
         case .key(let k):
             s += "\"key\""; text("key", k.rawValue)
+        case let .window(command, window, title):
+            s += "\"window\""; text("action", command.rawValue); text("window", window); text("title", title)
         case let .emit(name, element, data):
             s += "\"emit\""; text("name", name); text("element", element)
             if let data { field("data", data) }

@@ -59,6 +59,11 @@ public final class LiveScanner: @unchecked Sendable {
         queue.async { [self] in output(engine.replaceTree(tree, at: MonotonicClock.now())) }
     }
 
+    /// The desktop's windows, for the screen menu's Windows page.
+    public func setWindows(_ windows: [ManagedWindow]) {
+        queue.async { [self] in engine.setWindows(windows) }
+    }
+
     /// Reads engine state on its queue (not from the queue itself).
     public func inspect<T>(_ body: @escaping (ScanEngine) -> T) -> T {
         queue.sync { [self] in body(engine) }

@@ -15,7 +15,7 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     let queue: DispatchQueue
     let clock: () -> ScanInstant
     var highlight: (frame: Rect?, label: String, kind: HighlightKind, item: String)?
-    var menu: (element: String?, entries: [String], current: String?)?
+    var menu: (element: String?, entries: [String], titles: [String], current: String?)?
     var mode = ScanMode.item
     var sweep: Sweep?
     var fixedX: Double?
@@ -83,8 +83,8 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
             highlight = (frame, label ?? item, kind, item)
             if kind == .menuEntry, menu != nil { menu!.current = item }
             stopped = false
-        case let .menuOpen(element, entries):
-            menu = (element, entries, entries.first)
+        case let .menuOpen(element, entries, titles):
+            menu = (element, entries, titles, entries.first)
         case .menuClose:
             menu = nil
         case .sweep(let s):
@@ -110,6 +110,8 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
             break
         case .key(let k):
             message = "Key \(k.rawValue)"
+        case let .window(command, _, title):
+            message = "Window \"\(title)\": \(command.rawValue)"
         case let .emit(name, _, _):
             message = "Event: \(name)"
         case .modeChanged(let m):
@@ -232,8 +234,8 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
             var c = 1
             for (k, ch) in "Menu:".enumerated() { put(areaRows + 1, c + k, ch, 6) }
             c += 6
-            for entry in m.entries {
-                let title = " \(entry) "
+            for (entry, name) in zip(m.entries, m.titles) {
+                let title = " \(name) "
                 let style: UInt8 = entry == m.current ? 7 : 6
                 for (k, ch) in title.enumerated() where c + k < cols { put(areaRows + 1, c + k, ch, style) }
                 c += title.count + 1

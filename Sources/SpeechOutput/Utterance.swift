@@ -57,7 +57,7 @@ struct UtterancePlan {
                 guard speech, !text.isEmpty else { continue }
                 out.append(Utterance(priority: .message, text: text, icon: selected ? selectSound : nil))
                 selected = false
-            case .activate, .customAction, .adjust, .enterGroup, .tap:
+            case .activate, .customAction, .adjust, .enterGroup, .tap, .window:
                 if selectSound != nil { selected = true }
             case .scanStarted, .scanStopped, .exitGroup, .menuOpen, .menuClose, .modeChanged, .sweep,
                  .pointSelected, .emit, .settingChanged, .key:

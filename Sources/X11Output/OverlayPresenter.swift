@@ -169,9 +169,9 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
                 scene.menu = nil
             }
             scene.outline = frame.map { ($0, kind) }
-        case let .menuOpen(_, entries):
+        case let .menuOpen(_, entries, titles):
             let anchor = scene.menu?.anchor ?? scene.outline?.frame
-            scene.menu = Menu(names: entries, titles: entries.map(OverlayGeometry.title(ofEntry:)),
+            scene.menu = Menu(names: entries, titles: titles,
                               current: entries.isEmpty ? nil : 0, anchor: anchor)
             scene.sweep = nil
             scene.chosen = nil
@@ -201,7 +201,7 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
             scene.menu = nil
             scene.sweep = nil
             scene.chosen = nil
-        case .scanStarted, .tap, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup, .settingChanged, .key:
+        case .scanStarted, .tap, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup, .settingChanged, .key, .window:
             break
         }
     }

@@ -131,7 +131,7 @@ struct Run: ParsableCommand {
         }
         guard problems.isEmpty else { throw fail(problems.joined(separator: "\n")) }
         // The live window's first snapshot; later ones reach the scanner as they come.
-        let liveTrees = LiveTrees()
+        let liveTrees = Handover<ElementTree>()
         if let live {
             tree = live.follow(app: app) { snapshot in liveTrees.put(snapshot.tree) }?.tree
         }
@@ -191,6 +191,23 @@ struct Run: ParsableCommand {
             feedbackNotes.append("Pointer: \(clicker.summary)")
         }
         if live != nil { presenters.append(KeyPresenter(warn: { writeErr("Warning: \($0)\n") })) }
+        // A failed action on the desktop is said, never fatal: on stderr and as an
+        // announcement.
+        let sayFailure: @Sendable (String) -> Void = { text in
+            presentQueue.async {
+                writeErr("Warning: \(text)\n")
+                try? session.presenter?.present([TimedEffect(MonotonicClock.now(), .announce(text))])
+            }
+        }
+        // The window manager's windows, for the screen menu's Windows page.
+        let liveWindows = Handover<[ManagedWindow]>()
+        var desktopWindows: DesktopWindows?
+        if live != nil && hasDisplay {
+            do { desktopWindows = try DesktopWindows(onChange: { liveWindows.put($0) }, report: sayFailure) } catch {
+                feedbackNotes.append("Note: the Windows page is not offered: \(error)")
+            }
+        }
+        if let desktopWindows { presenters.append(WindowPresenter(desktopWindows)) }
         if let keptIn { presenters.append(SettingsKeeper(path: keptIn, warn: { writeErr("Warning: \($0)\n") })) }
         let presenter = FanOutPresenter(presenters)
         session.presenter = presenter
@@ -205,14 +222,11 @@ struct Run: ParsableCommand {
         }
         session.scanner = scanner
         session.desktop = live
+        session.windows = desktopWindows
+        liveWindows.attach { scanner.setWindows($0) }
+        desktopWindows?.start()
         if let live {
-            // A failed action is said, never fatal: on stderr and as an announcement.
-            live.report = { text in
-                presentQueue.async {
-                    writeErr("Warning: \(text)\n")
-                    try? presenter.present([TimedEffect(MonotonicClock.now(), .announce(text))])
-                }
-            }
+            live.report = sayFailure
             liveTrees.attach { newTree in
                 scanner.replaceTree(newTree)
                 presentQueue.async {
@@ -315,6 +329,7 @@ final class RunSession: @unchecked Sendable {
     var keyboard: KeyboardInput?
     var devices: SwitchDevices?
     var desktop: DesktopAccess?
+    var windows: DesktopWindows?
     var resizeSource: DispatchSourceSignal?
     private let lock = NSLock()
     private var ending = false
@@ -362,6 +377,7 @@ final class RunSession: @unchecked Sendable {
             keyboard?.stop()
             devices?.closeAll()
             desktop?.stop()
+            windows?.stop()
             rt.stop()
             presentQueue.sync { presenter?.finish() }
             TerminalState.restore()
@@ -381,21 +397,22 @@ final class RunSession: @unchecked Sendable {
     }
 }
 
-/// New trees of the live window, from the AT-SPI thread to the scanner: any that come
-/// before the scanner exists are kept and the last one handed over on attach.
-final class LiveTrees: @unchecked Sendable {
+/// New values (trees of the live window, the window list) from the thread that reads them
+/// to the scanner: any that come before the scanner exists are kept and the last one handed
+/// over on attach.
+final class Handover<Value>: @unchecked Sendable {
     private let lock = NSLock()
-    private var pending: ElementTree?
-    private var sink: ((ElementTree) -> Void)?
+    private var pending: Value?
+    private var sink: ((Value) -> Void)?
 
-    /// The sink is called under the lock, so trees reach it in order; it must not block.
-    func put(_ tree: ElementTree) {
+    /// The sink is called under the lock, so values reach it in order; it must not block.
+    func put(_ value: Value) {
         lock.lock()
         defer { lock.unlock() }
-        if let sink { sink(tree) } else { pending = tree }
+        if let sink { sink(value) } else { pending = value }
     }
 
-    func attach(_ sink: @escaping (ElementTree) -> Void) {
+    func attach(_ sink: @escaping (Value) -> Void) {
         lock.lock()
         defer { lock.unlock() }
         self.sink = sink
@@ -410,6 +427,18 @@ final class DesktopActuator: EffectPresenter, @unchecked Sendable {
     let desktop: DesktopAccess
     init(_ desktop: DesktopAccess) { self.desktop = desktop }
     func present(_ effects: [TimedEffect]) throws { desktop.perform(effects) }
+    func finish() {}
+}
+
+/// The Windows page's commands, carried out by the window watcher on its own thread.
+final class WindowPresenter: EffectPresenter, @unchecked Sendable {
+    let windows: DesktopWindows
+    init(_ windows: DesktopWindows) { self.windows = windows }
+    func present(_ effects: [TimedEffect]) throws {
+        for e in effects {
+            if case let .window(command, id, _) = e.effect { windows.perform(command, window: id) }
+        }
+    }
     func finish() {}
 }
 

@@ -49,6 +49,67 @@ struct LiveDesktopTests {
         try fixture.waitForLine(matching: "key Tab")
     }
 
+    /// From an element's menu (one switch, the default tap behaviour) to the screen menu's
+    /// Windows page: switching to another window, maximising it and closing it, through
+    /// the window manager, each seen in the window manager's own answer.
+    @Test func theWindowsPageSwitchesMaximisesAndClosesWindows() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let other = try session.startFixture(args: ["--title", "Other Window", "--app-name", "other-fixture", "--move", "700", "0"])
+        _ = try session.startFixture()
+        try session.activateWindow(titled: "SwitchScan Fixture")
+        let scan = try ScanDriver(session, [])
+        defer { scan.stop() }
+        try scan.go(to: "Btn 1")
+
+        func openWindowsPage() throws -> EffectLine {
+            try scan.select(expecting: "the element's menu") { $0.effect == "menuOpen" }
+            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+            try scan.go(to: "Settings and more")
+            try scan.select(expecting: "the screen menu") { $0.effect == "menuOpen" && ($0.fields["entries"] as? [String])?.contains("windows") == true }
+            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+            try scan.go(to: "Windows")
+            let page = try scan.select(expecting: "the Windows page") { $0.effect == "menuOpen" }
+            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+            return page
+        }
+
+        // The other window is listed by its title; the active one is not.
+        let page = try openWindowsPage()
+        let titles = page.fields["titles"] as? [String] ?? []
+        #expect(titles.contains("Other Window") && !titles.contains("SwitchScan Fixture"), "\(page)")
+        #expect(Array(titles.suffix(4)) == ["Close window", "Minimise window", "Maximise window", "Done"], "\(page)")
+        try scan.go(to: "Other Window")
+        let asked = try scan.select(expecting: "the switch asked for") { $0.effect == "window" }
+        #expect(asked.fields["action"] as? String == "activate" && asked.fields["title"] as? String == "Other Window", "\(asked)")
+        try scan.next("the other window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "Other Window" }
+        #expect(try session.activeWindowTitle() == "Other Window")
+
+        // Maximised: the window manager makes it as large as the screen.
+        let id = try session.waitForWindow(titled: "Other Window")
+        let before = try session.windowFrame(id: id)
+        try scan.go(to: "Btn 1")
+        _ = try openWindowsPage()
+        try scan.go(to: "Maximise window")
+        try scan.select(expecting: "maximise asked for") { $0.effect == "window" && $0.fields["action"] as? String == "maximize" }
+        var after = before
+        for _ in 0..<100 where after.width <= before.width {
+            scan.settle(0.05)
+            after = try session.windowFrame(id: id)
+        }
+        #expect(after.width > before.width && after.height > before.height, "\(before) → \(after)")
+
+        // Closed, as its close button would: the application hears it and quits, and the
+        // scan moves to the window that is active next.
+        try scan.go(to: "Btn 1")
+        let again = try openWindowsPage()
+        #expect((again.fields["titles"] as? [String])?.contains("Restore window size") == true, "\(again)")
+        try scan.go(to: "Close window")
+        try scan.select(expecting: "close asked for") { $0.effect == "window" && $0.fields["action"] as? String == "close" }
+        try other.waitForLine(matching: "quit")
+        try scan.next("the remaining window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "SwitchScan Fixture" }
+    }
+
     /// `cost --desktop` costs the live window as `cost` costs its snapshot.
     @Test func theLiveWindowIsCostedAsItsSnapshot() throws {
         let session = try DesktopSession()

@@ -61,7 +61,7 @@ struct EngineTimingTests {
             effects.compactMap { e -> String? in
                 switch e.effect {
                 case .enterGroup(let g): return g
-                case .menuOpen(let element, _): return element
+                case .menuOpen(let element, _, _): return element
                 default: return nil
                 }
             }
@@ -87,7 +87,7 @@ struct EngineTimingTests {
         _ = driver.start()
         _ = driver.advance(to: .seconds(1.5))
         let effects = driver.deliver(SwitchEvent(.select, down: true, at: .seconds(1.2)))
-        guard case .menuOpen(let element, _)? = effects.first?.effect else {
+        guard case .menuOpen(let element, _, _)? = effects.first?.effect else {
             Issue.record("expected the menu of btn1, got \(effects)"); return
         }
         #expect(element == "btn1")

@@ -13,6 +13,9 @@ import Testing
 /// settings: {"style": "manual"}            (optional, inline JSON)
 /// debounce: 0.03                           (optional: a device profile's bounce time)
 /// until: 9                                 (seconds)
+/// windows: Editor (active); Files; Music (minimized)
+///                                          (optional: the desktop's windows, ids w1, w2, …;
+///                                           states: active, maximized, minimized)
 /// events:
 /// 3.2 select
 /// expect:
@@ -27,6 +30,7 @@ struct Scenario: CustomTestStringConvertible, Sendable {
     /// A device profile's debounce for the switches (seconds), if any.
     var debounce: Double?
     var events = ""
+    var windows: [ManagedWindow] = []
     var expected: [String] = []
 
     var testDescription: String { name }
@@ -61,6 +65,7 @@ struct Scenario: CustomTestStringConvertible, Sendable {
                 case "settings": s.settings = parts[1]
                 case "until": s.until = Double(parts[1]) ?? 10
                 case "debounce": s.debounce = Double(parts[1])
+                case "windows": s.windows = parseWindows(parts[1])
                 default: break
                 }
             }
@@ -68,13 +73,29 @@ struct Scenario: CustomTestStringConvertible, Sendable {
         return s
     }
 
+    /// "Editor (active, maximized); Files" → windows w1, w2 with those states.
+    static func parseWindows(_ text: String) -> [ManagedWindow] {
+        text.split(separator: ";").enumerated().map { i, part in
+            var title = part.trimmingCharacters(in: .whitespaces)
+            var states: [String] = []
+            if title.hasSuffix(")"), let open = title.lastIndex(of: "(") {
+                states = title[title.index(after: open)..<title.index(before: title.endIndex)]
+                    .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                title = title[..<open].trimmingCharacters(in: .whitespaces)
+            }
+            return ManagedWindow(id: "w\(i + 1)", title: title, active: states.contains("active"),
+                                 maximized: states.contains("maximized"), minimized: states.contains("minimized"))
+        }
+    }
+
     func run() throws -> [String] {
         let layoutBytes = try [UInt8](Data(contentsOf: Self.root.appendingPathComponent("Layouts").appendingPathComponent(layout)))
         let doc = try LayoutLoader.load(bytes: layoutBytes, file: layout)
         let settings = try SettingsLoader.load(bytes: Array(self.settings.utf8), file: "\(name) settings")
         let events = try EventsLoader.load(text: self.events, file: name)
-        var driver = ManualDriver(engine: ScanEngine(tree: doc.tree, settings: settings,
-                                                     debounce: debounce.map { .seconds($0) }))
+        var engine = ScanEngine(tree: doc.tree, settings: settings, debounce: debounce.map { .seconds($0) })
+        engine.setWindows(windows)
+        var driver = ManualDriver(engine: engine)
         driver.schedule(events)
         return (driver.start() + driver.advance(to: .seconds(until))).map(compact)
     }
@@ -96,7 +117,7 @@ func compact(_ e: TimedEffect) -> String {
     case let .highlight(item, kind, _, _, _): return "\(t) highlight \(kind.rawValue) \(item)"
     case .enterGroup(let g): return "\(t) enterGroup \(g)"
     case .exitGroup(let g): return "\(t) exitGroup \(g)"
-    case let .menuOpen(el, entries): return "\(t) menuOpen \(el ?? "-") \(entries.joined(separator: ","))"
+    case let .menuOpen(el, entries, _): return "\(t) menuOpen \(el ?? "-") \(entries.joined(separator: ","))"
     case .menuClose(let el): return "\(t) menuClose \(el ?? "-")"
     case let .activate(el, p, target): return "\(t) activate \(el) (\(num(p.x)),\(num(p.y))) \(target ?? "-")"
     case let .customAction(el, action, ok): return "\(t) customAction \(el) \(action)\(ok ? "" : " failed")"
@@ -111,6 +132,7 @@ func compact(_ e: TimedEffect) -> String {
     case let .emit(name, _, _): return "\(t) emit \(name)"
     case let .settingChanged(name, value): return "\(t) settingChanged \(name) \(value)"
     case .key(let k): return "\(t) key \(k.rawValue)"
+    case let .window(command, window, _): return "\(t) window \(command.rawValue) \(window)"
     }
 }
 

@@ -56,7 +56,7 @@ struct SpeechPresenterTests {
             ([element("b1", "Btn 1")], "Btn 1, button"),
             ([.highlight(item: "g1", kind: .group, frame: nil, label: "Btn 5, Btn 6", context: nil)], "Btn 5, Btn 6, group"),
             ([.enterGroup("g1"), element("vol", "Volume, 50")], "Volume, 50, adjustable"),
-            ([.menuOpen(element: "b1", entries: ["tap"]),
+            ([.menuOpen(element: "b1", entries: ["tap"], titles: ["Tap"]),
               .highlight(item: "tap", kind: .menuEntry, frame: nil, label: "Tap", context: "b1")], "Tap"),
             ([.highlight(item: "exit", kind: .exit, frame: nil, label: "Exit group", context: "g1")], "Exit group"),
             // An element the tree does not know: its label alone.

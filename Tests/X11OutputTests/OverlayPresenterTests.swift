@@ -173,7 +173,7 @@ struct OverlayPresenterTests {
         #expect(probe.pointer().child == under, "the window under the pointer is still the client's")
         // Moving the outline and showing the menu change nothing either.
         try rig.present([.highlight(item: "b", kind: .group, frame: frame.offset(20), label: nil, context: nil),
-                         .menuOpen(element: "b", entries: ["tap", "exit"]),
+                         .menuOpen(element: "b", entries: ["tap", "exit"], titles: ["Tap", "Exit menu"]),
                          .highlight(item: "tap", kind: .menuEntry, frame: frame, label: "Tap", context: "b")])
         #expect(probe.inputFocus() == focusBefore)
         try rig.present([.highlight(item: "a", kind: .element, frame: frame, label: nil, context: nil), .menuClose(element: "b")])
@@ -246,9 +246,9 @@ struct OverlayPresenterTests {
         let before = try rig.server.screenshot()
         let frame = Rect(x: 200, y: 150, width: 300, height: 100)
         try rig.present([.highlight(item: "ok", kind: .element, frame: frame, label: "OK", context: nil),
-                         .menuOpen(element: "ok", entries: ["tap", "pointMode", "exit"]),
+                         .menuOpen(element: "ok", entries: ["tap", "pointMode", "exit"], titles: ["Tap", "Point mode", "Exit menu"]),
                          .highlight(item: "tap", kind: .menuEntry, frame: frame, label: "Tap", context: "ok")])
-        #expect(rig.queue.sync { rig.presenter.panel.drawn?.lines } == ["Tap", "Point mode", "Exit"])
+        #expect(rig.queue.sync { rig.presenter.panel.drawn?.lines } == ["Tap", "Point mode", "Exit menu"])
         var shot = try rig.server.screenshot()
         let panelColor = RGB(r: 0x20, g: 0x20, b: 0x20), white = RGB(r: 0xff, g: 0xff, b: 0xff)
         // Its extent, from its background's pixels.
@@ -279,7 +279,7 @@ struct OverlayPresenterTests {
 
         // The next entry: the mark moves; the highlight's label is its title.
         try rig.present([.highlight(item: "pointMode", kind: .menuEntry, frame: frame, label: "Point mode!", context: "ok")])
-        #expect(rig.queue.sync { rig.presenter.panel.drawn?.lines } == ["Tap", "Point mode!", "Exit"])
+        #expect(rig.queue.sync { rig.presenter.panel.drawn?.lines } == ["Tap", "Point mode!", "Exit menu"])
         shot = try rig.server.screenshot()
         #expect(rowPixels(shot, 0).bar == 0 && rowPixels(shot, 0).text > 10)
         #expect(rowPixels(shot, 1).bar > 100)

@@ -1,0 +1,276 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CX11
+import ScanCore
+
+/// The desktop's windows as the window manager lists them (EWMH, which every common X11
+/// window manager speaks): followed as they come, go, change title or state, and switched
+/// to, closed, minimised and maximised on request. A thread of its own owns its X
+/// connection and sleeps in poll() on it and on a wake-up pipe: nothing here ever runs on
+/// the engine's thread or blocks the presenters.
+public final class DesktopWindows: @unchecked Sendable {
+    /// Called on the watcher's thread with every new list (and once with the first one).
+    private let onChange: @Sendable ([ManagedWindow]) -> Void
+    /// A command that could not be carried out, said as a sentence.
+    private let report: @Sendable (String) -> Void
+    private let x: X11Display
+    private let atoms: Atoms
+    private var wake: (read: Int32, write: Int32) = (-1, -1)
+    private var thread: pthread_t?
+
+    // Shared with the watcher's thread, under `mutex`.
+    private var mutex = pthread_mutex_t()
+    private var pending: [(WindowCommand, String)] = []
+    private var stopping = false
+
+    // The watcher's own.
+    private var last: [ManagedWindow]?
+    private var watched = Set<Window>()
+
+    /// Fails when the display cannot be opened or no EWMH window manager runs on it (the
+    /// list and the commands both need one).
+    public init(display: String? = nil, onChange: @escaping @Sendable ([ManagedWindow]) -> Void,
+                report: @escaping @Sendable (String) -> Void) throws {
+        let x = try X11Display(display)
+        self.x = x
+        atoms = Atoms(x.pointer)
+        self.onChange = onChange
+        self.report = report
+        pthread_mutex_init(&mutex, nil)
+        guard Self.windowManagerName(x, atoms) != nil else {
+            x.close()
+            throw X11Error("no window manager on X display '\(x.name)' lists its windows (EWMH _NET_CLIENT_LIST), so the Windows page is not offered. Hint: run a window manager such as openbox, xfwm4, mutter or kwin.")
+        }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            x.close()
+            throw X11Error("cannot create a pipe for the window watcher: \(String(cString: strerror(errno)))")
+        }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wake = (fds[0], fds[1])
+    }
+
+    deinit {
+        stop()
+        pthread_mutex_destroy(&mutex)
+    }
+
+    /// Starts following the windows; the first list is handed over from the watcher's thread.
+    public func start() {
+        guard thread == nil else { return }
+        // The watcher's thread holds the object while it runs; `stop` joins it.
+        let box = Unmanaged.passRetained(self)
+        var t = pthread_t()
+        let made = pthread_create(&t, nil, { raw in
+            let me = Unmanaged<DesktopWindows>.fromOpaque(raw!).takeRetainedValue()
+            me.watch()
+            return nil
+        }, box.toOpaque())
+        if made == 0 { thread = t } else { box.release() }
+    }
+
+    /// Asks for `command` on the window with `id` ("0x…"). Returns at once; a failure is
+    /// reported.
+    public func perform(_ command: WindowCommand, window id: String) {
+        pthread_mutex_lock(&mutex)
+        pending.append((command, id))
+        pthread_mutex_unlock(&mutex)
+        poke()
+    }
+
+    /// Stops the watcher and closes its connection. Idempotent.
+    public func stop() {
+        pthread_mutex_lock(&mutex)
+        let was = stopping
+        stopping = true
+        pthread_mutex_unlock(&mutex)
+        guard !was else { return }
+        poke()
+        if let t = thread { pthread_join(t, nil); thread = nil }
+        if wake.read >= 0 { close(wake.read); close(wake.write); wake = (-1, -1) }
+        x.close()
+    }
+
+    private func poke() {
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+    }
+
+    // MARK: - the watcher's thread
+
+    private func watch() {
+        let d = x.pointer
+        XSelectInput(d, x.root, PropertyChangeMask)
+        refresh()
+        let xfd = XConnectionNumber(d)
+        while true {
+            pthread_mutex_lock(&mutex)
+            let stop = stopping
+            let commands = pending
+            pending.removeAll()
+            pthread_mutex_unlock(&mutex)
+            if stop { return }
+            for (command, id) in commands { carryOut(command, id) }
+            if x.isLost {
+                report("The window list is no longer followed: the connection to the X server was lost.")
+                return
+            }
+            // Events already read into Xlib's queue would not wake poll().
+            var changed = false
+            var event = XEvent()
+            while !x.isLost, XPending(d) > 0 {
+                XNextEvent(d, &event)
+                if event.type == PropertyNotify, atoms.followed.contains(event.xproperty.atom) { changed = true }
+            }
+            if changed { refresh() }
+            if XPending(d) > 0 { continue }
+            var fds = [pollfd(fd: xfd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, -1)
+            if fds[1].revents != 0 {
+                var sink = [UInt8](repeating: 0, count: 64)
+                while read(wake.read, &sink, sink.count) > 0 {}
+            }
+        }
+    }
+
+    /// Reads the list; hands it over if it changed. New windows are watched for their title
+    /// and state.
+    private func refresh() {
+        guard !x.isLost else { return }
+        let windows = Self.list(x, atoms)
+        for w in windows.map(\.window) where !watched.contains(w) {
+            XSelectInput(x.pointer, w, PropertyChangeMask)
+            watched.insert(w)
+        }
+        watched.formIntersection(windows.map(\.window))
+        let values = windows.map(\.value)
+        guard values != last else { return }
+        last = values
+        onChange(values)
+    }
+
+    private func carryOut(_ command: WindowCommand, _ id: String) {
+        guard !x.isLost else { return }
+        let current = Self.list(x, atoms)
+        guard let w = current.first(where: { $0.value.id == id }) else {
+            report("That window is gone.")
+            return
+        }
+        let d = x.pointer
+        let before = x.errors.count
+        switch command {
+        case .activate:
+            // Source 2: a pager acting for the user, which window managers obey (focus
+            // stealing prevention is for applications).
+            clientMessage(w.window, atoms.activeWindow, [2, UInt(CurrentTime), 0])
+        case .close:
+            clientMessage(w.window, atoms.closeWindow, [UInt(CurrentTime), 2])
+        case .minimize:
+            // ICCCM's request to iconify; EWMH has no message of its own for it.
+            clientMessage(w.window, atoms.changeState, [UInt(IconicState)])
+        case .maximize, .restore:
+            clientMessage(w.window, atoms.wmState,
+                          [command == .maximize ? 1 : 0, UInt(atoms.maximizedVert), UInt(atoms.maximizedHorz), 2])
+        }
+        XSync(d, 0)
+        if x.errors.count > before || x.isLost {
+            report("The window manager refused to \(command.rawValue) \"\(w.value.title)\".")
+        }
+    }
+
+    private func clientMessage(_ w: Window, _ type: Atom, _ data: [UInt]) {
+        var event = XEvent()
+        event.xclient.type = ClientMessage
+        event.xclient.serial = 0
+        event.xclient.send_event = 1
+        event.xclient.display = x.pointer
+        event.xclient.window = w
+        event.xclient.message_type = type
+        event.xclient.format = 32
+        withUnsafeMutableBytes(of: &event.xclient.data.l) { raw in
+            let longs = raw.bindMemory(to: Int.self)
+            for (i, v) in data.prefix(5).enumerated() { longs[i] = Int(bitPattern: v) }
+        }
+        XSendEvent(x.pointer, x.root, 0, SubstructureRedirectMask | SubstructureNotifyMask, &event)
+    }
+
+    // MARK: - reading the window manager's properties
+
+    struct Atoms {
+        let clientList, activeWindow, closeWindow, changeState, wmState, hidden, maximizedVert, maximizedHorz,
+            skipTaskbar, windowType, typeNormal, typeDialog, netName, utf8, wmName, supportingCheck: Atom
+        /// Properties whose change can change the list.
+        let followed: Set<Atom>
+
+        init(_ d: OpaquePointer) {
+            let names = ["_NET_CLIENT_LIST", "_NET_ACTIVE_WINDOW", "_NET_CLOSE_WINDOW", "WM_CHANGE_STATE", "_NET_WM_STATE",
+                         "_NET_WM_STATE_HIDDEN", "_NET_WM_STATE_MAXIMIZED_VERT", "_NET_WM_STATE_MAXIMIZED_HORZ",
+                         "_NET_WM_STATE_SKIP_TASKBAR", "_NET_WM_WINDOW_TYPE", "_NET_WM_WINDOW_TYPE_NORMAL",
+                         "_NET_WM_WINDOW_TYPE_DIALOG", "_NET_WM_NAME", "UTF8_STRING", "WM_NAME", "_NET_SUPPORTING_WM_CHECK"]
+            // One round trip for all of them.
+            var cNames = names.map { strdup($0) }
+            defer { cNames.forEach { free($0) } }
+            var out = [Atom](repeating: 0, count: names.count)
+            _ = cNames.withUnsafeMutableBufferPointer { XInternAtoms(d, $0.baseAddress, Int32(names.count), 0, &out) }
+            (clientList, activeWindow, closeWindow, changeState, wmState, hidden, maximizedVert, maximizedHorz) =
+                (out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7])
+            (skipTaskbar, windowType, typeNormal, typeDialog, netName, utf8, wmName, supportingCheck) =
+                (out[8], out[9], out[10], out[11], out[12], out[13], out[14], out[15])
+            followed = [clientList, activeWindow, wmState, netName, wmName]
+        }
+    }
+
+    /// A 32-bit property as the numbers Xlib gives (C longs), at most `limit` of them.
+    static func numbers(_ x: X11Display, _ w: Window, _ property: Atom, limit: Int = 4096) -> [UInt] {
+        var type: Atom = 0, format: Int32 = 0, count: UInt = 0, after: UInt = 0
+        var data: UnsafeMutablePointer<UInt8>?
+        guard XGetWindowProperty(x.pointer, w, property, 0, limit, 0, Atom(AnyPropertyType), &type, &format,
+                                 &count, &after, &data) == Success, let data else { return [] }
+        defer { XFree(data) }
+        guard format == 32 else { return [] }
+        return data.withMemoryRebound(to: UInt.self, capacity: Int(count)) { Array(UnsafeBufferPointer(start: $0, count: Int(count))) }
+    }
+
+    /// A text property (UTF-8, or Latin-1 for a plain STRING), at most 4 KiB of it.
+    static func text(_ x: X11Display, _ w: Window, _ property: Atom) -> String? {
+        var type: Atom = 0, format: Int32 = 0, count: UInt = 0, after: UInt = 0
+        var data: UnsafeMutablePointer<UInt8>?
+        guard XGetWindowProperty(x.pointer, w, property, 0, 1024, 0, Atom(AnyPropertyType), &type, &format,
+                                 &count, &after, &data) == Success, let data else { return nil }
+        defer { XFree(data) }
+        guard format == 8, count > 0 else { return nil }
+        let bytes = UnsafeBufferPointer(start: data, count: Int(count))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The window manager's name, or nil when none supports EWMH.
+    static func windowManagerName(_ x: X11Display, _ a: Atoms) -> String? {
+        guard let check = numbers(x, x.root, a.supportingCheck, limit: 1).first, check != 0 else { return nil }
+        return text(x, Window(check), a.netName) ?? ""
+    }
+
+    /// The windows a task bar would show, in the window manager's (mapping) order: that
+    /// order stays put as windows are activated, so a user learns where each one is.
+    static func list(_ x: X11Display, _ a: Atoms) -> [(window: Window, value: ManagedWindow)] {
+        let active = numbers(x, x.root, a.activeWindow, limit: 1).first ?? 0
+        var out: [(Window, ManagedWindow)] = []
+        for raw in numbers(x, x.root, a.clientList) {
+            let w = Window(raw)
+            let types = numbers(x, w, a.windowType, limit: 16).map(Atom.init)
+            // Docks, desktops, menus and the like are not windows a user switches to.
+            if !types.isEmpty && !types.contains(a.typeNormal) && !types.contains(a.typeDialog) { continue }
+            let state = Set(numbers(x, w, a.wmState, limit: 32).map(Atom.init))
+            if state.contains(a.skipTaskbar) { continue }
+            let title = text(x, w, a.netName) ?? text(x, w, a.wmName) ?? ""
+            out.append((w, ManagedWindow(id: "0x" + String(w, radix: 16), title: title, active: raw == active,
+                                         maximized: state.contains(a.maximizedVert) && state.contains(a.maximizedHorz),
+                                         minimized: state.contains(a.hidden))))
+        }
+        return out
+    }
+}

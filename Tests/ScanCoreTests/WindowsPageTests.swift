@@ -1,0 +1,122 @@
+import Testing
+@testable import ScanCore
+
+/// The screen menu's Windows page: what it lists, what it says, what it asks for.
+@Suite("Windows page")
+struct WindowsPageTests {
+    let editor = ManagedWindow(id: "0x100", title: "Editor", active: true)
+    let files = ManagedWindow(id: "0x200", title: "Files")
+    let music = ManagedWindow(id: "0x300", title: "Music", minimized: true)
+
+    /// A switch pressed and let go at `s`: what the press did.
+    func click(_ engine: inout ScanEngine, _ action: SwitchAction, at s: Double) -> [TimedEffect] {
+        let out = engine.handle(press(action, at: s), at: at(s))
+        _ = engine.handle(release(action, at: s + 0.01), at: at(s + 0.01))
+        return out
+    }
+
+    /// Manual scanning on a screen of buttons, the first one's menu open on its "Settings
+    /// and more" entry, selected: the screen menu's entries and titles.
+    func openScreenMenu(_ engine: inout ScanEngine) -> (entries: [String], titles: [String])? {
+        _ = click(&engine, .select, at: 0.1)
+        _ = click(&engine, .next, at: 0.2)
+        _ = click(&engine, .next, at: 0.3)
+        return opened(click(&engine, .select, at: 0.4))
+    }
+
+    func manualEngine(_ ids: String..., windows: [ManagedWindow]) -> ScanEngine {
+        var manual = ScanSettings()
+        manual.style = .manual
+        var engine = ScanEngine(tree: screen(ids.map { .button($0) }), settings: manual)
+        engine.setWindows(windows)
+        _ = engine.start(at: at(0))
+        return engine
+    }
+
+    func opened(_ effects: [TimedEffect]) -> (entries: [String], titles: [String])? {
+        for e in effects.reversed() {
+            if case let .menuOpen(_, entries, titles) = e.effect { return (entries, titles) }
+        }
+        return nil
+    }
+
+    @Test func anElementsMenuLeadsToTheScreenMenu() {
+        var engine = manualEngine("a", "b", windows: [])
+        let menu = opened(click(&engine, .select, at: 0.1))
+        #expect(menu?.entries == ["tap", "pointMode", "screenMenu", "exit"])
+        #expect(menu?.titles == ["Tap", "Point mode", "Settings and more", "Exit menu"])
+        _ = click(&engine, .next, at: 0.2)
+        _ = click(&engine, .next, at: 0.3)
+        let screenMenu = opened(click(&engine, .select, at: 0.4))
+        #expect(screenMenu?.entries == ["pointMode", "settings", "keys", "exit"], "no windows: no Windows page")
+    }
+
+    @Test func thePageListsTheOtherWindowsThenTheActiveOnesCommands() {
+        var engine = manualEngine("a", "b", windows: [files, editor, music])
+        #expect(openScreenMenu(&engine)?.entries == ["pointMode", "settings", "keys", "windows", "exit"])
+        for s in [0.5, 0.6, 0.7] { _ = click(&engine, .next, at: s) }
+        let out = click(&engine, .select, at: 0.8)
+        let page = opened(out)
+        #expect(page?.entries == ["window:0x200", "window:0x300", "closeWindow", "minimizeWindow", "maximizeWindow", "done"])
+        #expect(page?.titles == ["Files", "Music, minimised", "Close window", "Minimise window", "Maximise window", "Done"])
+        // The first entry is highlighted with its title, which speech says.
+        #expect(out.last?.effect == .highlight(item: "window:0x200", kind: .menuEntry, frame: nil, label: "Files", context: nil))
+
+        // Selecting Music asks for it, closes the page and goes on scanning this screen.
+        _ = click(&engine, .next, at: 0.9)
+        let chosen = click(&engine, .select, at: 1.0).map(\.effect)
+        #expect(chosen.contains(.window(.activate, window: "0x300", title: "Music")))
+        #expect(chosen.contains(.menuClose(element: nil)))
+        #expect(engine.item.menu == nil)
+        guard case .highlight(let item, .element, _, _, _)? = chosen.last else {
+            Issue.record("scanning goes on: \(chosen)")
+            return
+        }
+        #expect(item == "a")
+    }
+
+    @Test func aMaximisedWindowIsRestoredAndWithoutAnActiveOneThereAreNoCommands() {
+        var big = editor
+        big.maximized = true
+        let untitled = ManagedWindow(id: "0x400", title: "")
+        for (windows, entries, titles) in [
+            ([big, files], ["window:0x200", "closeWindow", "minimizeWindow", "restoreWindow", "done"],
+             ["Files", "Close window", "Minimise window", "Restore window size", "Done"]),
+            ([untitled], ["window:0x400", "done"], ["Untitled window", "Done"]),
+        ] {
+            var engine = manualEngine("a", windows: windows)
+            _ = openScreenMenu(&engine)
+            for s in [0.5, 0.6, 0.7] { _ = click(&engine, .next, at: s) }
+            let page = opened(click(&engine, .select, at: 0.8))
+            #expect(page?.entries == entries)
+            #expect(page?.titles == titles)
+        }
+    }
+
+    @Test func eachCommandNamesTheActiveWindow() {
+        for (k, command) in [WindowCommand.close, .minimize, .maximize].enumerated() {
+            var engine = manualEngine("a", windows: [editor, files])
+            _ = openScreenMenu(&engine)
+            for s in [0.5, 0.6, 0.7] { _ = click(&engine, .next, at: s) }
+            _ = click(&engine, .select, at: 0.8)
+            // Past Files to the k-th command.
+            for i in 0...k { _ = click(&engine, .next, at: 0.9 + Double(i) * 0.1) }
+            let out = click(&engine, .select, at: 1.5).map(\.effect)
+            #expect(out.contains(.window(command, window: "0x100", title: "Editor")), "\(command): \(out)")
+        }
+    }
+
+    @Test func aWindowListThatChangesIsShownTheNextTimeTheMenuOpens() {
+        var engine = manualEngine("a", windows: [])
+        #expect(openScreenMenu(&engine)?.entries.contains("windows") == false)
+        engine.setWindows([editor, files])
+        #expect(engine.windows == [editor, files])
+        // Leave the screen menu, then open it again through the element's menu.
+        _ = click(&engine, .exit, at: 0.45)
+        _ = click(&engine, .select, at: 0.5)
+        _ = click(&engine, .next, at: 0.6)
+        _ = click(&engine, .next, at: 0.7)
+        let again = opened(click(&engine, .select, at: 0.8))
+        #expect(again?.entries == ["pointMode", "settings", "keys", "windows", "exit"])
+    }
+}
