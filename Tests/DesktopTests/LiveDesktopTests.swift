@@ -82,7 +82,9 @@ struct LiveDesktopTests {
         try scan.go(to: "Other Window")
         let asked = try scan.select(expecting: "the switch asked for") { $0.effect == "window" }
         #expect(asked.fields["action"] as? String == "activate" && asked.fields["title"] as? String == "Other Window", "\(asked)")
-        try scan.next("the other window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "Other Window" }
+        let arrived = try scan.next("the other window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "Other Window" }
+        // A figure, not a bound: from the request to the new window's screen in the scanner.
+        print("Windows page: switch to the new window's screen in \(Int(((arrived.time - asked.time) * 1000).rounded())) ms")
         #expect(try session.activeWindowTitle() == "Other Window")
 
         // Maximised: the window manager makes it as large as the screen.
