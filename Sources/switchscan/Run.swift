@@ -190,7 +190,13 @@ struct Run: ParsableCommand {
             }
             feedbackNotes.append("Pointer: \(clicker.summary)")
         }
-        if live != nil { presenters.append(KeyPresenter(warn: { writeErr("Warning: \($0)\n") })) }
+        // The Keys page's keys go where the clicks go.
+        let injector = RunFeedback.injector(pointer, desktop: desktop)
+        if injector != .none {
+            let keys = KeyPresenter(injector, warn: { writeErr("Warning: \($0)\n") })
+            presenters.append(keys)
+            feedbackNotes.append(keys.problem.map { "Warning: \($0)" } ?? "Keys: \(keys.summary)")
+        }
         // A failed action on the desktop is said, never fatal: on stderr and as an
         // announcement.
         let sayFailure: @Sendable (String) -> Void = { text in

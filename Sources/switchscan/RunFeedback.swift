@@ -41,19 +41,34 @@ final class UinputClicker: PointerClicker, @unchecked Sendable {
     var summary: String { "uinput (\(pointer.node ?? "no node")), \(pointer.width)x\(pointer.height)" }
 }
 
-/// The Keys page's keys, sent to the focused application through XTest (live desktop
-/// runs). Without an X display each key is refused with a warning, once.
+/// The Keys page's keys, sent to the focused application through the injector the pointer
+/// uses: XTest on X11, a uinput keyboard under Wayland or on the console. Where it cannot
+/// be made, each key is refused with a warning, once.
 final class KeyPresenter: EffectPresenter, @unchecked Sendable {
-    let sender: XTestPointer?
+    let sender: ((SpecialKey) -> Bool)?
     let problem: String?
     let warn: @Sendable (String) -> Void
     var warned = false
+    /// "xtest", "uinput (/dev/input/event7)".
+    let summary: String
 
-    init(warn: @escaping @Sendable (String) -> Void) {
+    init(_ kind: PointerKind, warn: @escaping @Sendable (String) -> Void) {
         self.warn = warn
-        do { sender = try XTestPointer(); problem = nil } catch {
-            sender = nil
-            problem = "Keys cannot be sent: \(error)"
+        switch kind {
+        case .xtest, .none:
+            do {
+                let x = try XTestPointer()
+                sender = { x.press($0) }; problem = nil; summary = "xtest"
+            } catch {
+                sender = nil; problem = "Keys cannot be sent: \(error)"; summary = "none"
+            }
+        case .uinput:
+            do {
+                let keys = try UinputKeys()
+                sender = { keys.press($0) }; problem = nil; summary = "uinput (\(keys.node ?? "no node"))"
+            } catch {
+                sender = nil; problem = "Keys cannot be sent: \(error)"; summary = "none"
+            }
         }
     }
 
@@ -61,7 +76,7 @@ final class KeyPresenter: EffectPresenter, @unchecked Sendable {
         for e in effects {
             guard case .key(let k) = e.effect else { continue }
             if let sender {
-                if !sender.press(k) { warn("The \(k.rawValue) key could not be sent.") }
+                if !sender(k) { warn("The \(k.rawValue) key could not be sent.") }
             } else if !warned, let problem {
                 warned = true
                 warn(problem)
@@ -94,12 +109,19 @@ struct RunFeedback {
 
     /// `kind`: asked for on the command line (nil: chosen). Problems a user asked for by
     /// name are errors; the rest are notes and the run goes on without them.
-    static func pointer(_ kind: PointerKind?, desktop: Bool, screen: ScreenSize?, fallback: (width: Double, height: Double)) throws -> (PointerClicker?, String?) {
+    /// How clicks and keys reach the screen: as asked, or for the live desktop XTest on X11
+    /// and uinput elsewhere; a layout run injects nothing unless asked.
+    static func injector(_ kind: PointerKind?, desktop: Bool) -> PointerKind {
         let env = ProcessInfo.processInfo.environment
         let display = env["DISPLAY"].map { !$0.isEmpty } ?? false
         // Under Wayland DISPLAY may name XWayland, whose XTest clicks reach only X clients.
         let wayland = !(env["WAYLAND_DISPLAY"] ?? "").isEmpty || env["XDG_SESSION_TYPE"] == "wayland"
-        let chosen = kind ?? (desktop ? (display && !wayland ? .xtest : .uinput) : PointerKind.none)
+        return kind ?? (desktop ? (display && !wayland ? .xtest : .uinput) : PointerKind.none)
+    }
+
+    static func pointer(_ kind: PointerKind?, desktop: Bool, screen: ScreenSize?, fallback: (width: Double, height: Double)) throws -> (PointerClicker?, String?) {
+        let display = !(ProcessInfo.processInfo.environment["DISPLAY"] ?? "").isEmpty
+        let chosen = injector(kind, desktop: desktop)
         switch chosen {
         case .none:
             return (nil, nil)

@@ -205,6 +205,31 @@ if only 8; then
   expect "$OUT/pointer.evemu" '^E: .* 0001 0110 0 ' "8: and up"
 fi
 
+# 9. The Keys page through uinput: the switch opens the screen menu (BTN_3 = menu), goes to
+#    Keys and sends Escape, then Enter, through a virtual keyboard of its own, read back by
+#    another reader.
+if only 9; then
+  start_run run9 --style manual --duration 60 --device "$NODE" --pointer uinput --screen 1000x700
+  wait_for "$OUT/run9.err" "Keys: uinput" 30 || fail "9: run made the uinput keyboard"
+  KNODE=$(sed -n 's/.*Keys: uinput (\(\/dev\/input\/event[0-9]*\)).*/\1/p' "$OUT/run9.err" | head -1)
+  udevadm settle -t 10
+  "$BIN" record "$KNODE" -o "$OUT/keys.evemu" --duration 20 2> "$OUT/record9.err" &
+  REC=$!
+  wait_for "$OUT/record9.err" "Recording" 20; sleep 1
+  # menu: the screen menu on Point mode; next, next: Keys; select: the page on Escape;
+  # select: Escape sent; next: Enter; select: Enter sent.
+  for c in "press BTN_3" "sleep 300" "press BTN_1" "sleep 300" "press BTN_1" "sleep 300" "press BTN_0" "sleep 300" \
+           "press BTN_0" "sleep 300" "press BTN_1" "sleep 300" "press BTN_0"; do say "$c"; done
+  wait_for "$OUT/run9.json" '"key":"enter"' 20
+  sleep 1; kill -INT $REC 2>/dev/null; wait $REC
+  kill -TERM $RUN; wait $RUN
+  expect "$OUT/record9.err" "SwitchScan keys" "9: the virtual keyboard is an input device of its own"
+  expect "$OUT/run9.json" '"effect":"key","key":"escape"' "9: the Keys page sent Escape"
+  expect "$OUT/keys.evemu" '^E: .* 0001 0001 1 ' "9: KEY_ESC goes down"
+  expect "$OUT/keys.evemu" '^E: .* 0001 0001 0 ' "9: and up"
+  expect "$OUT/keys.evemu" '^E: .* 0001 001c 1 ' "9: then KEY_ENTER"
+fi
+
 say destroy
 exec 3>&-
 echo "e2e: $failures of $checks checks failed"
