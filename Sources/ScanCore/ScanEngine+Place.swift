@@ -168,9 +168,11 @@ extension ScanEngine {
 
     /// The open menu after a change: the same entries keep their place and timer; changed
     /// entries (actions added or gone, the element disabled) are offered anew.
+    /// The Windows page is not about the screen: it keeps the windows it opened with (its
+    /// commands name the window they act on), so nothing moves under the user.
     mutating func refreshMenu(names before: [String], shown: Effect?) {
         guard var menu = item.menu else { return }
-        let entries = menuEntries(for: menu.target)
+        let entries = menu.target == .page(.windows) ? menu.entries : menuEntries(for: menu.target)
         let names = entries.map { entryName($0, menu.target) }
         menu.entries = entries
         if names != before {

@@ -217,8 +217,7 @@ public struct ScanEngine: Sendable {
     }
 
     /// The desktop's windows changed. Nothing is shown now: the Windows page lists them when
-    /// it opens (an open page is brought up to date with the screen's next snapshot, as
-    /// every open menu is).
+    /// it opens, and an open page keeps the list it opened with.
     public mutating func setWindows(_ windows: [ManagedWindow]) {
         self.windows = windows
     }

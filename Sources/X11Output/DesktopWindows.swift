@@ -16,7 +16,8 @@ public final class DesktopWindows: @unchecked Sendable {
     private let report: @Sendable (String) -> Void
     private let x: X11Display
     private let atoms: Atoms
-    private var wake: (read: Int32, write: Int32) = (-1, -1)
+    /// Open for the object's whole life, so a late `perform` never writes to a reused fd.
+    private let wake: (read: Int32, write: Int32)
     private var thread: pthread_t?
 
     // Shared with the watcher's thread, under `mutex`.
@@ -33,12 +34,8 @@ public final class DesktopWindows: @unchecked Sendable {
     public init(display: String? = nil, onChange: @escaping @Sendable ([ManagedWindow]) -> Void,
                 report: @escaping @Sendable (String) -> Void) throws {
         let x = try X11Display(display)
-        self.x = x
-        atoms = Atoms(x.pointer)
-        self.onChange = onChange
-        self.report = report
-        pthread_mutex_init(&mutex, nil)
-        guard Self.windowManagerName(x, atoms) != nil else {
+        let atoms = Atoms(x.pointer)
+        guard Self.hasWindowManager(x, atoms) else {
             x.close()
             throw X11Error("no window manager on X display '\(x.name)' lists its windows (EWMH _NET_CLIENT_LIST), so the Windows page is not offered. Hint: run a window manager such as openbox, xfwm4, mutter or kwin.")
         }
@@ -51,11 +48,18 @@ public final class DesktopWindows: @unchecked Sendable {
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
+        self.x = x
+        self.atoms = atoms
+        self.onChange = onChange
+        self.report = report
         wake = (fds[0], fds[1])
+        pthread_mutex_init(&mutex, nil)
     }
 
     deinit {
         stop()
+        close(wake.read)
+        close(wake.write)
         pthread_mutex_destroy(&mutex)
     }
 
@@ -90,8 +94,11 @@ public final class DesktopWindows: @unchecked Sendable {
         pthread_mutex_unlock(&mutex)
         guard !was else { return }
         poke()
-        if let t = thread { pthread_join(t, nil); thread = nil }
-        if wake.read >= 0 { close(wake.read); close(wake.write); wake = (-1, -1) }
+        if let t = thread {
+            // The last reference may go on the watcher's own thread: it cannot join itself.
+            if pthread_equal(t, pthread_self()) != 0 { pthread_detach(t) } else { pthread_join(t, nil) }
+            thread = nil
+        }
         x.close()
     }
 
@@ -142,12 +149,12 @@ public final class DesktopWindows: @unchecked Sendable {
     /// and state.
     private func refresh() {
         guard !x.isLost else { return }
+        // Watched before their properties are read, so no change falls in between; every
+        // client, so one that stops skipping the task bar is seen.
+        let clients = Set(Self.numbers(x, x.root, atoms.clientList).map(Window.init))
+        for w in clients where !watched.contains(w) { XSelectInput(x.pointer, w, PropertyChangeMask) }
+        watched = clients
         let windows = Self.list(x, atoms)
-        for w in windows.map(\.window) where !watched.contains(w) {
-            XSelectInput(x.pointer, w, PropertyChangeMask)
-            watched.insert(w)
-        }
-        watched.formIntersection(windows.map(\.window))
         let values = windows.map(\.value)
         guard values != last else { return }
         last = values
@@ -162,7 +169,7 @@ public final class DesktopWindows: @unchecked Sendable {
             return
         }
         let d = x.pointer
-        let before = x.errors.count
+        let before = x.errorCount
         switch command {
         case .activate:
             // Source 2: a pager acting for the user, which window managers obey (focus
@@ -178,7 +185,9 @@ public final class DesktopWindows: @unchecked Sendable {
                           [command == .maximize ? 1 : 0, UInt(atoms.maximizedVert), UInt(atoms.maximizedHorz), 2])
         }
         XSync(d, 0)
-        if x.errors.count > before || x.isLost {
+        // A window manager that ignores a request says nothing; one that gets a bad one
+        // answers with an error.
+        if x.errorCount > before || x.isLost {
             report("The window manager refused to \(command.rawValue) \"\(w.value.title)\".")
         }
     }
@@ -238,6 +247,8 @@ public final class DesktopWindows: @unchecked Sendable {
 
     /// A text property (UTF-8, or Latin-1 for a plain STRING), at most 4 KiB of it.
     static func text(_ x: X11Display, _ w: Window, _ property: Atom) -> String? {
+        // XA_STRING: ICCCM's Latin-1 (WM_NAME of older clients).
+        let latin1: Atom = 31
         var type: Atom = 0, format: Int32 = 0, count: UInt = 0, after: UInt = 0
         var data: UnsafeMutablePointer<UInt8>?
         guard XGetWindowProperty(x.pointer, w, property, 0, 1024, 0, Atom(AnyPropertyType), &type, &format,
@@ -245,13 +256,15 @@ public final class DesktopWindows: @unchecked Sendable {
         defer { XFree(data) }
         guard format == 8, count > 0 else { return nil }
         let bytes = UnsafeBufferPointer(start: data, count: Int(count))
+        if type == latin1 { return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) })) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The window manager's name, or nil when none supports EWMH.
-    static func windowManagerName(_ x: X11Display, _ a: Atoms) -> String? {
-        guard let check = numbers(x, x.root, a.supportingCheck, limit: 1).first, check != 0 else { return nil }
-        return text(x, Window(check), a.netName) ?? ""
+    /// Whether an EWMH window manager runs: its check window names itself (one left behind
+    /// by a window manager that died does not exist any more).
+    static func hasWindowManager(_ x: X11Display, _ a: Atoms) -> Bool {
+        guard let check = numbers(x, x.root, a.supportingCheck, limit: 1).first, check != 0 else { return false }
+        return numbers(x, Window(check), a.supportingCheck, limit: 1).first == check
     }
 
     /// The windows a task bar would show, in the window manager's (mapping) order: that

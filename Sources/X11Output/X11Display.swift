@@ -44,6 +44,8 @@ final class X11ErrorLog: @unchecked Sendable {
 
     struct Entry {
         var errors: [X11ProtocolError] = []
+        /// Every error ever recorded (`errors` keeps the last few).
+        var total = 0
         var dropped = 0
         var lost = false
     }
@@ -71,6 +73,7 @@ final class X11ErrorLog: @unchecked Sendable {
             var entry = table[Self.key(d)] ?? Entry()
             if entry.errors.count >= Self.kept { entry.errors.removeFirst(); entry.dropped += 1 }
             entry.errors.append(error)
+            entry.total += 1
             table[Self.key(d)] = entry
         }
     }
@@ -82,6 +85,8 @@ final class X11ErrorLog: @unchecked Sendable {
     func isLost(_ d: OpaquePointer) -> Bool { locked { $0[Self.key(d)]?.lost ?? false } }
 
     func errors(_ d: OpaquePointer) -> [X11ProtocolError] { locked { $0[Self.key(d)]?.errors ?? [] } }
+
+    func errorCount(_ d: OpaquePointer) -> Int { locked { $0[Self.key(d)]?.total ?? 0 } }
 
     func forget(_ d: OpaquePointer) { locked { _ = $0.removeValue(forKey: Self.key(d)) } }
 }
@@ -120,6 +125,9 @@ final class X11Display {
     var isLost: Bool { X11ErrorLog.shared.isLost(pointer) }
 
     var errors: [X11ProtocolError] { X11ErrorLog.shared.errors(pointer) }
+
+    /// How many protocol errors the connection has had in all.
+    var errorCount: Int { X11ErrorLog.shared.errorCount(pointer) }
 
     /// Waits until the server has processed every request sent, then drops the events that
     /// came with the reply (we select none, but MappingNotify and the like come regardless,

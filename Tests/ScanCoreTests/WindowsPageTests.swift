@@ -106,6 +106,22 @@ struct WindowsPageTests {
         }
     }
 
+    @Test func anOpenPageKeepsItsWindowsWhenTheScreenChanges() {
+        var engine = manualEngine("a", "b", windows: [editor, files])
+        _ = openScreenMenu(&engine)
+        for s in [0.5, 0.6, 0.7] { _ = click(&engine, .next, at: s) }
+        let page = opened(click(&engine, .select, at: 0.8))
+        _ = click(&engine, .next, at: 0.9)
+        // Another window became active and the screen was read again: the page stays as it
+        // was, on the same entry, and Close still names the window it was offered for.
+        engine.setWindows([ManagedWindow(id: "0x200", title: "Files", active: true), music])
+        let out = engine.replaceTree(screen(buttons("a", "b")), at: at(1.0))
+        #expect(!out.contains { if case .menuOpen = $0.effect { return true } else { return false } }, "\(out)")
+        #expect(page?.entries.contains("closeWindow") == true)
+        let closed = click(&engine, .select, at: 1.1).map(\.effect)
+        #expect(closed.contains(.window(.close, window: "0x100", title: "Editor")), "\(closed)")
+    }
+
     @Test func aWindowListThatChangesIsShownTheNextTimeTheMenuOpens() {
         var engine = manualEngine("a", windows: [])
         #expect(openScreenMenu(&engine)?.entries.contains("windows") == false)
