@@ -205,9 +205,9 @@ if only 8; then
   expect "$OUT/pointer.evemu" '^E: .* 0001 0110 0 ' "8: and up"
 fi
 
-# 9. The Keys page through uinput: the switch opens the screen menu (BTN_3 = menu), goes to
-#    Keys and sends Escape, then Enter, through a virtual keyboard of its own, read back by
-#    another reader.
+# 9. The Keys page through uinput: with two switches (BTN_1 next, BTN_0 select) a button's
+#    menu leads through Settings and more to the screen menu, its Keys page sends Escape,
+#    then Enter, through a virtual keyboard of its own, read back by another reader.
 if only 9; then
   start_run run9 --style manual --duration 60 --device "$NODE" --pointer uinput --screen 1000x700
   wait_for "$OUT/run9.err" "Keys: uinput" 30 || fail "9: run made the uinput keyboard"
@@ -216,10 +216,9 @@ if only 9; then
   "$BIN" record "$KNODE" -o "$OUT/keys.evemu" --duration 20 2> "$OUT/record9.err" &
   REC=$!
   wait_for "$OUT/record9.err" "Recording" 20; sleep 1
-  # menu: the screen menu on Point mode; next, next: Keys; select: the page on Escape;
-  # select: Escape sent; next: Enter; select: Enter sent.
-  for c in "press BTN_3" "sleep 300" "press BTN_1" "sleep 300" "press BTN_1" "sleep 300" "press BTN_0" "sleep 300" \
-           "press BTN_0" "sleep 300" "press BTN_1" "sleep 300" "press BTN_0"; do say "$c"; done
+  # Btn 1; its menu; next twice: Settings and more; the screen menu; next twice: Keys; the
+  # page on Escape; Escape sent; next: Enter; Enter sent.
+  for b in 1 0 1 1 0 1 1 0 0 1 0; do say "press BTN_$b"; say "sleep 300"; done
   wait_for "$OUT/run9.json" '"key":"enter"' 20
   sleep 1; kill -INT $REC 2>/dev/null; wait $REC
   kill -TERM $RUN; wait $RUN
