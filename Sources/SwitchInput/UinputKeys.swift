@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CEvdev
 import ScanCore
 
@@ -11,17 +8,10 @@ import ScanCore
 /// mouse to udev and libinput.
 public final class UinputKeys: @unchecked Sendable {
     public static let deviceName = "SwitchScan keys"
-    private let device: OpaquePointer
-    private let uinput: OpaquePointer
-    private var mutex = pthread_mutex_t()
+    private let device: UinputDevice
     private let codes: [SpecialKey: UInt32]
 
     public init() throws(InputError) {
-        guard let dev = libevdev_new() else { throw InputError(attempted: "making a uinput keyboard", errno: ENOMEM) }
-        libevdev_set_name(dev, Self.deviceName)
-        libevdev_set_id_bustype(dev, Int32(cevdev_bus_virtual()))
-        libevdev_set_id_vendor(dev, 0x5353)
-        libevdev_set_id_product(dev, 0x0002)
         var codes: [SpecialKey: UInt32] = [:]
         for key in SpecialKey.allCases {
             let name = switch key {
@@ -34,44 +24,23 @@ public final class UinputKeys: @unchecked Sendable {
             case .right: "KEY_RIGHT"
             }
             let code = libevdev_event_code_from_name(cevdev_ev_key_type(), name)
-            guard code >= 0 else { continue }
-            codes[key] = UInt32(code)
-            libevdev_enable_event_code(dev, cevdev_ev_key_type(), UInt32(code), nil)
+            if code >= 0 { codes[key] = UInt32(code) }
         }
-        var ui: OpaquePointer?
-        let rc = libevdev_uinput_create_from_device(dev, cevdev_uinput_managed(), &ui)
-        guard rc == 0, let ui else {
-            libevdev_free(dev)
-            throw InputError(attempted: "creating a uinput keyboard (/dev/uinput)", errno: -rc,
-                             hint: -rc == EACCES ? "give your user access to /dev/uinput (a udev rule with TAG+=\"uaccess\"), or run on X11, where keys go through XTest." :
-                                   -rc == ENOENT ? "load the uinput module (sudo modprobe uinput)." : nil)
+        device = try UinputDevice(name: Self.deviceName, product: 0x0002, what: "a uinput keyboard",
+                                  alternative: "run on X11, where keys go through XTest") { dev in
+            for code in codes.values { libevdev_enable_event_code(dev, cevdev_ev_key_type(), code, nil) }
         }
-        device = dev
-        uinput = ui
         self.codes = codes
-        pthread_mutex_init(&mutex, nil)
-    }
-
-    deinit {
-        libevdev_uinput_destroy(uinput)
-        libevdev_free(device)
-        pthread_mutex_destroy(&mutex)
     }
 
     /// The device node the kernel gave it (/dev/input/eventN), where known.
-    public var node: String? { libevdev_uinput_get_devnode(uinput).map { String(cString: $0) } }
+    public var node: String? { device.node }
 
     /// Presses and releases `key`; false if the kernel refused an event.
     @discardableResult
     public func press(_ key: SpecialKey) -> Bool {
         guard let code = codes[key] else { return false }
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        var ok = true
-        for value: Int32 in [1, 0] {
-            if libevdev_uinput_write_event(uinput, cevdev_ev_key_type(), code, value) != 0 { ok = false }
-            if libevdev_uinput_write_event(uinput, cevdev_ev_syn(), cevdev_syn_report(), 0) != 0 { ok = false }
-        }
-        return ok
+        let key = cevdev_ev_key_type(), syn = cevdev_ev_syn(), report = cevdev_syn_report()
+        return device.write([(key, code, 1), (syn, report, 0), (key, code, 0), (syn, report, 0)])
     }
 }

@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CEvdev
+
+/// A virtual input device made through uinput from a libevdev description, destroyed with
+/// the value. Writes are serialised: callable from any thread.
+final class UinputDevice: @unchecked Sendable {
+    private let device: OpaquePointer
+    private let uinput: OpaquePointer
+    private var mutex = pthread_mutex_t()
+
+    /// `what`: "a uinput pointer", for messages; `alternative`: what to use instead where
+    /// /dev/uinput is not open to the user. `describe` enables the device's events.
+    init(name: String, product: Int32, what: String, alternative: String,
+         describe: (OpaquePointer) -> Void) throws(InputError) {
+        guard let dev = libevdev_new() else { throw InputError(attempted: "making \(what)", errno: ENOMEM) }
+        libevdev_set_name(dev, name)
+        libevdev_set_id_bustype(dev, Int32(cevdev_bus_virtual()))
+        libevdev_set_id_vendor(dev, 0x5353)
+        libevdev_set_id_product(dev, product)
+        describe(dev)
+        var ui: OpaquePointer?
+        let rc = libevdev_uinput_create_from_device(dev, cevdev_uinput_managed(), &ui)
+        guard rc == 0, let ui else {
+            libevdev_free(dev)
+            throw InputError(attempted: "creating \(what) (/dev/uinput)", errno: -rc,
+                             hint: -rc == EACCES ? "give your user access to /dev/uinput (a udev rule with TAG+=\"uaccess\"), or \(alternative)." :
+                                   -rc == ENOENT ? "load the uinput module (sudo modprobe uinput)." : nil)
+        }
+        device = dev
+        uinput = ui
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit {
+        libevdev_uinput_destroy(uinput)
+        libevdev_free(device)
+        pthread_mutex_destroy(&mutex)
+    }
+
+    /// The device node the kernel gave it (/dev/input/eventN), where known.
+    var node: String? { libevdev_uinput_get_devnode(uinput).map { String(cString: $0) } }
+
+    /// Writes the events as one batch (no other writer in between); false if the kernel
+    /// refused any.
+    func write(_ events: [(type: UInt32, code: UInt32, value: Int32)]) -> Bool {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        var ok = true
+        for e in events where libevdev_uinput_write_event(uinput, e.type, e.code, e.value) != 0 { ok = false }
+        return ok
+    }
+}
