@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CX11
 import Dispatch
+import Foundation
 import ScanCore
 import Testing
 import X11Output
@@ -13,15 +14,15 @@ import X11Output
 struct DesktopWindowsTests {
     /// What the watcher handed over, from its thread; `wait` wakes on each new value.
     final class Seen: @unchecked Sendable {
-        private let lock = NSLockLike()
+        private let lock = NSLock()
         private var lists: [[ManagedWindow]] = []
         private var reports: [String] = []
         private let signal = DispatchSemaphore(value: 0)
 
-        func list(_ l: [ManagedWindow]) { lock.run { lists.append(l) }; signal.signal() }
-        func report(_ r: String) { lock.run { reports.append(r) }; signal.signal() }
-        var last: [ManagedWindow] { lock.run { lists.last ?? [] } }
-        var said: [String] { lock.run { reports } }
+        func list(_ l: [ManagedWindow]) { lock.withLock { lists.append(l) }; signal.signal() }
+        func report(_ r: String) { lock.withLock { reports.append(r) }; signal.signal() }
+        var last: [ManagedWindow] { lock.withLock { lists.last ?? [] } }
+        var said: [String] { lock.withLock { reports } }
 
         /// Waits for a value that makes `ok` true (false after `timeout` seconds).
         func wait(_ timeout: Double = 5, until ok: () -> Bool) -> Bool {
@@ -90,17 +91,5 @@ struct DesktopWindowsTests {
         XDestroyWindow(probe.d, beta)
         XSync(probe.d, 0)
         #expect(seen.wait { seen.last.map(\.id) == [id(alpha)] }, "\(seen.last)")
-    }
-}
-
-/// A pthread mutex with a closure API (Foundation is not imported by these tests).
-final class NSLockLike: @unchecked Sendable {
-    private var m = pthread_mutex_t()
-    init() { pthread_mutex_init(&m, nil) }
-    deinit { pthread_mutex_destroy(&m) }
-    func run<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&m)
-        defer { pthread_mutex_unlock(&m) }
-        return body()
     }
 }
