@@ -42,13 +42,15 @@ final class UinputDevice: @unchecked Sendable {
     /// The device node the kernel gave it (/dev/input/eventN), where known.
     var node: String? { libevdev_uinput_get_devnode(uinput).map { String(cString: $0) } }
 
-    /// Writes the events as one batch (no other writer in between); false if the kernel
-    /// refused any.
-    func write(_ events: [(type: UInt32, code: UInt32, value: Int32)]) -> Bool {
+    typealias Event = (type: UInt32, code: UInt32, value: Int32)
+
+    /// Writes the events `batch` makes, as one batch: `batch` runs under the device's lock,
+    /// so it may read and update its caller's state. False if the kernel refused any.
+    func write(_ batch: () -> [Event]) -> Bool {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
         var ok = true
-        for e in events where libevdev_uinput_write_event(uinput, e.type, e.code, e.value) != 0 { ok = false }
+        for e in batch() where libevdev_uinput_write_event(uinput, e.type, e.code, e.value) != 0 { ok = false }
         return ok
     }
 }

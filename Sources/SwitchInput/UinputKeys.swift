@@ -41,6 +41,7 @@ public final class UinputKeys: @unchecked Sendable {
     public func press(_ key: SpecialKey) -> Bool {
         guard let code = codes[key] else { return false }
         let key = cevdev_ev_key_type(), syn = cevdev_ev_syn(), report = cevdev_syn_report()
-        return device.write([(key, code, 1), (syn, report, 0), (key, code, 0), (syn, report, 0)])
+        let events: [UinputDevice.Event] = [(key, code, 1), (syn, report, 0), (key, code, 0), (syn, report, 0)]
+        return device.write { events }
     }
 }

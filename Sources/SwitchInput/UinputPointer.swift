@@ -11,10 +11,9 @@ import ScanCore
 public final class UinputPointer: @unchecked Sendable {
     public static let deviceName = "SwitchScan pointer"
     private let device: UinputDevice
-    /// The axes' values as the kernel has them (a new device starts at 0, 0); changed only
-    /// inside a write batch's turn, under `lock`.
+    /// The axes' values as the kernel has them (a new device starts at 0, 0); read and
+    /// changed under the device's lock.
     private var last: (x: Int32, y: Int32) = (0, 0)
-    private let lock = UinputLock()
     public let width: Int32
     public let height: Int32
 
@@ -44,8 +43,8 @@ public final class UinputPointer: @unchecked Sendable {
         let x = Int32(max(0, min(Double(width - 1), p.x.rounded())))
         let y = Int32(max(0, min(Double(height - 1), p.y.rounded())))
         let abs = cevdev_ev_abs(), key = cevdev_ev_key_type(), syn = cevdev_ev_syn(), report = cevdev_syn_report()
-        return lock.run {
-            var events: [(type: UInt32, code: UInt32, value: Int32)] = []
+        return device.write {
+            var events: [UinputDevice.Event] = []
             // The kernel drops an axis value equal to the one before: after another device
             // moved the cursor, the same point again would not move it. Step aside first.
             if last.x == x || last.y == y {
@@ -54,19 +53,7 @@ public final class UinputPointer: @unchecked Sendable {
             events += [(abs, cevdev_abs_x(), x), (abs, cevdev_abs_y(), y), (syn, report, 0),
                        (key, cevdev_btn_left(), 1), (syn, report, 0), (key, cevdev_btn_left(), 0), (syn, report, 0)]
             last = (x, y)
-            return device.write(events)
+            return events
         }
-    }
-}
-
-/// A mutex around a closure.
-final class UinputLock: @unchecked Sendable {
-    private var m = pthread_mutex_t()
-    init() { pthread_mutex_init(&m, nil) }
-    deinit { pthread_mutex_destroy(&m) }
-    func run<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&m)
-        defer { pthread_mutex_unlock(&m) }
-        return body()
     }
 }

@@ -10,8 +10,9 @@ import ScanCore
 /// connection and sleeps in poll() on it and on a wake-up pipe: nothing here ever runs on
 /// the engine's thread or blocks the presenters.
 public final class DesktopWindows: @unchecked Sendable {
-    /// Called on the watcher's thread with every new list (and once with the first one).
-    private let onChange: @Sendable ([ManagedWindow]) -> Void
+    /// Called on the watcher's thread with every new list (and once with the first one);
+    /// given to `start`.
+    private var onChange: @Sendable ([ManagedWindow]) -> Void = { _ in }
     /// A command that could not be carried out, said as a sentence.
     private let report: @Sendable (String) -> Void
     private let x: X11Display
@@ -31,8 +32,7 @@ public final class DesktopWindows: @unchecked Sendable {
 
     /// Fails when the display cannot be opened or no EWMH window manager runs on it (the
     /// list and the commands both need one).
-    public init(display: String? = nil, onChange: @escaping @Sendable ([ManagedWindow]) -> Void,
-                report: @escaping @Sendable (String) -> Void) throws {
+    public init(display: String? = nil, report: @escaping @Sendable (String) -> Void) throws {
         let x = try X11Display(display)
         let atoms = Atoms(x.pointer)
         guard Self.hasWindowManager(x, atoms) else {
@@ -50,7 +50,6 @@ public final class DesktopWindows: @unchecked Sendable {
         }
         self.x = x
         self.atoms = atoms
-        self.onChange = onChange
         self.report = report
         wake = (fds[0], fds[1])
         pthread_mutex_init(&mutex, nil)
@@ -63,9 +62,11 @@ public final class DesktopWindows: @unchecked Sendable {
         pthread_mutex_destroy(&mutex)
     }
 
-    /// Starts following the windows; the first list is handed over from the watcher's thread.
-    public func start() {
+    /// Starts following the windows: `onChange` gets the first list and every new one, on
+    /// the watcher's thread.
+    public func start(onChange: @escaping @Sendable ([ManagedWindow]) -> Void) {
         guard thread == nil else { return }
+        self.onChange = onChange
         // The watcher's thread holds the object while it runs; `stop` joins it.
         let box = Unmanaged.passRetained(self)
         var t = pthread_t()

@@ -131,7 +131,7 @@ struct Run: ParsableCommand {
         }
         guard problems.isEmpty else { throw fail(problems.joined(separator: "\n")) }
         // The live window's first snapshot; later ones reach the scanner as they come.
-        let liveTrees = Handover<ElementTree>()
+        let liveTrees = LiveTrees()
         if let live {
             tree = live.follow(app: app) { snapshot in liveTrees.put(snapshot.tree) }?.tree
         }
@@ -206,10 +206,9 @@ struct Run: ParsableCommand {
             }
         }
         // The window manager's windows, for the screen menu's Windows page.
-        let liveWindows = Handover<[ManagedWindow]>()
         var desktopWindows: DesktopWindows?
         if live != nil && hasDisplay {
-            do { desktopWindows = try DesktopWindows(onChange: { liveWindows.put($0) }, report: sayFailure) } catch {
+            do { desktopWindows = try DesktopWindows(report: sayFailure) } catch {
                 feedbackNotes.append("Note: the Windows page is not offered: \(error)")
             }
         }
@@ -229,8 +228,7 @@ struct Run: ParsableCommand {
         session.scanner = scanner
         session.desktop = live
         session.windows = desktopWindows
-        liveWindows.attach { scanner.setWindows($0) }
-        desktopWindows?.start()
+        desktopWindows?.start { scanner.setWindows($0) }
         if let live {
             live.report = sayFailure
             liveTrees.attach { newTree in
@@ -403,22 +401,21 @@ final class RunSession: @unchecked Sendable {
     }
 }
 
-/// New values (trees of the live window, the window list) from the thread that reads them
-/// to the scanner: any that come before the scanner exists are kept and the last one handed
-/// over on attach.
-final class Handover<Value>: @unchecked Sendable {
+/// New trees of the live window, from the AT-SPI thread to the scanner: any that come
+/// before the scanner exists are kept and the last one handed over on attach.
+final class LiveTrees: @unchecked Sendable {
     private let lock = NSLock()
-    private var pending: Value?
-    private var sink: ((Value) -> Void)?
+    private var pending: ElementTree?
+    private var sink: ((ElementTree) -> Void)?
 
-    /// The sink is called under the lock, so values reach it in order; it must not block.
-    func put(_ value: Value) {
+    /// The sink is called under the lock, so trees reach it in order; it must not block.
+    func put(_ tree: ElementTree) {
         lock.lock()
         defer { lock.unlock() }
-        if let sink { sink(value) } else { pending = value }
+        if let sink { sink(tree) } else { pending = tree }
     }
 
-    func attach(_ sink: @escaping (Value) -> Void) {
+    func attach(_ sink: @escaping (ElementTree) -> Void) {
         lock.lock()
         defer { lock.unlock() }
         self.sink = sink

@@ -37,7 +37,7 @@ struct DesktopWindowsTests {
     @Test func withoutAWindowManagerItSaysWhatIsNeeded() throws {
         let server = try XServer()
         do {
-            _ = try DesktopWindows(display: server.display, onChange: { _ in }, report: { _ in })
+            _ = try DesktopWindows(display: server.display, report: { _ in })
             Issue.record("a display without a window manager was accepted")
         } catch {
             #expect("\(error)".contains("no window manager") && "\(error)".contains("openbox"), "\(error)")
@@ -60,9 +60,9 @@ struct DesktopWindowsTests {
         let id = { (w: Window) in "0x" + String(w, radix: 16) }
 
         let seen = Seen()
-        let windows = try DesktopWindows(display: server.display, onChange: seen.list, report: seen.report)
+        let windows = try DesktopWindows(display: server.display, report: seen.report)
         defer { windows.stop() }
-        windows.start()
+        windows.start(onChange: seen.list)
         #expect(seen.wait { Set(seen.last.map(\.title)) == ["Alpha", "Beta"] }, "listed: \(seen.last)")
         #expect(Set(seen.last.map(\.id)) == [id(alpha), id(beta)])
 
