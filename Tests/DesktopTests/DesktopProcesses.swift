@@ -164,12 +164,29 @@ final class ChildProcess: @unchecked Sendable {
     /// Waits up to `timeout` seconds for it to end; true if it did.
     @discardableResult
     func wait(timeout: Double) -> Bool {
+        isRunning ? !Self.waitGone(pid, timeout: timeout) || !isRunning : true
+    }
+
+    typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
+    // glibc 2.36 has it; Swift's Glibc module does not declare it.
+    static let pidfdOpen: PidfdOpen? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open")
+        .map { unsafeBitCast($0, to: PidfdOpen.self) }
+
+    /// Blocks until process `pid` (a child or not) has ended, or `timeout` seconds passed:
+    /// true if it is gone. Woken by the kernel through a pidfd, not by polling.
+    static func waitGone(_ pid: pid_t, timeout: Double) -> Bool {
+        guard let open = pidfdOpen else { return kill(pid, 0) != 0 && errno == ESRCH }
+        let fd = open(pid, 0)
+        guard fd >= 0 else { return errno == ESRCH }
+        defer { close(fd) }
         let deadline = Date().addingTimeInterval(timeout)
-        while isRunning {
-            if Date() >= deadline { return false }
-            usleep(1_000)
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let left = Int32(max(0, min(Double(Int32.max), deadline.timeIntervalSinceNow * 1000)).rounded(.up))
+            let r = poll(&p, 1, left)
+            if r > 0 { return true }
+            if r == 0 || errno != EINTR { return false }
         }
-        return true
     }
 
     /// SIGTERM to each whole group, then SIGKILL to the groups after `grace` seconds.

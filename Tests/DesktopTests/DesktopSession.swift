@@ -162,16 +162,16 @@ final class DesktopSession: @unchecked Sendable {
             step("accessibility bus activated")
 
             if let openbox {
-                // openbox manages the screen once it has set _NET_SUPPORTING_WM_CHECK on the root.
-                let deadline = Date().addingTimeInterval(10)
-                var last = ToolResult(command: [], status: -1, stdout: "", stderr: "", timedOut: false)
-                while true {
-                    last = try ChildProcess.run(DesktopTool.xprop.path, ["-root", "_NET_SUPPORTING_WM_CHECK"], environment: env, scratch: scratch)
-                    if last.stdout.contains("window id") { break }
-                    if !openbox.isRunning || Date() >= deadline {
-                        throw DesktopError("openbox did not come up (no _NET_SUPPORTING_WM_CHECK on the root window\(openbox.isRunning ? "" : "; openbox exited with \(openbox.exitStatus ?? -1)")).\n\(last)\n--- services log ---\n\(Self.read(serverLog))")
-                    }
-                    usleep(10_000)
+                // openbox manages the screen once it has set _NET_SUPPORTING_WM_CHECK on the
+                // root: `xprop -spy` prints the property now and at every change.
+                let spy = try ChildProcess.startPiped(DesktopTool.xprop.path, ["-root", "-spy", "_NET_SUPPORTING_WM_CHECK"],
+                                                      environment: env, stderr: logHandle)
+                defer { ChildProcess.stop([spy.process], grace: 1) }
+                let lines = LineCollector(reading: spy.output)
+                do {
+                    _ = try lines.waitForLine("openbox's _NET_SUPPORTING_WM_CHECK on the root", timeout: 10, context: { Self.read(serverLog) }) { $0.contains("window id") }
+                } catch {
+                    throw DesktopError("openbox did not come up\(openbox.isRunning ? "" : " (it exited with \(openbox.exitStatus ?? -1))"): \(error)")
                 }
                 step("openbox")
             }
@@ -363,16 +363,12 @@ final class DesktopSession: @unchecked Sendable {
     /// Waits for a mapped window whose title is exactly `title`; returns its id.
     @discardableResult
     func waitForWindow(titled title: String, timeout: Double = 5) throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
         let pattern = "^" + NSRegularExpression.escapedPattern(for: title) + "$"
-        while true {
-            if let id = try windowIDs(named: pattern).first { return id }
-            if Date() >= deadline {
-                let all = try runX(.xwininfo, ["-root", "-tree"]).stdout
-                throw DesktopError("No mapped window titled \"\(title)\" after \(timeout) s.\n--- xwininfo -root -tree ---\n\(all)")
-            }
-            usleep(20_000)
-        }
+        // --sync: xdotool itself waits until such a window is there.
+        let found = try runX(.xdotool, ["search", "--sync", "--onlyvisible", "--name", pattern], timeout: timeout)
+        if let id = found.stdoutLines.first, !found.timedOut { return id }
+        let all = try runX(.xwininfo, ["-root", "-tree"]).stdout
+        throw DesktopError("No mapped window titled \"\(title)\" after \(timeout) s.\n--- xwininfo -root -tree ---\n\(all)")
     }
 
     /// Activates (raises and focuses, through the window manager) the window titled `title`.
@@ -480,11 +476,11 @@ final class DesktopSession: @unchecked Sendable {
     /// SIGKILL to every process still carrying `marker` (services the session bus activated
     /// live in its process group, but a service may start a group of its own).
     static func killMarked(_ marker: String) {
-        for _ in 0..<50 {
+        for _ in 0..<5 {
             let left = markedProcesses(marker)
             if left.isEmpty { return }
             for p in left { kill(p.pid, SIGKILL) }
-            usleep(10_000)
+            for p in left { _ = ChildProcess.waitGone(p.pid, timeout: 1) }
         }
     }
 

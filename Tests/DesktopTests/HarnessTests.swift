@@ -131,13 +131,9 @@ struct HarnessTests {
         let outside = (x: 2, y: 2)
         #expect(!window.contains(x: outside.x, y: outside.y), "openbox centres the window: \(window)")
 
-        // The first draw follows the map shortly; give it a moment.
-        var image = try session.captureScreen()
-        let deadline = Date().addingTimeInterval(2)
-        while image.pixel(x: inside.x, y: inside.y) == image.pixel(x: outside.x, y: outside.y) && Date() < deadline {
-            usleep(50_000)
-            image = try session.captureScreen()
-        }
+        // The first draw follows the map: the fixture says when the server has it.
+        try fixture.waitForLine(matching: "drawn")
+        let image = try session.captureScreen()
         #expect(image.width == session.screenWidth && image.height == session.screenHeight)
         let background = image.pixel(x: inside.x, y: inside.y)
         let root = image.pixel(x: outside.x, y: outside.y)

@@ -6,6 +6,7 @@ on PATH has no gi. Every state change is printed as one line on stdout, flushed 
 so that a test can wait for it:
 
     ready                      the window is mapped (printed once)
+    drawn                      its first frame is drawn and the X server has it (once)
     clicked Btn 1              Btn 1, Btn 2 or Btn 3 was clicked (the status label changes too)
     check True|False           "Check me" toggled
     toggled True|False         "Toggle" toggled
@@ -205,12 +206,26 @@ def on_map(_widget, _event):
     return False
 
 
+def on_paint(_clock):
+    # Once, after the first frame is painted; the round trip makes the X server hold its
+    # pixels. (The window's own "draw" signal would need python3-gi-cairo.)
+    if not getattr(on_paint, "done", False):
+        on_paint.done = True
+
+        def drawn():
+            Gdk.Display.get_default().sync()
+            log("drawn")
+            return GLib.SOURCE_REMOVE
+        GLib.idle_add(drawn)
+
+
 def on_key(_widget, event):
     log(f"key {Gdk.keyval_name(event.keyval)}")
     return False
 
 
 win.connect("map-event", on_map)
+win.connect("realize", lambda w: w.get_frame_clock().connect("after-paint", on_paint))
 win.connect("key-press-event", on_key)
 for signum in (signal.SIGTERM, signal.SIGINT):
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, quit_app, "terminated")
