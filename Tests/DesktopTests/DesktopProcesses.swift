@@ -164,7 +164,9 @@ final class ChildProcess: @unchecked Sendable {
     /// Waits up to `timeout` seconds for it to end; true if it did.
     @discardableResult
     func wait(timeout: Double) -> Bool {
-        isRunning ? !Self.waitGone(pid, timeout: timeout) || !isRunning : true
+        if !isRunning { return true }
+        _ = Self.waitGone(pid, timeout: timeout)
+        return !isRunning
     }
 
     typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
