@@ -33,6 +33,7 @@ struct DesktopTool: Sendable {
     static let importImage = DesktopTool(path: "/usr/bin/import", package: "imagemagick")
     static let convertImage = DesktopTool(path: "/usr/bin/convert", package: "imagemagick")
     static let python3 = DesktopTool(path: "/usr/bin/python3", package: "python3-gi")
+    static let echo = DesktopTool(path: "/bin/echo", package: "coreutils")
 
     /// Throws (so the test fails, never skips) when the program is not installed.
     func require() throws {

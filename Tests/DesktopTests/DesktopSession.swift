@@ -44,6 +44,8 @@ final class DesktopSession: @unchecked Sendable {
     static let fixturesDirectory: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     static let fixtureScript = fixturesDirectory.appendingPathComponent("fixture.py")
     static let atspiQueryScript = fixturesDirectory.appendingPathComponent("atspi-query.py")
+    /// What openbox's --startup command prints.
+    static let openboxUp = "openbox is up"
 
     private let lock = NSLock()
     private var services: [ChildProcess] = []        // Xvfb, dbus-daemon, openbox
@@ -137,14 +139,17 @@ final class DesktopSession: @unchecked Sendable {
             _ = try busLines.waitForLine("the session bus address", timeout: 10, context: { Self.read(serverLog) }) { $0.hasPrefix("unix:") }
             step("session bus")
 
-            var openbox: ChildProcess?
+            var openbox: (process: ChildProcess, output: LineCollector)?
             if windowManager {
-                let null = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
-                defer { try? null.close() }
-                let wm = try ChildProcess(DesktopTool.openbox.path, ["--sm-disable"], environment: env,
-                                          stdin: null.fileDescriptor, stdout: logHandle.fileDescriptor, stderr: logHandle.fileDescriptor)
-                started.append(wm)
-                openbox = wm
+                // openbox runs its --startup command once it is fully up (the screen taken,
+                // its configuration loaded, just before its event loop): the command's line,
+                // on a pipe, is there to read however late the wait begins. openbox's own
+                // messages go to the services log.
+                let wm = try ChildProcess.startPiped(DesktopTool.openbox.path,
+                                                     ["--sm-disable", "--startup", "\(DesktopTool.echo.path) \(Self.openboxUp)"],
+                                                     environment: env, stderr: logHandle)
+                started.append(wm.process)
+                openbox = (wm.process, LineCollector(reading: wm.output))
             }
 
             // Nothing starts the accessibility bus by hand: asking for its address activates
@@ -162,16 +167,19 @@ final class DesktopSession: @unchecked Sendable {
             step("accessibility bus activated")
 
             if let openbox {
-                // openbox manages the screen once it has set _NET_SUPPORTING_WM_CHECK on the
-                // root: `xprop -spy` prints the property now and at every change.
-                let spy = try ChildProcess.startPiped(DesktopTool.xprop.path, ["-root", "-spy", "_NET_SUPPORTING_WM_CHECK"],
-                                                      environment: env, stderr: logHandle)
-                defer { ChildProcess.stop([spy.process], grace: 1) }
-                let lines = LineCollector(reading: spy.output)
                 do {
-                    _ = try lines.waitForLine("openbox's _NET_SUPPORTING_WM_CHECK on the root", timeout: 10, context: { Self.read(serverLog) }) { $0.contains("window id") }
+                    _ = try openbox.output.waitForLine("openbox's --startup line \"\(Self.openboxUp)\"", timeout: 10,
+                                                       context: { Self.read(serverLog) }) { $0 == Self.openboxUp }
+                    // It set this before the startup command ran: a check that it manages this
+                    // display, not another one.
+                    let check = try ChildProcess.run(DesktopTool.xprop.path, ["-root", "_NET_SUPPORTING_WM_CHECK"],
+                                                     environment: env, scratch: scratch, timeout: 10)
+                    guard check.status == 0, check.stdout.contains("window id") else {
+                        throw DesktopError("openbox said it was up, but \(displayName) has no _NET_SUPPORTING_WM_CHECK on its root.\n\(check)\n\(Self.read(serverLog))")
+                    }
                 } catch {
-                    throw DesktopError("openbox did not come up\(openbox.isRunning ? "" : " (it exited with \(openbox.exitStatus ?? -1))"): \(error)")
+                    let exit = openbox.process.exitStatus.map { " (it exited with status \($0))" } ?? ""
+                    throw DesktopError("openbox did not come up on \(displayName)\(exit): \(error)")
                 }
                 step("openbox")
             }
