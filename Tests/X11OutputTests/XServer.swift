@@ -6,11 +6,17 @@ import ScanCore
 import Testing
 
 /// A private X server for one test: `Xvfb -displayfd` (it picks a free display number and
-/// writes it back), optionally with openbox, both ended when the value goes away.
+/// writes it back once it accepts connections), optionally with openbox, both ended when the
+/// value goes away. Their messages go to a log file of their own, shown when either fails.
 final class XServer {
     let display: String
     let xvfb: pid_t
     private(set) var windowManager: pid_t?
+    private let directory: String
+    private var log: String { directory + "/services.log" }
+    /// openbox's stdout: kept open while it runs, so that a later message cannot kill it
+    /// with SIGPIPE.
+    private var windowManagerOutput: Int32 = -1
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
@@ -18,46 +24,75 @@ final class XServer {
         guard let path = Self.which("Xvfb") else {
             throw Failure(description: "Xvfb is not installed: install the Debian package `xvfb` (apt-get install xvfb).")
         }
+        let tmp = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(tmp)/x11output-test.XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw Failure(description: "Creating a directory in \(tmp) for Xvfb's log: \(String(cString: strerror(errno))).")
+        }
+        let directory = String(cString: made), log = directory + "/services.log"
+        self.directory = directory
         var fds: [Int32] = [0, 0]
-        guard makePipe(&fds) else { throw Failure(description: "pipe2: errno \(errno)") }
+        guard makePipe(&fds) else { Self.remove(directory); throw Failure(description: "pipe2: errno \(errno)") }
         defer { close(fds[0]) }
         let pid: pid_t
         do {
+            let logFD = try Self.openLog(log)
+            defer { close(logFD) }
             // The write end becomes the child's fd 3 (dup2 clears close-on-exec).
             pid = try Self.spawn(path, ["-displayfd", "3", "-screen", "0", size, "-nolisten", "tcp", "-noreset"],
-                                 dup: [(fds[1], 3)], quiet: true)
+                                 dup: [(fds[1], 3)], stdout: logFD, stderr: logFD)
         } catch {
             close(fds[1])
+            Self.remove(directory)
             throw error
         }
         close(fds[1])
         xvfb = pid
-        var text = ""
-        var pfd = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
-        var buffer = [UInt8](repeating: 0, count: 32)
-        while !text.hasSuffix("\n") {
-            guard poll(&pfd, 1, 10_000) > 0 else { break }
-            let n = read(fds[0], &buffer, buffer.count)
-            if n <= 0 { break }
-            text += String(decoding: buffer[0..<n], as: UTF8.self)
-        }
+        let (text, why) = Self.readLine(fds[0], timeout: 10)
         guard let number = Int(text.trimmingCharacters()) else {
             kill(pid, SIGKILL); var st: Int32 = 0; waitpid(pid, &st, 0)
-            throw Failure(description: "Xvfb did not report its display number (got \"\(text)\").")
+            let logged = Self.contents(log)
+            Self.remove(directory)
+            throw Failure(description: "Xvfb did not write its display number on -displayfd within 10 s (\(why.isEmpty ? "not a number" : why); got \"\(text)\").\n--- Xvfb's log ---\n\(logged)")
         }
         display = ":\(number)"
     }
 
-    /// Starts openbox and waits until it has taken the screen (_NET_SUPPORTING_WM_CHECK).
+    /// Starts openbox and waits until it is fully up: it runs its --startup command once
+    /// the screen is taken and its setup done, just before its event loop, and the command's
+    /// line waits in a pipe however late it is read. (_NET_SUPPORTING_WM_CHECK comes earlier,
+    /// while openbox may still drop a MapRequest.)
     func startOpenbox(_ probe: XProbe) throws -> Bool {
         guard let path = Self.which("openbox") else { return false }
-        windowManager = try Self.spawn(path, ["--sm-disable"], env: ["DISPLAY=\(display)"], quiet: true)
-        let deadline = now() + 10
-        while now() < deadline {
-            if probe.hasWindowManager() { return true }
-            usleep(20_000)
+        let ready = "openbox is up"
+        var fds: [Int32] = [0, 0]
+        guard makePipe(&fds) else { throw Failure(description: "pipe2: errno \(errno)") }
+        do {
+            let logFD = try Self.openLog(log)
+            defer { close(logFD) }
+            windowManager = try Self.spawn(path, ["--sm-disable", "--startup", "/bin/echo \(ready)"], env: ["DISPLAY=\(display)"],
+                                           stdout: fds[1], stderr: logFD)
+        } catch {
+            close(fds[0]); close(fds[1])
+            throw error
         }
-        throw Failure(description: "openbox did not start on \(display) within 10 s.")
+        close(fds[1])
+        windowManagerOutput = fds[0]
+        // Its messages come on stdout too.
+        let deadline = now() + 10
+        var said: [String] = []
+        while said.last != ready + "\n" {
+            let (line, why) = Self.readLine(fds[0], timeout: deadline - now())
+            said.append(line)
+            guard why.isEmpty else {
+                throw Failure(description: "openbox did not come up on \(display) within 10 s: waiting for its --startup line \"\(ready)\": \(why).\n--- openbox's stdout ---\n\(said.joined())\n--- Xvfb's and openbox's log ---\n\(Self.contents(log))")
+            }
+        }
+        // It set this before its startup command ran: a check that it manages this display.
+        guard probe.hasWindowManager() else {
+            throw Failure(description: "openbox said it was up, but \(display) has no _NET_SUPPORTING_WM_CHECK on its root.\n--- Xvfb's and openbox's log ---\n\(Self.contents(log))")
+        }
+        return true
     }
 
     deinit {
@@ -66,6 +101,54 @@ final class XServer {
             var status: Int32 = 0
             waitpid(pid, &status, 0)
         }
+        if windowManagerOutput >= 0 { close(windowManagerOutput) }
+        Self.remove(directory)
+    }
+
+    /// Reads up to the first newline, for at most `timeout` seconds; woken by the pipe, never
+    /// by a timer. Returns what came and, when no whole line did, why.
+    static func readLine(_ fd: Int32, timeout: Double) -> (text: String, why: String) {
+        let deadline = now() + timeout
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while bytes.last != UInt8(ascii: "\n") {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let left = deadline - now()
+            guard left > 0 else { return (String(decoding: bytes, as: UTF8.self), "timed out") }
+            let r = poll(&pfd, 1, Int32((left * 1000).rounded(.up)))
+            if r < 0 && errno == EINTR { continue }
+            guard r > 0 else { continue }
+            // One byte at a time: nothing after the line is taken from the pipe.
+            let n = read(fd, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            guard n == 1 else { return (String(decoding: bytes, as: UTF8.self), "the process ended or closed the pipe") }
+            bytes.append(byte)
+        }
+        return (String(decoding: bytes, as: UTF8.self), "")
+    }
+
+    static func openLog(_ path: String) throws -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(description: "Opening \(path): \(String(cString: strerror(errno))).") }
+        return fd
+    }
+
+    static func contents(_ path: String) -> String {
+        guard let file = fopen(path, "r") else { return "(no log at \(path))" }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = fread(&buffer, 1, buffer.count, file)
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func remove(_ directory: String) {
+        unlink(directory + "/services.log")
+        rmdir(directory)
     }
 
     /// Kills the server now (to test a lost connection).
@@ -83,19 +166,19 @@ final class XServer {
     }
 
     /// posix_spawn with an empty signal mask and default dispositions (Foundation's Process
-    /// passes its blocked mask on), stdin from /dev/null; `dup` maps parent fds to child fds.
+    /// passes its blocked mask on), stdin from /dev/null; `dup` maps parent fds to child fds,
+    /// and no other descriptor is passed on (a pipe of a test running beside it would never
+    /// see its end).
     static func spawn(_ path: String, _ args: [String], env extra: [String] = [], dup: [(Int32, Int32)] = [],
-                      stdout: Int32? = nil, quiet: Bool = false) throws -> pid_t {
+                      stdout: Int32? = nil, stderr: Int32? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) }
-        if quiet {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        }
+        if let stderr { posix_spawn_file_actions_adddup2(&actions, stderr, 2) }
         for (from, to) in dup { posix_spawn_file_actions_adddup2(&actions, from, to) }
+        if let closeFrom = addCloseFrom { _ = closeFrom(&actions, (dup.map(\.1).max() ?? 2) + 1) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -122,6 +205,11 @@ final class XServer {
         guard rc == 0 else { throw Failure(description: "posix_spawn \(path): error \(rc)") }
         return pid
     }
+
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+    // glibc 2.34 has it; Swift's Glibc module does not declare it.
+    static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
 
     /// Runs a command to its end and returns its stdout.
     static func output(_ path: String, _ args: [String], display: String) throws -> [UInt8] {
@@ -269,7 +357,7 @@ final class XProbe {
         var a = XSetWindowAttributes()
         a.background_pixel = pixel(color)
         a.override_redirect = overrideRedirect ? 1 : 0
-        a.event_mask = Int(ButtonPressMask | StructureNotifyMask)
+        a.event_mask = Int(ButtonPressMask | StructureNotifyMask | VisibilityChangeMask | FocusChangeMask)
         let w = XCreateWindow(d, root, Int32(x), Int32(y), UInt32(width), UInt32(height), 0, Int32(CopyFromParent),
                               UInt32(InputOutput), nil, UInt(CWBackPixel | CWOverrideRedirect | CWEventMask), &a)
         XStoreName(d, w, "probe")
@@ -282,19 +370,34 @@ final class XProbe {
         return w
     }
 
-    /// Waits until `window` is viewable. A window manager that is still starting may drop a
-    /// MapRequest (openbox did, right after taking the screen), so it is asked again.
+    /// Waits until `window` (made by `window(…)`) is viewable: VisibilityNotify comes when
+    /// it becomes so.
     func waitViewable(_ window: Window, timeout: Double = 5) -> Bool {
-        let deadline = now() + timeout
-        var asked = now()
-        while now() < deadline {
+        wait(for: window, events: [VisibilityNotify, MapNotify], timeout: timeout) {
             var a = XWindowAttributes()
             XGetWindowAttributes(d, window, &a)
-            if a.map_state == IsViewable { return true }
-            if now() - asked > 0.5 { XMapRaised(d, window); XSync(d, 0); asked = now() }
-            usleep(10_000)
+            return a.map_state == IsViewable
         }
-        return false
+    }
+
+    /// Checks `done`, then again after each event of `events` on `window`, until it holds or
+    /// `timeout` seconds passed. The window selected those events when it was made, so none
+    /// that changes the answer can come unseen between a check and the wait.
+    private func wait(for window: Window, events: [Int32], timeout: Double, until done: () -> Bool) -> Bool {
+        let deadline = now() + timeout
+        var event = XEvent()
+        while !done() {
+            // The check's round trip may have read the event into Xlib's queue, where poll
+            // cannot see it.
+            var came = false
+            for type in events { while XCheckTypedWindowEvent(d, window, type, &event) != 0 { came = true } }
+            if came { continue }
+            let left = deadline - now()
+            if left <= 0 { return false }
+            var pfd = pollfd(fd: XConnectionNumber(d), events: Int16(POLLIN), revents: 0)
+            _ = poll(&pfd, 1, Int32((left * 1000).rounded(.up)))
+        }
+        return true
     }
 
     /// Where a window's top-left is on the root.
@@ -354,14 +457,10 @@ final class XProbe {
         return nil
     }
 
-    /// Waits until `window` has the focus (a window manager gives it to new windows).
+    /// Waits until `window` (made by `window(…)`) has the focus (a window manager gives it
+    /// to new windows): FocusIn comes when it gets it.
     func waitForFocus(_ window: Window, timeout: Double = 5) -> Bool {
-        let deadline = now() + timeout
-        while now() < deadline {
-            if inputFocus() == window { return true }
-            usleep(10_000)
-        }
-        return false
+        wait(for: window, events: [FocusIn], timeout: timeout) { inputFocus() == window }
     }
 
     /// One bare round trip.
