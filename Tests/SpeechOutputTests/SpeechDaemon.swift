@@ -1,5 +1,6 @@
 import Foundation
 import SpeechOutput
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -28,10 +29,10 @@ struct SpeechRequirement {
     }
 }
 
-/// A private speech-dispatcher: its own configuration,
-/// socket, runtime directory and logs in a temporary directory; audio to an ALSA `file:`
-/// sink (there is no sound card); one output module. The test modules write what they are
-/// given to `spoken.txt`:
+/// A private speech-dispatcher: its own configuration, socket and runtime directory in a
+/// temporary directory, its log read from its stdout; audio to an ALSA `file:` sink (there
+/// is no sound card); one output module. The test modules write what they are given to
+/// `spoken.txt`:
 /// - `textlog`: each text as a line;
 /// - `slowlog`: `start TEXT`, half a second, `end TEXT` (a cancelled message has no end);
 /// - `paramlog`: `rate=R volume=V TEXT`.
@@ -46,7 +47,9 @@ final class SpeechDaemon {
     var address: SpeechDispatcherAddress { .unixSocket(socket) }
     let spokenFile: String
     let audioFile: String
-    var logFile: String { directory + "/log/speech-dispatcher.log" }
+    private let output: DaemonOutput
+    /// Everything it logged so far (its modules' messages too).
+    var log: String { output.text }
 
     /// `settings`: more speechd.conf lines (DefaultRate, DefaultVolume, …).
     init(module: Module, logLevel: Int = 3, settings: [String] = []) throws {
@@ -59,7 +62,7 @@ final class SpeechDaemon {
         spokenFile = directory + "/spoken.txt"
         audioFile = directory + "/out.raw"
         let fm = FileManager.default
-        for sub in ["conf/modules", "log", "bin"] {
+        for sub in ["conf/modules", "bin"] {
             try fm.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: true)
         }
         // The runtime directory must be private (0700), as speech-dispatcher checks.
@@ -92,7 +95,7 @@ final class SpeechDaemon {
         let confName = module.rawValue + ".conf"
         try moduleConf.write(toFile: directory + "/conf/modules/" + confName, atomically: true, encoding: .utf8)
         let conf = """
-            LogDir "\(directory)/log"
+            LogDir "stdout"
             LogLevel \(logLevel)
             DefaultLanguage "en"
             AudioOutputMethod "alsa"
@@ -114,22 +117,26 @@ final class SpeechDaemon {
             "XDG_CONFIG_HOME": directory + "/config",
             "LANG": "C.UTF-8",
         ]
-        pid = try Self.spawn(SpeechRequirement.daemon.path,
-                             ["-s", "-t", "0", "-C", directory + "/conf", "-c", "unix_socket", "-S", socket],
-                             environment: environment, output: directory + "/daemon.out")
-        // The socket appears once the server listens (about 0.1–0.3 s).
-        let deadline = Date().addingTimeInterval(10)
-        while access(socket, F_OK) != 0 {
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                let out = (try? String(contentsOfFile: directory + "/daemon.out", encoding: .utf8)) ?? ""
-                throw SpeechTestError("speech-dispatcher ended at start (status \(status)):\n\(out)")
-            }
-            if Date() > deadline {
-                stop()
-                throw SpeechTestError("speech-dispatcher did not open \(socket) within 10 s")
-            }
-            usleep(10_000)
+        // Its log on a pipe: it says it waits for clients once the socket listens, and the
+        // line waits in the pipe however late it is read.
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw SpeechTestError("pipe: \(String(cString: strerror(errno)))") }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }  // no other test's child may hold them
+        do {
+            pid = try Self.spawn(SpeechRequirement.daemon.path,
+                                 ["-s", "-t", "0", "-C", directory + "/conf", "-c", "unix_socket", "-S", socket],
+                                 environment: environment, output: fds[1])
+        } catch {
+            close(fds[0]); close(fds[1])
+            try? fm.removeItem(atPath: directory)
+            throw error
+        }
+        close(fds[1])
+        output = DaemonOutput(reading: fds[0])
+        guard output.waitForLine(containing: "Speech Dispatcher started and waiting for clients", timeout: 10) else {
+            let why = output.ended ? "it ended first" : "timed out after 10 s"
+            stop()
+            throw SpeechTestError("speech-dispatcher did not start listening on \(socket): \(why).\n--- its log ---\n\(output.text)")
         }
     }
 
@@ -142,13 +149,9 @@ final class SpeechDaemon {
         guard !stopped else { return }
         stopped = true
         kill(-pid, SIGTERM)
+        if !Self.waitExit(pid, timeout: 2) { kill(-pid, SIGKILL) }
         var status: Int32 = 0
-        var waited = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if waited == 200 { kill(-pid, SIGKILL) }
-            usleep(10_000)
-            waited += 1
-        }
+        waitpid(pid, &status, 0)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -159,27 +162,65 @@ final class SpeechDaemon {
     }
 
     /// Waits (at most `timeout`) until `done` holds for the lines; returns them either way.
+    /// Woken by inotify on each write to the directory, watched before the first look.
     @discardableResult
     func waitForSpoken(timeout: TimeInterval = 5, until done: ([String]) -> Bool) -> [String] {
         let deadline = Date().addingTimeInterval(timeout)
+        let watch = inotify_init1(Int32(IN_CLOEXEC))
+        guard watch >= 0, inotify_add_watch(watch, directory, UInt32(IN_CREATE | IN_MODIFY)) >= 0 else {
+            Issue.record("Watching \(directory) with inotify: \(String(cString: strerror(errno)))")
+            if watch >= 0 { close(watch) }
+            return spoken()
+        }
+        defer { close(watch) }
         var lines = spoken()
-        while !done(lines) && Date() < deadline {
-            usleep(5_000)
+        var events = [UInt8](repeating: 0, count: 4096)
+        while !done(lines) {
+            let left = deadline.timeIntervalSinceNow
+            if left <= 0 { break }
+            var pfd = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, Int32((left * 1000).rounded(.up))) > 0 { _ = read(watch, &events, events.count) }
             lines = spoken()
         }
         return lines
     }
 
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+    typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
+    // glibc has both (2.34, 2.36), but Swift's Glibc module does not declare them.
+    static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
+    static let pidfdOpen: PidfdOpen? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open")
+        .map { unsafeBitCast($0, to: PidfdOpen.self) }
+
+    /// Waits up to `timeout` seconds for the child `pid` to end, woken by its pidfd; true if
+    /// it did (it is left to reap).
+    static func waitExit(_ pid: pid_t, timeout: Double) -> Bool {
+        guard let open = pidfdOpen else { return false }
+        let fd = open(pid, 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let r = poll(&pfd, 1, Int32((max(0, deadline.timeIntervalSinceNow) * 1000).rounded(.up)))
+            if r > 0 { return true }
+            if r == 0 || errno != EINTR { return false }
+        }
+    }
+
     /// posix_spawn in a process group of its own, with an empty signal mask and default
     /// dispositions (the test runner's threads block signals; Foundation's Process would pass
-    /// that mask on), exactly the given environment, and output to a file.
-    private static func spawn(_ path: String, _ arguments: [String], environment: [String: String], output: String) throws -> pid_t {
+    /// that mask on), exactly the given environment, stdout and stderr to `output`, and no
+    /// other descriptor (a pipe of a test running beside it would never see its end).
+    private static func spawn(_ path: String, _ arguments: [String], environment: [String: String], output: Int32) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, output, 2)
+        if let closeFrom = addCloseFrom { _ = closeFrom(&actions, 3) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -200,6 +241,52 @@ final class SpeechDaemon {
         let rc = posix_spawn(&child, path, &actions, &attributes, argv, envp)
         guard rc == 0 else { throw SpeechTestError("Starting \(path): \(String(cString: strerror(rc)))") }
         return child
+    }
+}
+
+/// The daemon's stdout and stderr (its log, and its modules'), read by a thread of its own
+/// as they come, so that the daemon never blocks on a full pipe.
+final class DaemonOutput: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var collected: [UInt8] = []
+    private var finished = false
+
+    init(reading fd: Int32) {
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 8192)
+            while true {
+                let n = read(fd, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                condition.lock()
+                collected += buffer[0..<n]
+                condition.broadcast()
+                condition.unlock()
+            }
+            close(fd)
+            condition.lock()
+            finished = true
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.name = "speech-dispatcher output"
+        thread.start()
+    }
+
+    var text: String { condition.withLock { String(decoding: collected, as: UTF8.self) } }
+    /// True once every writer closed the pipe (the daemon and its modules ended).
+    var ended: Bool { condition.withLock { finished } }
+
+    /// Waits up to `timeout` seconds for a whole line containing `fragment`.
+    func waitForLine(containing fragment: String, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            let text = String(decoding: collected, as: UTF8.self)
+            if text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains(where: { $0.contains(fragment) }) { return true }
+            if finished || !condition.wait(until: deadline) { return false }
+        }
     }
 }
 
