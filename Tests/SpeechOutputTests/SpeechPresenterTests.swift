@@ -166,8 +166,8 @@ struct SpeechPresenterTests {
         #expect(lines == ["rate=40.00 volume=-30.00 Btn 1", "rate=20.00 volume=60.00 Btn 2"])
     }
 
-    /// The move click comes before the words, the select sound replaces the next move click,
-    /// and a select with nothing said after it plays alone.
+    /// A select with nothing said after it plays alone, the move click comes before the
+    /// words, and the select sound replaces the next move click.
     @Test func soundsForMovesAndSelects() throws {
         try SpeechRequirement.soundIcons.require()
         let daemon = try SpeechDaemon(module: .textlog)
@@ -175,19 +175,21 @@ struct SpeechPresenterTests {
         let warnings = Collected<String>()
         let speech = SpeechPresenter(feedback: feedback(sound: true), tree: tree, address: daemon.address) { warnings.append($0) }
         let move = SoundIcons().move, select = SoundIcons().select
-        try speech.present([at(0, element("b1", "Btn 1"))])
-        daemon.waitForSpoken { $0.count >= 2 }
-        try speech.present([at(1000, .activate(element: "b1", point: Point(x: 5, y: 5), target: "b1")),
-                            at(1000, element("vol", "Volume, 50"))])
-        daemon.waitForSpoken { $0.count >= 4 }
-        try speech.present([at(2000, .tap(Point(x: 9, y: 9), element: nil))])
+        // The lone select first: it is dropped while anything is being said, and when the
+        // server counts a spoken line as ended is not something a test can see.
+        try speech.present([at(0, .tap(Point(x: 9, y: 9), element: nil))])
+        daemon.waitForSpoken { $0.count >= 1 }
+        try speech.present([at(1000, element("b1", "Btn 1"))])
+        daemon.waitForSpoken { $0.count >= 3 }
+        try speech.present([at(2000, .activate(element: "b1", point: Point(x: 5, y: 5), target: "b1")),
+                            at(2000, element("vol", "Volume, 50"))])
         daemon.waitForSpoken { $0.count >= 5 }
         speech.finish()
         #expect(daemon.waitForSpoken(timeout: 0.2) { _ in false } == [
+            "icon \(select)",
             "icon \(move)", "Btn 1, button",
             "icon \(select)", "Volume, 50, adjustable",
-            "icon \(select)",
-        ])
+        ], "--- speech-dispatcher's log ---\n\(daemon.log)")
         #expect(warnings.all.isEmpty)
     }
 
