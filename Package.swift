@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point inward: ScanCore depends on nothing; only SwitchInput lists the
+// Dependencies point inward: ScanCore and WordPrediction depend on nothing; only SwitchInput lists the
 // libevdev and libudev modules, only DesktopAccess libatspi (CSys, plain system calls,
 // serves the runtime, the input layer and the command line). The layering is enforced
 // here, not by convention.
@@ -14,17 +14,20 @@ let package = Package(
         // For the fuzz targets in Fuzz/, a package of their own.
         .library(name: "ScanFormats", targets: ["ScanFormats"]),
         .library(name: "SwitchInput", targets: ["SwitchInput"]),
+        .library(name: "WordPrediction", targets: ["WordPrediction"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "ScanCore"),
+        // Word lists and next-word prediction: pure, handed bytes and strings.
+        .target(name: "WordPrediction"),
         // Small wrappers for system calls Swift cannot import (variadic, macros).
         .target(name: "CSys"),
         // The JSON tape parser: the only unsafe code of the loaders.
         .target(name: "JSONTape"),
-        .target(name: "ScanFormats", dependencies: ["ScanCore", "JSONTape"]),
+        .target(name: "ScanFormats", dependencies: ["ScanCore", "JSONTape", "WordPrediction"]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The only module that talks to libevdev and libudev.
@@ -43,11 +46,13 @@ let package = Package(
             name: "switchscan",
             dependencies: [
                 "ScanCore", "JSONTape", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "SpeechOutput", "CSys",
+                "WordPrediction",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
-        .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats", "JSONTape"]),
+        .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats", "JSONTape", "WordPrediction"]),
+        .testTarget(name: "WordPredictionTests", dependencies: ["WordPrediction"]),
         .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan"]),

@@ -21,5 +21,6 @@ let package = Package(
         fuzzTarget("FuzzEvents", ["ScanCore", "ScanFormats"]),
         fuzzTarget("FuzzEvemu", ["ScanCore", "ScanFormats", "SwitchInput"]),
         fuzzTarget("FuzzProfile", ["ScanCore", "ScanFormats", "SwitchInput"]),
+        fuzzTarget("FuzzWords", ["WordPrediction"]),
     ]
 )

@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")"
 seconds=${1:-12}
 [ $# -gt 0 ] && shift
-targets=${*:-FuzzLayout FuzzSettings FuzzEvents FuzzEvemu FuzzProfile}
+targets=${*:-FuzzLayout FuzzSettings FuzzEvents FuzzEvemu FuzzProfile FuzzWords}
 swift build -c debug --scratch-path ../.build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >/dev/null
 bin=$(swift build -c debug --scratch-path ../.build-fuzz --show-bin-path)
 work=$(mktemp -d)
@@ -23,6 +23,9 @@ for target in $targets; do
         FuzzEvents) cp ../Examples/*.events "$corpus" ;;
         FuzzEvemu) cp ../Tests/Fixtures/*.evemu "$corpus" ;;
         FuzzProfile) cp ../Devices/*.json "$corpus" ;;
+        # The start of the English list (words) and its end (pairs), and a small one.
+        FuzzWords) head -300 ../Words/en.words > "$corpus/words.words"; tail -300 ../Words/en.words > "$corpus/pairs.words"
+            printf '# small\n9 the\n5 London\n3 of the\n2 I am\n' > "$corpus/small.words" ;;
     esac
     # Earlier findings are seeds too, so that a fixed crash stays fixed.
     [ -d "../Tests/Fixtures/fuzz/$target" ] && cp ../Tests/Fixtures/fuzz/"$target"/* "$corpus" 2>/dev/null || true

@@ -40,15 +40,19 @@ public enum SettingsFile {
         try writeAtomically(Array(text.utf8), to: path)
     }
 
-    /// Writes `bytes` beside `path` and renames the copy over it, after flushing it to disk.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(FileReadError) {
-        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    /// Writes `bytes` beside `path` and renames the copy over it, after flushing it to disk;
+    /// the file gets `mode` (less the umask). Any file of the user's is written so (settings,
+    /// learned words): the copy is named after it, `.settings.tmp-PID` for settings.json.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(FileReadError) {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        let folder = parts.dropLast().joined(separator: "/")
         if !folder.isEmpty { try makeFolders(folder) }
-        let temporary = (folder.isEmpty ? "" : folder + "/") + ".settings.tmp-\(getpid())"
+        let stem = parts.last.map { $0.split(separator: ".").first.map(String.init) ?? "" } ?? ""
+        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(stem.isEmpty ? "file" : stem).tmp-\(getpid())"
         func fail(_ what: String) -> FileReadError {
             FileReadError(description: "Error: cannot write \(path) (\(what): \(String(cString: strerror(errno)))); it was left unchanged.")
         }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw fail("creating \(temporary)") }
         var written = 0
         while written < bytes.count {

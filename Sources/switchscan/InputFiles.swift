@@ -76,7 +76,7 @@ struct ScanOptions: ParsableArguments {
     }
 }
 
-/// Where the bundled data folders (Layouts/, Devices/) are: `share/switchscan` beside an
+/// Where the bundled data folders (Layouts/, Devices/, Words/) are: `share/switchscan` beside an
 /// installed `bin/`, else the checkout the executable was built in (it sits in
 /// .build/<triple>/<config>/), else the current directory when it is a checkout. A folder
 /// of the same name elsewhere in the current directory does not shadow them.
@@ -92,6 +92,10 @@ enum BundledData {
 
     /// A bundled file, or the relative path itself (whose error then names it) when none is found.
     static func file(_ relative: String) -> String { path(relative) ?? relative }
+
+    /// The bundled word list of `language` ("en": Words/en.words), or its relative path
+    /// when none is found.
+    static func wordList(language: String) -> String { file("Words/\(language).words") }
 
     static func bases() -> [URL] {
         let fm = FileManager.default

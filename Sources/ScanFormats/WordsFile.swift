@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import WordPrediction
+
+/// Word list files: a language's list (`Words/en.words`) and the words the user has taught
+/// the predictor (`words.txt`), both in the word list format (Words/README.md). The user's
+/// file is replaced atomically, like the settings file, and readable by the user alone: it
+/// holds words they typed.
+public enum WordsFile {
+    /// Word lists past this size are refused before they are read.
+    public static let maxFileSize = 64 << 20
+
+    /// `$XDG_DATA_HOME/switchscan/words.txt`, else `~/.local/share/switchscan/words.txt`
+    /// (an empty variable counts as unset); nil without a home.
+    public static func userPath(environment env: [String: String]) -> String? {
+        let data = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? env["HOME"].flatMap { $0.isEmpty ? nil : $0 + "/.local/share" }
+        return data.map { $0 + "/switchscan/words.txt" }
+    }
+
+    /// The word list at `path`; a missing file, an unreadable one or a bad line is an error
+    /// that names it (and the line).
+    public static func load(_ path: String) throws(FileReadError) -> WordList {
+        let bytes = try readFile(path, what: "word list", limit: maxFileSize)
+        do {
+            return try WordList(parsing: bytes, file: path)
+        } catch {
+            throw FileReadError(description: error.description)
+        }
+    }
+
+    /// The user's learned words: empty while the file does not exist yet.
+    public static func loadUser(_ path: String) throws(FileReadError) -> WordList {
+        guard access(path, F_OK) == 0 else { return WordList() }
+        return try load(path)
+    }
+
+    /// Writes `list` to `path` (a header comment, then the list), creating its folder if
+    /// needed; the file is replaced atomically and gets mode 0600.
+    public static func save(_ list: WordList, to path: String) throws(FileReadError) {
+        let header = """
+            # SwitchScan: the words you taught the predictor, learned as you typed.
+            # COUNT WORD, then COUNT WORD1 WORD2 (WORD2 typed after WORD1). Edit it, or use
+            # 'switchscan words forget WORD'. Format: Words/README.md.
+
+            """
+        try SettingsFile.writeAtomically(Array(header.utf8) + list.serialized(), to: path, mode: 0o600)
+    }
+}

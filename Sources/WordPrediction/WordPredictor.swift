@@ -1,0 +1,256 @@
+/// Word completion and next-word prediction from a language's word list and the words the
+/// user has taught it: pure, deterministic, no clock and no files.
+///
+/// A word's score given the previous word p mixes, in each list, the pair probability
+/// P(w | p) (its count after p over all counts after p) with the word's own frequency:
+/// `pairWeight × P(w | p) + (1 − pairWeight) × P(w)`, or P(w) alone when the list knows
+/// nothing after p. The two lists' scores are then mixed with `userWeight` for the user's.
+/// The user's list is small, so a word typed a few times has a large share of it and rises
+/// above words that are merely frequent in the language. Equal scores are ordered by the
+/// UTF-8 bytes of their spellings.
+public struct WordPredictor: Sendable {
+    public let system: WordList
+    public private(set) var user: WordList
+    /// The system's words, most frequent first (equal counts in byte order): the first k
+    /// with a prefix are its k likeliest by frequency alone.
+    private let systemByCount: [Int32]
+
+    /// How much the pair probability counts against the word's own frequency, when the
+    /// previous word has pairs. Keystroke savings on sample phrases hardly move between 0.8
+    /// and 0.95; at 0.8 a very frequent word still showed where it never follows ("the"
+    /// after "to the").
+    static let pairWeight = 0.9
+    /// How much the user's list counts against the system's, when it has anything.
+    static let userWeight = 0.5
+
+    public init(system: WordList, user: WordList = WordList()) {
+        self.system = system
+        self.user = user
+        systemByCount = system.wordOrder()
+    }
+
+    /// Up to `count` words for a caret after `textBefore` (the field's text before the
+    /// caret; may be long — only its tail matters).
+    ///
+    /// If textBefore ends inside a word (letters, digits, apostrophe, hyphen), completions of
+    /// that partial word: words starting with it, case-insensitively, the word itself
+    /// included if it is a known word; spelled as the lists spell them ("I", "London").
+    /// After a separator, or in an empty text, the likeliest next words. The previous word
+    /// weighs in through pairs in both cases; after a sentence end or at the start there is
+    /// none.
+    public func predictions(after textBefore: String, count: Int) -> [String] {
+        predictions(for: WordContext(textBefore: textBefore), count: count)
+    }
+
+    /// Up to `count` words for the partial word and previous word of `context`.
+    public func predictions(for context: WordContext, count k: Int) -> [String] {
+        guard k > 0 else { return [] }
+        let system = self.system, user = self.user
+        let prefix = wordKey(context.partial)
+        let model = Model(system: system, user: user, previous: context.previous)
+        var candidates = Candidates(system: system, user: user)
+
+        // Every word that could be among the best is a candidate; the rest score by the
+        // system's frequency alone (times a constant) and are beaten by its first k.
+        var found = 0
+        for id in systemByCount where found < k && system.key(of: id, hasPrefix: prefix) {
+            candidates.add(system: id)
+            found += 1
+        }
+        if !model.systemNext.isEmpty {
+            var best = Best(k)
+            for s in model.systemNext where system.key(of: s.id, hasPrefix: prefix) {
+                let score = model.systemScore(uni: system.count(s.id), pair: s.count)
+                if best.mayTake(score) { best.offer(score, system.spellingUTF8(s.id), s.id) }
+            }
+            for id in best.ids { candidates.add(system: id) }
+        }
+        for id in 0..<Int32(user.spellingCount) where user.count(id) > 0 && user.key(of: id, hasPrefix: prefix) {
+            candidates.add(user: id)
+        }
+        for s in model.userNext where user.key(of: s.id, hasPrefix: prefix) {
+            candidates.add(user: s.id)
+        }
+
+        // Their pair counts after the previous word, in one pass over its successors (the
+        // ten thousand after "the": a binary search among a few candidates each).
+        if !model.systemNext.isEmpty {
+            let index = IDIndex(candidates.list.enumerated().compactMap { i, c in c.system.map { ($0, i) } })
+            for s in model.systemNext { if let i = index[s.id] { candidates.list[i].systemPair = s.count } }
+        }
+        if !model.userNext.isEmpty {
+            let index = IDIndex(candidates.list.enumerated().compactMap { i, c in c.user.map { ($0, i) } })
+            for s in model.userNext { if let i = index[s.id] { candidates.list[i].userPair = s.count } }
+        }
+
+        var best = Best(k)
+        for (i, c) in candidates.list.enumerated() {
+            let score = model.score(
+                systemUni: c.system.map { system.count($0) } ?? 0, systemPair: c.systemPair,
+                userUni: c.user.map { user.count($0) } ?? 0, userPair: c.userPair)
+            if score > 0 { best.offer(score, ArraySlice(c.spelling.utf8), Int32(i)) }
+        }
+        return best.ids.map { candidates.list[Int($0)].spelling }
+    }
+
+    /// A word the user committed, after `previous` (nil at the start of a sentence):
+    /// counted in the user list, as a word and as a pair. A word either list knows in
+    /// another case is counted as it is spelled there ("the" for a sentence's "The"); a new
+    /// word capitalised only at a sentence start is learned in lowercase. Empty words and
+    /// words with spaces are ignored.
+    public mutating func learn(_ word: String, after previous: String?) {
+        guard let word = Self.cleaned(word) else { return }
+        let known = knownSpelling(word)
+        var spelling = known ?? word
+        if known == nil, previous == nil, word.first?.isUppercase == true, !word.dropFirst().contains(where: \.isUppercase) {
+            spelling = word.lowercased()
+        }
+        user.add(spelling)
+        if let previous = previous.flatMap(Self.cleaned) {
+            user.add(spelling, after: knownSpelling(previous) ?? previous)
+        }
+    }
+
+    /// Removes `word` (case-insensitively) and its pairs from the user list; true if it was
+    /// there. The system list is not changed.
+    @discardableResult
+    public mutating func forget(_ word: String) -> Bool {
+        user.remove(word)
+    }
+
+    /// Empties the user list.
+    public mutating func forgetAll() {
+        user = WordList()
+    }
+
+    /// How a list already spells `word`: the user's spelling first, then the system's.
+    private func knownSpelling(_ word: String) -> String? {
+        if let id = user.id(matching: word) { return user.spelling(id) }
+        if let id = system.id(matching: word) { return system.spelling(id) }
+        return nil
+    }
+
+    private static func cleaned(_ word: String) -> String? {
+        var trimmed = word.drop { $0.isWhitespace }
+        while trimmed.last?.isWhitespace == true { trimmed = trimmed.dropLast() }
+        return WordList.isValidWord(String(trimmed)) ? String(trimmed) : nil
+    }
+}
+
+/// The numbers a prediction is scored with, given the previous word.
+private struct Model {
+    var systemNext: [WordList.Successor] = []
+    var userNext: [WordList.Successor] = []
+    var systemPairTotal = 0.0, userPairTotal = 0.0
+    var systemTotal: Double, userTotal: Double
+    var systemPairWeight = 0.0, userPairWeight = 0.0
+    var userWeight: Double
+
+    init(system: WordList, user: WordList, previous: String?) {
+        if let previous {
+            if let id = system.id(matching: previous) { systemNext = system.successors(of: id) }
+            if let id = user.id(matching: previous) { userNext = user.successors(of: id) }
+        }
+        systemPairTotal = Double(systemNext.reduce(0) { $0 + $1.count })
+        userPairTotal = Double(userNext.reduce(0) { $0 + $1.count })
+        if systemPairTotal > 0 { systemPairWeight = WordPredictor.pairWeight }
+        if userPairTotal > 0 { userPairWeight = WordPredictor.pairWeight }
+        systemTotal = system.total
+        userTotal = user.total
+        userWeight = user.wordCount > 0 || user.pairCount > 0 ? WordPredictor.userWeight : 0
+    }
+
+    func systemScore(uni: Int, pair: Int) -> Double {
+        mix(uni: uni, total: systemTotal, pair: pair, pairTotal: systemPairTotal, weight: systemPairWeight)
+    }
+
+    func score(systemUni: Int, systemPair: Int, userUni: Int, userPair: Int) -> Double {
+        (1 - userWeight) * systemScore(uni: systemUni, pair: systemPair)
+            + userWeight * mix(uni: userUni, total: userTotal, pair: userPair, pairTotal: userPairTotal, weight: userPairWeight)
+    }
+
+    private func mix(uni: Int, total: Double, pair: Int, pairTotal: Double, weight: Double) -> Double {
+        let p = total > 0 ? Double(uni) / total : 0
+        let q = pairTotal > 0 ? Double(pair) / pairTotal : 0
+        return weight * q + (1 - weight) * p
+    }
+}
+
+/// The words to score, each once, with its id in either list.
+private struct Candidates {
+    struct Candidate {
+        var spelling: String
+        var system: Int32?
+        var user: Int32?
+        var systemPair = 0
+        var userPair = 0
+    }
+
+    let system: WordList
+    let user: WordList
+    var list: [Candidate] = []
+    var index: [String: Int] = [:]
+
+    init(system: WordList, user: WordList) {
+        self.system = system
+        self.user = user
+    }
+
+    mutating func add(system id: Int32) {
+        let spelling = system.spelling(id)
+        if index[spelling] != nil { return }
+        index[spelling] = list.count
+        list.append(Candidate(spelling: spelling, system: id, user: user.id(of: spelling)))
+    }
+
+    mutating func add(user id: Int32) {
+        let spelling = user.spelling(id)
+        if index[spelling] != nil { return }
+        index[spelling] = list.count
+        list.append(Candidate(spelling: spelling, system: system.id(of: spelling), user: id))
+    }
+}
+
+/// Candidates by id, sorted for binary search.
+private struct IDIndex {
+    let entries: [(id: Int32, index: Int)]
+
+    init(_ entries: [(Int32, Int)]) {
+        self.entries = entries.map { (id: $0.0, index: $0.1) }.sorted { $0.id < $1.id }
+    }
+
+    subscript(id: Int32) -> Int? {
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if entries[mid].id < id { low = mid + 1 } else { high = mid }
+        }
+        return low < entries.count && entries[low].id == id ? entries[low].index : nil
+    }
+}
+
+/// The best k by score, equal scores in byte order of the spellings.
+private struct Best {
+    let k: Int
+    private var entries: [(score: Double, spelling: ArraySlice<UInt8>, id: Int32)] = []
+
+    init(_ k: Int) { self.k = k }
+
+    /// Whether an entry with this score could be taken (false: it cannot, whatever its
+    /// spelling), so that most are turned away before their spelling is looked up.
+    func mayTake(_ score: Double) -> Bool {
+        entries.count < k || score >= entries[entries.count - 1].score
+    }
+
+    mutating func offer(_ score: Double, _ bytes: ArraySlice<UInt8>, _ id: Int32) {
+        func before(_ a: (score: Double, spelling: ArraySlice<UInt8>, id: Int32)) -> Bool {
+            score != a.score ? score > a.score : bytes.lexicographicallyPrecedes(a.spelling)
+        }
+        if entries.count == k, let last = entries.last, !before(last) { return }
+        let at = entries.firstIndex { before($0) } ?? entries.count
+        entries.insert((score, bytes, id), at: at)
+        if entries.count > k { entries.removeLast() }
+    }
+
+    var ids: [Int32] { entries.map(\.id) }
+}

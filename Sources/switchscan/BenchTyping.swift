@@ -1,0 +1,159 @@
+import ArgumentParser
+import Foundation
+import ScanCore
+import ScanFormats
+import ScanRuntime
+import WordPrediction
+
+struct BenchTyping: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "typing",
+        abstract: "Load the word list (time and memory), then type a text keystroke by keystroke, predicting at each; latency in ms.",
+        discussion: """
+        Each load reads the file, parses it and builds the predictor, as the keyboard does at \
+        start. Memory is the process's resident size (VmRSS in /proc/self/status) before and \
+        after the first load, which is kept. The text is replayed one character at a time: after each \
+        character, and before the first, the predictor is asked for --count words. The \
+        keystroke saving counts a word as chosen from the predictions as soon as they show it \
+        (one press, its space included), against typing every character.
+        """
+    )
+
+    @Option(name: .customLong("text-file"), help: "The text to type, one phrase a line.")
+    var textFile = "Examples/phrases.txt"
+
+    @Option(help: "The word list (default: the bundled Words/en.words).")
+    var words: String?
+
+    @Option(help: "How many times to load the list.")
+    var loads = 10
+
+    @Option(help: "Words asked for at each keystroke.")
+    var count = 5
+
+    @Flag(help: "Learn each word as it is finished, as the keyboard does (the user's list starts empty).")
+    var learn = false
+
+    @Flag(help: "Print one JSON object instead of the report.")
+    var json = false
+
+    func validate() throws {
+        guard (1...1000).contains(loads) else { throw ValidationError("--loads takes 1 to 1000") }
+        guard (1...100).contains(count) else { throw ValidationError("--count takes 1 to 100") }
+    }
+
+    func run() throws {
+        let listPath = words ?? BundledData.wordList(language: "en")
+        let text: [UInt8]
+        do { text = try readFile(textFile, what: "text file", limit: 64 << 20) } catch {
+            throw fail(error.description + " Give the text to type with --text-file FILE (one phrase a line).")
+        }
+        let phrases = String(decoding: text, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+
+        // Loads: the first one kept, for the memory it adds and for the typing.
+        let rssBefore = residentKiB()
+        var rssAfter = 0
+        var loadTimes: [Int64] = []
+        var predictor: WordPredictor?
+        var fileSize = 0
+        for _ in 0..<loads {
+            let t0 = MonotonicClock.now()
+            let bytes: [UInt8]
+            do { bytes = try readFile(listPath, what: "word list", limit: WordsFile.maxFileSize) } catch { throw fail(error.description) }
+            fileSize = bytes.count
+            let loaded: WordPredictor
+            do { loaded = WordPredictor(system: try WordList(parsing: bytes, file: listPath)) } catch { throw fail(error.description) }
+            loadTimes.append((MonotonicClock.now() - t0).nanoseconds)
+            if predictor == nil {
+                predictor = loaded
+                rssAfter = residentKiB()
+            }
+        }
+        var typist = predictor!
+
+        var latencies: [Int64] = []
+        var typed = 0, pressed = 0
+        for phrase in phrases {
+            let chars = Array(phrase)
+            var shown: [[String]] = []
+            for i in 0...chars.count {
+                // A word just finished: learned with the word before it, as the keyboard would.
+                if learn, i > 0, Self.isWordCharacter(chars[i - 1]), i == chars.count || !Self.isWordCharacter(chars[i]) {
+                    let context = WordContext(textBefore: String(chars[0..<i]))
+                    typist.learn(context.partial, after: context.previous)
+                }
+                let before = String(chars[0..<i])
+                let t0 = MonotonicClock.now()
+                let words = typist.predictions(after: before, count: count)
+                latencies.append((MonotonicClock.now() - t0).nanoseconds)
+                shown.append(words)
+            }
+            let (withoutPredictions, withPredictions) = Self.keystrokes(chars, shown: shown)
+            typed += withoutPredictions
+            pressed += withPredictions
+        }
+
+        let load = Summary(loadTimes)
+        let sortedLoads = loadTimes.sorted()
+        let loadMedian = Double(sortedLoads[sortedLoads.count / 2]) / 1e6
+        let latency = Summary(latencies)
+        let saved = typed > 0 ? 100 * Double(typed - pressed) / Double(typed) : 0
+        let list = predictor!.system
+        if json {
+            writeOut("{\"words\":\(list.wordCount),\"pairs\":\(list.pairCount),\"file_mb\":\(r2(Double(fileSize) / 1_048_576)),"
+                + "\"load_min_ms\":\(r2(Double(sortedLoads[0]) / 1e6)),\"load_median_ms\":\(r2(loadMedian)),\"load_p99_ms\":\(r2(load.p99 / 1000)),"
+                + "\"load_first_ms\":\(r2(Double(loadTimes[0]) / 1e6)),"
+                + "\"rss_before_mb\":\(r2(Double(rssBefore) / 1024)),\"rss_after_mb\":\(r2(Double(rssAfter) / 1024)),"
+                + "\"predictions\":\(latencies.count),\"p50_ms\":\(Self.ms(latency.p50)),\"p99_ms\":\(Self.ms(latency.p99)),\"max_ms\":\(Self.ms(latency.max)),"
+                + "\"keystrokes\":\(typed),\"keystrokes_with_predictions\":\(pressed),\"saved_percent\":\(r1(saved))}\n")
+            return
+        }
+        writeOut("""
+            Word list: \(listPath) (\(r2(Double(fileSize) / 1_048_576)) MB): \(list.wordCount) words, \(list.pairCount) pairs
+            Load (read, parse, index) × \(loads): min \(r2(Double(sortedLoads[0]) / 1e6)) ms, median \(r2(loadMedian)) ms, p99 \(r2(load.p99 / 1000)) ms; the first \(r2(Double(loadTimes[0]) / 1e6)) ms
+            Memory (VmRSS): \(r1(Double(rssBefore) / 1024)) MB before loading, \(r1(Double(rssAfter) / 1024)) MB after (+\(r1(Double(rssAfter - rssBefore) / 1024)) MB)
+            Typing \(textFile): \(phrases.count) phrases, \(latencies.count) predictions of \(count) words\(learn ? ", learning each word" : "")
+            Prediction: p50 \(Self.ms(latency.p50)) ms, p99 \(Self.ms(latency.p99)) ms, max \(Self.ms(latency.max)) ms
+            Keystrokes: \(typed) typing every character, \(pressed) choosing predictions (\(r1(saved))% saved)
+
+            """)
+    }
+
+    static func ms(_ microseconds: Double) -> String { String(format: "%.3f", microseconds / 1000) }
+
+    static func isWordCharacter(_ c: Character) -> Bool {
+        c.isLetter || c.isNumber || c == "'" || c == "’" || c == "-"
+    }
+
+    /// Keystrokes for a phrase typed character by character, and with a word chosen from
+    /// the predictions (`shown[i]`: those shown after i characters) as soon as they show
+    /// it: one press for the rest of the word and the space after it.
+    static func keystrokes(_ chars: [Character], shown: [[String]]) -> (Int, Int) {
+        var without = 0, with = 0
+        var i = 0
+        while i < chars.count {
+            guard isWordCharacter(chars[i]) else { without += 1; with += 1; i += 1; continue }
+            var end = i
+            while end < chars.count && isWordCharacter(chars[end]) { end += 1 }
+            let word = String(chars[i..<end]).lowercased()
+            let space = end < chars.count && chars[end] == " " ? 1 : 0
+            without += end - i + space
+            if let j = (i..<end).first(where: { p in shown[p].contains { $0.lowercased() == word } }) {
+                with += j - i + 1
+            } else {
+                with += end - i + space
+            }
+            i = end + space
+        }
+        return (without, with)
+    }
+
+    /// The process's resident memory in KiB (VmRSS in /proc/self/status), 0 if unknown.
+    func residentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import ScanFormats
+import Testing
+import WordPrediction
+
+@Suite("The user's learned-words file")
+struct WordsFileTests {
+    @Test func whereTheLearnedWordsAreKept() {
+        #expect(WordsFile.userPath(environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"]) == "/data/switchscan/words.txt")
+        #expect(WordsFile.userPath(environment: ["XDG_DATA_HOME": "", "HOME": "/home/u"]) == "/home/u/.local/share/switchscan/words.txt")
+        #expect(WordsFile.userPath(environment: ["HOME": "/home/u"]) == "/home/u/.local/share/switchscan/words.txt")
+        #expect(WordsFile.userPath(environment: ["HOME": ""]) == nil)
+        #expect(WordsFile.userPath(environment: [:]) == nil)
+    }
+
+    @Test func savedWordsLoadBackAndOnlyTheUserCanReadThem() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("words-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("switchscan/words.txt").path
+        #expect(try WordsFile.loadUser(path) == WordList(), "no file yet: nothing learned")
+
+        var words = WordList()
+        words.add("hello", count: 3)
+        words.add("world", after: "hello")
+        try WordsFile.save(words, to: path)
+        #expect(try WordsFile.load(path) == words)
+        #expect(try WordsFile.loadUser(path) == words)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix("# SwitchScan: the words you taught the predictor"))
+        #expect(text.hasSuffix("\n3 hello\n1 hello world\n"))
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("switchscan").path) == ["words.txt"],
+                "the copy written aside was renamed over the file")
+    }
+
+    @Test func aBrokenFileIsRefusedWithItsPathAndLine() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("words-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("words.txt").path
+        try Data("3 hello\nhello 3\n".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: FileReadError.self) { try WordsFile.loadUser(path) }
+        do {
+            _ = try WordsFile.load(path)
+        } catch {
+            #expect(error.description == """
+                \(path):2: "hello" is not a count; a count is a whole number from 1 to 1000000000000000
+                \(path): 1 error; the word list was not loaded.
+                """)
+        }
+        do {
+            _ = try WordsFile.load(folder.appendingPathComponent("missing.words").path)
+        } catch {
+            #expect(error.description.hasPrefix("Error: word list '\(folder.path)/missing.words' does not exist."))
+        }
+    }
+}
