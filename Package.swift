@@ -28,6 +28,9 @@ let package = Package(
         // The JSON tape parser: the only unsafe code of the loaders.
         .target(name: "JSONTape"),
         .target(name: "ScanFormats", dependencies: ["ScanCore", "JSONTape", "WordPrediction"]),
+        // The scanning keyboard: a screen the engine scans, its keys' rules, and what typing
+        // a text costs. Pure, like the core.
+        .target(name: "Typing", dependencies: ["ScanCore", "WordPrediction"]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The only module that talks to libevdev and libudev.
@@ -46,14 +49,15 @@ let package = Package(
             name: "switchscan",
             dependencies: [
                 "ScanCore", "JSONTape", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "SpeechOutput", "CSys",
-                "WordPrediction",
+                "WordPrediction", "Typing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
         .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats", "JSONTape", "WordPrediction"]),
         .testTarget(name: "WordPredictionTests", dependencies: ["WordPrediction"]),
-        .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime"]),
+        .testTarget(name: "TypingTests", dependencies: ["ScanCore", "Typing", "WordPrediction", "ScanFormats", "ScanRuntime"]),
+        .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime", "Typing", "WordPrediction"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan"]),
         // Real applications on a private X server and accessibility bus, started by the tests.

@@ -244,6 +244,19 @@ enum Atspi {
         return s
     }
 
+    /// The text before the caret (its last `limit` characters); nil without a Text interface.
+    static func textBeforeCaret(_ a: AccessibleRef, limit: Int32 = 512) -> String? {
+        guard let t = atspi_accessible_get_text_iface(a.pointer) else { return nil }
+        defer { g_object_unref(t) }
+        var err: UnsafeMutablePointer<GError>?
+        let caret = atspi_text_get_caret_offset(t, &err)
+        if err != nil { g_error_free(err); return nil }
+        guard caret > 0 else { return "" }
+        let s = take(atspi_text_get_text(t, max(0, caret - limit), caret, &err))
+        if err != nil { g_error_free(err); return nil }
+        return s
+    }
+
     /// The objects this one is labelled by.
     static func labelledBy(_ a: AccessibleRef) -> [AccessibleRef] {
         var err: UnsafeMutablePointer<GError>?

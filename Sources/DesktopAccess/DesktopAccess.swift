@@ -59,6 +59,16 @@ public final class DesktopAccess: @unchecked Sendable {
     public var screen: (width: Double, height: Double)?
     /// Changes coalesced before the window is read again.
     public var coalesceMilliseconds: UInt32 = 30
+    /// The text before the caret of the field being typed into (`followField`), each time
+    /// it changes or the caret moves (on the AT-SPI thread).
+    public var onFieldText: (@Sendable (String) -> Void)?
+    /// The focus moved from the field followed to another element (a Tab, a click): the
+    /// keyboard typing into the field must not type into that one unseen (on the AT-SPI
+    /// thread; the field is no longer followed).
+    public var onFieldLeft: (@Sendable () -> Void)?
+    /// The field followed, by element id, and whether a read of it is on its way.
+    private var fieldID: String?
+    private var fieldReadPending = false
 
     private let stopLock = NSLockish()
     private var stopped = false
@@ -382,6 +392,7 @@ public final class DesktopAccess: @unchecked Sendable {
             e.respondsToUserInteraction = n.respondsToUserInteraction
             e.customActions = n.customActions.map { CustomAction(name: $0) }
             e.adjustable = n.adjustable
+            e.textEntry = n.textEntry
             e.parent = n.parent
             e.children = n.children
             out.append(e)
@@ -395,7 +406,7 @@ public final class DesktopAccess: @unchecked Sendable {
     private static let eventTypes = [
         "object:children-changed", "object:state-changed", "object:property-change:accessible-name",
         "object:property-change:accessible-value", "object:property-change:accessible-description",
-        "object:value-changed", "object:bounds-changed", "object:text-changed",
+        "object:value-changed", "object:bounds-changed", "object:text-changed", "object:text-caret-moved",
         "window:activate", "window:deactivate", "window:create", "window:destroy",
         "window:minimize", "window:restore",
     ]
@@ -435,6 +446,13 @@ public final class DesktopAccess: @unchecked Sendable {
         let anywhere = (type.hasPrefix("object:children-changed") && id.hasSuffix(":root")) || type.hasPrefix("object:state-changed:active")
         if type.hasPrefix("object:") && !anywhere {
             guard scannedBus == nil || bus == scannedBus else { return }
+            if type.hasPrefix("object:text-"), id == fieldID { scheduleFieldRead() }
+            if type.hasPrefix("object:text-caret-moved") { return }
+            if type.hasPrefix("object:state-changed:focused"), let field = fieldID, id != field,
+               let ref = elements[id], Atspi.states(ref).has(ATSPI_STATE_FOCUSED) {
+                fieldID = nil
+                onFieldLeft?()
+            }
             // Focus moving inside the window changes nothing that is scanned.
             if type.hasPrefix("object:state-changed:focused") { return }
             // A value, a name or a state of one element: that element is read again alone.
@@ -480,6 +498,28 @@ public final class DesktopAccess: @unchecked Sendable {
     }
 
     func elementObject(_ id: String) -> AccessibleRef? { elements[id] }
+
+    /// Follows the text before the caret of the element `id` (the field the keyboard types
+    /// into; nil: none): it is read now and after each of its text and caret events, for
+    /// `onFieldText`.
+    public func followField(_ id: String?) {
+        thread.async { [self] in
+            fieldID = id
+            if id != nil { scheduleFieldRead() }
+        }
+    }
+
+    /// A burst of text events (a word typed) is read once, 5 ms after its first.
+    private func scheduleFieldRead() {
+        guard !fieldReadPending else { return }
+        fieldReadPending = true
+        thread.after(milliseconds: 5) { [self] in
+            fieldReadPending = false
+            guard let id = fieldID, let ref = elements[id] ?? handles[id]?.ref,
+                  let text = Atspi.textBeforeCaret(ref) else { return }
+            onFieldText?(text)
+        }
+    }
 
     /// Reads the changed elements alone into the last snapshot and hands it on when it
     /// changed; false when the window must be read whole (an element went away, or a read

@@ -20,6 +20,7 @@ struct LiveNode: Equatable {
     var respondsToUserInteraction: Bool?
     var customActions: [String] = []
     var adjustable: Adjustable?
+    var textEntry: TextEntryKind?
     var parent: Int?
     var children: [Int] = []
 }
@@ -344,7 +345,9 @@ struct Walker {
                 node.traits.insert(.staticText)
             }
             if editable {
-                node.value = Atspi.text(a).flatMap { $0.isEmpty ? nil : $0 }
+                node.textEntry = role == ATSPI_ROLE_PASSWORD_TEXT ? .password : role == ATSPI_ROLE_TERMINAL ? .terminal : .text
+                // A password field's text is bullets at best: it is not read.
+                node.value = node.textEntry == .password ? nil : Atspi.text(a).flatMap { $0.isEmpty ? nil : $0 }
                 node.respondsToUserInteraction = true
                 if childLooksLikeSearch(a, childCount: childCount) { node.traits.insert(.searchField) }
             }

@@ -44,6 +44,38 @@ public enum Effect: Hashable, Sendable {
     case window(WindowCommand, window: String, title: String)
     /// A host event declared by the layout (`{"emit": …}`), raised by `element`'s handler.
     case emit(name: String, element: String, data: String?)
+    /// The scanning keyboard opened, or its keys' labels changed (predictions, Shift).
+    case keyboard([KeyboardKey])
+    /// Text inserted at the caret of the focused field; `secret` in a password field (the
+    /// text is then never shown, spoken or printed: only typed).
+    case typeText(String, secret: Bool)
+    /// Characters (user-perceived) deleted before the caret.
+    case deleteText(characters: Int)
+    /// The scanning keyboard closed.
+    case keyboardClose
+    /// A key with modifiers sent to the focused application (the keyboard's editing page:
+    /// caret moves, selection, the clipboard, undo; one-shot Ctrl and Alt).
+    case shortcut(KeyChord)
+    /// The keyboard learned a word the user committed (after `after` in the sentence), for
+    /// the runtime to keep (never in a password field or a terminal).
+    case learnWord(String, after: String?)
+}
+
+/// A key and the modifiers held while it is pressed. `key` is the key's X keysym name
+/// ("Left", "Home", "a", "F4"), which GTK and Qt use too.
+public struct KeyChord: Hashable, Sendable {
+    public enum Modifier: String, CaseIterable, Sendable { case control, alt, shift }
+    public var key: String
+    public var modifiers: [Modifier]
+    public init(_ key: String, _ modifiers: [Modifier] = []) { self.key = key; self.modifiers = modifiers }
+}
+
+/// A key of the scanning keyboard as the overlay draws it and a front end shows it.
+public struct KeyboardKey: Hashable, Sendable {
+    public var id: String
+    public var label: String
+    public var frame: Rect
+    public init(id: String, label: String, frame: Rect) { self.id = id; self.label = label; self.frame = frame }
 }
 
 public struct TimedEffect: Hashable, Sendable {

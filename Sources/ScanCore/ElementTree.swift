@@ -1,6 +1,9 @@
 public enum NavigationStyle: String, CaseIterable, Sendable { case automatic, separate, combined }
 public enum ModalScope: String, CaseIterable, Sendable { case siblings, screen }
 public enum NaturalOrder: String, CaseIterable, Sendable { case geometric, document }
+/// What is typed into a text field: plain text, a password (nothing predicted, nothing
+/// learned) or a terminal (nothing learned).
+public enum TextEntryKind: String, CaseIterable, Sendable { case text, password, terminal }
 
 /// One node of a screen: visual containment (children, paint order) and the accessibility
 /// attributes of the iOS model. Frames and activation points are already resolved.
@@ -33,6 +36,9 @@ public struct ElementNode: Sendable {
     public var onActivate: [LayoutEffect]?
     public var onTap: [LayoutEffect]?
     public var onEscape: [LayoutEffect]?
+    /// A field text is typed into (the live desktop's entries; a layout's search fields):
+    /// selecting it opens the keyboard.
+    public var textEntry: TextEntryKind?
 
     public init(id: String) { self.id = id }
 

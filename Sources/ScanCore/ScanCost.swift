@@ -168,7 +168,8 @@ public enum ScanCost {
             func activation(in effects: [TimedEffect]) -> ScanInstant? {
                 effects.first { if case .activate(let e, _, _) = $0.effect { return e == node.id } else { return false } }?.time
             }
-            switch settings.tapBehavior {
+            // A keyboard key acts as soon as it is selected, whatever the tap behaviour.
+            switch node.traits.contains(.keyboardKey) ? .alwaysTap : settings.tapBehavior {
             case .alwaysTap:
                 if let t = activation(in: effects) { record(node.id, label, nil, t, presses) }
             case .autoTap:

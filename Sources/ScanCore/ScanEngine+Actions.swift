@@ -6,6 +6,9 @@ struct EffectOutcome {
     var treeChanged = false
     var focusRequest: Int?
     var screenChanged = false
+    /// Another screen is already being scanned (a presented screen closed): nothing more
+    /// to do after the action.
+    var placed = false
     /// Where in the output this handler's effects began (to report the action before them).
     var firstOutputIndex = 0
 }
@@ -16,6 +19,10 @@ extension ScanEngine {
     mutating func activate(_ n: Int) -> EffectOutcome {
         let node = tree[n]
         let p = node.activationPoint
+        if presented != nil {
+            emit(.activate(element: node.id, point: p, target: node.id))
+            return answerPresented(node.id)
+        }
         if let handler = node.onActivate {
             emit(.activate(element: node.id, point: p, target: node.id))
             return runEffects(handler, of: n)
@@ -31,8 +38,61 @@ extension ScanEngine {
     mutating func tapAt(_ p: Point) -> EffectOutcome {
         let hit = tree.hitTest(p)
         emit(.tap(p, element: hit.map { tree[$0].id }))
+        if presented != nil, let hit, tree[hit].isAccessibilityElement { return answerPresented(tree[hit].id) }
         guard let hit, let h = tree.tapHandler(from: hit) else { return EffectOutcome(firstOutputIndex: out.count) }
         return runEffects(tree[h].onTap ?? [], of: h)
+    }
+
+    /// A presented screen's element was activated: its logic answers, and the screen's next
+    /// version replaces it in place, the cursor kept by id, nothing shown yet (the caller
+    /// highlights where scanning goes on).
+    mutating func answerPresented(_ id: String) -> EffectOutcome {
+        guard var screen = presented else { return EffectOutcome(firstOutputIndex: out.count) }
+        let change = screen.logic.activate(id)
+        presented!.logic = screen.logic
+        var outcome = EffectOutcome(firstOutputIndex: out.count)
+        for e in change.effects { emit(e) }
+        if change.closed {
+            closePresented()
+            outcome.placed = true
+            return outcome
+        }
+        if let next = change.tree {
+            let here = place(of: item.cursor)
+            let entered = scopeIDs(item.cursor)
+            // Point mode's saved item place, by ids, as every change of the tree keeps it.
+            let saved = point.savedItem.map { place(of: $0.cursor) }
+            tree = next
+            scan = ScanTreeBuilder.build(tree, settings: settings)
+            groupLabels = []
+            history.removeAll()
+            let slots = scanSlots()
+            if let saved { relocateSaved(saved, slots) }
+            if item.running, cycleCount(0) > 0 {
+                let found = find(here, slots)
+                if found.exact && scopeIDs(found.cursor) == entered {
+                    item.cursor = found.cursor
+                } else {
+                    // Its row is gone, or the key is in another (another page): out of the
+                    // groups it was in, to the top.
+                    for id in entered.reversed() { emit(.exitGroup(id)) }
+                    item.cursor = Cursor()
+                }
+            } else {
+                item.cursor = Cursor()
+            }
+        }
+        return outcome
+    }
+
+    /// Back to the screen beneath a presented one, at the element it was opened from,
+    /// however it closed (its Hide key, or the host's `dismissPresented`).
+    mutating func closePresented() {
+        guard let screen = presented else { return }
+        presented = nil
+        keyboardProvider?.closed(screen.logic)
+        emit(.keyboardClose)
+        enterScreen(screen.beneath, returningTo: screen.returnTo)
     }
 
     mutating func runEffects(_ effects: [LayoutEffect], of n: Int) -> EffectOutcome {
@@ -109,6 +169,7 @@ extension ScanEngine {
     }
 
     mutating func applyStructuralChanges(_ outcome: EffectOutcome) {
+        if outcome.placed { return }
         if outcome.treeChanged { rebuild(keepFocus: !outcome.screenChanged) }
         if outcome.screenChanged {
             closeMenu()

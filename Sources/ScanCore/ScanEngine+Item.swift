@@ -143,6 +143,17 @@ extension ScanEngine {
             openMenu(target)
             return
         }
+        // A keyboard key types as soon as it is selected, whatever the tap behaviour: a menu
+        // before every letter would double the presses (the `menu` switch still opens it).
+        if case .element(let n) = target, tree[n].traits.contains(.keyboardKey) {
+            performTap(target)
+            return
+        }
+        // A text field is for typing: it opens the keyboard at once.
+        if case .element(let n) = target, keyboardProvider != nil, presented == nil, isTextField(n) {
+            openKeyboard(for: n)
+            return
+        }
         switch settings.tapBehavior {
         case .menu:
             openMenu(target)

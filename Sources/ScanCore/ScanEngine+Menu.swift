@@ -9,6 +9,7 @@ extension ScanEngine {
         let owner = targetNode(target)
         switch target {
         case .element(let n):
+            if keyboardProvider != nil && isTextField(n) && !tree[n].traits.contains(.notEnabled) { entries.append(.keyboard) }
             if !tree[n].traits.contains(.notEnabled) { entries.append(.tap) }
         case .point:
             entries.append(.tap)
@@ -25,6 +26,7 @@ extension ScanEngine {
             }
         }
         if escapeHandler(for: target) != nil { entries.append(.escape) }
+        if target == .screen && keyboardProvider != nil && presented == nil { entries.append(.keyboard) }
         entries.append(mode == .point ? .itemMode : .pointMode)
         if target == .screen {
             entries += [.page(.settings), .page(.keys)]
@@ -96,6 +98,7 @@ extension ScanEngine {
         case .switchTo(let w): return "window:" + w.id
         case .windowCommand(let c, _): return c.rawValue + "Window"
         case .done: return "done"
+        case .keyboard: return "keyboard"
         }
     }
 
@@ -140,6 +143,7 @@ extension ScanEngine {
             case .restore: return "Restore window size"
             }
         case .done: return "Done"
+        case .keyboard: return "Keyboard"
         }
     }
 
@@ -288,7 +292,35 @@ extension ScanEngine {
         case .exit:
             closeMenu()
             returnFromMenu(target)
+        case .keyboard:
+            closeMenu()
+            if case .element(let n) = target { openKeyboard(for: n) } else { openKeyboard(for: nil) }
         }
+    }
+
+    /// Whether typing goes into this element: selecting it opens the keyboard.
+    func isTextField(_ n: Int) -> Bool {
+        tree[n].textEntry != nil || tree[n].traits.contains(.searchField)
+    }
+
+    /// A text field was chosen: it is activated (the desktop gives it the focus), and the
+    /// keyboard opens over the screen; Hide comes back to the field. Without a field: the
+    /// keyboard types into whatever has the focus.
+    mutating func openKeyboard(for n: Int?) {
+        guard let provider = keyboardProvider else { return }
+        var field: ElementNode?
+        var id: String?
+        if let n {
+            field = tree[n]
+            id = tree[n].id
+            let outcome = activate(n)
+            applyStructuralChanges(outcome)
+        }
+        let (screen, logic, effects) = provider.keyboard(for: field, screen: tree.screenSize)
+        presented = PresentedScreen(logic: logic, beneath: tree, returnTo: id)
+        if mode == .point { leavePointModeQuietly() }
+        for e in effects { emit(e) }
+        enterScreen(screen)
     }
 
     /// Increment or decrement an adjustable element by one step, clamped: at a bound
@@ -307,6 +339,10 @@ extension ScanEngine {
     /// A tap: at an element's activation point (its own handler first), or at a point.
     mutating func performTap(_ target: MenuTarget) {
         switch target {
+        case .element(let n) where presented != nil:
+            // The presented screen's logic answered and replaced the screen: nothing of the
+            // old node is compared.
+            finishAction(target, focus: settings.focusAfterTap, outcome: activate(n), selected: true)
         case .element(let n):
             let before = (tree[n].label, tree[n].currentValue)
             let outcome = activate(n)
@@ -328,6 +364,7 @@ extension ScanEngine {
 
     mutating func finishAction(_ target: MenuTarget, focus: FocusAfterTap, outcome: EffectOutcome, selected: Bool = false) {
         applyStructuralChanges(outcome)
+        if outcome.placed { return }
         if case .point = target { restartSweeps(); return }
         if mode == .point { restartSweeps(); return }
         if outcome.focusRequest != nil || outcome.screenChanged { return }

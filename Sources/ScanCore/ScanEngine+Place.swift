@@ -135,7 +135,9 @@ extension ScanEngine {
     /// Another screen (a dialog opened, another window became active): any menu closes,
     /// the new screen's name is announced, and scanning starts over at its first item (in
     /// point mode: a new sweep).
-    mutating func enterScreen(_ newTree: ElementTree) {
+    /// `returningTo`: an element of the new screen where item scanning starts instead (the
+    /// field a closed keyboard typed into), if it is there.
+    mutating func enterScreen(_ newTree: ElementTree, returningTo id: String? = nil) {
         let menuWasOpen = item.menu != nil, tapWasPending = autoTapTarget != nil
         let menuID = item.menu.flatMap { targetID($0.target) }
         tree = newTree
@@ -161,6 +163,15 @@ extension ScanEngine {
             timers[.move] = nil
             if ranOut { emit(.scanStarted) }
             restartSweeps()
+            return
+        }
+        if let id, let n = tree.index(of: id), scan.locate(node: n) != nil {
+            item = ItemState(cursor: Cursor(), menu: nil, running: true)
+            history.removeAll()
+            timers[.stepSelect] = nil
+            stoppedForNothingToScan = false
+            emit(.scanStarted)
+            _ = focus(on: n)
             return
         }
         restartItemScan(at: now)

@@ -38,6 +38,14 @@ extension ScanEngine {
         }
     }
 
+    /// Back to item mode for a new screen that scanning starts over on (the keyboard).
+    mutating func leavePointModeQuietly() {
+        timers[.sweepEnd] = nil
+        point = PointState()
+        phase = .item
+        emit(.modeChanged(.item))
+    }
+
     func extent(_ axis: SweepAxis) -> Double {
         axis == .x ? tree.screenSize.width : tree.screenSize.height
     }

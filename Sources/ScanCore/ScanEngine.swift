@@ -55,6 +55,9 @@ public struct ScanEngine: Sendable {
         case windowCommand(WindowCommand, ManagedWindow)
         /// Closes a page.
         case done
+        /// Opens the keyboard: for a text field (its menu), or for whatever has the focus
+        /// (the screen menu).
+        case keyboard
     }
 
     struct Menu: Hashable, Sendable {
@@ -114,6 +117,15 @@ public struct ScanEngine: Sendable {
     /// starts it again by itself.
     var stoppedForNothingToScan = false
 
+    /// A screen shown over the tree beneath it (the keyboard), whose logic answers its
+    /// activations.
+    var presented: PresentedScreen?
+    /// Effects of a screen presented before `start`, emitted when scanning starts.
+    var effectsAtStart: [Effect] = []
+    /// Makes the keyboard that selecting a text field opens; without one, a text field is
+    /// tapped like any element.
+    public var keyboardProvider: (any KeyboardProvider)?
+
     var out: [TimedEffect] = []
     var now = ScanInstant.zero
 
@@ -146,6 +158,8 @@ public struct ScanEngine: Sendable {
     /// Starts scanning in the settings' mode.
     public mutating func start(at t: ScanInstant) -> [TimedEffect] {
         begin(t)
+        for e in effectsAtStart { emit(e) }
+        effectsAtStart = []
         if settings.mode == .point {
             phase = .point
             emit(.scanStarted)
@@ -210,11 +224,67 @@ public struct ScanEngine: Sendable {
     ///   appearing on a screen that had none start scanning again.
     /// - Another `screenID`: any menu closes, the new root's label is announced, and
     ///   scanning starts over (item mode at the first item, point mode with a new sweep).
+    /// While a screen is presented over another (the keyboard), a snapshot of another
+    /// screen replaces what lies beneath it, shown again when the presented screen closes.
     public mutating func replaceTree(_ newTree: ElementTree, at t: ScanInstant) -> [TimedEffect] {
         begin(t)
-        if newTree.screenID == tree.screenID { keepPlace(in: newTree) } else { enterScreen(newTree) }
+        if newTree.screenID == tree.screenID {
+            keepPlace(in: newTree)
+        } else if presented != nil {
+            presented!.beneath = newTree
+        } else {
+            enterScreen(newTree)
+        }
         return finish()
     }
+
+    /// Shows `screen` over the current one (the keyboard over a window) and scans it; its
+    /// `logic` answers its activations. `effects` (the keyboard's keys) are emitted first.
+    /// When it closes, the screen beneath is scanned again from `returnTo` (the field the
+    /// keyboard wrote into), if it is still there.
+    public mutating func present(_ screen: ElementTree, logic: any ScreenLogic, effects: [Effect] = [],
+                                 returnTo: String? = nil, at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        let beneath = presented?.beneath ?? tree
+        presented = PresentedScreen(logic: logic, beneath: beneath, returnTo: returnTo)
+        if started { for e in effects { emit(e) } } else { effectsAtStart += effects }
+        enterScreen(screen)
+        return finish()
+    }
+
+    /// Closes a presented screen from outside (the focus moved to another field): the
+    /// screen beneath is scanned again.
+    public mutating func dismissPresented(at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        if presented != nil { closePresented() }
+        return finish()
+    }
+
+    /// The field a presented keyboard types into has this text before its caret (read from
+    /// the application): its logic takes it, and a changed screen keeps the user's place.
+    public mutating func presentedFieldChanged(textBefore: String, at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        guard var screen = presented else { return finish() }
+        let change = screen.logic.fieldChanged(textBefore: textBefore)
+        presented!.logic = screen.logic
+        for e in change.effects { emit(e) }
+        if let next = change.tree, next.screenID == tree.screenID { keepPlace(in: next) }
+        return finish()
+    }
+
+    /// The id of what is highlighted now (an element, a group's container, a menu entry's
+    /// name), or nil.
+    public var currentHighlightID: String? {
+        mutating get {
+            if case .highlight(let item, _, _, _, _)? = currentHighlight() { return item }
+            return nil
+        }
+    }
+
+    /// Whether a screen is presented over another (the keyboard is open).
+    public var isPresenting: Bool { presented != nil }
+    /// The presented screen's logic, as it is now (the keyboard's text and predictions).
+    public var presentedLogic: (any ScreenLogic)? { presented?.logic }
 
     /// The desktop's windows changed. Nothing is shown now: the Windows page lists them when
     /// it opens, and an open page keeps the list it opened with.

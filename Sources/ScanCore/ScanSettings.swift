@@ -60,6 +60,8 @@ public struct ScanSettings: Hashable, Sendable {
 
     /// How the scan is shown and heard on a real screen (the engine does not read these).
     public var feedback = FeedbackSettings()
+    /// The scanning keyboard: its letters' arrangement, capitals, learning.
+    public var typing = TypingSettings()
 
     public init() {}
 
@@ -67,6 +69,25 @@ public struct ScanSettings: Hashable, Sendable {
     public static let autoScanIntervalRange = 0.1...10.0
     /// Allowed range of the glide speed, points per second.
     public static let glideSpeedRange = 5.0...5000.0
+}
+
+/// The order of the scanning keyboard's letters.
+public enum KeyboardLayoutName: String, CaseIterable, Sendable {
+    /// The most frequent letters nearest the start of the scan.
+    case frequency
+    case qwerty
+    case alphabetical
+}
+
+/// The scanning keyboard's settings.
+public struct TypingSettings: Hashable, Sendable {
+    public var keyboardLayout = KeyboardLayoutName.frequency
+    /// A capital at the start of a field and after `. ? !`.
+    public var autoCapitalize = true
+    /// The user's words are learned as they are committed (never in password fields or
+    /// terminals).
+    public var learnWords = true
+    public init() {}
 }
 
 /// An sRGB colour, 8 bits a channel.

@@ -3,6 +3,13 @@ import ScanCore
 
 /// What matching needs to know about an input device (from udev and evdev).
 public struct InputDeviceDescription: Hashable, Sendable {
+    /// The vendor id of the virtual devices SwitchScan makes (its uinput pointer and keys).
+    public static let switchScanVendor: UInt16 = 0x5353
+
+    /// One of SwitchScan's own virtual devices: what it types and clicks must never come
+    /// back as presses.
+    public var isMadeBySwitchScan: Bool { bus == "virtual" && vendor == Self.switchScanVendor }
+
     public var node: String
     public var name: String
     /// "usb", "bluetooth", "i2c", "virtual", … (lower case)

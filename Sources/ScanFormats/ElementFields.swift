@@ -131,6 +131,9 @@ enum ElementFields {
             n.activationPointOutsideFrame = r.fields.bool(m, path(), n.node.id) ?? false
         },
         .init("adjustable", .element) { r, m, n, path in n.node.adjustable = r.adjustable(m, path(), n.node.id) },
+        .init("textEntry", .element) { r, m, n, path in
+            if let k = r.fields.enumValue(m, TextEntryKind.self, path(), n.node.id) { n.node.textEntry = k }
+        },
         // Read last, by `LayoutReader.node`: a child's frame may be relative to this node's.
         .init("children") { r, m, n, path in n.children = r.fields.array(m, path(), n.node.id) },
     ]

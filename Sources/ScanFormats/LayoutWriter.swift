@@ -71,6 +71,7 @@ public enum LayoutWriter {
         if let list = n.elements { f.append(("elements", .list(list.map { .string(tree[$0].id) }))) }
         if let p = n.sortPriority { f.append(("sortPriority", .number(p))) }
         if let r = n.respondsToUserInteraction { f.append(("respondsToUserInteraction", .bool(r))) }
+        if let k = n.textEntry { f.append(("textEntry", .string(k.rawValue))) }
         if !n.customActions.isEmpty {
             f.append(("customActions", .array(n.customActions.map { a in
                 var members: [(String, Value)] = [("name", .string(a.name))]

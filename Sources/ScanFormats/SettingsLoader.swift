@@ -30,7 +30,7 @@ public enum SettingsLoader {
         "style", "mode", "loops", "longPressAction", "glideSpeed", "tapBehavior", "focusAfterTap",
         "groupItems", "itemScope", "precise", "bandFraction", "fineSpeedFactor", "actOn",
         "speech", "speechRate", "speechVolume", "sound", "highlightColor", "highlightWidth", "grouping", "weights",
-        "resumeAt", "pauseAfterSelection",
+        "resumeAt", "pauseAfterSelection", "keyboardLayout", "autoCapitalize", "learnWords",
     ]
 
     public static func load(bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
@@ -87,6 +87,9 @@ public enum SettingsLoader {
             if let v = r.enumValue(d["actOn"], ActOn.self, "$", nil) { s.actOn = v }
             if let v = r.enumValue(d["grouping"], Grouping.self, "$", nil) { s.grouping = v }
             if let v = r.enumValue(d["resumeAt"], ResumeAt.self, "$", nil) { s.resumeAt = v }
+            if let v = r.enumValue(d["keyboardLayout"], KeyboardLayoutName.self, "$", nil) { s.typing.keyboardLayout = v }
+            if let v = r.bool(d["autoCapitalize"], "$", nil) { s.typing.autoCapitalize = v }
+            if let v = r.bool(d["learnWords"], "$", nil) { s.typing.learnWords = v }
             if let m = d["pauseAfterSelection"] {
                 let range = 0.1...60.0
                 switch m.value.content {

@@ -65,6 +65,21 @@ public enum EffectJSON {
         case let .emit(name, element, data):
             s += "\"emit\""; text("name", name); text("element", element)
             if let data { field("data", data) }
+        case .keyboard(let keys):
+            s += "\"keyboard\""
+            field("keys", "[" + keys.map { "{\"id\":\(jsonString($0.id)),\"label\":\(jsonString($0.label)),\"frame\":\(rect($0.frame))}" }.joined(separator: ",") + "]")
+        case let .typeText(t, secret):
+            s += "\"typeText\""
+            if secret { text("text", String(repeating: "•", count: t.count)); field("secret", "true") } else { text("text", t) }
+        case .deleteText(let n):
+            s += "\"deleteText\""; field("characters", String(n))
+        case .keyboardClose:
+            s += "\"keyboardClose\""
+        case .shortcut(let chord):
+            s += "\"shortcut\""; text("key", chord.key)
+            field("modifiers", "[" + chord.modifiers.map { jsonString($0.rawValue) }.joined(separator: ",") + "]")
+        case let .learnWord(word, after):
+            s += "\"learnWord\""; text("word", word); optionalText("after", after)
         }
         return s + "}"
     }

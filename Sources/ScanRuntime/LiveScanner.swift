@@ -59,6 +59,17 @@ public final class LiveScanner: @unchecked Sendable {
         queue.async { [self] in output(engine.replaceTree(tree, at: MonotonicClock.now())) }
     }
 
+    /// The text before the caret of the field the keyboard types into, as the application
+    /// has it: predictions and capitals follow it.
+    public func fieldText(_ text: String) {
+        queue.async { [self] in output(engine.presentedFieldChanged(textBefore: text, at: MonotonicClock.now())) }
+    }
+
+    /// Closes the keyboard (the focus left its field): scanning goes back to the window.
+    public func dismissPresented() {
+        queue.async { [self] in output(engine.dismissPresented(at: MonotonicClock.now())) }
+    }
+
     /// The desktop's windows, for the screen menu's Windows page.
     public func setWindows(_ windows: [ManagedWindow]) {
         queue.async { [self] in engine.setWindows(windows) }

@@ -22,6 +22,8 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     var point: Point?
     var message = ""
     var stopped = false
+    /// The scanning keyboard, while it is open: drawn instead of the screen.
+    var keyboard: (boxes: [Box], area: Rect)?
     /// Once the terminal is restored nothing more is drawn (a late message or resize would
     /// draw a frame into the user's normal screen).
     var finished = false
@@ -114,6 +116,21 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
             message = "Window \"\(title)\": \(command.rawValue)"
         case let .emit(name, _, _):
             message = "Event: \(name)"
+        case let .typeText(t, secret):
+            message = secret ? "Typed \(t.count) character\(t.count == 1 ? "" : "s")" : "Typed \"\(t)\""
+        case .deleteText(let n):
+            message = "Deleted \(n) character\(n == 1 ? "" : "s")"
+        case .shortcut(let chord):
+            message = "Key " + (chord.modifiers.map(\.rawValue) + [chord.key]).joined(separator: "+")
+        case .keyboard(let keys):
+            if let first = keys.first {
+                keyboard = (keys.map { Box(frame: $0.frame, label: $0.label) }, keys.dropFirst().reduce(first.frame) { $0.union($1.frame) })
+            }
+        case .learnWord:
+            break
+        case .keyboardClose:
+            keyboard = nil
+            message = "Keyboard closed"
         case .modeChanged(let m):
             mode = m
             if m == .item { sweep = nil; fixedX = nil; point = nil }
@@ -167,14 +184,16 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
         let statusRows = 3
         let areaRows = max(4, rows - statusRows)
         var grid = Array(repeating: Array(repeating: Cell(), count: cols), count: rows)
-        let sx = Double(cols) / tree.screenSize.width
-        let sy = Double(areaRows) / tree.screenSize.height
+        // The keyboard, while open, fills the drawing area; else the screen does.
+        let area = keyboard?.area ?? tree.screenSize
+        let sx = Double(cols) / area.width
+        let sy = Double(areaRows) / area.height
 
         func cellRect(_ r: Rect) -> (c0: Int, r0: Int, c1: Int, r1: Int) {
-            let c0 = max(0, min(cols - 1, Int((r.minX * sx).rounded(.down))))
-            let r0 = max(0, min(areaRows - 1, Int((r.minY * sy).rounded(.down))))
-            let c1 = max(c0, min(cols - 1, Int((r.maxX * sx).rounded(.up)) - 1))
-            let r1 = max(r0, min(areaRows - 1, Int((r.maxY * sy).rounded(.up)) - 1))
+            let c0 = max(0, min(cols - 1, Int(((r.minX - area.x) * sx).rounded(.down))))
+            let r0 = max(0, min(areaRows - 1, Int(((r.minY - area.y) * sy).rounded(.down))))
+            let c1 = max(c0, min(cols - 1, Int(((r.maxX - area.x) * sx).rounded(.up)) - 1))
+            let r1 = max(r0, min(areaRows - 1, Int(((r.maxY - area.y) * sy).rounded(.up)) - 1))
             return (c0, r0, c1, r1)
         }
         func put(_ r: Int, _ c: Int, _ ch: Character, _ style: UInt8) {
@@ -198,7 +217,7 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
             for (k, ch) in text.enumerated() { put(row, start + k, ch, style) }
         }
 
-        for b in boxes { drawBox(b.frame, b.label, style: 1, heavy: false) }
+        for b in keyboard?.boxes ?? boxes { drawBox(b.frame, b.label, style: 1, heavy: false) }
         if let h = highlight, let f = h.frame, h.kind != .menuEntry || menu == nil {
             drawBox(f, h.kind == .exit ? "Exit group" : h.label, style: 2, heavy: true)
         } else if let m = menu, let h = highlight, let f = h.frame {

@@ -60,7 +60,7 @@ struct UtterancePlan {
             case .activate, .customAction, .adjust, .enterGroup, .tap, .window:
                 if selectSound != nil { selected = true }
             case .scanStarted, .scanStopped, .exitGroup, .menuOpen, .menuClose, .modeChanged, .sweep,
-                 .pointSelected, .emit, .settingChanged, .key:
+                 .pointSelected, .emit, .settingChanged, .key, .keyboard, .typeText, .deleteText, .keyboardClose, .learnWord, .shortcut:
                 break
             }
         }

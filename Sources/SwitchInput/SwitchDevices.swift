@@ -60,6 +60,10 @@ public final class SwitchDevices: @unchecked Sendable {
         if let only, !only.contains(d.node) {
             return Report(node: d.node, name: d.name, opened: false, problem: "not chosen with --device", sections: [])
         }
+        // Its own keys and clicks must not come back as presses (a typed space would select).
+        if d.isMadeBySwitchScan {
+            return Report(node: d.node, name: d.name, opened: false, problem: "made by SwitchScan (its own keys or pointer), never a switch", sections: [])
+        }
         let mapping = profiles.mapping(for: d)
         guard !mapping.isEmpty else {
             return Report(node: d.node, name: d.name, opened: false, problem: "no profile maps a switch on it", sections: mapping.sections)

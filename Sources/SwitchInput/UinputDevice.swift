@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CEvdev
+import ScanFormats
 
 /// A virtual input device made through uinput from a libevdev description, destroyed with
 /// the value. Writes are serialised: callable from any thread.
@@ -17,7 +18,7 @@ final class UinputDevice: @unchecked Sendable {
         guard let dev = libevdev_new() else { throw InputError(attempted: "making \(what)", errno: ENOMEM) }
         libevdev_set_name(dev, name)
         libevdev_set_id_bustype(dev, Int32(cevdev_bus_virtual()))
-        libevdev_set_id_vendor(dev, 0x5353)
+        libevdev_set_id_vendor(dev, Int32(InputDeviceDescription.switchScanVendor))
         libevdev_set_id_product(dev, product)
         describe(dev)
         var ui: OpaquePointer?

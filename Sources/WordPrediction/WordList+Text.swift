@@ -50,41 +50,50 @@ extension WordList {
         func problem(_ line: Int, _ message: String) {
             if problems.count < WordListError.limit { problems.append(.init(line: line, message: message)) } else { omitted += 1 }
         }
-        let lineCount = bytes.reduce(into: 1) { n, b in if b == 0x0A { n += 1 } }
-        list.reserveCapacity(words: min(lineCount, 1 << 16), bytes: min(bytes.count, 1 << 20))
+        // Room for a list of the shipped size without regrowing (about 24 bytes a line).
+        list.reserveCapacity(words: min(bytes.count / 24 + 1, 1 << 16), bytes: min(bytes.count / 8 + 1, 1 << 20))
         var wordLines: [Int32] = []  // by id: the line that gave it a count
         var pairs = Set<UInt64>()
+        // Pairs are gathered first and handed to their first words at the end, each word's
+        // array made at its final size: growing 16 000 arrays one pair at a time cost more
+        // than the rest of the loading.
+        var pending: [(first: Int32, second: WordList.Successor)] = []
+        pending.reserveCapacity(bytes.count / 24 + 1)
         // Pairs come grouped by their first word: the last one's bytes and id are kept.
         var lastFirst: Range<Int> = 0..<0
         var lastFirstID: Int32 = -1
 
         var lineNo = 0
         var start = 0
-        while start < bytes.count {
+        let n = bytes.count
+        while start < n {
             lineNo += 1
-            var end = start
-            while end < bytes.count && bytes[end] != 0x0A { end += 1 }
-            let next = end + 1
-            if end > start && bytes[end - 1] == 0x0D { end -= 1 }
-            defer { start = next }
-
-            // Up to four fields (a fourth is an error), without an array per line.
+            // Each byte is looked at once: the fields (up to four; a fourth is an error) and
+            // the line's end in one pass, without an array per line. A CR before the line
+            // feed is not part of the last field.
             var fields = (0..<0, 0..<0, 0..<0)
             var fieldCount = 0
             var i = start
-            while i < end && fieldCount < 4 {
-                while i < end && (bytes[i] == 0x20 || bytes[i] == 0x09) { i += 1 }
-                guard i < end else { break }
+            while true {
+                while i < n && (bytes[i] == 0x20 || bytes[i] == 0x09) { i += 1 }
+                if i == n || bytes[i] == 0x0A { break }
                 let fieldStart = i
-                while i < end && bytes[i] != 0x20 && bytes[i] != 0x09 { i += 1 }
+                while i < n && bytes[i] != 0x20 && bytes[i] != 0x09 && bytes[i] != 0x0A { i += 1 }
+                var fieldEnd = i
+                if bytes[fieldEnd - 1] == 0x0D && (i == n || bytes[i] == 0x0A) { fieldEnd -= 1 }
+                if fieldEnd == fieldStart { continue }
                 switch fieldCount {
-                case 0: fields.0 = fieldStart..<i
-                case 1: fields.1 = fieldStart..<i
-                case 2: fields.2 = fieldStart..<i
+                case 0: fields.0 = fieldStart..<fieldEnd
+                case 1: fields.1 = fieldStart..<fieldEnd
+                case 2: fields.2 = fieldStart..<fieldEnd
                 default: break
                 }
                 fieldCount += 1
             }
+            var end = i
+            if end > start && bytes[end - 1] == 0x0D { end -= 1 }
+            defer { start = i + 1 }
+
             guard fieldCount > 0, bytes[fields.0.lowerBound] != UInt8(ascii: "#") else { continue }
             guard fieldCount == 2 || fieldCount == 3 else {
                 problem(lineNo, "expected \"COUNT WORD\" or \"COUNT WORD1 WORD2\", got \"\(excerpt(bytes[start..<end]))\"")
@@ -121,9 +130,10 @@ extension WordList {
                     problem(lineNo, "the pair \"\(excerpt(bytes[fields.1])) \(excerpt(bytes[fields.2]))\" is already listed; list each pair once")
                     continue
                 }
-                list.appendPair(secondID, after: firstID, count: count)
+                pending.append((firstID, WordList.Successor(id: secondID, count: count)))
             }
         }
+        list.appendPairs(pending)
         if !pairLines && list.hasRepeatedPair() { return try parse(bytes, file: file, pairLines: true) }
         guard problems.isEmpty else { throw WordListError(file: file, problems: problems, omitted: omitted) }
         return list

@@ -266,10 +266,13 @@ public struct WordList: Sendable {
         total += Double(count)
     }
 
-    /// For the parser: a pair not yet in the list.
-    mutating func appendPair(_ second: Int32, after first: Int32, count: Int) {
-        successors[Int(first)].append(Successor(id: second, count: count))
-        pairCount += 1
+    /// For the parser: pairs not yet in the list, in order.
+    mutating func appendPairs(_ pairs: [(first: Int32, second: Successor)]) {
+        var sizes = [Int32](repeating: 0, count: counts.count)
+        for p in pairs { sizes[Int(p.first)] += 1 }
+        for id in sizes.indices where sizes[id] > 0 { successors[id].reserveCapacity(successors[id].count + Int(sizes[id])) }
+        for p in pairs { successors[Int(p.first)].append(p.second) }
+        pairCount += pairs.count
     }
 
     /// Whether some first word lists the same successor twice (only a parsed list can).

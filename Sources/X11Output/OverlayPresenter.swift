@@ -35,6 +35,7 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
     let lineX: LineWindow
     let lineY: LineWindow
     let panel: MenuPanelWindow
+    let keyboard: KeyboardPanelWindow
 
     /// What is to be shown, from the effects so far.
     struct Scene {
@@ -44,6 +45,8 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
         /// The x a press fixed, drawn while y sweeps (kept while stopped: a press restarts y).
         var fixedX: Double?
         var chosen: Point?
+        /// The scanning keyboard, while it is open.
+        var keyboard: [KeyboardKey]?
     }
 
     struct Menu {
@@ -102,6 +105,7 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
         lineX = LineWindow(x, name: "switchscan line x", palette: palette)
         lineY = LineWindow(x, name: "switchscan line y", palette: palette)
         panel = MenuPanelWindow(x, name: "switchscan menu", palette: palette)
+        keyboard = KeyboardPanelWindow(x, name: "switchscan keyboard", palette: palette)
         x.sync()
     }
 
@@ -132,7 +136,8 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
         frameTimer = nil
         if !x.isLost {
             panel.free()
-            for w in [outline.window, band.window, lineX.window, lineY.window, panel.window] {
+            keyboard.free()
+            for w in [outline.window, band.window, lineX.window, lineY.window, panel.window, keyboard.window] {
                 XDestroyWindow(x.pointer, w)
             }
             x.sync()
@@ -201,8 +206,13 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
             scene.menu = nil
             scene.sweep = nil
             scene.chosen = nil
-        case .scanStarted, .tap, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup, .settingChanged, .key, .window:
+        case .scanStarted, .tap, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup, .settingChanged, .key, .window,
+             .typeText, .deleteText, .learnWord, .shortcut:
             break
+        case .keyboard(let keys):
+            scene.keyboard = keys
+        case .keyboardClose:
+            scene.keyboard = nil
         }
     }
 
@@ -215,9 +225,22 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
         var sent = false
         let thickness = feedback.highlightWidth + 2
 
+        // The keyboard first: the outline is raised above it.
+        var keyboardShown = false
+        if let keys = scene.keyboard, let first = keys.first {
+            let area = keys.dropFirst().reduce(first.frame) { $0.union($1.frame) }
+            let frame = PixelRect(covering: area).intersection(screen)
+            keyboardShown = keyboard.show(keys, frame: frame)
+            sent = keyboardShown || sent
+        } else {
+            sent = keyboard.hide() || sent
+        }
+
         if let o = scene.outline, let ring = OverlayGeometry.ring(around: o.frame, thickness: thickness, screen: screen) {
-            sent = outline.show(outer: ring.outer, hole: ring.hole,
-                                color: o.kind == .group ? palette.group : palette.highlight) || sent
+            let moved = outline.show(outer: ring.outer, hole: ring.hole,
+                                     color: o.kind == .group ? palette.group : palette.highlight)
+            if !moved && keyboardShown { outline.raise() }
+            sent = moved || sent
         } else {
             sent = outline.hide() || sent
         }

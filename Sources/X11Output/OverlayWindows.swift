@@ -15,6 +15,7 @@ struct OverlayPalette {
     var dark: UInt
     var panel: UInt
     var text: UInt
+    var key: UInt
 
     init(_ x: X11Display, feedback: FeedbackSettings) throws {
         func pixel(_ c: RGBColor) throws -> UInt {
@@ -31,6 +32,18 @@ struct OverlayPalette {
         dark = try pixel(RGBColor(red: 0, green: 0, blue: 0))
         panel = try pixel(RGBColor(red: 0x20, green: 0x20, blue: 0x20))
         text = try pixel(RGBColor(red: 0xff, green: 0xff, blue: 0xff))
+        key = try pixel(RGBColor(red: 0x48, green: 0x48, blue: 0x48))
+    }
+}
+
+/// Text as glyphs: UCS-2 for two-byte (ISO 10646) fonts; Latin-1 with "?" beyond it for
+/// one-row fonts.
+func overlayGlyphs(_ s: String, font: UnsafeMutablePointer<XFontStruct>?) -> [XChar2b] {
+    let twoByte = (font?.pointee.max_byte1 ?? 0) > 0
+    return s.unicodeScalars.map { u in
+        let v = u.value
+        if twoByte && v <= 0xffff { return XChar2b(byte1: UInt8(v >> 8), byte2: UInt8(v & 0xff)) }
+        return XChar2b(byte1: 0, byte2: v <= 0xff ? UInt8(v) : UInt8(ascii: "?"))
     }
 }
 
@@ -198,15 +211,7 @@ final class MenuPanelWindow {
         if let font { XSetFont(x.pointer, gc, font.pointee.fid) }
     }
 
-    /// UCS-2 for two-byte (ISO 10646) fonts; Latin-1 with "?" beyond it for one-row fonts.
-    func glyphs(_ s: String) -> [XChar2b] {
-        let twoByte = (font?.pointee.max_byte1 ?? 0) > 0
-        return s.unicodeScalars.map { u in
-            let v = u.value
-            if twoByte && v <= 0xffff { return XChar2b(byte1: UInt8(v >> 8), byte2: UInt8(v & 0xff)) }
-            return XChar2b(byte1: 0, byte2: v <= 0xff ? UInt8(v) : UInt8(ascii: "?"))
-        }
-    }
+    func glyphs(_ s: String) -> [XChar2b] { overlayGlyphs(s, font: font) }
 
     var rowHeight: Int { font.map { Int($0.pointee.ascent + $0.pointee.descent) } ?? 13 }
 
@@ -269,6 +274,77 @@ final class MenuPanelWindow {
     }
 
     func raise() { if drawn != nil { XRaiseWindow(x.pointer, window) } }
+
+    func free() {
+        if let font { XFreeFont(x.pointer, font) }
+        XFreeGC(x.pointer, gc)
+    }
+}
+
+/// The scanning keyboard: its keys as light tiles with their labels on a dark panel, drawn
+/// into a pixmap that becomes the window's background (as the menu panel is). Click-through
+/// and never focused, like every overlay window: the keys are chosen by switch, and what
+/// the pointer or a touch does goes to the application below.
+final class KeyboardPanelWindow {
+    static let gap = 3
+
+    let x: X11Display
+    let window: Window
+    let gc: GC
+    let font: UnsafeMutablePointer<XFontStruct>?
+    let palette: OverlayPalette
+    private(set) var drawn: (keys: [KeyboardKey], frame: PixelRect)?
+
+    init(_ x: X11Display, name: String, palette: OverlayPalette) {
+        self.x = x
+        self.palette = palette
+        window = makeOverlayWindow(x, parent: x.root, name: name, background: palette.panel)
+        gc = XCreateGC(x.pointer, window, 0, nil)
+        font = MenuPanelWindow.fontPatterns.lazy.compactMap { XLoadQueryFont(x.pointer, $0) }.first
+        if let font { XSetFont(x.pointer, gc, font.pointee.fid) }
+    }
+
+    /// Shows the keys in `frame` (their union, clipped to the screen); whether anything was sent.
+    @discardableResult
+    func show(_ keys: [KeyboardKey], frame: PixelRect) -> Bool {
+        if let d = drawn, d.keys == keys, d.frame == frame { return false }
+        let d = x.pointer
+        let pixmap = XCreatePixmap(d, window, UInt32(max(1, frame.width)), UInt32(max(1, frame.height)),
+                                   UInt32(cx11_default_depth(d, x.screen)))
+        XSetForeground(d, gc, palette.panel)
+        XFillRectangle(d, pixmap, gc, 0, 0, UInt32(max(1, frame.width)), UInt32(max(1, frame.height)))
+        let ascent = font.map { Int($0.pointee.ascent) } ?? 11
+        let descent = font.map { Int($0.pointee.descent) } ?? 2
+        for key in keys {
+            let r = PixelRect(covering: key.frame).offsetBy(-frame.x, -frame.y)
+            XSetForeground(d, gc, palette.key)
+            XFillRectangle(d, pixmap, gc, Int32(r.x + Self.gap), Int32(r.y + Self.gap),
+                           UInt32(max(1, r.width - 2 * Self.gap)), UInt32(max(1, r.height - 2 * Self.gap)))
+            guard font != nil else { continue }
+            var g = glyphs(key.label)
+            let width = Int(XTextWidth16(font, &g, Int32(g.count)))
+            XSetForeground(d, gc, palette.text)
+            XDrawString16(d, pixmap, gc, Int32(r.x + max(Self.gap, (r.width - width) / 2)),
+                          Int32(r.y + (r.height + ascent - descent) / 2), &g, Int32(g.count))
+        }
+        XSetWindowBackgroundPixmap(d, window, pixmap)
+        XFreePixmap(d, pixmap)
+        configure(x, window, frame, raise: true)
+        XClearWindow(d, window)
+        if drawn == nil { XMapRaised(d, window) }
+        drawn = (keys, frame)
+        return true
+    }
+
+    func glyphs(_ s: String) -> [XChar2b] { overlayGlyphs(s, font: font) }
+
+    @discardableResult
+    func hide() -> Bool {
+        guard drawn != nil else { return false }
+        XUnmapWindow(x.pointer, window)
+        drawn = nil
+        return true
+    }
 
     func free() {
         if let font { XFreeFont(x.pointer, font) }

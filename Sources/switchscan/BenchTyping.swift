@@ -37,18 +37,31 @@ struct BenchTyping: ParsableCommand {
     @Flag(help: "Print one JSON object instead of the report.")
     var json = false
 
+    @Flag(help: "Time typing into the live desktop instead: a key to its text in the application, and a text field to the keyboard drawn (needs a display and an application with a text field).")
+    var desktop = false
+
+    @Option(help: "With --desktop: the application (default: the one 'run --desktop' would scan).")
+    var app: String?
+
+    @Option(help: "With --desktop: samples of each latency.")
+    var repeats = 100
+
     func validate() throws {
         guard (1...1000).contains(loads) else { throw ValidationError("--loads takes 1 to 1000") }
         guard (1...100).contains(count) else { throw ValidationError("--count takes 1 to 100") }
+        guard (1...10_000).contains(repeats) else { throw ValidationError("--repeats takes 1 to 10000") }
+        if app != nil && !desktop { throw ValidationError("--app goes with --desktop") }
     }
 
     func run() throws {
+        if desktop { return try runDesktop() }
         let listPath = words ?? BundledData.wordList(language: "en")
         let text: [UInt8]
         do { text = try readFile(textFile, what: "text file", limit: 64 << 20) } catch {
             throw fail(error.description + " Give the text to type with --text-file FILE (one phrase a line).")
         }
         let phrases = String(decoding: text, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+            .filter { !$0.hasPrefix("#") }
 
         // Loads: the first one kept, for the memory it adds and for the typing.
         let rssBefore = residentKiB()

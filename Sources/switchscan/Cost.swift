@@ -3,6 +3,8 @@ import Foundation
 import JSONTape
 import ScanCore
 import ScanFormats
+import Typing
+import WordPrediction
 
 struct Cost: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,12 +33,27 @@ struct Cost: ParsableCommand {
     @Option(help: "With --desktop: this application's window.")
     var app: String?
 
+    @Option(help: "What typing this text on the scanning keyboard costs (instead of a layout).")
+    var text: String?
+
+    @Option(help: "What typing each line of this file on the scanning keyboard costs.")
+    var textFile: String?
+
+    @Option(help: "With the keyboard: predictions from this word list (format: Words/README.md) instead of the bundled English one.")
+    var words: String?
+
     @Flag(help: "One JSON object per element and action, then a summary line.")
     var json = false
 
     func validate() throws {
+        let typing = text != nil || textFile != nil
+        if text != nil && textFile != nil { throw ValidationError("--text and --text-file are one or the other") }
+        if typing && (desktop || layout != nil || mode != nil) {
+            throw ValidationError("--text and --text-file cost the typing keyboard; leave out the layout, --desktop and --mode")
+        }
+        if typing { return }
         if desktop && layout != nil { throw ValidationError("--desktop costs the live desktop; leave out the layout, or leave out --desktop") }
-        if !desktop && layout == nil { throw ValidationError("No layout given, e.g. 'switchscan cost Layouts/mail-inbox.json' (or --desktop)") }
+        if !desktop && layout == nil { throw ValidationError("No layout given, e.g. 'switchscan cost Layouts/mail-inbox.json' (or --desktop, or --text)") }
         if app != nil && !desktop { throw ValidationError("--app goes with --desktop") }
     }
 
@@ -46,6 +63,7 @@ struct Cost: ParsableCommand {
         if let settings {
             do { scanSettings = try loadSettings(settings) } catch { problems.append(error.message) }
         }
+        if text != nil || textFile != nil { return try costText(scanSettings, problems: problems) }
         var tree: ElementTree?
         if let layout {
             do { tree = try loadLayout(layout).tree } catch { problems.append(error.message) }
@@ -98,6 +116,52 @@ struct Cost: ParsableCommand {
                           summary.meanSeconds, summary.medianSeconds, summary.maxSeconds)
             if !scanSettings.weights.isEmpty { out += String(format: ", weighted mean %.2f s", summary.weightedMeanSeconds) }
             out += scanSettings.mode == .point ? " (point mode)\n" : " (grouping: \(scanSettings.grouping.rawValue))\n"
+        }
+        writeOut(out)
+    }
+
+    /// `--text`, `--text-file`: each text typed from an empty field by the modelled user.
+    func costText(_ scanSettings: ScanSettings, problems: [String]) throws {
+        var problems = problems
+        var texts: [String] = []
+        if let text { texts = [text] }
+        if let textFile {
+            do {
+                let bytes = try readBytes(textFile, what: "text file")
+                texts = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
+                    .map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+                    .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+                if texts.isEmpty { problems.append("Error: \(textFile) has no text to type (one text a line; lines starting with # are comments).") }
+            } catch {
+                problems.append(error.message)
+            }
+        }
+        if texts.contains(where: \.isEmpty) { problems.append("Error: --text is empty; give the text to type, e.g. --text \"see you soon\".") }
+        var predictor: WordPredictor?
+        do { predictor = try loadWords(words) } catch { problems.append(error.message) }
+        guard problems.isEmpty, let predictor else { throw fail(problems.joined(separator: "\n")) }
+        let costs: [TextCost]
+        do {
+            costs = try TextCost.compute(texts, layout: KeyboardLayout(scanSettings.typing.keyboardLayout), predictor: predictor, settings: scanSettings)
+        } catch { throw fail("Error: \(error.description).") }
+        let summary = TextCost.Summary(costs)
+        var out = ""
+        if json {
+            for c in costs {
+                var line = "{\"text\": \(jsonString(c.text)), \"seconds\": \(Self.seconds(c.seconds)), \"presses\": \(c.presses), \"pressTimes\": ["
+                line += c.pressTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]"
+                if !c.nextTimes.isEmpty { line += ", \"nextTimes\": [" + c.nextTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]" }
+                out += line + "}\n"
+            }
+            out += "{\"summary\": {\"texts\": \(summary.texts), \"characters\": \(summary.characters), \"seconds\": \(Self.seconds(summary.seconds)), "
+            out += "\"presses\": \(summary.presses), \"wordsPerMinute\": \(String(format: "%.2f", summary.wordsPerMinute)), "
+            out += "\"pressesPerCharacter\": \(String(format: "%.3f", summary.pressesPerCharacter))}}\n"
+        } else {
+            out += "seconds  presses  text\n"
+            for c in costs { out += String(format: "%7.2f  %7d  ", c.seconds, c.presses) + c.text + "\n" }
+            out += String(format: "%d texts, %d characters: %.2f words a minute, %.2f presses a character (%@ keyboard, %@ scanning, %.2f s a step)\n",
+                          summary.texts, summary.characters, summary.wordsPerMinute, summary.pressesPerCharacter,
+                          scanSettings.typing.keyboardLayout.rawValue, scanSettings.style.rawValue, scanSettings.autoScanInterval.seconds)
         }
         writeOut(out)
     }

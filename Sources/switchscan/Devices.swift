@@ -31,6 +31,10 @@ struct Devices: ParsableCommand {
             let mapping = profiles.mapping(for: d)
             print("\(d.node)  \(d.name)")
             print("    bus \(d.bus.isEmpty ? "?" : d.bus), id \(d.idText), capabilities: \(d.capabilities.isEmpty ? "none" : d.capabilities.sorted().joined(separator: ", "))")
+            if d.isMadeBySwitchScan {
+                print("    made by SwitchScan (its own keys or pointer): never used as a switch")
+                continue
+            }
             if mapping.sections.isEmpty {
                 print("    profiles: no section matches")
             } else {

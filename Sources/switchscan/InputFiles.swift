@@ -3,6 +3,7 @@ import CSys
 import Foundation
 import ScanCore
 import ScanFormats
+import WordPrediction
 
 /// Problems with the user's files end the command with status 2 after saying what is
 /// wrong and where; nothing is written on stdout by then.
@@ -38,6 +39,15 @@ func loadSettings(_ path: String) throws(InputProblem) -> ScanSettings {
     let bytes = try readBytes(path, what: "settings file")
     do {
         return try SettingsLoader.load(bytes: bytes, file: path)
+    } catch {
+        throw InputProblem(message: error.description)
+    }
+}
+
+/// The keyboard's words: a word list file, else the bundled English one.
+func loadWords(_ file: String? = nil) throws(InputProblem) -> WordPredictor {
+    do {
+        return WordPredictor(system: try WordsFile.load(file ?? BundledData.wordList(language: "en")))
     } catch {
         throw InputProblem(message: error.description)
     }

@@ -7,6 +7,8 @@ import ScanFormats
 import ScanRuntime
 import SpeechOutput
 import SwitchInput
+import Typing
+import WordPrediction
 import X11Output
 
 enum OutputKind: String, ExpressibleByArgument, CaseIterable {
@@ -191,11 +193,37 @@ struct Run: ParsableCommand {
             feedbackNotes.append("Pointer: \(clicker.summary)")
         }
         // The Keys page's keys go where the clicks go.
-        let injector = RunFeedback.injector(pointer, desktop: desktop)
-        if injector != .none {
-            let keys = KeyPresenter(injector, warn: { writeErr("Warning: \($0)\n") })
-            presenters.append(keys)
-            feedbackNotes.append(keys.problem.map { "Warning: \($0)" } ?? "Keys: \(keys.summary)")
+        let injectorKind = RunFeedback.injector(pointer, desktop: desktop)
+        let injector = injectorKind == .none ? nil : KeyInjector(injectorKind)
+        if let injector {
+            presenters.append(KeyPresenter(injector, warn: { writeErr("Warning: \($0)\n") }))
+            feedbackNotes.append(injector.problem.map { "Warning: \($0)" } ?? "Keys: \(injector.summary)")
+        }
+        // Typing: selecting a text field (or the screen menu's Keyboard) opens the keyboard,
+        // whose text goes to the focused application: wherever keys can be sent.
+        var typing: KeyboardMaker?
+        if let injector, injector.problem == nil {
+            do {
+                // The user's learned words join the language's; a file that cannot be read is
+                // said and left as it is (nothing learned is written over it).
+                var predictor = try loadWords()
+                let wordsPath = WordsFile.userPath(environment: ProcessInfo.processInfo.environment)
+                var keepWords = scanSettings.typing.learnWords
+                if let wordsPath {
+                    do { predictor = WordPredictor(system: predictor.system, user: try WordsFile.loadUser(wordsPath)) } catch {
+                        feedbackNotes.append("Warning: your learned words are not used: \(error.description)")
+                        keepWords = false
+                    }
+                }
+                var typingSettings = scanSettings.typing
+                typingSettings.learnWords = keepWords
+                typing = KeyboardMaker(layout: KeyboardLayout(scanSettings.typing.keyboardLayout), predictor: predictor,
+                                       settings: typingSettings)
+                if keepWords, let wordsPath { presenters.append(WordsKeeper(path: wordsPath, warn: { writeErr("Warning: \($0)\n") })) }
+                presenters.append(TextPresenter(injector, warn: { writeErr("Warning: \($0)\n") }))
+            } catch {
+                feedbackNotes.append("Note: the keyboard is not offered: \(error.message)")
+            }
         }
         // A failed action on the desktop is said, never fatal: on stderr and as an
         // announcement.
@@ -218,7 +246,9 @@ struct Run: ParsableCommand {
         session.presenter = presenter
         terminal?.onFailure = { e in session.shutdown(code: 1, message: "Error: the terminal presenter failed: \(e)") }
 
-        let scanner = LiveScanner(engine: ScanEngine(tree: tree, settings: scanSettings), queue: rt) { effects in
+        var engine = ScanEngine(tree: tree, settings: scanSettings)
+        engine.keyboardProvider = typing
+        let scanner = LiveScanner(engine: engine, queue: rt) { effects in
             presentQueue.async {
                 do { try presenter.present(effects) } catch {
                     session.shutdown(code: 1, message: "Error: presenting effects failed: \(error)")
@@ -231,6 +261,8 @@ struct Run: ParsableCommand {
         desktopWindows?.start { scanner.setWindows($0) }
         if let live {
             live.report = sayFailure
+            live.onFieldText = { scanner.fieldText($0) }
+            live.onFieldLeft = { scanner.dismissPresented() }
             liveTrees.attach { newTree in
                 scanner.replaceTree(newTree)
                 presentQueue.async {
@@ -426,10 +458,36 @@ final class LiveTrees: @unchecked Sendable {
 
 /// Performs the engine's activations, custom actions, adjustments and taps on the live
 /// widgets. DesktopAccess does the work on its own thread; presenting never waits for it.
+/// While the keyboard is open, what is selected is its keys, not widgets: nothing is done,
+/// and the field it was opened from is followed (the text before its caret).
 final class DesktopActuator: EffectPresenter, @unchecked Sendable {
     let desktop: DesktopAccess
+    var keyboardOpen = false
     init(_ desktop: DesktopAccess) { self.desktop = desktop }
-    func present(_ effects: [TimedEffect]) throws { desktop.perform(effects) }
+    func present(_ effects: [TimedEffect]) throws {
+        var work: [TimedEffect] = []
+        var activated: String?
+        for e in effects {
+            switch e.effect {
+            case .keyboard:
+                // Opened over the field just activated (its first report follows the tap).
+                if !keyboardOpen { desktop.followField(activated) }
+                keyboardOpen = true
+            case .keyboardClose:
+                keyboardOpen = false
+                desktop.followField(nil)
+            case .activate(let element, _, _) where !keyboardOpen:
+                activated = element
+                work.append(e)
+            case .tap(_, nil) where keyboardOpen:
+                // A point-mode tap outside the keyboard reaches the screen below it.
+                work.append(e)
+            default:
+                if !keyboardOpen { work.append(e) }
+            }
+        }
+        desktop.perform(work)
+    }
     func finish() {}
 }
 
@@ -455,6 +513,35 @@ final class ScannerSink: SwitchEventSink, @unchecked Sendable {
     func detach(fd: Int32) { scanner.detach(fd: fd) }
     func submit(_ event: SwitchEvent) { scanner.submit(event) }
     var now: ScanInstant { MonotonicClock.now() }
+}
+
+/// Keeps the words the keyboard learned in the user's words file, on a queue of its own.
+/// Each word is added to the file as it is at that moment, so that a `switchscan words
+/// forget` meanwhile is not undone by a stale copy.
+final class WordsKeeper: EffectPresenter, @unchecked Sendable {
+    let path: String
+    let warn: @Sendable (String) -> Void
+    let queue = DispatchQueue(label: "switchscan.words")
+
+    init(path: String, warn: @escaping @Sendable (String) -> Void) { self.path = path; self.warn = warn }
+
+    func present(_ effects: [TimedEffect]) throws {
+        for e in effects {
+            guard case let .learnWord(word, after) = e.effect else { continue }
+            queue.async { [path, warn] in
+                do throws(FileReadError) {
+                    var learner = WordPredictor(system: WordList(), user: try WordsFile.loadUser(path))
+                    learner.learn(word, after: after)
+                    try WordsFile.save(learner.user, to: path)
+                } catch {
+                    warn(error.description)
+                }
+            }
+        }
+    }
+
+    /// What is queued is written before the process ends.
+    func finish() { queue.sync {} }
 }
 
 /// Keeps the scanner menu's setting changes in the settings file, written atomically on a

@@ -41,50 +41,126 @@ final class UinputClicker: PointerClicker, @unchecked Sendable {
     var summary: String { "uinput (\(pointer.node ?? "no node")), \(pointer.width)x\(pointer.height)" }
 }
 
-/// The Keys page's keys, sent to the focused application through the injector the pointer
-/// uses: XTest on X11, a uinput keyboard under Wayland or on the console. Where it cannot
-/// be made, each key is refused with a warning, once.
-final class KeyPresenter: EffectPresenter, @unchecked Sendable {
-    let sender: ((SpecialKey) -> Bool)?
+/// Keys and text for the focused application, through the injector the pointer uses:
+/// XTest on X11 (characters the keymap lacks through a spare keycode), a uinput keyboard
+/// of its own under Wayland or on the console (as a US layout types). Made once, shared by
+/// the Keys page and the typing keyboard.
+final class KeyInjector: @unchecked Sendable {
+    let key: (@Sendable (SpecialKey) -> Bool)?
+    let type: (@Sendable (String) -> (ok: Bool, missing: String))?
+    let deleteBackward: (@Sendable (Int) -> Bool)?
+    let chord: (@Sendable (KeyChord) -> Bool)?
     let problem: String?
-    let warn: @Sendable (String) -> Void
-    var warned = false
     /// "xtest", "uinput (/dev/input/event7)".
     let summary: String
+    /// Where every key is sent, in the order the engine asked for them (the Keys page's
+    /// Enter after the keyboard's text, never before it).
+    let queue = DispatchQueue(label: "switchscan.keys")
+    /// Gives back what was borrowed from the keymap (XTest's spare keycodes).
+    let restore: (@Sendable () -> Void)?
 
-    init(_ kind: PointerKind, warn: @escaping @Sendable (String) -> Void) {
-        self.warn = warn
+    init(_ kind: PointerKind) {
         switch kind {
         case .xtest, .none:
             do {
-                let x = try XTestPointer()
-                sender = { x.press($0) }; problem = nil; summary = "xtest"
+                let pointer = try XTestPointer(), keyboard = try XTestKeyboard()
+                key = { pointer.press($0) }; type = { keyboard.type($0) }
+                deleteBackward = { keyboard.deleteBackward($0) }; chord = { keyboard.press($0) }
+                restore = { keyboard.restoreKeymap() }
+                problem = nil; summary = "xtest"
             } catch {
-                sender = nil; problem = "Keys cannot be sent: \(error)"; summary = "none"
+                key = nil; type = nil; deleteBackward = nil; chord = nil; restore = nil
+                problem = "Keys cannot be sent: \(error)"; summary = "none"
             }
         case .uinput:
             do {
                 let keys = try UinputKeys()
-                sender = { keys.press($0) }; problem = nil; summary = "uinput (\(keys.node ?? "no node"))"
+                key = { keys.press($0) }; type = { keys.type($0) }
+                deleteBackward = { keys.deleteBackward($0) }; chord = { keys.press($0) }
+                restore = nil
+                problem = nil; summary = "uinput (\(keys.node ?? "no node"))"
             } catch {
-                sender = nil; problem = "Keys cannot be sent: \(error)"; summary = "none"
+                key = nil; type = nil; deleteBackward = nil; chord = nil; restore = nil
+                problem = "Keys cannot be sent: \(error)"; summary = "none"
             }
         }
+    }
+}
+
+/// The keyboard's text, editing keys and shortcuts, sent to the focused application on the
+/// keys' queue (never holding up the presenters). Where keys cannot be sent, each
+/// piece is refused with a warning, once.
+final class TextPresenter: EffectPresenter, @unchecked Sendable {
+    let injector: KeyInjector
+    let warn: @Sendable (String) -> Void
+    var queue: DispatchQueue { injector.queue }
+    var warned = false
+
+    init(_ injector: KeyInjector, warn: @escaping @Sendable (String) -> Void) {
+        self.injector = injector
+        self.warn = warn
+    }
+
+    func present(_ effects: [TimedEffect]) throws {
+        for e in effects {
+            switch e.effect {
+            case .typeText(let text, let secret):
+                guard let type = injector.type else { warnOnce(); continue }
+                queue.async { [warn] in
+                    let (ok, missing) = type(text)
+                    if !ok {
+                        warn(missing.isEmpty || secret ? "Some text could not be typed." : "\"\(missing)\" could not be typed: no key for it.")
+                    }
+                }
+            case .deleteText(let n):
+                guard let delete = injector.deleteBackward else { warnOnce(); continue }
+                queue.async { [warn] in if !delete(n) { warn("Backspace could not be sent.") } }
+            case .shortcut(let chord):
+                guard let press = injector.chord else { warnOnce(); continue }
+                queue.async { [warn] in
+                    if !press(chord) { warn("The key \((chord.modifiers.map(\.rawValue) + [chord.key]).joined(separator: "+")) could not be sent.") }
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    func warnOnce() {
+        guard !warned, let problem = injector.problem else { return }
+        warned = true
+        warn(problem)
+    }
+
+    /// What is queued is typed before the process ends; the keymap is given back.
+    func finish() { queue.sync { injector.restore?() } }
+}
+
+/// The Keys page's keys (and the keyboard's Enter), sent to the focused application on the
+/// keys' queue. Where they cannot be sent, each key is refused with a warning, once.
+final class KeyPresenter: EffectPresenter, @unchecked Sendable {
+    let injector: KeyInjector
+    let warn: @Sendable (String) -> Void
+    var warned = false
+
+    init(_ injector: KeyInjector, warn: @escaping @Sendable (String) -> Void) {
+        self.injector = injector
+        self.warn = warn
     }
 
     func present(_ effects: [TimedEffect]) throws {
         for e in effects {
             guard case .key(let k) = e.effect else { continue }
-            if let sender {
-                if !sender(k) { warn("The \(k.rawValue) key could not be sent.") }
-            } else if !warned, let problem {
+            if let send = injector.key {
+                injector.queue.async { [warn] in if !send(k) { warn("The \(k.rawValue) key could not be sent.") } }
+            } else if !warned, let problem = injector.problem {
                 warned = true
                 warn(problem)
             }
         }
     }
 
-    func finish() {}
+    func finish() { injector.queue.sync {} }
 }
 
 /// Point-mode taps of a layout run, clicked on the real screen (only with --pointer).

@@ -3,6 +3,8 @@ import Foundation
 import ScanCore
 import ScanFormats
 import ScanRuntime
+import Typing
+import WordPrediction
 
 struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,6 +20,12 @@ struct Simulate: ParsableCommand {
     @Argument(help: "The layout file (JSON, schema version 1).")
     var layout: String?
 
+    @Flag(help: "Scan the typing keyboard instead of a layout: an empty field, the bundled English words, nothing learned.")
+    var keyboard = false
+
+    @Option(help: "With the keyboard: predictions from this word list (format: Words/README.md) instead of the bundled English one.")
+    var words: String?
+
     @OptionGroup var options: ScanOptions
 
     @Option(help: "Switch events: a file, or - for standard input.")
@@ -30,15 +38,29 @@ struct Simulate: ParsableCommand {
         if let until, !(until.isFinite && until >= 0 && until <= 86_400) {
             throw ValidationError("--until takes seconds between 0 and 86400, e.g. --until 12.5")
         }
+        if keyboard && layout != nil { throw ValidationError("--keyboard scans the typing keyboard; leave out the layout, or leave out --keyboard") }
+        if words != nil && !keyboard { throw ValidationError("--words goes with --keyboard") }
     }
 
     func run() throws {
-        guard let layout else {
-            throw ValidationError("No layout given. Pass a layout file, or run 'switchscan simulate Layouts/switch-control.uikit.json'.")
+        guard layout != nil || keyboard else {
+            throw ValidationError("No layout given. Pass a layout file, or run 'switchscan simulate Layouts/switch-control.uikit.json' (or --keyboard).")
         }
         var problems: [String] = []
         var switchEvents: [SwitchEvent] = []
-        let (document, scanSettings) = options.load(layout: layout, problems: &problems)
+        var engine: ScanEngine?
+        if let layout {
+            let (document, scanSettings) = options.load(layout: layout, problems: &problems)
+            if let document { engine = ScanEngine(tree: document.tree, settings: scanSettings) }
+        } else {
+            let scanSettings = options.loadScanSettings(problems: &problems)
+            do {
+                let words = try loadWords(words)
+                engine = KeyboardSession.engine(layout: KeyboardLayout(scanSettings.typing.keyboardLayout), predictor: words, settings: scanSettings)
+            } catch {
+                problems.append(error.message)
+            }
+        }
         if let events {
             do {
                 let bytes = try readBytes(events, what: "events file", limit: EventsLoader.maxFileSize)
@@ -52,11 +74,11 @@ struct Simulate: ParsableCommand {
                 problems.append(error.message)
             }
         }
-        guard problems.isEmpty, let document else { throw fail(problems.joined(separator: "\n")) }
+        guard problems.isEmpty, let engine else { throw fail(problems.joined(separator: "\n")) }
 
         let end = until.map { ScanInstant.seconds($0) }
             ?? ((switchEvents.last?.timestamp ?? .zero) + .seconds(10))
-        var driver = ManualDriver(engine: ScanEngine(tree: document.tree, settings: scanSettings))
+        var driver = ManualDriver(engine: engine)
         driver.schedule(switchEvents)
         var text = ""
         for e in driver.start() + driver.advance(to: end) {

@@ -88,6 +88,17 @@ final class ScanDriver {
         throw DesktopError("'\(label)' was not highlighted within \(limit) moves; last: \(current?.description ?? "none")")
     }
 
+    /// Moves the highlight (Tab presses) until it is on the item with this id.
+    func go(toItem id: String, limit: Int = 40) throws {
+        settle(0.05)
+        for _ in 0..<limit {
+            if current?.item == id { return }
+            try process.send("\t")
+            try next("a highlight after Tab") { $0.effect == "highlight" }
+        }
+        throw DesktopError("item '\(id)' was not highlighted within \(limit) moves; last: \(current?.description ?? "none")")
+    }
+
     /// A select press; returns the first effect line after it that matches.
     @discardableResult
     func select(expecting what: String, where predicate: @escaping (EffectLine) -> Bool) throws -> EffectLine {

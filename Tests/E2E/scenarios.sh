@@ -216,9 +216,9 @@ if only 9; then
   "$BIN" record "$KNODE" -o "$OUT/keys.evemu" --duration 20 2> "$OUT/record9.err" &
   REC=$!
   wait_for "$OUT/record9.err" "Recording" 20; sleep 1
-  # Btn 1; its menu; next twice: Settings and more; the screen menu; next twice: Keys; the
-  # page on Escape; Escape sent; next: Enter; Enter sent.
-  for b in 1 0 1 1 0 1 1 0 0 1 0; do say "press BTN_$b"; say "sleep 300"; done
+  # Btn 1; its menu; next twice: Settings and more; the screen menu (Keyboard first); next
+  # three times: Keys; the page on Escape; Escape sent; next: Enter; Enter sent.
+  for b in 1 0 1 1 0 1 1 1 0 0 1 0; do say "press BTN_$b"; say "sleep 300"; done
   wait_for "$OUT/run9.json" '"key":"enter"' 20
   sleep 1; kill -INT $REC 2>/dev/null; wait $REC
   kill -TERM $RUN; wait $RUN
@@ -227,6 +227,32 @@ if only 9; then
   expect "$OUT/keys.evemu" '^E: .* 0001 0001 1 ' "9: KEY_ESC goes down"
   expect "$OUT/keys.evemu" '^E: .* 0001 0001 0 ' "9: and up"
   expect "$OUT/keys.evemu" '^E: .* 0001 001c 1 ' "9: then KEY_ENTER"
+fi
+
+# 10. Typing through uinput: the screen menu's Keyboard opens the scanning keyboard, and a
+#     letter key types through the virtual keyboard (Shift held for the sentence's capital),
+#     read back by another reader; that keyboard is never taken for a switch.
+if only 10; then
+  start_run run10 --style manual --duration 60 --device "$NODE" --pointer uinput --screen 1000x700
+  wait_for "$OUT/run10.err" "Keys: uinput" 30 || fail "10: run made the uinput keyboard"
+  KNODE=$(sed -n 's/.*Keys: uinput (\(\/dev\/input\/event[0-9]*\)).*/\1/p' "$OUT/run10.err" | head -1)
+  udevadm settle -t 10
+  "$BIN" devices > "$OUT/devices10.txt" 2>&1
+  "$BIN" record "$KNODE" -o "$OUT/typed.evemu" --duration 20 2> "$OUT/record10.err" &
+  REC=$!
+  wait_for "$OUT/record10.err" "Recording" 20; sleep 1
+  # Btn 1; its menu; next twice: Settings and more; the screen menu on Keyboard: opened; next:
+  # the first row of letters; into it, on E; E typed.
+  for b in 1 0 1 1 0 0 1 0 0; do say "press BTN_$b"; say "sleep 300"; done
+  wait_for "$OUT/run10.json" '"effect":"typeText"' 20
+  sleep 1; kill -INT $REC 2>/dev/null; wait $REC
+  kill -TERM $RUN; wait $RUN
+  expect "$OUT/run10.json" '"effect":"keyboard"' "10: the screen menu opened the keyboard"
+  expect "$OUT/run10.json" '"effect":"typeText","text":"E"' "10: the E key typed a capital E"
+  expect "$OUT/typed.evemu" '^E: .* 0001 002a 1 ' "10: Shift goes down"
+  expect "$OUT/typed.evemu" '^E: .* 0001 0012 1 ' "10: KEY_E goes down"
+  expect "$OUT/typed.evemu" '^E: .* 0001 0012 0 ' "10: and up"
+  expect "$OUT/devices10.txt" 'made by SwitchScan' "10: devices marks its own keyboard"
 fi
 
 say destroy

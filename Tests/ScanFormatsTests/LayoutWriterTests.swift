@@ -16,7 +16,8 @@ func comparableFields(_ n: ElementNode) -> [(String, AnyHashable?)] {
      ("shouldGroupChildren", n.shouldGroupChildren), ("navigationStyle", n.navigationStyle), ("children", n.children),
      ("parent", n.parent), ("elements", n.elements), ("sortPriority", n.sortPriority),
      ("respondsToUserInteraction", n.respondsToUserInteraction), ("customActions", n.customActions),
-     ("adjustable", n.adjustable), ("onActivate", n.onActivate), ("onTap", n.onTap), ("onEscape", n.onEscape)]
+     ("adjustable", n.adjustable), ("onActivate", n.onActivate), ("onTap", n.onTap), ("onEscape", n.onEscape),
+     ("textEntry", n.textEntry)]
 }
 
 /// Records an issue for every field of every node that differs, naming both.
@@ -120,6 +121,13 @@ struct LayoutWriterTests {
             n.hidden = true
         }
         b.button("off", "Send", under: root, frame: Rect(x: 10, y: 40, width: 60, height: 30)) { $0.traits.insert(.notEnabled) }
+        b.add("pin", under: root) { n in
+            n.isAccessibilityElement = true
+            n.label = "PIN"
+            n.respondsToUserInteraction = true
+            n.frame = Rect(x: 80, y: 40, width: 60, height: 30)
+            n.textEntry = .password
+        }
         b.add("volume", under: root) { n in
             n.isAccessibilityElement = true
             n.label = "Volume"

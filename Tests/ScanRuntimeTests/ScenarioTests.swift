@@ -3,14 +3,20 @@ import ScanCore
 import ScanFormats
 import ScanRuntime
 import Testing
+import Typing
+import WordPrediction
 
 /// Golden scenarios (Tests/Scenarios/*.scan): a layout, settings, switch events at absolute
 /// virtual times, and the exact effects expected, one compact line each.
 ///
 /// ```
 /// # what the scenario shows
-/// layout: switch-control.uikit.json        (in Layouts/)
+/// layout: switch-control.uikit.json        (in Layouts/; or keyboard: the typing keyboard
+///                                           over an empty field, with the words of
+///                                           Tests/Fixtures/words/small.words)
 /// settings: {"style": "manual"}            (optional, inline JSON)
+/// typing: true                             (optional: a text field opens the keyboard, with
+///                                           the words of Tests/Fixtures/words/small.words)
 /// debounce: 0.03                           (optional: a device profile's bounce time)
 /// until: 9                                 (seconds)
 /// windows: Editor (active); Files; Music (minimized)
@@ -25,6 +31,10 @@ import Testing
 struct Scenario: CustomTestStringConvertible, Sendable {
     var name: String
     var layout = ""
+    /// The typing keyboard instead of a layout.
+    var keyboard = false
+    /// Text fields open the keyboard.
+    var typing = false
     var settings = "{}"
     var until = 10.0
     /// A device profile's debounce for the switches (seconds), if any.
@@ -62,6 +72,8 @@ struct Scenario: CustomTestStringConvertible, Sendable {
                 guard parts.count == 2 else { continue }
                 switch parts[0] {
                 case "layout": s.layout = parts[1]
+                case "keyboard": s.keyboard = parts[1] == "true"
+                case "typing": s.typing = parts[1] == "true"
                 case "settings": s.settings = parts[1]
                 case "until": s.until = Double(parts[1]) ?? 10
                 case "debounce": s.debounce = Double(parts[1])
@@ -88,12 +100,27 @@ struct Scenario: CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// The fixture word list of the keyboard scenarios and tests.
+    static func smallWords() throws -> WordPredictor {
+        let path = root.appendingPathComponent("Tests/Fixtures/words/small.words").path
+        return WordPredictor(system: try WordList(parsing: [UInt8](FileManager.default.contents(atPath: path) ?? Data()), file: path))
+    }
+
     func run() throws -> [String] {
-        let layoutBytes = try [UInt8](Data(contentsOf: Self.root.appendingPathComponent("Layouts").appendingPathComponent(layout)))
-        let doc = try LayoutLoader.load(bytes: layoutBytes, file: layout)
         let settings = try SettingsLoader.load(bytes: Array(self.settings.utf8), file: "\(name) settings")
         let events = try EventsLoader.load(text: self.events, file: name)
-        var engine = ScanEngine(tree: doc.tree, settings: settings, debounce: debounce.map { .seconds($0) })
+        var engine: ScanEngine
+        if keyboard {
+            engine = KeyboardSession.engine(layout: KeyboardLayout(settings.typing.keyboardLayout), predictor: try Self.smallWords(), settings: settings)
+        } else {
+            let layoutBytes = try [UInt8](Data(contentsOf: Self.root.appendingPathComponent("Layouts").appendingPathComponent(layout)))
+            let doc = try LayoutLoader.load(bytes: layoutBytes, file: layout)
+            engine = ScanEngine(tree: doc.tree, settings: settings, debounce: debounce.map { .seconds($0) })
+            if typing {
+                engine.keyboardProvider = KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout),
+                                                        predictor: try Self.smallWords(), settings: settings.typing)
+            }
+        }
         engine.setWindows(windows)
         var driver = ManualDriver(engine: engine)
         driver.schedule(events)
@@ -133,6 +160,17 @@ func compact(_ e: TimedEffect) -> String {
     case let .settingChanged(name, value): return "\(t) settingChanged \(name) \(value)"
     case .key(let k): return "\(t) key \(k.rawValue)"
     case let .window(command, window, _): return "\(t) window \(command.rawValue) \(window)"
+    case .keyboard(let keys):
+        // The prediction row, and what the letter keys show (capitals or not) or the other page.
+        let words = keys.filter { $0.id.hasPrefix("prediction") }.map(\.label).joined(separator: ",")
+        let page = keys.first { $0.id == "key_e" }.map { $0.label == "E" ? "capitals" : "letters" }
+            ?? (keys.contains { $0.id == "key_1" } ? "symbols" : "edit")
+        return "\(t) keyboard \(words.isEmpty ? "-" : words) \(page)"
+    case let .typeText(text, secret): return "\(t) typeText \(text.debugDescription)\(secret ? " secret" : "")"
+    case .deleteText(let n): return "\(t) deleteText \(n)"
+    case .keyboardClose: return "\(t) keyboardClose"
+    case .shortcut(let chord): return "\(t) shortcut \((chord.modifiers.map(\.rawValue) + [chord.key]).joined(separator: "+"))"
+    case let .learnWord(word, after): return "\(t) learnWord \(word) \(after ?? "-")"
     }
 }
 

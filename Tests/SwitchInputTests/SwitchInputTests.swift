@@ -227,3 +227,32 @@ struct RecordingTests {
         }
     }
 }
+
+/// A sink that takes nothing: for what is decided before a device is opened.
+final class NoSink: SwitchEventSink, @unchecked Sendable {
+    func perform(_ body: @escaping @Sendable () -> Void) { body() }
+    func performAndWait<T>(_ body: @escaping () -> T) -> T { body() }
+    func attach(fd: Int32, decode: @escaping (Int32) -> (events: [SwitchEvent], gone: Bool)) {}
+    func detach(fd: Int32) {}
+    func submit(_ event: SwitchEvent) {}
+    var now: ScanInstant { .zero }
+}
+
+@Suite("SwitchScan's own devices")
+struct OwnDevicesTests {
+    /// Its uinput keys type letters and spaces: read back as a keyboard, a typed space
+    /// would select. They are passed over whatever the profiles say.
+    @Test func theKeysAndPointerSwitchScanMakesAreNeverSwitches() throws {
+        let devices = SwitchDevices(sink: NoSink(), profiles: try shippedProfiles(), grab: false, log: { _ in })
+        let own = InputDeviceDescription(node: "/dev/input/event42", name: "SwitchScan keys", bus: "virtual",
+                                         vendor: InputDeviceDescription.switchScanVendor, product: 2, capabilities: ["keyboard"])
+        #expect(own.isMadeBySwitchScan)
+        let mapping = try shippedProfiles().mapping(for: own)
+        #expect(!mapping.isEmpty, "a keyboard profile would match it")
+        let report = devices.add(own)
+        #expect(!report.opened && report.problem?.contains("made by SwitchScan") == true, "\(report)")
+        let other = InputDeviceDescription(node: "/dev/input/event3", name: "Some USB Keyboard", bus: "usb",
+                                           vendor: InputDeviceDescription.switchScanVendor, product: 2, capabilities: ["keyboard"])
+        #expect(!other.isMadeBySwitchScan, "only virtual devices with its id")
+    }
+}

@@ -9,6 +9,8 @@ stderr when something is not found in time.
     tree APP                               the whole tree of APP, one node a line
     action APP ROLE NAME ACTION            performs the action called ACTION; prints "done ACTION"
     set-value APP ROLE NAME VALUE          Value.set_current_value; prints "done VALUE"
+    text APP ROLE NAME                     the Text interface's whole text, as JSON (a string)
+    focused-text APP                       the same, of the focused node that has a Text interface
 """
 import json
 import sys
@@ -173,6 +175,24 @@ def main(argv):
         if not value.set_current_value(float(rest[3])):
             fail(f"set_current_value({rest[3]}) on {rest[1]} {rest[2]!r} returned False")
         print(f"done {rest[3]}")
+    elif command == "text":
+        node, reason = find(rest[0], rest[1], rest[2])
+        if node is None:
+            fail(reason)
+        text = node.get_text_iface()
+        if text is None:
+            fail(f"{rest[1]} {rest[2]!r} has no Text interface")
+        print(json.dumps(text.get_text(0, text.get_character_count())))
+    elif command == "focused-text":
+        app = app_named(rest[0])
+        if app is None:
+            fail(f"no application {rest[0]!r} on the desktop; there are {names(desktop_apps())}")
+        for node, _ in walk(app):
+            text = node.get_text_iface()
+            if text is not None and "focused" in states(node):
+                print(json.dumps(text.get_text(0, text.get_character_count())))
+                return
+        fail(f"nothing focused in {rest[0]!r} has text")
     else:
         fail(f"unknown command {command!r}")
 

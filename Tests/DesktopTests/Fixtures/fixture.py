@@ -21,6 +21,7 @@ so that a test can wait for it:
     collapsed Fruits
     activated Apple            a tree row was activated (table cell action "activate", not the first)
     key Escape                 a key was pressed in the window (its GDK name)
+    text Message: Hello        (--typing) the text of an entry changed: "Message" or "Password"
     terminated                 SIGTERM or SIGINT; the fixture then exits with status 0
     quit                       --quit-after elapsed, or the window was closed
 
@@ -30,6 +31,7 @@ Flags:
                      (default "switchscan-fixture")
     --move X Y       ask for this window position (the window manager may adjust it)
     --quit-after S   quit after S seconds
+    --typing         a window of text fields instead: "Message", "Password" and a "Send" button
 """
 import argparse
 import signal
@@ -52,6 +54,7 @@ parser.add_argument("--title", default="SwitchScan Fixture")
 parser.add_argument("--app-name", default="switchscan-fixture")
 parser.add_argument("--move", nargs=2, type=int, metavar=("X", "Y"))
 parser.add_argument("--quit-after", type=float)
+parser.add_argument("--typing", action="store_true")
 args = parser.parse_args()
 
 GLib.set_prgname(args.app_name)
@@ -78,6 +81,21 @@ if args.move:
 box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4)
 win.add(box)
 
+
+def typing_window():
+    """Text fields, at the top of the window (the keyboard opens below them)."""
+    for name, visible in (("Message", True), ("Password", False)):
+        entry = Gtk.Entry()
+        entry.set_visibility(visible)
+        entry.get_accessible().set_name(name)
+        entry.connect("changed", lambda e, n=name: log(f"text {n}: {e.get_text()}"))
+        box.pack_start(entry, False, False, 0)
+    send = Gtk.Button(label="Send")
+    send.connect("clicked", lambda b: log("clicked Send"))
+    box.pack_start(send, False, False, 0)
+
+if args.typing:
+    typing_window()
 heading = Gtk.Label(label="Fixture Heading")
 heading.get_accessible().set_role(Atk.Role.HEADING)
 box.pack_start(heading, False, False, 0)

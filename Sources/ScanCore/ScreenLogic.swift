@@ -1,0 +1,43 @@
+/// A screen that answers its own activations: the scanning keyboard. The engine scans it
+/// like any screen; when one of its elements is activated, the engine hands the element's
+/// id to the logic, emits what the logic returns and swaps in the screen's next version
+/// (new labels: predictions, Shift) before it highlights anything again, so nothing stale
+/// is shown or spoken.
+public protocol ScreenLogic: Sendable {
+    /// The element `id` of the screen was activated.
+    mutating func activate(_ id: String) -> ScreenChange
+    /// The field typed into has this text before its caret, as the application reports it.
+    mutating func fieldChanged(textBefore: String) -> ScreenChange
+}
+
+public struct ScreenChange: Sendable {
+    public var effects: [Effect]
+    /// The screen's next version (the same screen id); nil: unchanged.
+    public var tree: ElementTree?
+    /// The screen closed itself: the engine says so (`keyboardClose`) and goes back to the
+    /// screen beneath it.
+    public var closed: Bool
+
+    public init(effects: [Effect] = [], tree: ElementTree? = nil, closed: Bool = false) {
+        self.effects = effects; self.tree = tree; self.closed = closed
+    }
+}
+
+/// Makes the keyboard for a text field: given to the engine by the host, which has the
+/// words. Pure: the same field gives the same keyboard.
+public protocol KeyboardProvider: Sendable {
+    /// The keyboard for typing into `field` (nil: into whatever has the focus), drawn on a
+    /// screen of `screen`'s size: its screen, its logic and the effects that announce it.
+    func keyboard(for field: ElementNode?, screen: Rect) -> (tree: ElementTree, logic: any ScreenLogic, effects: [Effect])
+    /// A keyboard it made closed: what it learned is there for the next one.
+    mutating func closed(_ logic: any ScreenLogic)
+}
+
+/// A screen shown over another (the keyboard over a window): its logic, and what lies
+/// beneath, kept up to date while it is open and scanned again when it closes.
+struct PresentedScreen: Sendable {
+    var logic: any ScreenLogic
+    var beneath: ElementTree
+    /// The element of the screen beneath to come back to (the text field).
+    var returnTo: String?
+}

@@ -1,0 +1,363 @@
+import ScanCore
+import WordPrediction
+
+/// The scanning keyboard: a screen the engine scans like any other (rows as groups, keys as
+/// elements), whose keys answer here. It keeps what it knows of the field (the text before
+/// the caret), Shift and Caps lock, the page shown and the predictions, and turns each key
+/// into what to do to the field: `typeText`, `deleteText`, an Enter key, `keyboardClose`.
+///
+/// Rules a switch user expects: choosing a prediction types the rest of the word and a
+/// space; a space before `. , ? ! : ;` is taken back and one put after (not between
+/// digits); a capital at the start of the field and of each sentence (`autoCapitalize`).
+public struct Keyboard: ScreenLogic {
+    public static let screenID = "keyboard"
+    public static let predictionCount = 5
+    /// The keyboard's own size, in the points its keys are laid out in; `panel` places it.
+    public static let size = (width: 1000.0, height: 420.0)
+    /// Enough of the field for the predictor's context and for Delete word.
+    static let textKept = 512
+
+    public let layout: KeyboardLayout
+    public private(set) var predictor: WordPredictor
+    public let settings: TypingSettings
+    /// Whether committed words are learned: in `run` with `learnWords`, never in password
+    /// fields or terminals, never in simulation or cost.
+    public var learns: Bool
+    /// The field's text before the caret, as far as the keyboard knows it.
+    public private(set) var text: String
+    public private(set) var page = KeyboardPage.letters
+    public private(set) var shiftOnce = false
+    public private(set) var capsLock = false
+    /// The user turned off the capital that autoCapitalize offered here.
+    var autoCapitalCancelled = false
+    /// The prediction row's words, spelled as they would be typed.
+    public private(set) var predictions: [String] = []
+    var shown: [KeySpec] = []
+    /// The keys last reported, to report them again only when they change.
+    var reported: [KeyboardKey] = []
+    /// Ctrl and Alt, held for the next key.
+    public private(set) var modifiers: [KeyChord.Modifier] = []
+    /// The field's texts the keyboard's own keys made lately, newest last.
+    var recent: [String] = []
+    /// Where the keyboard is drawn, and the screen it is drawn on (what point mode sweeps).
+    public let panel: Rect
+    public let screen: Rect
+    /// A password field: no predictions, no word said, the text never shown or printed.
+    public let secret: Bool
+
+    public init(layout: KeyboardLayout, predictor: WordPredictor, settings: TypingSettings, text: String = "", learns: Bool = false,
+                secret: Bool = false, panel: Rect? = nil, screen: Rect? = nil) {
+        self.layout = layout
+        self.predictor = predictor
+        self.settings = settings
+        self.learns = learns
+        self.secret = secret
+        self.text = String(text.suffix(Self.textKept))
+        let own = Rect(x: 0, y: 0, width: Self.size.width, height: Self.size.height)
+        self.panel = panel ?? own
+        self.screen = screen ?? panel ?? own
+        refresh()
+    }
+
+    /// Where the keyboard goes on a screen: across its whole width, as tall as its shape
+    /// asks (at most 45 % of the screen), at the bottom, or at the top when the field is
+    /// more in the way there. Where the field would still be covered (a tall editor), the
+    /// keyboard shrinks into the larger free space above or below it, down to a quarter of
+    /// the screen: the text being written stays in view.
+    public static func panel(on screen: Rect, avoiding field: Rect?) -> Rect {
+        let height = min(screen.width * size.height / size.width, screen.height * 0.45)
+        let bottom = Rect(x: screen.x, y: screen.maxY - height, width: screen.width, height: height)
+        let top = Rect(x: screen.x, y: screen.y, width: screen.width, height: height)
+        guard let field, field.width > 0, field.height > 0 else { return bottom }
+        func overlap(_ a: Rect, _ b: Rect) -> Double {
+            max(0, min(a.maxX, b.maxX) - max(a.minX, b.minX)) * max(0, min(a.maxY, b.maxY) - max(a.minY, b.minY))
+        }
+        let better = overlap(top, field) < overlap(bottom, field) ? top : bottom
+        guard overlap(better, field) > 0 else { return better }
+        let above = max(0, field.minY - screen.minY), below = max(0, screen.maxY - field.maxY)
+        let free = min(max(above, below), height)
+        guard free >= screen.height * 0.25 else { return better }
+        return above > below ? Rect(x: screen.x, y: field.minY - free, width: screen.width, height: free)
+            : Rect(x: screen.x, y: field.maxY, width: screen.width, height: free)
+    }
+
+    // MARK: - the screen
+
+    /// The keyboard as a screen: the prediction row first, then the page's rows.
+    public var tree: ElementTree {
+        var nodes: [ElementNode] = []
+        var root = ElementNode(id: "keyboard")
+        root.label = "Keyboard"
+        root.frame = panel
+        nodes.append(root)
+        // From the keyboard's own points to the panel's place on the screen.
+        let sx = panel.width / Self.size.width, sy = panel.height / Self.size.height
+        func place(_ r: Rect) -> Rect { Rect(x: panel.x + r.x * sx, y: panel.y + r.y * sy, width: r.width * sx, height: r.height * sy) }
+        for (r, row) in rows.enumerated() where !row.isEmpty {
+            let rowIndex = nodes.count
+            var container = ElementNode(id: r == 0 ? "predictions" : "row\(r)")
+            container.parent = 0
+            container.navigationStyle = .combined
+            container.frame = place(Rect(x: 0, y: Double(r) * rowHeight, width: Self.size.width, height: rowHeight))
+            nodes[0].children.append(rowIndex)
+            nodes.append(container)
+            let width = Self.size.width / Double(max(row.count, r == 0 ? Self.predictionCount : 1))
+            for (c, spec) in row.enumerated() {
+                var key = ElementNode(id: spec.id)
+                key.isAccessibilityElement = true
+                key.label = label(spec)
+                key.traits = TraitSet([.keyboardKey])
+                if (spec.action == .shift && capital && !capsLock) || (spec.action == .capsLock && capsLock)
+                    || { if case .modifier(let m) = spec.action { return modifiers.contains(m) } else { return false } }() {
+                    key.traits.insert(.selected)
+                }
+                key.frame = place(Rect(x: Double(c) * width, y: Double(r) * rowHeight, width: width, height: rowHeight))
+                key.activationPoint = key.frame.center
+                key.parent = rowIndex
+                nodes[rowIndex].children.append(nodes.count)
+                nodes.append(key)
+            }
+        }
+        var tree = ElementTree(screenID: Self.screenID, size: (screen.width, screen.height), nodes: nodes)
+        tree.screenSize = screen
+        return tree
+    }
+
+    /// The keys as a front end draws them.
+    public var keys: [KeyboardKey] {
+        let t = tree
+        return (0..<t.count).filter { t[$0].isAccessibilityElement }.map { KeyboardKey(id: t[$0].id, label: t[$0].label ?? "", frame: t[$0].frame) }
+    }
+
+    /// The rows shown: predictions (row 0, maybe empty), then the page.
+    var rows: [[KeySpec]] {
+        let words = predictions.enumerated().map { KeySpec(id: "prediction\($0.offset + 1)", action: .prediction($0.offset), label: $0.element) }
+        return [words] + layout.rows(page)
+    }
+
+    var rowHeight: Double { Self.size.height / Double(1 + layout.rows(page).count) }
+
+    func label(_ spec: KeySpec) -> String {
+        if case .character(let c) = spec.action, c.isLetter { return capital ? c.uppercased() : String(c) }
+        return spec.label
+    }
+
+    /// The next letter is a capital: Caps lock, Shift, or the start of a sentence.
+    public var capital: Bool {
+        capsLock || shiftOnce || (settings.autoCapitalize && !autoCapitalCancelled && partialWord.isEmpty && atSentenceStart)
+    }
+
+    /// The field is empty, or its text (spaces and opening quotes or brackets aside) ends a
+    /// sentence or a line.
+    var atSentenceStart: Bool {
+        guard let last = text.last(where: { !" '\"(“‘[".contains($0) }) else { return true }
+        return last == "." || last == "?" || last == "!" || last == "\n"
+    }
+
+    /// The word being typed and the one before it, as the predictor sees them (one
+    /// definition of a word for both).
+    var context: WordContext { WordContext(textBefore: String(text.suffix(200))) }
+
+    /// The word being typed: what the predictor completes, at the end of the text.
+    var partialWord: String {
+        let partial = context.partial
+        return text.hasSuffix(partial) ? partial : ""
+    }
+
+    /// The word before the one being typed, in the same sentence: the context of a pair.
+    var previousWord: String? { context.previous }
+
+    static func isWordCharacter(_ c: Character) -> Bool {
+        c.isLetter || c.isNumber || c == "'" || c == "’" || c == "-"
+    }
+
+    // MARK: - keys
+
+    public mutating func activate(_ id: String) -> ScreenChange {
+        guard let spec = rows.joined().first(where: { $0.id == id }) else { return ScreenChange() }
+        var effects: [Effect] = []
+        var echo: String?
+        // Ctrl or Alt held: a letter or an editing key is a shortcut (Ctrl+S), not text.
+        if !modifiers.isEmpty {
+            var chords: [KeyChord]?
+            switch spec.action {
+            case .character(let c): chords = [KeyChord(String(c), modifiers)]
+            case .chords(let list): chords = list.map { KeyChord($0.key, Array(Set($0.modifiers + modifiers)).sorted { $0.rawValue < $1.rawValue }) }
+            case .space: chords = [KeyChord("space", modifiers)]
+            case .enter: chords = [KeyChord("Return", modifiers)]
+            case .backspace: chords = [KeyChord("BackSpace", modifiers)]
+            default: break
+            }
+            if var chords {
+                // Shift chosen before: Ctrl+Shift+letter.
+                if shiftOnce { chords = chords.map { KeyChord($0.key, Array(Set($0.modifiers + [.shift])).sorted { $0.rawValue < $1.rawValue }) } }
+                modifiers = []
+                shiftOnce = false
+                return changed(chords.map { .shortcut($0) })
+            }
+        }
+        switch spec.action {
+        case .character(let c) where ".,?!:;".contains(c):
+            commitWord(&echo, &effects)
+            // "word ." → "word. ": the space before goes, one comes after (not in 3.5 or 1,000).
+            let beforeSpace = text.dropLast().last
+            if text.last == " ", let b = beforeSpace, b != " ", b != "\n" {
+                effects.append(.deleteText(characters: 1))
+                deleteBack(1)
+            }
+            let afterWord = text.last.map { $0.isLetter || $0 == ")" || $0 == "\"" || $0 == "'" } ?? false
+            type(String(c) + (afterWord ? " " : ""), &effects)
+            // A sentence goes on in letters.
+            if afterWord { page = .letters }
+        case .character(let c):
+            type(c.isLetter && capital ? c.uppercased() : String(c), &effects)
+        case .space:
+            commitWord(&echo, &effects)
+            type(" ", &effects)
+            page = .letters
+        case .backspace:
+            effects.append(.deleteText(characters: 1))
+            deleteBack(1)
+            autoCapitalCancelled = false
+        case .deleteWord:
+            // The spaces, then punctuation after the word ("word. "), then the word.
+            var n = 0
+            while let last = text.last, last == " " { deleteBack(1); n += 1 }
+            while let last = text.last, !Self.isWordCharacter(last), !last.isWhitespace { deleteBack(1); n += 1 }
+            while let last = text.last, Self.isWordCharacter(last) { deleteBack(1); n += 1 }
+            autoCapitalCancelled = false
+            // Text the keyboard does not know (it types into whatever has the focus): the
+            // application's own Ctrl+Backspace.
+            effects.append(n > 0 ? .deleteText(characters: n) : .shortcut(KeyChord("BackSpace", [.control])))
+        case .enter:
+            commitWord(&echo, &effects)
+            effects.append(.key(.enter))
+            text += "\n"
+            recent.append(text)
+            page = .letters
+            autoCapitalCancelled = false
+        case .shift:
+            if capsLock { capsLock = false; shiftOnce = false }
+            else if capital && !shiftOnce { autoCapitalCancelled = true }
+            else { shiftOnce.toggle() }
+        case .capsLock:
+            capsLock.toggle()
+            shiftOnce = false
+        case .page(let p):
+            page = p
+        case .hide:
+            return ScreenChange(closed: true)
+        case .chords(let list):
+            // The caret moved or the text changed where the keyboard cannot see: the
+            // application's reports (fieldChanged) say where it is now.
+            effects += list.map { .shortcut($0) }
+        case .modifier(let m):
+            if let k = modifiers.firstIndex(of: m) { modifiers.remove(at: k) } else { modifiers.append(m) }
+        case .prediction(let k):
+            guard k < predictions.count else { return ScreenChange() }
+            let word = predictions[k]
+            let partial = String(partialWord)
+            let previous = previousWord
+            if word.hasPrefix(partial) {
+                type(String(word.dropFirst(partial.count)) + " ", &effects)
+            } else {
+                effects.append(.deleteText(characters: partial.count))
+                deleteBack(partial.count)
+                type(word + " ", &effects)
+            }
+            echo = word
+            learn(word, after: previous, &effects)
+        }
+        if let echo, !secret { effects.append(.announce(echo)) }
+        if text.count > Self.textKept { text.removeFirst(text.count - Self.textKept) }
+        if recent.count > 64 { recent.removeFirst(recent.count - 64) }
+        return changed(effects)
+    }
+
+    /// After a key: the predictions for the new text, the keys reported if their labels
+    /// changed, and the screen's next version.
+    mutating func changed(_ effects: [Effect]) -> ScreenChange {
+        refresh()
+        let now = keys
+        guard now != reported else { return ScreenChange(effects: effects, tree: tree) }
+        reported = now
+        return ScreenChange(effects: effects + [.keyboard(now)], tree: tree)
+    }
+
+    /// The keys to report when the keyboard opens.
+    public mutating func opened() -> [Effect] {
+        reported = keys
+        return [.keyboard(reported)]
+    }
+
+    /// The field's text before the caret, read from the application: predictions and
+    /// capitals follow what is really there (a click elsewhere, text typed by other means).
+    /// A read that shows what the keyboard itself typed a moment ago (the application
+    /// reports each key after it came) is not news and changes nothing.
+    public mutating func fieldChanged(textBefore: String) -> ScreenChange {
+        let read = String(textBefore.suffix(Self.textKept))
+        guard read != text, !recent.contains(read) else { return ScreenChange() }
+        text = read
+        autoCapitalCancelled = false
+        refresh()
+        let now = keys
+        guard now != reported else { return ScreenChange() }
+        reported = now
+        return ScreenChange(effects: [.keyboard(now)], tree: tree)
+    }
+
+    mutating func type(_ s: String, _ effects: inout [Effect]) {
+        effects.append(.typeText(s, secret: secret))
+        for c in s { text.append(c); recent.append(text) }
+        shiftOnce = false
+        autoCapitalCancelled = false
+    }
+
+    /// Takes `n` characters back from the known text, as the application will, one by one.
+    mutating func deleteBack(_ n: Int) {
+        for _ in 0..<n where !text.isEmpty { text.removeLast(); recent.append(text) }
+    }
+
+    /// The word before the caret ends (a space, punctuation, Enter): learned, and said
+    /// once the key has typed.
+    mutating func commitWord(_ echo: inout String?, _ effects: inout [Effect]) {
+        let word = String(partialWord)
+        guard !word.isEmpty else { return }
+        echo = word
+        learn(word, after: previousWord, &effects)
+    }
+
+    mutating func learn(_ word: String, after previous: String?, _ effects: inout [Effect]) {
+        guard learns, word.contains(where: \.isLetter) else { return }
+        predictor.learn(word, after: previous)
+        effects.append(.learnWord(word, after: previous))
+    }
+
+    /// Predictions for the caret, spelled as they would be typed: the typed letters kept,
+    /// a capital where one is due, all capitals under Caps lock.
+    mutating func refresh() {
+        let partial = String(partialWord)
+        var seen = Set<String>()
+        predictions = []
+        guard !secret else { return }
+        for w in predictor.predictions(after: text, count: Self.predictionCount * 2) {
+            var word = w
+            if capsLock {
+                word = w.uppercased()
+            } else if !partial.isEmpty, w.lowercased().hasPrefix(partial.lowercased()) {
+                // What was typed stays as typed ("Lon" + "don"), unless the word has capitals
+                // of its own ("london" typed, "London" offered).
+                if partial.count > 1 && partial == partial.uppercased() && partial != partial.lowercased() {
+                    word = w.uppercased()   // typed in capitals: the word too
+                } else if partial.first!.isUppercase || w == w.lowercased() {
+                    word = partial + w.dropFirst(partial.count)
+                }
+            } else if partial.isEmpty && capital, let first = w.first {
+                word = first.uppercased() + w.dropFirst()
+            }
+            guard seen.insert(word.lowercased()).inserted else { continue }
+            predictions.append(word)
+            if predictions.count == Self.predictionCount { break }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+
+/// Typing into a real GTK 3 application: selecting a text field opens the scanning
+/// keyboard, and what its keys type arrives in the field, as the application itself logs
+/// and as AT-SPI reads it back.
+@Suite("Live typing", .serialized, .timeLimit(.minutes(2)))
+struct LiveTypingTests {
+    /// Drives the keyboard: each key reached through its row, as a switch user does.
+    struct Keys {
+        let scan: ScanDriver
+        /// The rows of the keys these tests use (the frequency layout, Sources/Typing).
+        static let rows: [String: String] = [
+            "key_e": "row1", "key_t": "row1", "key_o": "row1", "key_n": "row1", "key_i": "row2",
+            "key_h": "row3", "space": "row3", "key_period": "row3",
+            "backspace": "row6", "enter": "row6", "symbols": "row6", "edit": "row6", "hide": "row6",
+            // The editing page (its letters key is on row 4).
+            "lineStart": "row1", "tab": "row3",
+            // The symbols page.
+            "key_eAcute": "row4", "letters": "row5",
+        ]
+
+        /// Selects the key (entering its row first); the effect line it expects after it.
+        @discardableResult
+        func press(_ id: String, row: String? = nil, expecting what: String, where predicate: @escaping (EffectLine) -> Bool) throws -> EffectLine {
+            let row = row ?? Self.rows[id]!
+            try scan.go(toItem: row)
+            try scan.select(expecting: "the row entered") { $0.effect == "enterGroup" }
+            try scan.go(toItem: id)
+            let line = try scan.select(expecting: what, where: predicate)
+            scan.settle(0.1)
+            return line
+        }
+    }
+
+    @Test func aTextFieldOpensTheKeyboardAndWhatItTypesArrives() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--typing"])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        try scan.go(to: "Message")
+        let field = scan.current
+        let opened = try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let keys = Keys(scan: scan)
+        // The panel does not cover the field.
+        let fieldFrame = field?.frame ?? []
+        let keyTops = (opened.fields["keys"] as? [[String: Any]] ?? []).compactMap { ($0["frame"] as? [NSNumber])?[1].doubleValue }
+        #expect(fieldFrame.count == 4 && keyTops.allSatisfy { $0 >= fieldFrame[1] + fieldFrame[3] }, "\(fieldFrame) \(keyTops.min() ?? -1)")
+
+        // Letter by letter: a capital at the start of the field.
+        try keys.press("key_h", expecting: "H typed") { $0.effect == "typeText" && $0.text == "H" }
+        try fixture.waitForLine(matching: "text Message: H")
+        try keys.press("key_i", expecting: "i typed") { $0.effect == "typeText" && $0.text == "i" }
+        try fixture.waitForLine(matching: "text Message: Hi")
+        try keys.press("space", expecting: "a space") { $0.effect == "typeText" && $0.text == " " }
+        try fixture.waitForLine(matching: "text Message: Hi ")
+        // Backspace is a key.
+        try keys.press("backspace", expecting: "a character deleted") { $0.effect == "deleteText" }
+        try fixture.waitForLine(matching: "key BackSpace")
+        try fixture.waitForLine(matching: "text Message: Hi")
+        // A character the US keymap lacks: typed through a spare keycode.
+        try keys.press("symbols", expecting: "the symbols page") { $0.effect == "keyboard" }
+        try keys.press("key_eAcute", expecting: "é typed") { $0.effect == "typeText" && $0.text == "é" }
+        try fixture.waitForLine(matching: "text Message: Hié")
+        // Read back through AT-SPI.
+        let read = try session.atspiQuery(["text", fixture.applicationName, "text", "Message"])
+        #expect(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\"Hi\\u00e9\"", "\(read)")
+        try keys.press("letters", expecting: "the letters again") { $0.effect == "keyboard" }
+        // The Edit page: the caret to the start of the line, and a letter typed there.
+        try keys.press("edit", expecting: "the edit page") { $0.effect == "keyboard" }
+        try keys.press("lineStart", expecting: "Home") { $0.effect == "shortcut" && $0.fields["key"] as? String == "Home" }
+        try keys.press("letters", row: "row4", expecting: "the letters again") { $0.effect == "keyboard" }
+        try keys.press("key_t", expecting: "t typed") { $0.effect == "typeText" }
+        try fixture.waitForLine { $0 == "text Message: tHié" || $0 == "text Message: THié" }
+        try keys.press("backspace", expecting: "it deleted") { $0.effect == "deleteText" }
+        try fixture.waitForLine(matching: "text Message: Hié")
+        // Enter is a key.
+        try keys.press("enter", expecting: "Enter") { $0.effect == "key" && $0.fields["key"] as? String == "enter" }
+        try fixture.waitForLine(matching: "key Return")
+        // The word ended by the space is learned, in the user's words file.
+        let wordsFile = URL(fileURLWithPath: session.environment["XDG_DATA_HOME"]!).appendingPathComponent("switchscan/words.txt")
+        var learned = ""
+        for _ in 0..<50 where !learned.contains("\n1 hi\n") {
+            learned = (try? String(contentsOf: wordsFile, encoding: .utf8)) ?? ""
+            scan.settle(0.05)
+        }
+        // A capital that only starts a sentence is not the word's own: it is kept in lower case.
+        #expect(learned.contains("\n1 hi\n"), "the words file holds \(learned)")
+        // Text typed by other means: the keyboard reads the field and predicts from it.
+        let typedElsewhere = scan.seen.count
+        _ = try session.runX(.xdotool, ["type", "--delay", "20", " wh"])
+        let predicted = try scan.find(since: typedElsewhere, "predictions for what the field holds") { line in
+            let words = (line.fields["keys"] as? [[String: Any]] ?? []).filter { ($0["id"] as? String)?.hasPrefix("prediction") == true }
+            return line.effect == "keyboard" && !words.isEmpty && words.allSatisfy { ($0["label"] as? String)?.lowercased().hasPrefix("wh") == true }
+        }
+        #expect(predicted.effect == "keyboard")
+        // Hide: back to the window, at the field.
+        let mark = scan.seen.count
+        try keys.press("hide", expecting: "the keyboard closed") { $0.effect == "keyboardClose" }
+        let closed = scan.seen[mark...].lastIndex { $0.effect == "keyboardClose" } ?? mark
+        let back = try scan.find(since: closed, "the field highlighted again") { $0.effect == "highlight" && $0.kind == "element" }
+        #expect(back.label?.hasPrefix("Message, ") == true && back.label?.contains("Hié") == true, "\(back)")
+    }
+
+    /// Tab on the Edit page moves the focus to the password field: the keyboard, which was
+    /// typing into the message and learning from it, closes rather than type there unseen.
+    @Test func theKeyboardClosesWhenTheFocusLeavesItsField() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--typing"])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        try scan.go(to: "Message")
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let keys = Keys(scan: scan)
+        try keys.press("edit", expecting: "the edit page") { $0.effect == "keyboard" }
+        let mark = scan.seen.count
+        try keys.press("tab", expecting: "Tab sent") { $0.effect == "shortcut" && $0.fields["key"] as? String == "Tab" }
+        try scan.find(since: mark, "the keyboard closed", timeout: 5) { $0.effect == "keyboardClose" }
+        try scan.find(since: mark, "the window scanned again") { $0.effect == "highlight" && $0.kind == "element" && $0.label?.hasPrefix("Message") == true }
+    }
+
+    @Test func aPasswordFieldIsTypedIntoButNothingIsShownPredictedOrLearned() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--typing"])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        try scan.go(to: "Password")
+        let opened = try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let ids = (opened.fields["keys"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        #expect(!ids.contains { $0.hasPrefix("prediction") }, "no predictions in a password field")
+        let keys = Keys(scan: scan)
+        let typed = try keys.press("key_e", expecting: "a secret character") { $0.effect == "typeText" }
+        #expect(typed.fields["secret"] as? Bool == true && typed.text == "•", "\(typed)")
+        try keys.press("key_t", expecting: "another") { $0.effect == "typeText" }
+        try keys.press("space", expecting: "a space") { $0.effect == "typeText" }
+        try fixture.waitForLine(matching: "text Password: Et ")
+        #expect(!scan.seen.contains { $0.effect == "learnWord" || ($0.effect == "announce" && $0.text == "Et") }, "nothing learned or said")
+        let wordsFile = URL(fileURLWithPath: session.environment["XDG_DATA_HOME"]!).appendingPathComponent("switchscan/words.txt")
+        #expect(!FileManager.default.fileExists(atPath: wordsFile.path), "no words file from a password field")
+    }
+}
+
+extension LiveTypingTests {
+    /// Mousepad, a GTK 3 editor from Debian: a sentence with a full stop and a new line,
+    /// then a file name in its Save As dialog.
+    @Test func mousepadGetsASentenceAndTheSaveDialogAFileName() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        _ = try session.launchApplication("/usr/bin/mousepad", ["--disable-server"], applicationName: "mousepad",
+                                          title: "Untitled 1 - Mousepad",
+                                          extraEnvironment: ["XDG_CONFIG_HOME": session.directory.path, "XDG_DATA_HOME": session.directory.path])
+        _ = try session.waitForApplication(named: "mousepad", timeout: 15)
+        let scan = try ScanDriver(session, ["--app", "mousepad"])
+        defer { scan.stop() }
+        try scan.go(to: "text", limit: 80)
+        let editor = scan.current?.frame ?? []
+        let opened = try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let tops = (opened.fields["keys"] as? [[String: Any]] ?? []).compactMap { ($0["frame"] as? [NSNumber])?.map(\.doubleValue) }
+        #expect(editor.count == 4 && tops.allSatisfy { $0[1] + $0[3] <= editor[1] + 0.5 || $0[1] >= editor[1] + editor[3] - 0.5 },
+                "the keyboard is clear of the editor \(editor)")
+        let keys = Keys(scan: scan)
+        try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
+        try keys.press("key_i", expecting: "i") { $0.effect == "typeText" && $0.text == "i" }
+        let mark = scan.seen.count
+        try keys.press("key_period", expecting: "a full stop and a space") { $0.effect == "typeText" && $0.text == ". " }
+        let after = scan.seen[mark...].last { $0.effect == "keyboard" }
+        let e = (after?.fields["keys"] as? [[String: Any]])?.first { $0["id"] as? String == "key_e" }
+        #expect(e?["label"] as? String == "E", "a capital after a full stop")
+        try keys.press("enter", expecting: "Enter") { $0.effect == "key" }
+        try keys.press("key_t", expecting: "T") { $0.effect == "typeText" && $0.text == "T" }
+        var text = ""
+        for _ in 0..<50 {
+            text = try session.atspiQuery(["text", "mousepad", "text", ""]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            if text == "\"Hi. \\nT\"" { break }
+            scan.settle(0.1)
+        }
+        #expect(text == "\"Hi. \\nT\"", "mousepad holds \(text)")
+        try keys.press("hide", expecting: "the keyboard closed") { $0.effect == "keyboardClose" }
+
+        // Save As: the dialog's file name field.
+        try session.key("ctrl+s")
+        try scan.next("the Save As dialog", timeout: 10) { $0.effect == "announce" && ($0.text ?? "").contains("Save") }
+        try scan.go(to: "File Chooser Widget", limit: 80)
+        try scan.select(expecting: "into the file chooser") { $0.effect == "enterGroup" }
+        try scan.go(to: "Name:", limit: 80)
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        try keys.press("key_n", expecting: "n") { $0.effect == "typeText" }
+        try keys.press("key_o", expecting: "o") { $0.effect == "typeText" }
+        try keys.press("key_t", expecting: "t") { $0.effect == "typeText" }
+        try keys.press("key_e", expecting: "e") { $0.effect == "typeText" }
+        var name = ""
+        for _ in 0..<50 {
+            name = try session.atspiQuery(["focused-text", "mousepad"]).stdout
+            if name.lowercased().contains("note") { break }
+            scan.settle(0.1)
+        }
+        #expect(name.lowercased().contains("note"), "the file name field holds \(name)")
+    }
+}
+
+extension LiveTypingTests {
+    /// `bench typing --desktop` against the fixture: the latencies of typing into a real
+    /// application (printed for docs/TYPING.md; speed is not asserted here).
+    @Test func theTypingBenchmarkMeasuresARealField() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--typing"])
+        let bench = try session.runSwitchscan(["bench", "typing", "--desktop", "--app", fixture.applicationName, "--repeats", "100"], timeout: 60)
+        #expect(bench.status == 0, "\(bench)")
+        #expect(bench.stdout.contains("Key selected → its text") && bench.stdout.contains("(100 of 100)"), "\(bench)")
+        print(bench.stdout)
+    }
+}

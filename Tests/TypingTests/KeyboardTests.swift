@@ -1,0 +1,383 @@
+import Foundation
+import ScanCore
+import ScanRuntime
+import Testing
+import Typing
+import WordPrediction
+
+/// The small fixture list: its predictions are known.
+func smallWords() throws -> WordPredictor {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    let path = root.appendingPathComponent("Fixtures/words/small.words").path
+    return WordPredictor(system: try WordList(parsing: [UInt8](FileManager.default.contents(atPath: path) ?? Data()), file: path))
+}
+
+/// A keyboard driven key by key, collecting what it does to the field.
+struct Typist {
+    var keyboard: Keyboard
+    var field = ""
+
+    init(_ settings: TypingSettings = TypingSettings(), layout: KeyboardLayoutName = .frequency, learns: Bool = false) throws {
+        keyboard = Keyboard(layout: KeyboardLayout(layout), predictor: try smallWords(), settings: settings, learns: learns)
+    }
+
+    /// Presses the keys, by id; the effects of the last.
+    @discardableResult
+    mutating func press(_ ids: String...) -> [Effect] {
+        var last: [Effect] = []
+        for id in ids {
+            last = keyboard.activate(id).effects
+            for e in last {
+                switch e {
+                case .typeText(let t, _): field += t
+                case .deleteText(let n): field.removeLast(min(n, field.count))
+                case .key(.enter): field += "\n"
+                default: break
+                }
+            }
+        }
+        return last
+    }
+
+    /// The key that types `c` on the page shown (switching pages first if needed).
+    mutating func type(_ text: String) {
+        for c in text {
+            let (page, id) = keyboard.layout.key(typing: c, preferring: keyboard.page)!
+            if page != keyboard.page { press(page == .symbols ? "symbols" : "letters") }
+            press(id)
+        }
+    }
+}
+
+@Suite("Keyboard")
+struct KeyboardTests {
+    @Test func everyLayoutHasEveryLetterOnceAndSpace() {
+        for name in KeyboardLayoutName.allCases {
+            let layout = KeyboardLayout(name)
+            for c in "abcdefghijklmnopqrstuvwxyz ., '" {
+                #expect(layout.key(typing: c)?.page == .letters, "\(name): \(c)")
+            }
+            for c in "0123456789!?@€é" { #expect(layout.key(typing: c) != nil, "\(name): \(c)") }
+            let ids = Keyboard(layout: layout, predictor: WordPredictor(system: WordList()), settings: TypingSettings()).keys.map(\.id)
+            #expect(Set(ids).count == ids.count, "\(name): ids are unique")
+        }
+    }
+
+    @Test func frequencyLayoutPutsTheCommonestLettersFirst() {
+        let k = Keyboard(layout: KeyboardLayout(.frequency), predictor: WordPredictor(system: WordList()), settings: TypingSettings())
+        let rows = k.tree
+        // Row 1 (after the empty prediction row) starts with e, t; row 2 with a.
+        let first = rows[rows.index(of: "row1")!].children.map { rows[$0].id }
+        #expect(first.prefix(2) == ["key_e", "key_t"])
+        #expect(rows[rows.index(of: "row2")!].children.first.map { rows[$0].id } == "key_a")
+    }
+
+    @Test func theFieldStartsWithACapitalAndSentencesToo() throws {
+        var t = try Typist()
+        #expect(t.keyboard.capital)
+        t.type("hi")
+        #expect(t.field == "Hi")
+        // Punctuation puts the space after itself.
+        t.type(".so")
+        #expect(t.field == "Hi. So")
+        t.type("?ok!yes")
+        #expect(t.field == "Hi. So? Ok! Yes")
+        var off = try Typist({ var s = TypingSettings(); s.autoCapitalize = false; return s }())
+        off.type("hi.so")
+        #expect(off.field == "hi. so")
+    }
+
+    @Test func shiftTakesBackTheOfferedCapitalOrGivesOne() throws {
+        var t = try Typist()
+        t.press("shift")
+        #expect(!t.keyboard.capital)
+        t.type("ab")
+        t.press("shift")
+        t.type("cd")
+        #expect(t.field == "abCd")
+        t.press("capsLock")
+        t.type("ef")
+        t.press("capsLock")
+        t.type("g")
+        #expect(t.field == "abCdEFg")
+    }
+
+    @Test func aPredictionTypesTheRestOfTheWordAndASpace() throws {
+        var t = try Typist()
+        t.type("wa")
+        #expect(t.keyboard.predictions == ["Was", "Watch", "Water"])
+        let effects = t.press("prediction2")
+        #expect(effects.contains(.typeText("tch ", secret: false)))
+        #expect(effects.contains(.announce("Watch")))
+        #expect(t.field == "Watch ")
+        // Typed in lower case where a capital was not due: the word keeps the user's case.
+        t.type("wa")
+        #expect(t.keyboard.predictions.first == "was")
+    }
+
+    @Test func aPredictionOfAnotherCaseReplacesTheTypedLetters() throws {
+        var t = try Typist()
+        t.press("shift")
+        t.type("i")
+        #expect(t.keyboard.predictions.contains("I"))
+        let k = t.keyboard.predictions.firstIndex(of: "I")!
+        let effects = t.press("prediction\(k + 1)")
+        #expect(effects.prefix(2) == [.deleteText(characters: 1), .typeText("I ", secret: false)])
+        #expect(t.field == "I ")
+    }
+
+    @Test func punctuationTakesBackTheSpaceBeforeItAndPutsOneAfter() throws {
+        var t = try Typist()
+        t.type("he")
+        t.press("prediction1")
+        #expect(t.field == "He ")
+        let effects = t.press("key_comma")
+        #expect(effects.prefix(2) == [.deleteText(characters: 1), .typeText(", ", secret: false)])
+        t.type("so")
+        t.press("symbols", "key_exclamation")
+        #expect(t.field == "He, so! ")
+        #expect(t.keyboard.page == .letters, "a sentence goes on in letters")
+        // Between digits: no space.
+        var n = try Typist()
+        n.type("3.5 or 1,000")
+        #expect(n.field == "3.5 or 1,000")
+    }
+
+    @Test func backspaceAndDeleteWord() throws {
+        var t = try Typist()
+        t.type("see you soon")
+        t.press("backspace")
+        #expect(t.field == "See you soo")
+        t.press("deleteWord")
+        #expect(t.field == "See you ")
+        t.press("deleteWord")
+        #expect(t.field == "See ")
+        t.press("deleteWord", "deleteWord")
+        #expect(t.field == "")
+        // Text the keyboard does not know: the application's own Ctrl+Backspace.
+        #expect(t.press("deleteWord") == [.shortcut(KeyChord("BackSpace", [.control]))])
+        // Punctuation after a word goes with it.
+        t.type("so.")
+        #expect(t.field == "So. ")
+        t.press("deleteWord")
+        #expect(t.field == "")
+    }
+
+    @Test func enterIsAKeyAndStartsASentence() throws {
+        var t = try Typist()
+        t.type("ok")
+        t.press("shift")
+        let effects = t.press("enter")
+        #expect(effects.contains(.key(.enter)))
+        #expect(t.keyboard.capital)
+    }
+
+    @Test func theKeysAreReportedWhenTheirLabelsChange() throws {
+        var k = Keyboard(layout: KeyboardLayout(.frequency), predictor: try smallWords(), settings: TypingSettings())
+        guard case .keyboard(let opened)? = k.opened().first else { Issue.record("no keyboard effect"); return }
+        #expect(opened.first?.label == "The")
+        #expect(opened.contains { $0.id == "key_e" && $0.label == "E" })
+        let change = k.activate("key_h")
+        #expect(change.effects.contains { if case .keyboard = $0 { return true } else { return false } })
+        // Page and Shift change labels; a key that changes nothing shown reports nothing.
+        var same = Keyboard(layout: KeyboardLayout(.frequency), predictor: WordPredictor(system: WordList()), settings: TypingSettings())
+        _ = same.opened()
+        _ = same.activate("key_x")
+        #expect(!same.activate("key_x").effects.contains { if case .keyboard = $0 { return true } else { return false } })
+    }
+
+    @Test func wordsTypedInCapitalsAreOfferedInCapitals() throws {
+        var t = try Typist()
+        t.press("capsLock")
+        t.type("wa")
+        t.press("capsLock")
+        #expect(t.keyboard.predictions.first == "WAS")
+        // A quote before a word stays when a prediction completes it.
+        var q = try Typist()
+        q.press("symbols", "key_apostrophe", "letters")
+        q.type("wa")
+        q.press("prediction1")
+        #expect(q.field == "'Was ")
+    }
+
+    @Test func aPageChangeKeepsTheCapitalTheUserTookBack() throws {
+        var t = try Typist()
+        t.press("shift")
+        #expect(!t.keyboard.capital)
+        t.press("symbols", "letters")
+        #expect(!t.keyboard.capital)
+    }
+
+    @Test func theEditPageSendsCaretMovesAndShortcuts() throws {
+        var t = try Typist()
+        t.press("edit")
+        #expect(t.keyboard.page == .edit)
+        #expect(t.press("wordLeft") == [.shortcut(KeyChord("Left", [.control]))])
+        #expect(t.press("selectWord").prefix(2) == [.shortcut(KeyChord("Left", [.control])), .shortcut(KeyChord("Right", [.control, .shift]))])
+        #expect(t.press("paste") == [.shortcut(KeyChord("v", [.control]))])
+        // Ctrl is held for the next key only, and shown as held.
+        t.press("control")
+        #expect(t.keyboard.modifiers == [.control])
+        #expect(t.keyboard.tree[t.keyboard.tree.index(of: "control")!].traits.contains(.selected))
+        t.press("letters")
+        let saved = t.press("key_s")
+        #expect(saved.first == .shortcut(KeyChord("s", [.control])))
+        #expect(t.field.isEmpty, "a shortcut types nothing")
+        #expect(t.keyboard.modifiers.isEmpty)
+        t.press("edit", "alt", "control", "lineEnd")
+        #expect(t.field.isEmpty)
+        #expect(t.keyboard.modifiers.isEmpty)
+        // Shift chosen before Ctrl: Ctrl+Shift+letter.
+        // (At the field's start the first Shift takes back the offered capital.)
+        t.press("letters", "shift", "shift", "edit", "control", "letters")
+        #expect(t.press("key_z").first == .shortcut(KeyChord("z", [.control, .shift])))
+    }
+
+    @Test func hideClosesTheKeyboard() throws {
+        var k = Keyboard(layout: KeyboardLayout(.qwerty), predictor: try smallWords(), settings: TypingSettings())
+        let change = k.activate("hide")
+        #expect(change.closed && change.effects.isEmpty, "the engine says keyboardClose as it closes it")
+    }
+
+    @Test func theFieldsTextFromTheApplicationDrivesPredictionsAndCapitals() throws {
+        var k = Keyboard(layout: KeyboardLayout(.frequency), predictor: try smallWords(), settings: TypingSettings())
+        _ = k.opened()
+        let change = k.fieldChanged(textBefore: "I think wh")
+        #expect(change.tree != nil && change.effects.count == 1)
+        #expect(k.predictions == ["what", "where", "when", "why", "who"])
+        #expect(!k.capital)
+        _ = k.fieldChanged(textBefore: "Done. ")
+        #expect(k.capital)
+        #expect(k.fieldChanged(textBefore: "Done. ").tree == nil, "nothing changed")
+    }
+
+    @Test func theApplicationReportingWhatTheKeyboardTypedChangesNothing() throws {
+        var t = try Typist()
+        t.type("hel")
+        let typed = t.keyboard.predictions
+        // The application reports each key after it came: "H", "He", "Hel".
+        for late in ["H", "He", "Hel"] { #expect(t.keyboard.fieldChanged(textBefore: late).tree == nil) }
+        #expect(t.keyboard.text == "Hel" && t.keyboard.predictions == typed)
+        t.press("backspace")
+        #expect(t.keyboard.fieldChanged(textBefore: "Hel").tree == nil)
+        #expect(t.keyboard.text == "He")
+        // A click elsewhere in the field: the keyboard follows.
+        #expect(t.keyboard.fieldChanged(textBefore: "Hello. Wh").tree != nil)
+        #expect(t.keyboard.text == "Hello. Wh")
+    }
+
+    @Test func wordsAreLearnedOnlyWhenLearningIsOn() throws {
+        var off = try Typist(learns: false)
+        off.type("zq ")
+        #expect(off.keyboard.predictor.user.wordCount == 0)
+        var on = try Typist(learns: true)
+        on.type("zq zq ")
+        #expect(on.keyboard.predictor.user.wordCount == 1)
+        on.type("z")
+        #expect(on.keyboard.predictions.first?.lowercased() == "zq")
+    }
+}
+
+@Suite("Text cost")
+struct TextCostTests {
+    /// Replays the cost's presses in `simulate`'s driver: the text comes out, its last part
+    /// exactly at the cost's seconds.
+    func replay(_ cost: TextCost, _ settings: ScanSettings) throws -> (text: String, lastTyped: Double) {
+        let engine = KeyboardSession.engine(layout: KeyboardLayout(settings.typing.keyboardLayout), predictor: try smallWords(), settings: settings)
+        var driver = ManualDriver(engine: engine)
+        var events: [SwitchEvent] = []
+        for t in cost.pressTimes { events += [SwitchEvent(.select, down: true, at: t), SwitchEvent(.select, down: false, at: t + ScanCost.pressLength)] }
+        for t in cost.nextTimes { events += [SwitchEvent(.next, down: true, at: t), SwitchEvent(.next, down: false, at: t + ScanCost.pressLength)] }
+        driver.schedule(events.sorted { $0.timestamp < $1.timestamp })
+        var field = "", last = 0.0
+        for e in driver.start() + driver.advance(to: .seconds(cost.seconds + 5)) {
+            switch e.effect {
+            case .typeText(let s, _): field += s; last = e.time.seconds
+            case .deleteText(let n): field.removeLast(min(n, field.count))
+            case .key(.enter): field += "\n"; last = e.time.seconds
+            default: break
+            }
+        }
+        return (field, last)
+    }
+
+    @Test(arguments: ScanStyle.allCases)
+    func costIsConfirmedBySimulationInEveryStyle(_ style: ScanStyle) throws {
+        var settings = ScanSettings()
+        settings.style = style
+        settings.autoScanInterval = .seconds(0.5)
+        for layout in KeyboardLayoutName.allCases {
+            settings.typing.keyboardLayout = layout
+            for text in ["see you soon", "Hello, how are you? Fine: 3.5 kg.", "where is the water"] {
+                let cost = try TextCost.compute(text, layout: KeyboardLayout(layout), predictor: try smallWords(), settings: settings)
+                let (typed, last) = try replay(cost, settings)
+                var field = typed.lowercased()
+                while field.hasSuffix(" ") { field.removeLast() }
+                #expect(field == text.lowercased(), "\(style) \(layout): \(text)")
+                #expect(last == cost.seconds, "\(style) \(layout): \(text)")
+                #expect(cost.presses > 0)
+            }
+        }
+    }
+
+    @Test func predictionsSavePresses() throws {
+        var settings = ScanSettings()
+        settings.autoScanInterval = .seconds(0.5)
+        let with = try TextCost.compute("where is the water", layout: KeyboardLayout(.frequency), predictor: try smallWords(), settings: settings)
+        let without = try TextCost.compute("where is the water", layout: KeyboardLayout(.frequency), predictor: WordPredictor(system: WordList()), settings: settings)
+        #expect(with.presses < without.presses)
+        #expect(with.seconds < without.seconds)
+        #expect(without.presses == 2 * "where is the water".count, "a row and a key for every character")
+    }
+
+    @Test func aTextTheKeyboardCannotTypeIsRefused() throws {
+        let settings = ScanSettings()
+        #expect(throws: TextCost.Problem.self) {
+            try TextCost.compute("naïve ☃", layout: KeyboardLayout(.frequency), predictor: WordPredictor(system: WordList()), settings: settings)
+        }
+        var slow = ScanSettings()
+        slow.reactionTime = .seconds(2)
+        #expect(throws: TextCost.Problem.self) {
+            try TextCost.compute("hi", layout: KeyboardLayout(.frequency), predictor: WordPredictor(system: WordList()), settings: slow)
+        }
+    }
+
+    @Test func theSummaryCountsWordsAsFiveCharacters() {
+        let costs = [TextCost(text: "abcde", seconds: 30, pressTimes: [.zero], nextTimes: []),
+                     TextCost(text: "fghij", seconds: 30, pressTimes: [.zero, .zero], nextTimes: [.zero])]
+        let s = TextCost.Summary(costs)
+        #expect(s.characters == 10 && s.presses == 4)
+        #expect(s.wordsPerMinute == 2)
+        #expect(s.pressesPerCharacter == 0.4)
+    }
+}
+
+@Suite("Keyboard placement")
+struct KeyboardPlacementTests {
+    let screen = Rect(x: 0, y: 0, width: 1280, height: 800)
+
+    func covers(_ panel: Rect, _ field: Rect) -> Bool {
+        panel.minX < field.maxX && field.minX < panel.maxX && panel.minY < field.maxY && field.minY < panel.maxY
+    }
+
+    @Test func atTheBottomUnlessTheFieldIsThere() {
+        let high = Rect(x: 340, y: 144, width: 600, height: 34)
+        let bottom = Keyboard.panel(on: screen, avoiding: high)
+        #expect(bottom.maxY == 800 && bottom.width == 1280 && bottom.height == 360)
+        let low = Rect(x: 340, y: 700, width: 600, height: 34)
+        let top = Keyboard.panel(on: screen, avoiding: low)
+        #expect(top.minY == 0 && !covers(top, low))
+        #expect(Keyboard.panel(on: screen, avoiding: nil).maxY == 800)
+    }
+
+    @Test func aTallEditorKeepsItsTextInView() {
+        // Mousepad's text view in a centred window.
+        let editor = Rect(x: 321, y: 219, width: 638, height: 425)
+        let panel = Keyboard.panel(on: screen, avoiding: editor)
+        #expect(!covers(panel, editor), "\(panel)")
+        #expect(panel.height >= 200)
+        // A full-screen editor: nothing is free, the keyboard keeps its size and covers less.
+        let full = Rect(x: 0, y: 30, width: 1280, height: 770)
+        #expect(Keyboard.panel(on: screen, avoiding: full).height == 360)
+    }
+}
