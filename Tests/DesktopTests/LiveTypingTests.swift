@@ -16,6 +16,7 @@ struct LiveTypingTests {
             "backspace": "row6", "enter": "row6", "symbols": "row6", "edit": "row6", "hide": "row6",
             // The editing page (its letters key is on row 4).
             "lineStart": "row1", "tab": "row3",
+            "prediction1": "predictions",
             // The symbols page.
             "key_eAcute": "row4", "letters": "row5",
         ]
@@ -48,8 +49,9 @@ struct LiveTypingTests {
         let keyTops = (opened.fields["keys"] as? [[String: Any]] ?? []).compactMap { ($0["frame"] as? [NSNumber])?[1].doubleValue }
         #expect(fieldFrame.count == 4 && keyTops.allSatisfy { $0 >= fieldFrame[1] + fieldFrame[3] }, "\(fieldFrame) \(keyTops.min() ?? -1)")
 
-        // Letter by letter: a capital at the start of the field.
+        // Letter by letter: a capital at the start of the field, typed as keys (Shift and h).
         try keys.press("key_h", expecting: "H typed") { $0.effect == "typeText" && $0.text == "H" }
+        try fixture.waitForLine(matching: "key H")
         try fixture.waitForLine(matching: "text Message: H")
         try keys.press("key_i", expecting: "i typed") { $0.effect == "typeText" && $0.text == "i" }
         try fixture.waitForLine(matching: "text Message: Hi")
@@ -136,7 +138,11 @@ struct LiveTypingTests {
         #expect(typed.fields["secret"] as? Bool == true && typed.text == "•", "\(typed)")
         try keys.press("key_t", expecting: "another") { $0.effect == "typeText" }
         try keys.press("space", expecting: "a space") { $0.effect == "typeText" }
+        try fixture.waitForLine(matching: "key E")
         try fixture.waitForLine(matching: "text Password: Et ")
+        try keys.press("symbols", expecting: "the symbols page") { $0.effect == "keyboard" }
+        try keys.press("key_eAcute", expecting: "é typed") { $0.effect == "typeText" }
+        try fixture.waitForLine(matching: "text Password: Et é")
         #expect(!scan.seen.contains { $0.effect == "learnWord" || ($0.effect == "announce" && $0.text == "Et") }, "nothing learned or said")
         let wordsFile = URL(fileURLWithPath: session.environment["XDG_DATA_HOME"]!).appendingPathComponent("switchscan/words.txt")
         #expect(!FileManager.default.fileExists(atPath: wordsFile.path), "no words file from a password field")
@@ -171,13 +177,19 @@ extension LiveTypingTests {
         #expect(e?["label"] as? String == "E", "a capital after a full stop")
         try keys.press("enter", expecting: "Enter") { $0.effect == "key" }
         try keys.press("key_t", expecting: "T") { $0.effect == "typeText" && $0.text == "T" }
+        // The first prediction completes the word, with a space.
+        let shown = scan.seen.last { $0.effect == "keyboard" }
+        let word = (shown?.fields["keys"] as? [[String: Any]])?.first { $0["id"] as? String == "prediction1" }?["label"] as? String ?? ""
+        #expect(word.count > 1 && word.hasPrefix("T"), "\(String(describing: shown))")
+        try keys.press("prediction1", expecting: "the rest of the word") { $0.effect == "typeText" && $0.text == String(word.dropFirst()) + " " }
+        let expected = "\"Hi. \\n\(word) \""
         var text = ""
         for _ in 0..<50 {
             text = try session.atspiQuery(["text", "mousepad", "text", ""]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            if text == "\"Hi. \\nT\"" { break }
+            if text == expected { break }
             scan.settle(0.1)
         }
-        #expect(text == "\"Hi. \\nT\"", "mousepad holds \(text)")
+        #expect(text == expected, "mousepad holds \(text)")
         try keys.press("hide", expecting: "the keyboard closed") { $0.effect == "keyboardClose" }
 
         // Save As: the dialog's file name field.
