@@ -245,7 +245,9 @@ enum Atspi {
     }
 
     /// The text before the caret (its last `limit` characters); nil without a Text interface.
-    static func textBeforeCaret(_ a: AccessibleRef, limit: Int32 = 512) -> String? {
+    static let textBeforeCaretLimit = 512
+
+    static func textBeforeCaret(_ a: AccessibleRef, limit: Int32 = Int32(textBeforeCaretLimit)) -> String? {
         guard let t = atspi_accessible_get_text_iface(a.pointer) else { return nil }
         defer { g_object_unref(t) }
         var err: UnsafeMutablePointer<GError>?
@@ -255,6 +257,59 @@ enum Atspi {
         let s = take(atspi_text_get_text(t, max(0, caret - limit), caret, &err))
         if err != nil { g_error_free(err); return nil }
         return s
+    }
+
+    /// A text field's length and caret, in characters, and whether text is selected.
+    static func fieldState(_ a: AccessibleRef) -> FieldState? {
+        guard let t = atspi_accessible_get_text_iface(a.pointer) else { return nil }
+        defer { g_object_unref(t) }
+        var err: UnsafeMutablePointer<GError>?
+        let count = atspi_text_get_character_count(t, &err)
+        if err != nil { g_error_free(err); return nil }
+        let caret = atspi_text_get_caret_offset(t, &err)
+        if err != nil { g_error_free(err); return nil }
+        let selections = atspi_text_get_n_selections(t, &err)
+        if err != nil { g_error_free(err); return nil }
+        return FieldState(count: Int(count), caret: Int(caret), selected: selections > 0)
+    }
+
+    /// The characters from `start` up to `end`; nil without a Text interface.
+    static func text(_ a: AccessibleRef, from start: Int, to end: Int) -> String? {
+        guard let t = atspi_accessible_get_text_iface(a.pointer) else { return nil }
+        defer { g_object_unref(t) }
+        var err: UnsafeMutablePointer<GError>?
+        let s = take(atspi_text_get_text(t, Int32(clamping: start), Int32(clamping: end), &err))
+        if err != nil { g_error_free(err); return nil }
+        return s
+    }
+
+    /// Inserts `text` at a character offset through EditableText; the application's answer
+    /// (which some give without inserting anything).
+    static func insertText(_ a: AccessibleRef, at offset: Int, _ text: String) throws(AtspiCallError) -> Bool {
+        guard let e = atspi_accessible_get_editable_text_iface(a.pointer) else { return false }
+        defer { g_object_unref(e) }
+        var err: UnsafeMutablePointer<GError>?
+        // The length is in bytes of UTF-8, as GTK's insert takes it.
+        let ok = atspi_editable_text_insert_text(e, Int32(clamping: offset), text, Int32(clamping: text.utf8.count), &err)
+        try check(err)
+        return ok != 0
+    }
+
+    static func setCaret(_ a: AccessibleRef, _ offset: Int) -> Bool {
+        guard let t = atspi_accessible_get_text_iface(a.pointer) else { return false }
+        defer { g_object_unref(t) }
+        var err: UnsafeMutablePointer<GError>?
+        let ok = atspi_text_set_caret_offset(t, Int32(clamping: offset), &err)
+        if err != nil { g_error_free(err); return false }
+        return ok != 0
+    }
+
+    /// The application an object belongs to.
+    static func application(_ a: AccessibleRef) -> AccessibleRef? {
+        var err: UnsafeMutablePointer<GError>?
+        let app = atspi_accessible_get_application(a.pointer, &err)
+        if err != nil { g_error_free(err); return nil }
+        return app.map { AccessibleRef(owning: $0) }
     }
 
     /// The objects this one is labelled by.
@@ -313,6 +368,14 @@ enum Atspi {
         if err != nil { g_error_free(err); return "" }
         return s
     }
+}
+
+/// A text field as AT-SPI reports it: its length and caret in characters, and whether text
+/// is selected.
+struct FieldState: Equatable, Sendable {
+    var count: Int
+    var caret: Int
+    var selected: Bool
 }
 
 /// An object's states, tested bit by bit.

@@ -67,11 +67,15 @@ public final class DesktopAccess: @unchecked Sendable {
     /// thread; the field is no longer followed).
     public var onFieldLeft: (@Sendable () -> Void)?
     /// The field followed, by element id, and whether a read of it is on its way.
-    private var fieldID: String?
+    var fieldID: String?
     private var fieldReadPending = false
+    /// What is known of the field for inserting text into it (DesktopAccess+Insert).
+    var fieldTyping = FieldTyping() { didSet { fieldInsertable.set(fieldTyping.insertable) } }
+    /// Whether it is worth asking the AT-SPI thread for an insert (read on the keys' queue).
+    let fieldInsertable = LockedFlag()
 
-    private let stopLock = NSLockish()
-    private var stopped = false
+    let stopLock = NSLockish()
+    private(set) var stopped = false
 
     private init(thread: AtspiThread) { self.thread = thread }
 
@@ -505,9 +509,12 @@ public final class DesktopAccess: @unchecked Sendable {
     public func followField(_ id: String?) {
         thread.async { [self] in
             fieldID = id
+            fieldTyping = FieldTyping(field: id.flatMap { fieldObject($0) })
             if id != nil { scheduleFieldRead() }
         }
     }
+
+    func fieldObject(_ id: String) -> AccessibleRef? { elements[id] ?? handles[id]?.ref }
 
     /// A burst of text events (a word typed) is read once, 5 ms after its first.
     private func scheduleFieldRead() {
@@ -515,7 +522,7 @@ public final class DesktopAccess: @unchecked Sendable {
         fieldReadPending = true
         thread.after(milliseconds: 5) { [self] in
             fieldReadPending = false
-            guard let id = fieldID, let ref = elements[id] ?? handles[id]?.ref,
+            guard let id = fieldID, let ref = fieldObject(id),
                   let text = Atspi.textBeforeCaret(ref) else { return }
             onFieldText?(text)
         }
@@ -631,6 +638,14 @@ func monotonicNanoseconds() -> UInt64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+/// A flag read and set from several threads.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLockish()
+    private var value = false
+    func set(_ v: Bool) { lock.lock(); value = v; lock.unlock() }
+    func get() -> Bool { lock.lock(); defer { lock.unlock() }; return value }
 }
 
 /// A pthread mutex (DesktopAccess has no Foundation).

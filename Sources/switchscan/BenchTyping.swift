@@ -37,7 +37,7 @@ struct BenchTyping: ParsableCommand {
     @Flag(help: "Print one JSON object instead of the report.")
     var json = false
 
-    @Flag(help: "Time typing into the live desktop instead: a key to its text in the application, and a text field to the keyboard drawn (needs a display and an application with a text field).")
+    @Flag(help: "Time typing into the live desktop instead: a key and an AT-SPI insert to the text in the application, that an insert waits for the keys before it, and a text field to the keyboard drawn (needs a display and an application with a text field).")
     var desktop = false
 
     @Option(help: "With --desktop: the application (default: the one 'run --desktop' would scan).")

@@ -44,6 +44,7 @@ extension BenchTyping {
             let start = texts.get().count
             let t0 = MonotonicClock.now()
             _ = keyboard.type("a")
+            desktop.keysSent(.typed("a"))
             // The first report that shows the letter.
             var seen = before
             while let t = typed.wait(after: seen, seconds: 2) {
@@ -52,9 +53,58 @@ extension BenchTyping {
             }
         }
         _ = keyboard.deleteBackward(repeats)
+        desktop.keysSent(.deleted(repeats))
+        // The Backspaces arrive (and are reported) before the inserts are timed.
+        for _ in 0..<400 where !(desktop.fieldText() ?? "").isEmpty { usleep(5_000) }
+        usleep(50_000)
+
+        // 2. The same through AT-SPI insert, where the field's toolkit does that well.
+        var insertToText: [Int64] = []
+        var inserted = 0
+        var insertOffered = true
+        for _ in 0..<repeats {
+            let before = typed.count
+            let start = (desktop.fieldText() ?? "").count
+            let t0 = MonotonicClock.now()
+            guard desktop.insertIntoField("a") == .inserted else { insertOffered = false; break }
+            inserted += 1
+            var seen = before
+            while let t = typed.wait(after: seen, seconds: 2) {
+                seen += 1
+                if texts.get().count > start { insertToText.append((t - t0).nanoseconds); break }
+            }
+        }
+        _ = keyboard.deleteBackward(inserted)
+        desktop.keysSent(.deleted(inserted))
+        for _ in 0..<400 where !(desktop.fieldText() ?? "").isEmpty { usleep(5_000) }
+
+        // 3. Order: three Backspaces as keys and at once an insert, as a full stop after a
+        //    space is typed. The insert must wait for the keys: the field ends as expected.
+        var inOrder = 0, orderSamples = 0
+        if insertOffered, desktop.insertIntoField("0123456789") != .inserted {
+            orderSamples = repeats
+        } else if insertOffered, let start = desktop.fieldText() {
+            let expected = String(start.dropLast(3)) + "abc"
+            for _ in 0..<repeats {
+                orderSamples += 1
+                _ = keyboard.deleteBackward(3)
+                desktop.keysSent(.deleted(3))
+                if desktop.insertIntoField("abc") != .inserted {
+                    _ = keyboard.type("abc")
+                    desktop.keysSent(.typed("abc"))
+                }
+                var text = desktop.fieldText()
+                for _ in 0..<200 where text != expected {
+                    usleep(5_000)
+                    text = desktop.fieldText()
+                }
+                if text == expected { inOrder += 1 }
+            }
+            _ = keyboard.deleteBackward(expected.count)
+        }
         desktop.followField(nil)
 
-        // 2. A text field selected → the keyboard drawn: the engine opens it (predictions
+        // 4. A text field selected → the keyboard drawn: the engine opens it (predictions
         //    included) and the overlay draws the panel and its outline, up to the X server's
         //    answer (XSync).
         var settings = ScanSettings()
@@ -89,21 +139,34 @@ extension BenchTyping {
         }
         queue.sync { overlay.finish() }
 
-        let k = Summary(keyToText), o = Summary(tapToKeyboard)
+        let k = Summary(keyToText), i = Summary(insertToText), o = Summary(tapToKeyboard)
         func line(_ s: Summary) -> String { "p50 \(Self.ms(s.p50)) ms, p99 \(Self.ms(s.p99)) ms, max \(Self.ms(s.max)) ms (\(s.count) of \(repeats))" }
         if json {
+            let insert = insertOffered
+                ? "\"insert_to_text_p50_ms\":\(Self.ms(i.p50)),\"insert_to_text_p99_ms\":\(Self.ms(i.p99)),\"insert_to_text_max_ms\":\(Self.ms(i.max)),\"insert_in_order\":\(inOrder),"
+                : "\"insert_to_text_p50_ms\":null,"
             writeOut("{\"field\":\(jsonString(tree[field].label ?? fieldID)),\"key_to_text_p50_ms\":\(Self.ms(k.p50)),\"key_to_text_p99_ms\":\(Self.ms(k.p99)),"
-                + "\"key_to_text_max_ms\":\(Self.ms(k.max)),\"tap_to_keyboard_p50_ms\":\(Self.ms(o.p50)),\"tap_to_keyboard_p99_ms\":\(Self.ms(o.p99)),"
+                + "\"key_to_text_max_ms\":\(Self.ms(k.max)),\(insert)\"tap_to_keyboard_p50_ms\":\(Self.ms(o.p50)),\"tap_to_keyboard_p99_ms\":\(Self.ms(o.p99)),"
                 + "\"tap_to_keyboard_max_ms\":\(Self.ms(o.max)),\"samples\":\(repeats)}\n")
         } else {
+            let insert = insertOffered
+                ? """
+                  Text inserted → in the application (AT-SPI insert, confirmed, read back through AT-SPI): \(line(i))
+                  Three Backspaces as keys, then an insert at once: in order \(inOrder) of \(orderSamples)
+                  """
+                : "Text inserted: this field's toolkit is not one whose insert is used (keys are)."
             writeOut("""
                 Field: \(tree[field].label ?? fieldID) in "\(tree[tree.root].label ?? "")"
                 Key selected → its text in the application (XTest, read back through AT-SPI): \(line(k))
+                \(insert)
                 Text field selected → keyboard drawn (engine, predictions, overlay, XSync): \(line(o))
 
                 """)
         }
-        guard k.count == repeats, o.count == repeats else { throw fail("Error: some samples were not seen within 2 s (see the counts above).") }
+        guard k.count == repeats, o.count == repeats, !insertOffered || i.count == repeats else {
+            throw fail("Error: some samples were not seen within 2 s (see the counts above).")
+        }
+        guard inOrder == orderSamples else { throw fail("Error: an insert arrived before the keys sent before it (see above).") }
     }
 }
 

@@ -192,6 +192,14 @@ struct Run: ParsableCommand {
             }
             feedbackNotes.append("Pointer: \(clicker.summary)")
         }
+        // A failed action on the desktop, or text that may not have arrived, is said, never
+        // fatal: on stderr and as an announcement.
+        let sayFailure: @Sendable (String) -> Void = { text in
+            presentQueue.async {
+                writeErr("Warning: \(text)\n")
+                try? session.presenter?.present([TimedEffect(MonotonicClock.now(), .announce(text))])
+            }
+        }
         // The Keys page's keys go where the clicks go.
         let injectorKind = RunFeedback.injector(pointer, desktop: desktop)
         let injector = injectorKind == .none ? nil : KeyInjector(injectorKind)
@@ -220,17 +228,9 @@ struct Run: ParsableCommand {
                 typing = KeyboardMaker(layout: KeyboardLayout(scanSettings.typing.keyboardLayout), predictor: predictor,
                                        settings: typingSettings)
                 if keepWords, let wordsPath { presenters.append(WordsKeeper(path: wordsPath, warn: { writeErr("Warning: \($0)\n") })) }
-                presenters.append(TextPresenter(injector, warn: { writeErr("Warning: \($0)\n") }))
+                presenters.append(TextPresenter(injector, warn: sayFailure))
             } catch {
                 feedbackNotes.append("Note: the keyboard is not offered: \(error.message)")
-            }
-        }
-        // A failed action on the desktop is said, never fatal: on stderr and as an
-        // announcement.
-        let sayFailure: @Sendable (String) -> Void = { text in
-            presentQueue.async {
-                writeErr("Warning: \(text)\n")
-                try? session.presenter?.present([TimedEffect(MonotonicClock.now(), .announce(text))])
             }
         }
         // The window manager's windows, for the screen menu's Windows page.
@@ -260,6 +260,10 @@ struct Run: ParsableCommand {
         session.windows = desktopWindows
         desktopWindows?.start { scanner.setWindows($0) }
         if let live {
+            // Text goes into the field through AT-SPI where its toolkit does that well and the
+            // field confirms it; keys elsewhere (docs/TYPING.md).
+            injector?.insert = { text in live.insertIntoField(text) }
+            injector?.sent = { keys in live.keysSent(keys) }
             live.report = sayFailure
             live.onFieldText = { scanner.fieldText($0) }
             live.onFieldLeft = { scanner.dismissPresented() }

@@ -58,6 +58,11 @@ final class KeyInjector: @unchecked Sendable {
     let queue = DispatchQueue(label: "switchscan.keys")
     /// Gives back what was borrowed from the keymap (XTest's spare keycodes).
     let restore: (@Sendable () -> Void)?
+    /// With the live desktop: text inserted at the field's caret through AT-SPI where that is
+    /// confirmed, and told of every key sent so that an insert waits for the keys before it.
+    /// Set before the first key; used on `queue` only.
+    var insert: (@Sendable (String) -> FieldInsert)?
+    var sent: (@Sendable (SentKeys) -> Void)?
 
     init(_ kind: PointerKind) {
         switch kind {
@@ -88,8 +93,9 @@ final class KeyInjector: @unchecked Sendable {
 }
 
 /// The keyboard's text, editing keys and shortcuts, sent to the focused application on the
-/// keys' queue (never holding up the presenters). Where keys cannot be sent, each
-/// piece is refused with a warning, once.
+/// keys' queue (never holding up the presenters): text inserted into the field where that
+/// is confirmed, else typed as keys. Where keys cannot be sent, each piece is refused with
+/// a warning, once.
 final class TextPresenter: EffectPresenter, @unchecked Sendable {
     let injector: KeyInjector
     let warn: @Sendable (String) -> Void
@@ -106,19 +112,35 @@ final class TextPresenter: EffectPresenter, @unchecked Sendable {
             switch e.effect {
             case .typeText(let text, let secret):
                 guard let type = injector.type else { warnOnce(); continue }
-                queue.async { [warn] in
+                queue.async { [injector, warn] in
+                    // Into the field directly where that is confirmed (never a password's).
+                    if !secret, let insert = injector.insert {
+                        switch insert(text) {
+                        case .inserted: return
+                        case .unconfirmed: return warn("\"\(text)\" may not have arrived as chosen: the field changed otherwise. Check it before going on.")
+                        case .useKeys: break
+                        }
+                    }
                     let (ok, missing) = type(text)
+                    // A password's characters are not kept anywhere, even to follow the field.
+                    injector.sent?(ok && !secret ? .typed(text) : .other)
                     if !ok {
                         warn(missing.isEmpty || secret ? "Some text could not be typed." : "\"\(missing)\" could not be typed: no key for it.")
                     }
                 }
             case .deleteText(let n):
                 guard let delete = injector.deleteBackward else { warnOnce(); continue }
-                queue.async { [warn] in if !delete(n) { warn("Backspace could not be sent.") } }
+                queue.async { [injector, warn] in
+                    let ok = delete(n)
+                    injector.sent?(ok ? .deleted(n) : .other)
+                    if !ok { warn("Backspace could not be sent.") }
+                }
             case .shortcut(let chord):
                 guard let press = injector.chord else { warnOnce(); continue }
-                queue.async { [warn] in
-                    if !press(chord) { warn("The key \((chord.modifiers.map(\.rawValue) + [chord.key]).joined(separator: "+")) could not be sent.") }
+                queue.async { [injector, warn] in
+                    let ok = press(chord)
+                    injector.sent?(.other)
+                    if !ok { warn("The key \((chord.modifiers.map(\.rawValue) + [chord.key]).joined(separator: "+")) could not be sent.") }
                 }
             default:
                 continue
@@ -152,7 +174,11 @@ final class KeyPresenter: EffectPresenter, @unchecked Sendable {
         for e in effects {
             guard case .key(let k) = e.effect else { continue }
             if let send = injector.key {
-                injector.queue.async { [warn] in if !send(k) { warn("The \(k.rawValue) key could not be sent.") } }
+                injector.queue.async { [injector, warn] in
+                    let ok = send(k)
+                    injector.sent?(.other)
+                    if !ok { warn("The \(k.rawValue) key could not be sent.") }
+                }
             } else if !warned, let problem = injector.problem {
                 warned = true
                 warn(problem)
