@@ -7,17 +7,17 @@ import WordPrediction
 
 /// Word list files: a language's list (`Words/en.words`) and the words the user has taught
 /// the predictor (`words.txt`), both in the word list format (Words/README.md). The user's
-/// file is replaced atomically, like the settings file, and readable by the user alone: it
+/// file is changed like the settings file (UserFile), and readable by the user alone: it
 /// holds words they typed.
 public enum WordsFile {
     /// Word lists past this size are refused before they are read.
     public static let maxFileSize = 64 << 20
 
     /// `$XDG_DATA_HOME/switchscan/words.txt`, else `~/.local/share/switchscan/words.txt`
-    /// (an empty variable counts as unset); nil without a home.
+    /// (an empty or relative variable counts as unset, as the XDG rules say); nil without a home.
     public static func userPath(environment env: [String: String]) -> String? {
-        let data = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? env["HOME"].flatMap { $0.isEmpty ? nil : $0 + "/.local/share" }
+        let data = env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? env["HOME"].flatMap { !$0.hasPrefix("/") ? nil : $0 + "/.local/share" }
         return data.map { $0 + "/switchscan/words.txt" }
     }
 
@@ -38,15 +38,24 @@ public enum WordsFile {
         return try load(path)
     }
 
-    /// Writes `list` to `path` (a header comment, then the list), creating its folder if
-    /// needed; the file is replaced atomically and gets mode 0600.
-    public static func save(_ list: WordList, to path: String) throws(FileReadError) {
-        let header = """
-            # SwitchScan: the words you taught the predictor, learned as you typed.
-            # COUNT WORD, then COUNT WORD1 WORD2 (WORD2 typed after WORD1). Edit it, or use
-            # 'switchscan words forget WORD'. Format: Words/README.md.
+    /// Changes the user's words at `path` as they are at that moment (UserFile), creating
+    /// the file (mode 0600) and its folder if needed: a header comment, then the list.
+    public static func change(_ path: String, _ body: (inout WordList) -> Void) throws(FileReadError) {
+        try UserFile.update(path, what: "word list", mode: 0o600) { (current) throws(FileReadError) -> [UInt8] in
+            var list = WordList()
+            if let current {
+                do throws(WordListError) { list = try WordList(parsing: current, file: path) } catch {
+                    throw FileReadError(description: error.description + "\n\(path) was left unchanged.")
+                }
+            }
+            body(&list)
+            let header = """
+                # SwitchScan: the words you taught the predictor, learned as you typed.
+                # COUNT WORD, then COUNT WORD1 WORD2 (WORD2 typed after WORD1). Edit it, or use
+                # 'switchscan words forget WORD'. Format: Words/README.md.
 
-            """
-        try SettingsFile.writeAtomically(Array(header.utf8) + list.serialized(), to: path, mode: 0o600)
+                """
+            return Array(header.utf8) + list.serialized()
+        }
     }
 }

@@ -534,9 +534,11 @@ final class WordsKeeper: EffectPresenter, @unchecked Sendable {
             guard case let .learnWord(word, after) = e.effect else { continue }
             queue.async { [path, warn] in
                 do throws(FileReadError) {
-                    var learner = WordPredictor(system: WordList(), user: try WordsFile.loadUser(path))
-                    learner.learn(word, after: after)
-                    try WordsFile.save(learner.user, to: path)
+                    try WordsFile.change(path) { list in
+                        var learner = WordPredictor(system: WordList(), user: list)
+                        learner.learn(word, after: after)
+                        list = learner.user
+                    }
                 } catch {
                     warn(error.description)
                 }

@@ -72,25 +72,29 @@ struct WordsForget: ParsableCommand {
 
     func run() throws {
         let path = try Words.file(file)
-        guard var list = try Words.load(path) else { return }
-        if all {
-            let words = list.wordCount, pairs = list.pairCount
-            try save(WordList(), to: path)
-            writeOut("Forgot every learned word (\(words == 1 ? "1 word" : "\(words) words"), \(pairs == 1 ? "1 pair" : "\(pairs) pairs")) in \(path).\n")
-            return
+        guard try Words.load(path) != nil else { return }
+        // The change is made to the file as it is when it is written (a running keyboard
+        // may have learned a word meanwhile).
+        var said = ""
+        do {
+            try WordsFile.change(path) { list in
+                if all {
+                    let words = list.wordCount, pairs = list.pairCount
+                    list = WordList()
+                    said = "Forgot every learned word (\(words == 1 ? "1 word" : "\(words) words"), \(pairs == 1 ? "1 pair" : "\(pairs) pairs")) in \(path).\n"
+                    return
+                }
+                let pairs = list.pairCount
+                guard list.remove(word!) else {
+                    said = "\"\(word!)\" is not among the learned words in \(path); nothing changed.\n"
+                    return
+                }
+                let gone = pairs - list.pairCount
+                said = "Forgot \"\(word!)\"\(gone > 0 ? " and \(gone == 1 ? "1 pair" : "\(gone) pairs") with it" : "") in \(path).\n"
+            }
+        } catch {
+            throw fail(error.description)
         }
-        let word = word!
-        let pairs = list.pairCount
-        guard list.remove(word) else {
-            writeOut("\"\(word)\" is not among the learned words in \(path); nothing changed.\n")
-            return
-        }
-        try save(list, to: path)
-        let gone = pairs - list.pairCount
-        writeOut("Forgot \"\(word)\"\(gone > 0 ? " and \(gone == 1 ? "1 pair" : "\(gone) pairs") with it" : "") in \(path).\n")
-    }
-
-    private func save(_ list: WordList, to path: String) throws {
-        do { try WordsFile.save(list, to: path) } catch { throw fail(error.description) }
+        writeOut(said)
     }
 }

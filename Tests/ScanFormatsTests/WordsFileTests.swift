@@ -11,6 +11,13 @@ struct WordsFileTests {
         #expect(WordsFile.userPath(environment: ["HOME": "/home/u"]) == "/home/u/.local/share/switchscan/words.txt")
         #expect(WordsFile.userPath(environment: ["HOME": ""]) == nil)
         #expect(WordsFile.userPath(environment: [:]) == nil)
+        // A relative folder would depend on where SwitchScan was started: the XDG rules say to
+        // ignore it.
+        #expect(WordsFile.userPath(environment: ["XDG_DATA_HOME": "data", "HOME": "/home/u"]) == "/home/u/.local/share/switchscan/words.txt")
+        #expect(WordsFile.userPath(environment: ["HOME": "home"]) == nil)
+        #expect(SettingsFile.userPath(environment: ["XDG_CONFIG_HOME": "conf", "HOME": "/home/u"]) == "/home/u/.config/switchscan/settings.json")
+        #expect(SettingsFile.userPath(environment: ["XDG_CONFIG_HOME": "/conf", "HOME": "/home/u"]) == "/conf/switchscan/settings.json")
+        #expect(SettingsFile.userPath(environment: ["HOME": "."]) == nil)
     }
 
     @Test func savedWordsLoadBackAndOnlyTheUserCanReadThem() throws {
@@ -22,7 +29,7 @@ struct WordsFileTests {
         var words = WordList()
         words.add("hello", count: 3)
         words.add("world", after: "hello")
-        try WordsFile.save(words, to: path)
+        try WordsFile.change(path) { $0 = words }
         #expect(try WordsFile.load(path) == words)
         #expect(try WordsFile.loadUser(path) == words)
         let text = try String(contentsOfFile: path, encoding: .utf8)

@@ -73,12 +73,15 @@ struct SettingsFileTests {
                 p.standardOutput = FileHandle.nullDevice
                 p.standardError = FileHandle.nullDevice
                 try p.run()
-                // Killed the moment its copy appears beside the file: in the middle of the write.
-                let copy = dir.url.appendingPathComponent(".settings.tmp-\(p.processIdentifier)").path
-                while p.isRunning && access(copy, F_OK) != 0 { sched_yield() }
+                // Killed the moment its copy (".settings.json.RANDOM.tmp") appears beside the
+                // file: in the middle of the write.
+                func copies() -> [String] {
+                    ((try? FileManager.default.contentsOfDirectory(atPath: dir.url.path)) ?? []).filter { $0.hasPrefix(".settings.json.") }
+                }
+                while p.isRunning && copies().isEmpty { sched_yield() }
                 if p.isRunning { kill(p.processIdentifier, SIGKILL); killed += 1 }
                 p.waitUntilExit()
-                unlink(copy)
+                for copy in copies() { unlink(dir.url.appendingPathComponent(copy).path) }
                 let check = try CLI.run(["settings", "show", "--file", file])
                 #expect(check.status == 0, "round \(round): \(check.stderr.prefix(300))")
                 // Whole: it parses and validates (above), and the last weight is there.
