@@ -37,8 +37,13 @@ struct SettingsShow: ParsableCommand {
             writeOut("\(path) does not exist yet: every setting has its default.\n")
             return
         }
-        _ = try loadSettings(path)  // refuses a broken file with its place
-        let bytes = try readBytes(path, what: "settings file")
+        let bytes: [UInt8]
+        do {
+            _ = try loadSettings(path)  // refuses a broken file with its place
+            bytes = try readBytes(path, what: "settings file")
+        } catch {
+            throw fail(error.message)
+        }
         writeOut(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -58,6 +58,16 @@ struct SettingsFileTests {
         }
     }
 
+    @Test func showRefusesABrokenFileWithItsPlace() throws {
+        try withTempDir { dir in
+            let file = try dir.write("bad.json", #"{"loops": "x"}"#)
+            let shown = try CLI.run(["settings", "show", "--file", file])
+            #expect(shown.status == 2)
+            #expect(shown.stderr == "\(file):1:11: error E04: $.loops: must be a number, got a string\n\(file): 1 error; the file was not loaded.\n",
+                    "\(shown.stderr)")
+        }
+    }
+
     /// A writer killed at any moment leaves the old file or the new one, whole.
     @Test func aWriterKilledMidWriteLeavesAWholeFile() throws {
         let binary = try #require(CLI.binary)
