@@ -292,7 +292,8 @@ public enum ScanCost {
         public var meanSeconds: Double
         public var medianSeconds: Double
         public var maxSeconds: Double
-        public var weightedMeanSeconds: Double
+        /// Nil when every element weighs 0: no mean can be taken.
+        public var weightedMeanSeconds: Double?
 
         public init(_ costs: [ElementCost], weights: [String: Double] = [:]) {
             let times = costs.filter { $0.action == nil }.map(\.seconds)
@@ -308,7 +309,7 @@ public enum ScanCost {
                 total += w * c.seconds
                 weight += w
             }
-            weightedMeanSeconds = weight > 0 ? total / weight : 0
+            weightedMeanSeconds = weight > 0 ? total / weight : nil
         }
     }
 }

@@ -40,7 +40,10 @@ func readOpened(_ fd: Int32, path: String, what: String, limit: Int) throws(File
         throw FileReadError(description: "Error: \(what) '\(excerpt(path))' is a directory; give a file in it.")
     }
     func tooLarge(_ size: Int) -> FileReadError {
-        FileReadError(description: "Error: \(what) '\(excerpt(path))' is \(size >> 20) MiB; \(what)s are limited to \(limit >> 20) MiB.")
+        // Rounded up, so that a file just over the limit never reads as the limit itself.
+        let mib = (Double(size) / 1_048_576 * 10).rounded(.up) / 10
+        let size = mib == mib.rounded() ? "\(Int(mib))" : "\(mib)"
+        return FileReadError(description: "Error: \(what) '\(excerpt(path))' is \(size) MiB; \(what)s are limited to \(limit >> 20) MiB.")
     }
     if kind == S_IFREG && Int(st.st_size) > limit { throw tooLarge(Int(st.st_size)) }
     var bytes: [UInt8] = []

@@ -104,7 +104,7 @@ struct Cost: ParsableCommand {
             }
             var s = "{\"summary\": {\"elements\": \(summary.elements), \"meanSeconds\": \(Self.seconds(summary.meanSeconds)), "
             s += "\"medianSeconds\": \(Self.seconds(summary.medianSeconds)), \"maxSeconds\": \(Self.seconds(summary.maxSeconds))"
-            if !scanSettings.weights.isEmpty { s += ", \"weightedMeanSeconds\": \(Self.seconds(summary.weightedMeanSeconds))" }
+            if !scanSettings.weights.isEmpty { s += ", \"weightedMeanSeconds\": \(summary.weightedMeanSeconds.map { Self.seconds($0) } ?? "null")" }
             out += s + "}}\n"
         } else {
             out += "seconds  presses  element\n"
@@ -112,9 +112,11 @@ struct Cost: ParsableCommand {
                 let what = c.action.map { "\(c.label): \($0)" } ?? c.label
                 out += String(format: "%7.2f  %7d  ", c.seconds, c.presses) + "\(what) (\(c.element))\n"
             }
-            out += String(format: "%d elements: mean %.2f s, median %.2f s, worst %.2f s", summary.elements,
-                          summary.meanSeconds, summary.medianSeconds, summary.maxSeconds)
-            if !scanSettings.weights.isEmpty { out += String(format: ", weighted mean %.2f s", summary.weightedMeanSeconds) }
+            out += (summary.elements == 1 ? "1 element" : "\(summary.elements) elements")
+                + String(format: ": mean %.2f s, median %.2f s, worst %.2f s", summary.meanSeconds, summary.medianSeconds, summary.maxSeconds)
+            if !scanSettings.weights.isEmpty {
+                out += summary.weightedMeanSeconds.map { String(format: ", weighted mean %.2f s", $0) } ?? ", no weighted mean (every weight is 0)"
+            }
             out += scanSettings.mode == .point ? " (point mode)\n" : " (grouping: \(scanSettings.grouping.rawValue))\n"
         }
         writeOut(out)

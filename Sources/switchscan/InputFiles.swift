@@ -53,6 +53,18 @@ func loadWords(_ file: String? = nil) throws(InputProblem) -> WordPredictor {
     }
 }
 
+/// Seconds as a person writes them: "12", "12.5". Not "0x10", "1e3", "inf" or "nan", which
+/// Double's parser would take.
+struct Seconds {
+    var value: Double
+    init?(argument: String) {
+        let parts = argument.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), !parts[0].isEmpty, parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              parts.count == 1 || !parts[1].isEmpty, let v = Double(argument) else { return nil }
+        value = v
+    }
+}
+
 extension ScanStyle: ExpressibleByArgument {}
 extension ScanMode: ExpressibleByArgument {}
 

@@ -80,11 +80,12 @@ struct Replay: ParsableCommand {
     @Option(name: .customLong("profiles"), help: "A folder of device profiles (default: Devices/).")
     var profilesFolder: [String] = []
 
-    @Option(help: "Stop at this many seconds of virtual time (default: 10 s after the last event).")
-    var until: Double?
+    @Option(help: ArgumentHelp("Stop at this many seconds of virtual time (e.g. 12.5; default: 10 s after the last event).", valueName: "seconds"))
+    var until: String?
+    var untilSeconds: Double? { until.flatMap { Seconds(argument: $0)?.value } }
 
     func validate() throws {
-        if let until, !(until.isFinite && until >= 0 && until <= Double(EvemuRecording.maxSeconds)) {
+        if let until, Seconds(argument: until).map({ $0.value <= Double(EvemuRecording.maxSeconds) }) != true {
             throw ValidationError("--until takes seconds between 0 and \(EvemuRecording.maxSeconds), e.g. --until 12.5")
         }
     }
@@ -118,7 +119,7 @@ struct Replay: ParsableCommand {
         }
         var decoder = SwitchDecoder(mapping: mapping, deviceID: 1, axisRanges: rec.axisRanges)
         let events = rec.events.flatMap { decoder.decode($0) }
-        let end = until.map { ScanInstant.seconds($0) } ?? ((rec.events.last?.time ?? .zero) + .seconds(10))
+        let end = untilSeconds.map { ScanInstant.seconds($0) } ?? ((rec.events.last?.time ?? .zero) + .seconds(10))
         var driver = ManualDriver(engine: ScanEngine(tree: document.tree, settings: scanSettings))
         driver.schedule(events)
         var text = ""

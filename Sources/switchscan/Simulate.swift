@@ -31,11 +31,12 @@ struct Simulate: ParsableCommand {
     @Option(help: "Switch events: a file, or - for standard input.")
     var events: String?
 
-    @Option(help: "Stop at this many seconds of virtual time.")
-    var until: Double?
+    @Option(help: ArgumentHelp("Stop at this many seconds of virtual time (e.g. 12.5).", valueName: "seconds"))
+    var until: String?
+    var untilSeconds: Double? { until.flatMap { Seconds(argument: $0)?.value } }
 
     func validate() throws {
-        if let until, !(until.isFinite && until >= 0 && until <= 86_400) {
+        if let until, Seconds(argument: until).map({ $0.value <= 86_400 }) != true {
             throw ValidationError("--until takes seconds between 0 and 86400, e.g. --until 12.5")
         }
         if keyboard && layout != nil { throw ValidationError("--keyboard scans the typing keyboard; leave out the layout, or leave out --keyboard") }
@@ -76,7 +77,7 @@ struct Simulate: ParsableCommand {
         }
         guard problems.isEmpty, let engine else { throw fail(problems.joined(separator: "\n")) }
 
-        let end = until.map { ScanInstant.seconds($0) }
+        let end = untilSeconds.map { ScanInstant.seconds($0) }
             ?? ((switchEvents.last?.timestamp ?? .zero) + .seconds(10))
         var driver = ManualDriver(engine: engine)
         driver.schedule(switchEvents)

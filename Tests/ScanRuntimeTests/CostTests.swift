@@ -97,7 +97,7 @@ struct CostTests {
         let weighted = try ScanCost.compute(tree, settings: s)
         let now = try #require(weighted.first { $0.element == last.element && $0.action == nil })
         #expect(now.seconds < last.seconds, "\(last.element): \(last.seconds) s, weighted \(now.seconds) s")
-        #expect(ScanCost.Summary(weighted, weights: s.weights).weightedMeanSeconds < ScanCost.Summary(plain, weights: s.weights).weightedMeanSeconds)
+        #expect(ScanCost.Summary(weighted, weights: s.weights).weightedMeanSeconds! < ScanCost.Summary(plain, weights: s.weights).weightedMeanSeconds!)
     }
 
     /// Step scanning (`select` moves, resting selects) and manual scanning (`next` moves,

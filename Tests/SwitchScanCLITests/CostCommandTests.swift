@@ -31,6 +31,23 @@ struct CostCommandTests {
         }
     }
 
+    @Test func oneElementAndWeightsThatAreAllZeroAreSaidAsTheyAre() throws {
+        try withTempDir { dir in
+            let one = try dir.write("one.json", """
+                {"schemaVersion": 1, "screen": {"id": "one", "title": "One", "size": {"width": 100, "height": 100}},
+                 "root": {"id": "window", "isAccessibilityElement": false, "frame": {"x": 0, "y": 0, "width": 100, "height": 100},
+                  "children": [{"id": "ok", "label": "OK", "traits": ["button"], "frame": {"x": 10, "y": 10, "width": 50, "height": 30}}]}}
+                """)
+            let zero = try dir.write("zero.json", #"{"weights": {"ok": 0}}"#)
+            let r = try CLI.run(["cost", one, "--settings", zero])
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stdoutLines.last?.hasPrefix("1 element: mean 0.60 s") == true, "\(r.stdout)")
+            #expect(r.stdoutLines.last?.contains("no weighted mean (every weight is 0)") == true, "\(r.stdout)")
+            let json = try CLI.run(["cost", one, "--settings", zero, "--json"])
+            #expect(json.stdoutLines.last?.hasSuffix(#""weightedMeanSeconds": null}}"#) == true, "\(json.stdout)")
+        }
+    }
+
     @Test func aTableForPeopleAndClearRefusals() throws {
         let r = try CLI.run(["cost", "Layouts/mail-inbox.json"])
         #expect(r.status == 0)

@@ -11,7 +11,7 @@ import Darwin
 /// bounded time and memory, never a trap or a hang.
 @Suite("Hostile input")
 struct HostileInputTests {
-    @Test(arguments: ["1e300", "inf", "nan", "-5", "1000001"])
+    @Test(arguments: ["1e300", "inf", "nan", "-5", "1000001", "0x10", "1e3", "12.", ".5", "١٢"])
     func replayUntilOutOfRange(_ value: String) throws {
         let r = try CLI.run(["replay", "Tests/Fixtures/usb-keyboard-autorepeat.evemu", "--until=\(value)"])
         #expect(r.status == 64, "\(r)")
@@ -47,6 +47,19 @@ struct HostileInputTests {
             #expect(r.stderr.split(separator: "\n").count == 102)
             #expect(r.stderr.contains("\(events): … and 9900 more"))
             #expect(r.stdout.isEmpty)
+        }
+    }
+
+    /// A file just past a limit is said to be past it, not to be the limit.
+    @Test func aFileJustOverItsLimitSaysBy() throws {
+        try withTempDir { dir in
+            let path = dir.url.appendingPathComponent("events").path
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            #expect(ftruncate(fd, (64 << 20) + 1) == 0)
+            close(fd)
+            let r = try CLI.run(["simulate", "Layouts/mail-inbox.json", "--events", path])
+            #expect(r.status == 2, "\(r)")
+            #expect(r.stderr.contains("events file '\(path)' is 64.1 MiB; events files are limited to 64 MiB."), "\(r.stderr)")
         }
     }
 
