@@ -9,7 +9,12 @@ public func jsonString(_ s: String) -> String {
         case "\r": out += "\\r"
         case "\t": out += "\\t"
         default:
-            if u.value < 0x20 {
+            // Besides what JSON requires: DEL, C1 controls, the line and paragraph separators
+            // (which end a line in JavaScript) and bidi formatting, so that the text printed
+            // on a terminal or pasted into a script is what it says.
+            if u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029
+                || u.value == 0x200E || u.value == 0x200F || u.value == 0x061C || (0x202A...0x202E).contains(u.value)
+                || (0x2066...0x2069).contains(u.value) {
                 let h = String(u.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
             } else {

@@ -198,7 +198,8 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
         }
         func put(_ r: Int, _ c: Int, _ ch: Character, _ style: UInt8) {
             guard r >= 0, r < rows, c >= 0, c < cols else { return }
-            grid[r][c] = Cell(ch: ch, style: style)
+            // Labels and names come from layouts and applications: never raw control codes.
+            grid[r][c] = Cell(ch: TerminalText.visible(ch), style: style)
         }
         func drawBox(_ frame: Rect, _ label: String, style: UInt8, heavy: Bool) {
             let (c0, r0, c1, r1) = cellRect(frame)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JSONTape
 import ScanCore
+import ScanRuntime
 import ScanFormats
 import Typing
 import WordPrediction
@@ -110,7 +111,7 @@ struct Cost: ParsableCommand {
             out += "seconds  presses  element\n"
             for c in costs {
                 let what = c.action.map { "\(c.label): \($0)" } ?? c.label
-                out += String(format: "%7.2f  %7d  ", c.seconds, c.presses) + "\(what) (\(c.element))\n"
+                out += String(format: "%7.2f  %7d  ", c.seconds, c.presses) + TerminalText.visible("\(what) (\(c.element))") + "\n"
             }
             out += (summary.elements == 1 ? "1 element" : "\(summary.elements) elements")
                 + String(format: ": mean %.2f s, median %.2f s, worst %.2f s", summary.meanSeconds, summary.medianSeconds, summary.maxSeconds)
@@ -160,7 +161,7 @@ struct Cost: ParsableCommand {
             out += "\"pressesPerCharacter\": \(String(format: "%.3f", summary.pressesPerCharacter))}}\n"
         } else {
             out += "seconds  presses  text\n"
-            for c in costs { out += String(format: "%7.2f  %7d  ", c.seconds, c.presses) + c.text + "\n" }
+            for c in costs { out += String(format: "%7.2f  %7d  ", c.seconds, c.presses) + TerminalText.visible(c.text) + "\n" }
             out += String(format: "%d texts, %d characters: %.2f words a minute, %.2f presses a character (%@ keyboard, %@ scanning, %.2f s a step)\n",
                           summary.texts, summary.characters, summary.wordsPerMinute, summary.pressesPerCharacter,
                           scanSettings.typing.keyboardLayout.rawValue, scanSettings.style.rawValue, scanSettings.autoScanInterval.seconds)

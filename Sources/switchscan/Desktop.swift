@@ -2,6 +2,7 @@ import ArgumentParser
 import DesktopAccess
 import Foundation
 import ScanCore
+import ScanRuntime
 import ScanFormats
 
 /// Connects to the accessibility bus, or ends the command with status 1 and the fix. The
@@ -58,19 +59,21 @@ struct Desktop: ParsableCommand {
         let desktop = try connectDesktop()
         defer { desktop.stop() }
         let apps = desktop.applications()
+        // Names and titles are the applications' own: shown, never obeyed, by the terminal.
+        func v(_ s: String) -> String { TerminalText.visible(s) }
         for a in apps {
-            print("\(a.name) (pid \(a.processID)\(a.toolkit.isEmpty ? "" : ", \(a.toolkit)")): \(a.windows.count) showing window\(a.windows.count == 1 ? "" : "s")")
+            print("\(v(a.name)) (pid \(a.processID)\(a.toolkit.isEmpty ? "" : ", \(v(a.toolkit))")): \(a.windows.count) showing window\(a.windows.count == 1 ? "" : "s")")
             for w in a.windows {
                 var flags: [String] = []
                 if w.active { flags.append("active") }
                 if w.modal { flags.append("modal") }
                 let frame = w.frame.map { " at \(Int($0.x)),\(Int($0.y)) \(Int($0.width))x\(Int($0.height))" } ?? ""
-                print("  \(w.role) \"\(w.title)\"\(frame)\(flags.isEmpty ? "" : " [" + flags.joined(separator: ", ") + "]")")
+                print("  \(v(w.role)) \"\(v(w.title))\"\(frame)\(flags.isEmpty ? "" : " [" + flags.joined(separator: ", ") + "]")")
             }
         }
         switch desktop.choose(app: app) {
         case .success(let c):
-            print("Scanned: \"\(c.window.title)\" of \(c.application): \(c.reason).")
+            print("Scanned: \"\(v(c.window.title))\" of \(v(c.application)): \(v(c.reason)).")
         case .failure(let e):
             writeErr(e.description + "\n")
             throw ExitCode(1)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ScanRuntime
 import Foundation
 import ScanFormats
 import SwitchInput
@@ -29,7 +30,7 @@ struct Devices: ParsableCommand {
         }
         for d in devices {
             let mapping = profiles.mapping(for: d)
-            print("\(d.node)  \(d.name)")
+            print("\(d.node)  \(TerminalText.visible(d.name))")
             print("    bus \(d.bus.isEmpty ? "?" : d.bus), id \(d.idText), capabilities: \(d.capabilities.isEmpty ? "none" : d.capabilities.sorted().joined(separator: ", "))")
             if d.isMadeBySwitchScan {
                 print("    made by SwitchScan (its own keys or pointer): never used as a switch")

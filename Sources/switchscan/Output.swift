@@ -1,5 +1,6 @@
 import ArgumentParser
 import CSys
+import ScanRuntime
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,7 +17,8 @@ func writeOut(_ text: String) { fputs(text, csys_stdout()) }
 func writeErr(_ text: String) {
     // Messages appear in order with what was printed before them.
     fflush(csys_stdout())
-    fputs(text, csys_stderr())
+    // Messages quote names from applications, devices and files: never raw control codes.
+    fputs(TerminalText.visible(text, keepingNewlines: true), csys_stderr())
 }
 
 /// The exit status once everything printed is flushed: `status`, or 1 if what was printed

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ScanRuntime
 import Foundation
 import ScanFormats
 import WordPrediction
@@ -46,7 +47,7 @@ struct WordsList: ParsableCommand {
         let words = list.sortedWords()
         let width = String(words.first?.count ?? 0).count
         for (word, count) in words {
-            writeOut(String(repeating: " ", count: width - String(count).count) + "\(count) \(word)\n")
+            writeOut(String(repeating: " ", count: width - String(count).count) + "\(count) \(TerminalText.visible(word))\n")
         }
         writeOut("\(words.count == 1 ? "1 word" : "\(words.count) words") and \(list.pairCount == 1 ? "1 pair" : "\(list.pairCount) pairs") learned, in \(path).\n")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import JSONTape
 import Testing
 
 #if canImport(Glibc)
@@ -47,6 +48,42 @@ struct HostileInputTests {
             #expect(r.stderr.split(separator: "\n").count == 102)
             #expect(r.stderr.contains("\(events): … and 9900 more"))
             #expect(r.stdout.isEmpty)
+        }
+    }
+
+    /// A label that would set the terminal's title, ring its bell and reverse what follows:
+    /// the terminal UI and `cost` show it, the JSON escapes it.
+    @Test func namesFromOutsideCannotDriveTheTerminal() throws {
+        try withTempDir { dir in
+            let hostile = "A\u{1B}]0;pwned\u{07}B\u{202E}C"
+            let layout = try dir.write("hostile.json", """
+                {"schemaVersion": 1, "screen": {"id": "h", "title": "Hostile", "size": {"width": 400, "height": 200}},
+                 "root": {"id": "window", "isAccessibilityElement": false, "frame": {"x": 0, "y": 0, "width": 400, "height": 200},
+                  "children": [{"id": "ok", "label": \(jsonString(hostile)), "traits": ["button"], "frame": {"x": 0, "y": 0, "width": 400, "height": 200}}]}}
+                """)
+            let table = try CLI.run(["cost", layout])
+            #expect(table.status == 0, "\(table)")
+            #expect(!table.stdout.contains("\u{1B}") && !table.stdout.contains("\u{07}") && !table.stdout.contains("\u{202E}"), "\(table.stdout)")
+            #expect(table.stdout.contains("A␛]0;pwned␇B\u{FFFD}C"), "\(table.stdout)")
+            let json = try CLI.run(["cost", layout, "--json"])
+            #expect(json.stdout.contains(#""label": "A\u001b]0;pwned\u0007B\u202eC""#), "\(json.stdout)")
+            // The terminal UI, on a pseudo-terminal (util-linux's script).
+            let script = URL(fileURLWithPath: "/usr/bin/script")
+            try #require(FileManager.default.isExecutableFile(atPath: script.path), "util-linux's script gives the terminal UI a terminal")
+            let binary = try #require(CLI.binary)
+            let p = Process()
+            p.executableURL = script
+            p.arguments = ["-qec", "'\(binary.path)' run --layout '\(layout)' --no-devices --output terminal --duration 1", "/dev/null"]
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = out
+            p.standardInput = FileHandle.nullDevice
+            try p.run()
+            let screen = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0, "\(screen)")
+            #expect(screen.contains("A␛]0;pwned␇B\u{FFFD}C"), "the label, shown")
+            #expect(!screen.contains("\u{1B}]0;") && !screen.contains("\u{07}") && !screen.contains("\u{202E}"), "nothing of it obeyed")
         }
     }
 
