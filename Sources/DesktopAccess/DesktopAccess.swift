@@ -43,6 +43,10 @@ public final class DesktopAccess: @unchecked Sendable {
     /// are passed over), so one stopped application cannot stall every refresh.
     private var unresponsive: [String: UInt64] = [:]
     private var knownApps: [String: App] = [:]
+    /// An action sent to an application that did not answer in time, by its bus name: it is
+    /// still queued there and happens when the application answers, so no other is sent to
+    /// it until then (a user who tried again would get it twice).
+    private var pendingActions: [String: String] = [:]
 
     /// Where a GTK 4 window is on the screen (its extents are relative to it), by process
     /// id and title, where the caller can ask the display; unset, such frames stay
@@ -191,11 +195,14 @@ public final class DesktopAccess: @unchecked Sendable {
 
     private func perform(_ effect: Effect) {
         var what = "the action"
+        var bus: String?
         do {
             switch effect {
             case let .activate(element, point, _):
                 guard let h = handles[element] else { return fail("Tap failed: the element is no longer on the screen") }
                 what = "Tap on \(h.label)"
+                bus = h.ref.busName
+                guard try answersAgain(h, what) else { return }
                 if let i = h.primaryAction, try Atspi.doAction(h.ref, i) { return }
                 // No action: focus it (a text field is then ready for typing), and click it.
                 let focused = (try? Atspi.grabFocus(h.ref)) ?? false
@@ -204,11 +211,15 @@ public final class DesktopAccess: @unchecked Sendable {
             case let .customAction(element, action, _):
                 guard let h = handles[element] else { return fail("\(action) failed: the element is no longer on the screen") }
                 what = "\(action) on \(h.label)"
+                bus = h.ref.busName
+                guard try answersAgain(h, what) else { return }
                 guard let i = h.actions.firstIndex(of: action) else { return fail("\(what) failed: the element has no such action") }
                 if !(try Atspi.doAction(h.ref, i)) { fail("\(what) failed: the application refused it") }
             case let .adjust(element, direction, _):
                 guard let h = handles[element] else { return fail("\(direction == .increment ? "Increment" : "Decrement") failed: the element is no longer on the screen") }
                 what = "\(direction == .increment ? "Increment" : "Decrement") of \(h.label)"
+                bus = h.ref.busName
+                guard try answersAgain(h, what) else { return }
                 guard let v = try Atspi.value(h.ref), v.max > v.min else { return fail("\(what) failed: it has no value to adjust") }
                 let step = v.step > 0 ? v.step : (v.max - v.min) / 20
                 let next = min(v.max, max(v.min, v.current + (direction == .increment ? step : -step)))
@@ -220,8 +231,32 @@ public final class DesktopAccess: @unchecked Sendable {
                 break
             }
         } catch {
-            fail("\(what) failed: \(error.isTimeout ? "the application does not answer" : error.description)")
+            // A call that timed out was delivered: the application carries it out when it
+            // answers again. So it is said to be waiting, not failed, and nothing more is sent.
+            if error.isTimeout, let bus {
+                pendingActions[bus] = what
+                fail("\(what) is waiting: the application does not answer. It happens when the application answers again; it is not sent twice.")
+            } else {
+                fail("\(what) failed: \(error.isTimeout ? "the application does not answer" : error.description)")
+            }
         }
+    }
+
+    /// Whether the element's application has answered since an action of its own timed out;
+    /// if not, `what` is not sent (said so). Any answer means the earlier action was taken:
+    /// the application handles its calls in order.
+    private func answersAgain(_ h: LiveHandle, _ what: String) throws(AtspiCallError) -> Bool {
+        let bus = h.ref.busName
+        guard let earlier = pendingActions[bus] else { return true }
+        do {
+            _ = try Atspi.extents(h.ref)
+        } catch {
+            guard error.isTimeout else { throw error }
+            fail("\(what) not sent: the application still does not answer, and \(earlier) is waiting to happen when it does.")
+            return false
+        }
+        pendingActions[bus] = nil
+        return true
     }
 
     private func clickAt(_ p: Point, _ what: String) throws(AtspiCallError) {

@@ -342,15 +342,25 @@ struct LiveDesktopTests {
         kill(fixture.pid, SIGSTOP)
         let steps = try (0..<6).map { _ in try scan.next("a highlight while the application is stopped") { $0.effect == "highlight" } }
         Self.expectSteps(steps, 0.25)
-        // A tap on the stopped application fails with a message, and scanning goes on.
+        // A tap on the stopped application waits there, which the user is told, and scanning
+        // goes on.
         try scan.process.send(" ")
         try scan.next("the scanner menu") { $0.effect == "menuOpen" }
         try scan.process.send(" ")
-        let failure = try scan.next("the failed tap reported", timeout: 5) { $0.effect == "announce" }
-        #expect(failure.text?.contains("failed") == true, "\(failure)")
-        let after = try (0..<3).map { _ in try scan.next("a highlight after the failed tap") { $0.effect == "highlight" } }
+        let waiting = try scan.next("the waiting tap reported", timeout: 5) { $0.effect == "announce" }
+        #expect(waiting.text?.contains("is waiting: the application does not answer") == true, "\(waiting)")
+        let after = try (0..<3).map { _ in try scan.next("a highlight after the waiting tap") { $0.effect == "highlight" } }
         Self.expectSteps(after, 0.25)
+        // Tried again: not sent, so the application does not get it twice.
+        try scan.process.send(" ")
+        try scan.next("the scanner menu") { $0.effect == "menuOpen" }
+        try scan.process.send(" ")
+        let refused = try scan.next("the second tap refused", timeout: 5) { $0.effect == "announce" }
+        #expect(refused.text?.contains("not sent: the application still does not answer") == true, "\(refused)")
         kill(fixture.pid, SIGCONT)
+        // The first tap happens once the application answers; the second never does.
+        let tapped = try fixture.waitForLine(timeout: 5) { $0 != "drawn" }
+        try fixture.expectNoLine(matching: tapped, within: 1)
 
         // Killed: the scan moves to the window that is active next, and keeps its timing.
         kill(fixture.pid, SIGKILL)
