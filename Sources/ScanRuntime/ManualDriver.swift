@@ -26,22 +26,28 @@ public struct ManualDriver {
     /// Runs everything due up to and including `t`.
     public mutating func advance(to t: ScanInstant) -> [TimedEffect] {
         var out: [TimedEffect] = []
+        advance(to: t) { out += $0 }
+        return out
+    }
+
+    /// Runs everything due up to and including `t`, handing each step's effects to `sink`
+    /// as they are made: a long simulation's output is never held whole.
+    public mutating func advance(to t: ScanInstant, _ sink: ([TimedEffect]) -> Void) {
         while true {
             let event = next < pending.count ? pending[next] : nil
             let deadline = engine.nextDeadline
             if let d = deadline, d <= t, event == nil || d <= event!.timestamp {
                 now = d
-                out += engine.handleDeadline(at: d)
+                sink(engine.handleDeadline(at: d))
             } else if let e = event, e.timestamp <= t {
                 now = e.timestamp
                 next += 1
-                out += engine.handle(e, at: e.timestamp)
+                sink(engine.handle(e, at: e.timestamp))
             } else {
                 break
             }
         }
         now = max(now, t)
-        return out
     }
 
     /// Delivers one event now, as a late-processed input would arrive (its own timestamp

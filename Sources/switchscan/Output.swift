@@ -42,6 +42,13 @@ func finishOutput(_ status: Int32) -> Int32 {
 extension SwitchScan {
     /// ArgumentParser's own entry, with the output checked before the process ends.
     static func main() {
+        // A parent may hand its children the termination signals blocked (a thread pool's
+        // mask, inherited through fork): they must still end every command. (Ignored ones
+        // stay ignored: that is how `nohup` asks.)
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for sig in [SIGINT, SIGQUIT, SIGTERM, SIGHUP] { sigaddset(&signals, sig) }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         var status: Int32 = 0
         do {
             var command = try parseAsRoot()

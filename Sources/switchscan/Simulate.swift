@@ -81,11 +81,12 @@ struct Simulate: ParsableCommand {
             ?? ((switchEvents.last?.timestamp ?? .zero) + .seconds(10))
         var driver = ManualDriver(engine: engine)
         driver.schedule(switchEvents)
-        var text = ""
-        for e in driver.start() + driver.advance(to: end) {
-            text += EffectJSON.line(e)
-            text += "\n"
+        // Written as the effects are made (through stdio's buffer), in memory bounded by the
+        // input, however long the output.
+        func write(_ effects: [TimedEffect]) {
+            for e in effects { writeOut(EffectJSON.line(e) + "\n") }
         }
-        writeOut(text)
+        write(driver.start())
+        driver.advance(to: end, write)
     }
 }

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `simulate` writes its effects as they are made: a day of fast scanning (hundreds of
+/// megabytes of JSON lines) takes no more memory than a minute of it.
+@Suite("simulate streams")
+struct SimulateStreamsTests {
+    /// Starts `switchscan ARGS…` with a pipe on stdout that is never read, waits until the
+    /// pipe holds 60 KB (the process has begun to write, and soon blocks), and returns its
+    /// resident memory then, in KiB.
+    static func residentWhenWriting(_ arguments: [String]) throws -> Int {
+        let binary = try #require(CLI.binary)
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        p.currentDirectoryURL = CLI.packageRoot
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        let fd = out.fileHandleForReading.fileDescriptor
+        var queued: Int32 = 0
+        for _ in 0..<6000 where p.isRunning {
+            _ = ioctl(fd, UInt(FIONREAD), &queued)
+            if queued >= 60_000 { break }
+            usleep(10_000)
+        }
+        try #require(queued >= 60_000, "the simulation wrote \(queued) bytes")
+        let status = try String(contentsOfFile: "/proc/\(p.processIdentifier)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
+    }
+
+    @Test func aDayOfEffectsTakesNoMoreMemoryThanAMinute() throws {
+        try withTempDir { dir in
+            let settings = try dir.write("fast.json", #"{"autoScanInterval": 0.1, "loops": 100}"#)
+            // A press every 10 s: scanning never stops, ten highlights a second.
+            let day = try dir.write("day.events", stride(from: 5, to: 86_400, by: 10).map { "\($0) select\n" }.joined())
+            let minute = try dir.write("minute.events", stride(from: 5, to: 60, by: 10).map { "\($0) select\n" }.joined())
+            let common = ["simulate", "Layouts/switch-control.uikit.json", "--settings", settings, "--events"]
+            let small = try Self.residentWhenWriting(common + [minute])
+            let large = try Self.residentWhenWriting(common + [day])
+            // Held whole, the day's output alone would be over 100 MiB.
+            #expect(large < small + 32 * 1024, "resident: \(large) KiB for a day, \(small) KiB for a minute")
+        }
+    }
+}
+
+extension SimulateStreamsTests {
+    /// A parent that hands down SIGTERM blocked (a thread pool's mask) cannot make a command
+    /// unstoppable: here `simulate` is blocked writing to a pipe no one reads.
+    @Test func aTerminationSignalTheParentBlockedStillEndsACommand() throws {
+        let binary = try #require(CLI.binary)
+        try withTempDir { dir in
+            let settings = try dir.write("fast.json", #"{"autoScanInterval": 0.1, "loops": 100}"#)
+            let day = try dir.write("day.events", stride(from: 5, to: 86_400, by: 10).map { "\($0) select\n" }.joined())
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            p.arguments = ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}); os.execv(sys.argv[1], sys.argv[1:])",
+                           binary.path, "simulate", "Layouts/switch-control.uikit.json", "--settings", settings, "--events", day]
+            p.currentDirectoryURL = CLI.packageRoot
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+            var queued: Int32 = 0
+            for _ in 0..<6000 where p.isRunning && queued < 60_000 {
+                _ = ioctl(out.fileHandleForReading.fileDescriptor, UInt(FIONREAD), &queued)
+                usleep(10_000)
+            }
+            kill(p.processIdentifier, SIGTERM)
+            for _ in 0..<500 where p.isRunning { usleep(10_000) }
+            #expect(!p.isRunning, "SIGTERM ended it within 5 s")
+            if !p.isRunning { #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM) }
+        }
+    }
+}
