@@ -22,7 +22,7 @@ extension ScanCost {
         var h = shownAt
         let walk = Walk(settings: settings)
         for _ in 0..<16 {
-            guard engine.item.running, engine.item.menu == nil, engine.mode == .item,
+            guard engine.itemScanRuns, engine.item.menu == nil, engine.mode == .item,
                   let n = engine.tree.index(of: id), let (g, _) = engine.scan.locate(node: n) else { return nil }
             let path = engine.scan.ancestors(of: g) + [g]
             let scopes = engine.item.cursor.scopes

@@ -68,7 +68,7 @@ extension ScanEngine {
             history.removeAll()
             let slots = scanSlots()
             if let saved { relocateSaved(saved, slots) }
-            if item.running, cycleCount(0) > 0 {
+            if itemScanRuns, cycleCount(0) > 0 {
                 let found = find(here, slots)
                 if found.exact && scopeIDs(found.cursor) == entered {
                     item.cursor = found.cursor
@@ -198,12 +198,11 @@ extension ScanEngine {
         }
         let slots = scanSlots()
         if let saved { relocateSaved(saved, slots) }
-        guard keepFocus, item.running else { item.cursor = Cursor(); return }
+        guard keepFocus, itemScanRuns else { item.cursor = Cursor(); return }
         guard cycleCount(0) > 0 else {
             item.cursor = Cursor()
-            item.running = false
             timers[.move] = nil
-            stoppedForNothingToScan = true
+            stopItemScan(.nothingToScan)
             emit(.scanStopped(.nothingToScan))
             return
         }
@@ -231,7 +230,7 @@ extension ScanEngine {
         }
         for g in item.cursor.scopes[common...].reversed() { emit(.exitGroup(groupID(g))) }
         for g in target[common...] { emit(.enterGroup(groupID(g))) }
-        item.running = true
+        if case .item = phase { phase = .item(.scanning) }
         item.cursor = Cursor(scopes: target, index: i, loops: 0)
         emitHighlight()
         armMove(from: now, firstOfCycle: i == 0)

@@ -21,24 +21,24 @@ extension ScanEngine {
     }
 
     mutating func restartItemScan(at t: ScanInstant) {
-        item = ItemState(cursor: Cursor(), menu: nil, running: true)
+        item = ItemState()
         history.removeAll()
         timers[.stepSelect] = nil
-        stoppedForNothingToScan = false
         guard cycleCount(0) > 0 else {
-            item.running = false
+            stopItemScan(.nothingToScan)
             timers[.move] = nil
-            stoppedForNothingToScan = true
             emit(.scanStopped(.nothingToScan))
             return
         }
+        // A new screen during the wait after a selection: the wait goes on, on its first item.
+        if phase != .item(.waiting) { phase = .item(.scanning) }
         emit(.scanStarted)
         emitHighlight()
         armMove(from: t, firstOfCycle: true)
     }
 
     mutating func itemCommand(_ c: SwitchFilter.Command) {
-        guard item.running else {
+        guard phase == .item(.scanning) else {
             // After scanning stopped, a press restarts it; it never selects a stale item.
             restartItemScan(at: now)
             return
@@ -70,7 +70,7 @@ extension ScanEngine {
     /// A move the user asked for: wraps, and does not count towards `loops`.
     mutating func move(by delta: Int) {
         if var menu = item.menu {
-            let n = menu.entries.count
+            let n = menu.items.count
             menu.index = ((menu.index + delta) % n + n) % n
             item.menu = menu
             emitHighlight()
@@ -86,10 +86,10 @@ extension ScanEngine {
 
     /// The auto-scan timer fired at `d`.
     mutating func autoStep(at d: ScanInstant) {
-        history.append(d, item)
+        history.append(d, item, phase)
         if var menu = item.menu {
             menu.index += 1
-            if menu.index == menu.entries.count {
+            if menu.index == menu.items.count {
                 menu.loops += 1
                 if menu.loops >= settings.loops {
                     closeMenu()
@@ -103,7 +103,7 @@ extension ScanEngine {
             armMove(from: d, firstOfCycle: menu.index == 0)
             return
         }
-        guard item.running else { return }
+        guard phase == .item(.scanning) else { return }
         item.cursor.index += 1
         if item.cursor.index >= cycleCount(item.cursor.scope) {
             item.cursor.loops += 1
@@ -111,7 +111,7 @@ extension ScanEngine {
                 if item.cursor.scopes.count > 1 {
                     if settings.resumeAt == .first { resumeAfterAction(.first) } else { leaveGroup() }
                 } else {
-                    item.running = false
+                    phase = .item(.stopped(.afterLoops))
                     emit(.scanStopped(.loopsExhausted))
                 }
                 return
@@ -158,7 +158,7 @@ extension ScanEngine {
         case .menu:
             openMenu(target)
         case .autoTap:
-            autoTapTarget = target
+            setAutoTap(target)
             timers[.autoTap] = now + settings.autoTapTime
             timers[.move] = nil
         case .alwaysTap:
@@ -192,7 +192,7 @@ extension ScanEngine {
     /// (`selected`) the scan may then wait (`pauseAfterSelection`), its place highlighted.
     mutating func resumeAfterAction(_ focus: FocusAfterTap, selected: Bool = false) {
         guard mode == .item else { return }
-        if !item.running || cycleCount(0) == 0 { restartItemScan(at: now); waitAfterSelection(selected); return }
+        if !itemScanRuns || cycleCount(0) == 0 { restartItemScan(at: now); waitAfterSelection(selected); return }
         if focus == .first {
             while item.cursor.scopes.count > 1 {
                 emit(.exitGroup(groupID(item.cursor.scope)))
@@ -209,7 +209,7 @@ extension ScanEngine {
     /// After a selection, waits as `pauseAfterSelection` says: the highlight stays where
     /// scanning will resume.
     mutating func waitAfterSelection(_ selected: Bool) {
-        guard selected, item.running, phase == .item else { return }
+        guard selected, phase == .item(.scanning) else { return }
         switch settings.pauseAfterSelection {
         case .off: return
         case .seconds(let d): timers[.resume] = now + d
@@ -218,7 +218,7 @@ extension ScanEngine {
         timers[.move] = nil
         timers[.stepSelect] = nil
         history.removeAll()
-        phase = .waiting
+        phase = .item(.waiting)
         emit(.scanStopped(.afterSelection))
     }
 
@@ -226,7 +226,7 @@ extension ScanEngine {
     /// the item highlighted.
     mutating func resumeAfterWaiting() {
         timers[.resume] = nil
-        phase = .item
+        phase = .item(.scanning)
         emit(.scanStarted)
         emitHighlight()
         armMove(from: now, firstOfCycle: item.cursor.index == 0)
@@ -234,9 +234,9 @@ extension ScanEngine {
 
     mutating func emitHighlight() {
         if let menu = item.menu {
-            let entry = menu.entries[menu.index]
-            emit(.highlight(item: entryName(entry, menu.target), kind: .menuEntry,
-                            frame: targetFrame(menu.target), label: entryTitle(entry, menu.target),
+            let entry = menu.items[menu.index]
+            emit(.highlight(item: entry.name, kind: .menuEntry,
+                            frame: targetFrame(menu.target), label: entry.title(settings),
                             context: targetID(menu.target)))
             return
         }

@@ -1,61 +1,23 @@
-/// The scanner menu, scanned like a group. An element's (or a point's) menu: Tap, the
-/// element's custom actions in declared order, Increment/Decrement, Escape, Point mode,
-/// Settings and more, Exit. The screen menu (on a group, an exit item, alwaysTap's Menu
-/// item, or "Settings and more"): Escape, Point mode, Settings, Keys, Windows, Exit; each of
-/// its pages ends with Done.
+/// The scanner menu, scanned like a group: opening, closing and selecting. What each page
+/// offers, and what its items do, is in MenuPage.swift.
 extension ScanEngine {
-    func menuEntries(for target: MenuTarget) -> [MenuEntry] {
-        var entries: [MenuEntry] = []
-        let owner = targetNode(target)
+    /// The page a menu for this target shows.
+    func page(for target: MenuTarget) -> MenuPage {
         switch target {
-        case .element(let n):
-            if keyboardProvider != nil && isTextField(n) && !tree[n].traits.contains(.notEnabled) { entries.append(.keyboard) }
-            if !tree[n].traits.contains(.notEnabled) { entries.append(.tap) }
-        case .point:
-            entries.append(.tap)
-        case .screen:
-            break
-        case .page(let page):
-            return pageEntries(page) + [.done]
+        case .element, .point: return .element
+        case .screen: return .screen
+        case .page(let page): return page
         }
-        if let n = owner {
-            let node = tree[n]
-            entries += node.customActions.indices.map { MenuEntry.customAction($0) }
-            if node.adjustable != nil && !node.traits.contains(.notEnabled) {
-                entries += [.increment, .decrement]
-            }
-        }
-        if escapeHandler(for: target) != nil { entries.append(.escape) }
-        if target == .screen && keyboardProvider != nil && presented == nil { entries.append(.keyboard) }
-        entries.append(mode == .point ? .itemMode : .pointMode)
-        if target == .screen {
-            entries += [.page(.settings), .page(.keys)]
-            if !windows.isEmpty { entries.append(.page(.windows)) }
-        } else {
-            // One switch and the default tap behaviour reach menus of elements only: the
-            // settings must be reachable from there too.
-            entries.append(.screenMenu)
-        }
-        entries.append(.exit)
-        return entries
     }
 
-    func pageEntries(_ page: MenuPage) -> [MenuEntry] {
-        switch page {
-        case .settings:
-            return [.faster, .slower, .speech, .sound]
-        case .keys:
-            return SpecialKey.allCases.map(MenuEntry.key)
-        case .windows:
-            // The other windows in the window manager's order (stable, unlike stacking),
-            // then the active window's commands.
-            var entries = windows.filter { !$0.active }.map(MenuEntry.switchTo)
-            if let active = windows.first(where: \.active) {
-                entries += [.windowCommand(.close, active), .windowCommand(.minimize, active),
-                            .windowCommand(active.maximized ? .restore : .maximize, active)]
-            }
-            return entries
-        }
+    func menuItems(for target: MenuTarget) -> [MenuItem] { page(for: target).items(self, target) }
+
+    func isEnabled(_ n: Int) -> Bool { !tree[n].traits.contains(.notEnabled) }
+
+    /// Whether the target's element can be adjusted from its menu.
+    func isAdjustable(_ target: MenuTarget) -> Bool {
+        guard let n = targetNode(target) else { return false }
+        return tree[n].adjustable != nil && isEnabled(n)
     }
 
     func targetNode(_ target: MenuTarget) -> Int? {
@@ -73,77 +35,6 @@ extension ScanEngine {
         case .element(let n): return tree[n].frame
         case .point(let p, _): return Rect(x: p.x, y: p.y, width: 0, height: 0)
         case .screen, .page: return nil
-        }
-    }
-
-    func entryName(_ e: MenuEntry, _ target: MenuTarget) -> String {
-        switch e {
-        case .tap: return "tap"
-        case .customAction(let i): return targetNode(target).map { tree[$0].customActions[i].name } ?? ""
-        case .increment: return "increment"
-        case .decrement: return "decrement"
-        case .escape: return "escape"
-        case .pointMode: return "pointMode"
-        case .itemMode: return "itemMode"
-        case .exit: return "exit"
-        case .screenMenu: return "screenMenu"
-        case .page(.settings): return "settings"
-        case .page(.keys): return "keys"
-        case .page(.windows): return "windows"
-        case .faster: return "faster"
-        case .slower: return "slower"
-        case .speech: return "speech"
-        case .sound: return "sound"
-        case .key(let k): return "key:" + k.rawValue
-        case .switchTo(let w): return "window:" + w.id
-        case .windowCommand(let c, _): return c.rawValue + "Window"
-        case .done: return "done"
-        case .keyboard: return "keyboard"
-        }
-    }
-
-    func entryTitle(_ e: MenuEntry, _ target: MenuTarget) -> String {
-        switch e {
-        case .tap: return "Tap"
-        case .customAction: return entryName(e, target)
-        case .increment: return "Increment"
-        case .decrement: return "Decrement"
-        case .escape: return "Escape"
-        case .pointMode: return "Point mode"
-        case .itemMode: return "Item mode"
-        case .exit: return "Exit menu"
-        case .screenMenu: return "Settings and more"
-        case .page(.settings): return "Settings"
-        case .page(.keys): return "Keys"
-        case .page(.windows): return "Windows"
-        case .faster: return "Faster"
-        case .slower: return "Slower"
-        // What selecting does.
-        case .speech: return settings.feedback.speech ? "Speech off" : "Speech on"
-        case .sound: return settings.feedback.sound ? "Sound off" : "Sound on"
-        case .key(let k):
-            switch k {
-            case .escape: return "Escape key"
-            case .enter: return "Enter"
-            case .tab: return "Tab"
-            case .up: return "Up"
-            case .down: return "Down"
-            case .left: return "Left"
-            case .right: return "Right"
-            }
-        case .switchTo(let w):
-            let title = w.title.isEmpty ? "Untitled window" : w.title
-            return w.minimized ? title + ", minimised" : title
-        case .windowCommand(let c, _):
-            switch c {
-            case .activate: return "Switch to window"
-            case .close: return "Close window"
-            case .minimize: return "Minimise window"
-            case .maximize: return "Maximise window"
-            case .restore: return "Restore window size"
-            }
-        case .done: return "Done"
-        case .keyboard: return "Keyboard"
         }
     }
 
@@ -167,10 +58,10 @@ extension ScanEngine {
     }
 
     mutating func openMenu(_ target: MenuTarget) {
-        let entries = menuEntries(for: target)
-        item.menu = Menu(target: target, entries: entries)
-        emit(.menuOpen(element: targetID(target), entries: entries.map { entryName($0, target) },
-                       titles: entries.map { entryTitle($0, target) }))
+        let items = menuItems(for: target)
+        item.menu = Menu(target: target, items: items)
+        emit(.menuOpen(element: targetID(target), entries: items.map(\.name),
+                       titles: items.map { $0.title(settings) }))
         emitHighlight()
         armMove(from: now, firstOfCycle: true)
         if settings.style == .step { timers[.stepSelect] = now + settings.stepSelectDelay }
@@ -220,82 +111,26 @@ extension ScanEngine {
     mutating func selectMenuEntry() {
         guard let menu = item.menu else { return }
         timers[.stepSelect] = nil
-        let target = menu.target
-        let owner = targetNode(target)
-        switch menu.entries[menu.index] {
-        case .tap:
-            closeMenu()
-            performTap(target)
-        case .customAction(let i):
-            closeMenu()
-            guard let n = owner else { return }
-            let action = tree[n].customActions[i]
-            let outcome = runEffects(action.effects, of: n)
-            // The effect list is reported before the host events it raised.
-            out.insert(TimedEffect(now, .customAction(element: tree[n].id, action: action.name,
-                                                      succeeded: !outcome.failed)),
-                       at: outcome.firstOutputIndex)
-            if outcome.failed { emit(.announce("\(action.name) failed")) }
-            finishAction(target, focus: .same, outcome: outcome, selected: true)
-        case .increment, .decrement:
-            guard let n = owner else { return }
-            let up = menu.entries[menu.index] == .increment
-            adjust(n, direction: up ? .increment : .decrement)
-            // The menu stays open on the same entry, so repeated presses keep adjusting.
-            armMove(from: now, firstOfCycle: menu.index == 0)
-        case .escape:
-            closeMenu()
-            guard let h = escapeHandler(for: target) else { return }
-            let outcome = runEffects(tree[h].onEscape ?? [], of: h)
-            finishAction(target, focus: settings.resumeAt == .first ? .first : .same, outcome: outcome)
-        case .screenMenu:
-            closeMenu()
-            openMenu(.screen)
-        case .page(let page):
-            closeMenu()
-            openMenu(.page(page))
-        case .faster, .slower:
-            changeSpeed(faster: menu.entries[menu.index] == .faster)
-            // The page stays open on the same entry, so repeated presses keep changing it.
-            armMove(from: now, firstOfCycle: menu.index == 0)
-        case .speech, .sound:
-            let speech = menu.entries[menu.index] == .speech
-            let on = speech ? !settings.feedback.speech : !settings.feedback.sound
-            if speech { settings.feedback.speech = on } else { settings.feedback.sound = on }
-            emit(.settingChanged(name: speech ? "speech" : "sound", value: on ? "true" : "false"))
-            emit(.announce("\(speech ? "Speech" : "Sound") \(on ? "on" : "off")"))
-            emitHighlight()
-            armMove(from: now, firstOfCycle: menu.index == 0)
-        case .done:
-            closeMenu()
-            returnFromMenu(.screen)
-        case .key(let k):
-            emit(.key(k))
-            // The page stays open on the key, so that it can be sent again.
-            armMove(from: now, firstOfCycle: menu.index == 0)
-        case .switchTo(let w):
-            closeMenu()
-            emit(.window(.activate, window: w.id, title: w.title))
-            // The window manager answers with another active window, whose screen then
-            // replaces this one; until then (or if it refuses) scanning goes on here.
-            returnFromMenu(.screen)
-        case .windowCommand(let c, let w):
-            closeMenu()
-            emit(.window(c, window: w.id, title: w.title))
-            returnFromMenu(.screen)
-        case .pointMode:
-            closeMenu()
-            enterPointMode()
-        case .itemMode:
-            closeMenu()
-            leavePointMode()
-        case .exit:
-            closeMenu()
-            returnFromMenu(target)
-        case .keyboard:
-            closeMenu()
-            if case .element(let n) = target { openKeyboard(for: n) } else { openKeyboard(for: nil) }
-        }
+        let perform = menu.items[menu.index].perform
+        perform(&self, menu.target)
+    }
+
+    /// An item that leaves the menu open on itself: its dwell starts again.
+    mutating func rearmMenu() {
+        guard let menu = item.menu else { return }
+        armMove(from: now, firstOfCycle: menu.index == 0)
+    }
+
+    /// A custom action chosen from its element's menu: the action is reported before the
+    /// host events it raised.
+    mutating func performCustomAction(_ i: Int, of n: Int, _ target: MenuTarget) {
+        let action = tree[n].customActions[i]
+        let outcome = runEffects(action.effects, of: n)
+        out.insert(TimedEffect(now, .customAction(element: tree[n].id, action: action.name,
+                                                  succeeded: !outcome.failed)),
+                   at: outcome.firstOutputIndex)
+        if outcome.failed { emit(.announce("\(action.name) failed")) }
+        finishAction(target, focus: .same, outcome: outcome, selected: true)
     }
 
     /// Whether typing goes into this element: selecting it opens the keyboard.

@@ -42,12 +42,12 @@ extension ScanEngine {
     /// must not restart on every change of the window).
     mutating func keepPlace(in newTree: ElementTree) {
         // Before the change, read from the old tree.
-        let shown = started && !paused && (item.menu != nil || (mode == .item && item.running)) ? currentHighlight() : nil
+        let shown = started && !paused && (item.menu != nil || (mode == .item && itemScanRuns)) ? currentHighlight() : nil
         let here = place(of: item.cursor)
         let saved = point.savedItem.map { place(of: $0.cursor) }
         let menuRef = item.menu.map { ref($0.target) }
         let menuID = item.menu.flatMap { targetID($0.target) }
-        let menuNames = item.menu.map { m in m.entries.map { entryName($0, m.target) } } ?? []
+        let menuNames = item.menu.map { $0.items.map(\.name) } ?? []
         let autoTapRef = autoTapTarget.map(ref)
 
         tree = newTree
@@ -59,8 +59,9 @@ extension ScanEngine {
 
         var autoTapDropped = false
         if let r = autoTapRef {
-            autoTapTarget = resolve(r, slots)
-            if autoTapTarget == nil { timers[.autoTap] = nil; autoTapDropped = true }
+            let target = resolve(r, slots)
+            setAutoTap(target)
+            autoTapDropped = target == nil
         }
         var menuClosed = false
         if let r = menuRef {
@@ -87,11 +88,15 @@ extension ScanEngine {
             if !paused && (menuClosed || autoTapDropped) { restartSweeps() }
             return
         }
-        guard item.running else {
+        guard itemScanRuns else {
             item.cursor = Cursor()
-            if stoppedForNothingToScan && scannable {
+            if scannable {
                 // Items again: scanning starts at the first (once resumed, if paused).
-                if paused { item.running = true; stoppedForNothingToScan = false } else { restartItemScan(at: now) }
+                switch phase {
+                case .item(.stopped(.nothingToScan)): restartItemScan(at: now)
+                case .paused(.item(.nothingToScan)): phase = .paused(.item(nil))
+                default: break
+                }
             }
             return
         }
@@ -100,11 +105,10 @@ extension ScanEngine {
                 item.menu = nil
                 emit(.menuClose(element: targetID(menu.target)))
             }
-            autoTapTarget = nil; timers[.autoTap] = nil
+            setAutoTap(nil)
             timers[.move] = nil; timers[.stepSelect] = nil
-            item.running = false
             item.cursor = Cursor()
-            stoppedForNothingToScan = true
+            stopItemScan(.nothingToScan)
             // While paused, resuming says it.
             if !paused { emit(.scanStopped(.nothingToScan)) }
             return
@@ -125,7 +129,7 @@ extension ScanEngine {
         let after = currentHighlight()
         if let after, after != shown { emit(after) }
         // Waiting to auto-tap: no scan timer runs.
-        if autoTapTarget != nil { return }
+        if case .item(.autoTap) = phase { return }
         if autoTapDropped || !sameItem(after, shown) {
             timers[.stepSelect] = nil
             armMove(from: now, firstOfCycle: cursor.index == 0)
@@ -144,15 +148,15 @@ extension ScanEngine {
         scan = ScanTreeBuilder.build(tree, settings: settings)
         groupLabels = []
         history.removeAll()
-        autoTapTarget = nil; timers[.autoTap] = nil; timers[.stepSelect] = nil
+        setAutoTap(nil); timers[.stepSelect] = nil
         point.savedItem = nil  // back in item mode, scanning starts at the first item
         guard started else { item = ItemState(); return }
         if menuWasOpen { item.menu = nil; emit(.menuClose(element: menuID)) }
         if tree.count > 0, let title = tree[tree.root].label, !title.isEmpty { emit(.announce(title)) }
         if paused {
             // Resuming starts at the first item (or a new sweep).
-            item = ItemState(running: cycleCount(0) > 0)
-            stoppedForNothingToScan = !item.running
+            item = ItemState()
+            if mode == .item { phase = .paused(.item(cycleCount(0) > 0 ? nil : .nothingToScan)) }
             timers[.move] = nil
             if mode == .point { point = PointState() }
             return
@@ -166,10 +170,10 @@ extension ScanEngine {
             return
         }
         if let id, let n = tree.index(of: id), scan.locate(node: n) != nil {
-            item = ItemState(cursor: Cursor(), menu: nil, running: true)
+            item = ItemState()
+            phase = .item(.scanning)
             history.removeAll()
             timers[.stepSelect] = nil
-            stoppedForNothingToScan = false
             emit(.scanStarted)
             _ = focus(on: n)
             return
@@ -183,15 +187,15 @@ extension ScanEngine {
     /// commands name the window they act on), so nothing moves under the user.
     mutating func refreshMenu(names before: [String], shown: Effect?) {
         guard var menu = item.menu else { return }
-        let entries = menu.target == .page(.windows) ? menu.entries : menuEntries(for: menu.target)
-        let names = entries.map { entryName($0, menu.target) }
-        menu.entries = entries
+        let items = page(for: menu.target).keepsItems ? menu.items : menuItems(for: menu.target)
+        let names = items.map(\.name)
+        menu.items = items
         if names != before {
             menu.index = names.firstIndex(of: before[menu.index]) ?? 0
             menu.loops = 0
             item.menu = menu
             guard !paused else { return }
-            emit(.menuOpen(element: targetID(menu.target), entries: names, titles: entries.map { entryTitle($0, menu.target) }))
+            emit(.menuOpen(element: targetID(menu.target), entries: names, titles: items.map { $0.title(settings) }))
             emitHighlight()
             armMove(from: now, firstOfCycle: menu.index == 0)
             return
@@ -303,11 +307,11 @@ extension ScanEngine {
             if scopeIDs(found.cursor) != p.scopes { saved.cursor.loops = 0 }
             saved.cursor.scopes = found.cursor.scopes
             saved.cursor.index = found.cursor.index
+            point.savedItem = saved
         } else {
-            saved.cursor = Cursor()
-            saved.running = false
+            // Nothing to scan: leaving point mode starts item scanning again.
+            point.savedItem = nil
         }
-        point.savedItem = saved
     }
 
     // MARK: - menu targets

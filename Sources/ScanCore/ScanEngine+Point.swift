@@ -1,22 +1,23 @@
 /// Point mode: a vertical line sweeps x, a press fixes it; a horizontal line
 /// sweeps y, a press fixes it; the point is then tapped (or offered in the menu). With
 /// `precise`, each axis is first a wide band, then a slower fine line inside the band.
-struct PointState: Hashable, Sendable {
+struct PointState: Sendable {
     var axis = SweepAxis.x
     var sweep: Sweep?
     var x: Double?
     var running = false
-    /// The item-mode state to come back to.
+    /// The item-mode state to come back to; nil if item scanning had stopped (it starts
+    /// again at the first item).
     var savedItem: ScanEngine.ItemState?
 }
 
 extension ScanEngine {
     mutating func enterPointMode() {
-        let saved = item
+        let saved = itemScanRuns ? item : nil
         timers[.move] = nil
         timers[.stepSelect] = nil
         history.removeAll()
-        phase = .point
+        phase = .point(.scanning)
         point = PointState(savedItem: saved)
         emit(.modeChanged(.point))
         startSweep(axis: .x, at: now)
@@ -26,9 +27,9 @@ extension ScanEngine {
         timers[.sweepEnd] = nil
         let saved = point.savedItem
         point = PointState()
-        phase = .item
+        phase = .item(.scanning)
         emit(.modeChanged(.item))
-        if let saved, saved.running {
+        if let saved {
             item = saved
             item.menu = nil
             emitHighlight()
@@ -42,7 +43,7 @@ extension ScanEngine {
     mutating func leavePointModeQuietly() {
         timers[.sweepEnd] = nil
         point = PointState()
-        phase = .item
+        phase = .item(.scanning)
         emit(.modeChanged(.item))
     }
 

@@ -28,94 +28,130 @@ public struct ScanEngine: Sendable {
         case page(MenuPage)
     }
 
-    /// The screen menu's pages, each opened by its entry and closed by Done.
-    enum MenuPage: Hashable, Sendable {
-        /// The scan speed and the feedback.
-        case settings
-        /// Keys sent to the focused application.
-        case keys
-        /// The other windows to switch to, and what can be done to the active one.
-        case windows
-    }
-
-    enum MenuEntry: Hashable, Sendable {
-        case tap, customAction(Int), increment, decrement, escape, pointMode, itemMode, exit
-        /// In an element's (or a point's) menu: the screen menu, where the pages are.
-        case screenMenu
-        /// The screen menu's entry for a page.
-        case page(MenuPage)
-        /// The Settings page.
-        case faster, slower, speech, sound
-        /// A key on the Keys page.
-        case key(SpecialKey)
-        /// On the Windows page: another window to switch to, or a command to the active
-        /// one. The window as it was when the page opened: the page does not change under
-        /// the user while it is scanned.
-        case switchTo(ManagedWindow)
-        case windowCommand(WindowCommand, ManagedWindow)
-        /// Closes a page.
-        case done
-        /// Opens the keyboard: for a text field (its menu), or for whatever has the focus
-        /// (the screen menu).
-        case keyboard
-    }
-
-    struct Menu: Hashable, Sendable {
+    /// An open menu: its page's items as they were offered when it opened (or when a
+    /// change of the screen offered them anew).
+    struct Menu: Sendable {
         var target: MenuTarget
-        var entries: [MenuEntry]
+        var items: [MenuItem]
         var index = 0
         var loops = 0
     }
 
     /// What the auto-scan timer can move; snapshotted so a late-processed press can act on
-    /// what was highlighted at its own timestamp.
-    struct ItemState: Hashable, Sendable {
+    /// what was highlighted at its own timestamp. The menu is a layer over either mode (the
+    /// menu is scanned item by item in point mode too).
+    struct ItemState: Sendable {
         var cursor = Cursor()
         var menu: Menu?
-        var running = false
     }
 
-    /// Where the engine is: exactly one phase at a time. The scanner menu and a pending
-    /// auto-tap are layers over the item or point phase (the menu is scanned in either
-    /// mode), kept in `item` (which auto-scan steps snapshot) and `autoTapTarget`.
+    /// Where the engine is: exactly one phase at a time, each with what only it has.
     enum Phase: Hashable, Sendable {
         /// Before `start`: switches do nothing.
         case idle
-        /// Scanning items, or stopped after its loops until the next press (`item.running`).
-        case item
+        /// Scanning items (the cursor in `item`).
+        case item(ItemPhase)
         /// Sweeping a line or band across the screen (`point`).
-        case point
-        /// The `pause` switch stopped scanning; pressed again, it resumes this mode.
-        case paused(ScanMode)
-        /// After an activation, item mode waits (`pauseAfterSelection`) until its timer
+        case point(PointPhase)
+        /// The `pause` switch stopped scanning; pressed again, it resumes this.
+        case paused(Paused)
+    }
+
+    enum ItemPhase: Hashable, Sendable {
+        /// The highlight moves (or waits for presses, in manual and step scanning).
+        case scanning
+        /// A selection taps its target after `autoTapTime` unless a second press opens the
+        /// target's menu first; no scan timer runs.
+        case autoTap(MenuTarget)
+        /// After an activation the highlight waits (`pauseAfterSelection`) until its timer
         /// or a press, which only resumes.
         case waiting
+        /// Scanning stopped until the next press, or for want of items.
+        case stopped(ItemStop)
+    }
+
+    enum ItemStop: Hashable, Sendable {
+        /// After its loops at the top level: a press starts it again.
+        case afterLoops
+        /// The screen has nothing to scan: a snapshot with items starts it again by itself.
+        case nothingToScan
+    }
+
+    enum PointPhase: Hashable, Sendable {
+        /// A sweep runs, or its menu is open, or its passes ran out (`point.running`).
+        case scanning
+        /// A chosen point is tapped after `autoTapTime` unless a second press opens its menu.
+        case autoTap(MenuTarget)
+    }
+
+    enum Paused: Hashable, Sendable {
+        /// Item mode, resumed where it was, or started again where it had stopped.
+        case item(ItemStop?)
+        /// Point mode, resumed with a new sweep.
+        case point
     }
 
     var phase = Phase.idle
     var item = ItemState()
     var point = PointState()
-    var autoTapTarget: MenuTarget?
     var filter: SwitchFilter
     var timers = TimerTable()
 
     /// The mode scanned now, or resumed after a pause.
     var mode: ScanMode {
         switch phase {
-        case .idle, .item, .paused(.item), .waiting: return .item
+        case .idle, .item, .paused(.item): return .item
         case .point, .paused(.point): return .point
         }
     }
     var started: Bool { phase != .idle }
     var paused: Bool { if case .paused = phase { return true } else { return false } }
 
+    /// Item mode has a place to go on from: it has not stopped (in point mode: it had not
+    /// when point mode began, so leaving point mode goes back there).
+    var itemScanRuns: Bool {
+        switch phase {
+        case .idle, .item(.stopped): return false
+        case .item: return true
+        case .paused(.item(let stop)): return stop == nil
+        case .point, .paused(.point): return point.savedItem != nil
+        }
+    }
+
+    /// What a pending auto-tap will tap.
+    var autoTapTarget: MenuTarget? {
+        switch phase {
+        case .item(.autoTap(let t)), .point(.autoTap(let t)): return t
+        default: return nil
+        }
+    }
+
+    /// Arms an auto-tap of `target`, or (nil) drops the pending one: scanning goes on.
+    mutating func setAutoTap(_ target: MenuTarget?) {
+        switch phase {
+        case .item: phase = .item(target.map(ItemPhase.autoTap) ?? .scanning)
+        case .point: phase = .point(target.map(PointPhase.autoTap) ?? .scanning)
+        case .idle, .paused: return
+        }
+        if target == nil { timers[.autoTap] = nil }
+    }
+
+    /// Item scanning stops (`stop`) in whatever phase it is in: while paused, resuming
+    /// starts it again; in point mode, leaving point mode does.
+    mutating func stopItemScan(_ stop: ItemStop) {
+        switch phase {
+        case .item: phase = .item(.stopped(stop))
+        case .paused(.item): phase = .paused(.item(stop))
+        case .point, .paused(.point): point.savedItem = nil
+        case .idle: return
+        }
+        timers[.resume] = nil
+    }
+
     /// States replaced by auto-scan steps, with the instant each step happened.
     var history = StepHistory()
     /// Group labels, computed on first highlight (a scan step must not join strings).
     var groupLabels: [String?] = []
-    /// Item mode stopped because the screen had nothing to scan: a new snapshot with items
-    /// starts it again by itself.
-    var stoppedForNothingToScan = false
 
     /// A screen shown over the tree beneath it (the keyboard), whose logic answers its
     /// activations.
@@ -148,8 +184,8 @@ public struct ScanEngine: Sendable {
     public var currentMode: ScanMode { mode }
     public var isRunning: Bool {
         switch phase {
-        case .idle, .paused, .waiting: return false
-        case .item: return item.running
+        case .idle, .paused, .item(.waiting), .item(.stopped): return false
+        case .item(.scanning), .item(.autoTap): return true
         case .point: return point.running
         }
     }
@@ -161,12 +197,12 @@ public struct ScanEngine: Sendable {
         for e in effectsAtStart { emit(e) }
         effectsAtStart = []
         if settings.mode == .point {
-            phase = .point
+            phase = .point(.scanning)
             emit(.scanStarted)
             emit(.modeChanged(.point))
             startSweep(axis: .x, at: t)
         } else {
-            phase = .item
+            phase = .item(.scanning)
             restartItemScan(at: t)
         }
         return finish()
@@ -202,7 +238,7 @@ public struct ScanEngine: Sendable {
                     history.removeAll()
                     selectCurrent()
                 case .autoTap:
-                    if let target = autoTapTarget { autoTapTarget = nil; performTap(target) }
+                    if let target = autoTapTarget { setAutoTap(nil); performTap(target) }
                 case .sweepEnd:
                     sweepRanOut()
                 case .resume:
@@ -315,7 +351,7 @@ public struct ScanEngine: Sendable {
     mutating func armMove(from base: ScanInstant, firstOfCycle: Bool) {
         // Point mode moves by sweeps; only its menu is scanned item by item. Waiting after a
         // selection, nothing moves.
-        guard settings.style == .auto, phase != .waiting, mode == .item || item.menu != nil else { timers[.move] = nil; return }
+        guard settings.style == .auto, phase != .item(.waiting), mode == .item || item.menu != nil else { timers[.move] = nil; return }
         timers[.move] = base + interval + (firstOfCycle ? settings.pauseOnFirstItem : .zero)
     }
 
@@ -327,19 +363,19 @@ public struct ScanEngine: Sendable {
         case .paused(let resumed):
             if c.action == .pause { resume(resumed) }
             return
-        case .waiting:
+        case .item(.waiting):
             // A press after a selection resumes scanning; it never selects.
             if c.action == .pause { pause() } else { resumeAfterWaiting() }
             return
         case .item, .point:
             if c.action == .pause { pause(); return }
         }
-        if c.action == .exit, mode == .item, autoTapTarget == nil {
+        if c.action == .exit, phase == .item(.scanning) {
             // Exit at the top level does nothing; it must not move the highlight back to
             // what was current when it went down either (a held exit would otherwise).
             // (If the scan has stopped since, the usual path below restarts it.)
-            let atPress = history.state(before: c.pressedAt) ?? item
-            if item.running && atPress.running && atPress.menu == nil && atPress.cursor.scopes.count <= 1 {
+            let atPress = history.entry(before: c.pressedAt) ?? StepHistory.Entry(at: now, before: item, phase: phase)
+            if atPress.phase == .item(.scanning) && atPress.before.menu == nil && atPress.before.cursor.scopes.count <= 1 {
                 history.removeAll()
                 return
             }
@@ -347,8 +383,7 @@ public struct ScanEngine: Sendable {
         restoreForPressTime(c.pressedAt)
         if let target = autoTapTarget {
             // A second press inside the auto-tap window opens the menu instead of tapping.
-            autoTapTarget = nil
-            timers[.autoTap] = nil
+            setAutoTap(nil)
             if c.action == .select { openMenu(target); return }
             returnFromMenu(target)
             if c.action == .exit || c.action == .menu { return }
@@ -361,29 +396,31 @@ public struct ScanEngine: Sendable {
     /// happened after it (the press was processed late, or decided at release).
     mutating func restoreForPressTime(_ t: ScanInstant) {
         defer { history.removeAll() }
-        guard let before = history.state(before: t) else { return }
-        let wasRunning = item.running
-        item = before
-        if item.running && !wasRunning { emit(.scanStarted) }
+        guard let before = history.entry(before: t) else { return }
+        item = before.before
+        // The step that stopped scanning after its loops came after the press: it goes on.
+        if case .item(let current) = phase, case .item(let then) = before.phase, current != then {
+            phase = before.phase
+            if then == .scanning { emit(.scanStarted) }
+        }
         emitHighlight()
         let first = item.menu.map { $0.index == 0 } ?? (item.cursor.index == 0)
         armMove(from: now, firstOfCycle: first)
     }
 
     mutating func pause() {
-        phase = .paused(mode)
+        if case .item(.stopped(let stop)) = phase { phase = .paused(.item(stop)) } else { phase = .paused(mode == .point ? .point : .item(nil)) }
         timers = TimerTable()
-        autoTapTarget = nil
         history.removeAll()
         emit(.scanStopped(.paused))
     }
 
-    mutating func resume(_ resumed: ScanMode) {
-        phase = resumed == .point ? .point : .item
+    mutating func resume(_ resumed: Paused) {
+        phase = resumed == .point ? .point(.scanning) : .item(.scanning)
         emit(.scanStarted)
         if resumed == .point {
             startSweep(axis: point.axis, at: now)
-        } else if item.running {
+        } else if resumed == .item(nil) {
             emitHighlight()
             armMove(from: now, firstOfCycle: item.menu == nil ? item.cursor.index == 0 : item.menu!.index == 0)
         } else {
@@ -398,15 +435,16 @@ struct StepHistory: Sendable {
     static let capacity = 128
     /// A struct, not a tuple: an array of tuples copies its elements through the runtime's
     /// generic tuple witnesses, several times slower on this path (measured).
-    struct Entry { var at: ScanInstant; var before: ScanEngine.ItemState }
+    /// The phase too: a step can stop item scanning after its loops.
+    struct Entry { var at: ScanInstant; var before: ScanEngine.ItemState; var phase: ScanEngine.Phase }
     private var entries: [Entry] = []
     private var start = 0
 
-    mutating func append(_ at: ScanInstant, _ before: ScanEngine.ItemState) {
+    mutating func append(_ at: ScanInstant, _ before: ScanEngine.ItemState, _ phase: ScanEngine.Phase) {
         if entries.count < Self.capacity {
-            entries.append(Entry(at: at, before: before))
+            entries.append(Entry(at: at, before: before, phase: phase))
         } else {
-            entries[start] = Entry(at: at, before: before)
+            entries[start] = Entry(at: at, before: before, phase: phase)
             start = (start + 1) % Self.capacity
         }
     }
@@ -416,10 +454,10 @@ struct StepHistory: Sendable {
     }
 
     /// The state the first step after `t` replaced: what was current at `t`.
-    func state(before t: ScanInstant) -> ScanEngine.ItemState? {
+    func entry(before t: ScanInstant) -> Entry? {
         for k in 0..<entries.count {
             let e = entries[(start + k) % entries.count]
-            if e.at > t { return e.before }
+            if e.at > t { return e }
         }
         return nil
     }

@@ -24,6 +24,14 @@ struct WindowsPageTests {
         return opened(click(&engine, .select, at: 0.4))
     }
 
+    /// The screen menu opened, then its Windows entry selected (at 0.8 s): what that did.
+    func openWindowsPage(_ engine: inout ScanEngine) -> [TimedEffect] {
+        let entries = openScreenMenu(&engine)?.entries ?? []
+        let k = entries.firstIndex(of: "windows") ?? 0
+        for i in 0..<k { _ = click(&engine, .next, at: 0.5 + Double(i) * 0.05) }
+        return click(&engine, .select, at: 0.8)
+    }
+
     func manualEngine(_ ids: String..., windows: [ManagedWindow]) -> ScanEngine {
         var manual = ScanSettings()
         manual.style = .manual
@@ -48,14 +56,12 @@ struct WindowsPageTests {
         _ = click(&engine, .next, at: 0.2)
         _ = click(&engine, .next, at: 0.3)
         let screenMenu = opened(click(&engine, .select, at: 0.4))
-        #expect(screenMenu?.entries == ["pointMode", "settings", "keys", "exit"], "no windows: no Windows page")
+        #expect(screenMenu?.entries.contains("windows") == false, "no windows: no Windows page")
     }
 
     @Test func thePageListsTheOtherWindowsThenTheActiveOnesCommands() {
         var engine = manualEngine("a", "b", windows: [files, editor, music])
-        #expect(openScreenMenu(&engine)?.entries == ["pointMode", "settings", "keys", "windows", "exit"])
-        for s in [0.5, 0.6, 0.7] { _ = click(&engine, .next, at: s) }
-        let out = click(&engine, .select, at: 0.8)
+        let out = openWindowsPage(&engine)
         let page = opened(out)
         #expect(page?.entries == ["window:0x200", "window:0x300", "closeWindow", "minimizeWindow", "maximizeWindow", "done"])
         #expect(page?.titles == ["Files", "Music, minimised", "Close window", "Minimise window", "Maximise window", "Done"])
@@ -85,9 +91,7 @@ struct WindowsPageTests {
             ([untitled], ["window:0x400", "done"], ["Untitled window", "Done"]),
         ] {
             var engine = manualEngine("a", windows: windows)
-            _ = openScreenMenu(&engine)
-            for s in [0.5, 0.6, 0.7] { _ = click(&engine, .next, at: s) }
-            let page = opened(click(&engine, .select, at: 0.8))
+            let page = opened(openWindowsPage(&engine))
             #expect(page?.entries == entries)
             #expect(page?.titles == titles)
         }
@@ -96,9 +100,7 @@ struct WindowsPageTests {
     @Test func eachCommandNamesTheActiveWindow() {
         for (k, command) in [WindowCommand.close, .minimize, .maximize].enumerated() {
             var engine = manualEngine("a", windows: [editor, files])
-            _ = openScreenMenu(&engine)
-            for s in [0.5, 0.6, 0.7] { _ = click(&engine, .next, at: s) }
-            _ = click(&engine, .select, at: 0.8)
+            _ = openWindowsPage(&engine)
             // Past Files to the k-th command.
             for i in 0...k { _ = click(&engine, .next, at: 0.9 + Double(i) * 0.1) }
             let out = click(&engine, .select, at: 1.5).map(\.effect)
@@ -108,9 +110,7 @@ struct WindowsPageTests {
 
     @Test func anOpenPageKeepsItsWindowsWhenTheScreenChanges() {
         var engine = manualEngine("a", "b", windows: [editor, files])
-        _ = openScreenMenu(&engine)
-        for s in [0.5, 0.6, 0.7] { _ = click(&engine, .next, at: s) }
-        let page = opened(click(&engine, .select, at: 0.8))
+        let page = opened(openWindowsPage(&engine))
         _ = click(&engine, .next, at: 0.9)
         // Another window became active and the screen was read again: the page stays as it
         // was, on the same entry, and Close still names the window it was offered for.
@@ -133,6 +133,6 @@ struct WindowsPageTests {
         _ = click(&engine, .next, at: 0.6)
         _ = click(&engine, .next, at: 0.7)
         let again = opened(click(&engine, .select, at: 0.8))
-        #expect(again?.entries == ["pointMode", "settings", "keys", "windows", "exit"])
+        #expect(again?.entries.contains("windows") == true)
     }
 }

@@ -1,0 +1,154 @@
+import Testing
+@testable import ScanCore
+
+/// The menu pages as a table: which items each page offers in which state, in what order,
+/// with what titles. Menus are read straight from the pages, as `openMenu` reads them.
+@Suite("Menu pages")
+struct MenuPageTests {
+    /// A keyboard that is never opened here: only whether there is one matters.
+    struct NoKeyboard: KeyboardProvider, ScreenLogic {
+        func keyboard(for field: ElementNode?, screen: Rect) -> (tree: ElementTree, logic: any ScreenLogic, effects: [Effect]) {
+            (ScanCoreTests.screen(buttons("key")), self, [])
+        }
+        mutating func closed(_ logic: any ScreenLogic) {}
+        mutating func activate(_ id: String) -> ScreenChange { ScreenChange() }
+        mutating func fieldChanged(textBefore: String) -> ScreenChange { ScreenChange() }
+    }
+
+    func engine(_ mode: ScanMode = .item, keyboard: Bool = false, windows: [ManagedWindow] = [],
+                change: (inout ElementNode) -> Void = { _ in }) -> (ScanEngine, Int) {
+        var s = ScanSettings()
+        s.mode = mode
+        var tree = screen(buttons("a", "b"))
+        let a = tree.index(of: "a")!
+        tree.update(a, change)
+        var engine = ScanEngine(tree: tree, settings: s)
+        if keyboard { engine.keyboardProvider = NoKeyboard() }
+        engine.setWindows(windows)
+        _ = engine.start(at: at(0))
+        return (engine, a)
+    }
+
+    func names(_ engine: ScanEngine, _ target: ScanEngine.MenuTarget) -> [String] {
+        engine.menuItems(for: target).map(\.name)
+    }
+
+    func titles(_ engine: ScanEngine, _ target: ScanEngine.MenuTarget) -> [String] {
+        engine.menuItems(for: target).map { $0.title(engine.settings) }
+    }
+
+    // MARK: - an element's menu
+
+    @Test func aPlainElementOffersTapTheModeTheScreenMenuAndExit() {
+        let (e, a) = engine()
+        #expect(names(e, .element(a)) == ["tap", "pointMode", "screenMenu", "exit"])
+        #expect(titles(e, .element(a)) == ["Tap", "Point mode", "Settings and more", "Exit menu"])
+    }
+
+    @Test func customActionsComeInDeclaredOrderAfterTapAndAdjustingAfterThem() {
+        let (e, a) = engine { n in
+            n.customActions = [CustomAction(name: "Reply"), CustomAction(name: "Delete")]
+            n.adjustable = Adjustable(kind: .list(["low", "high"]), current: 0)
+        }
+        #expect(names(e, .element(a)) == ["tap", "Reply", "Delete", "increment", "decrement", "pointMode", "screenMenu", "exit"])
+        #expect(titles(e, .element(a)).prefix(3) == ["Tap", "Reply", "Delete"])
+    }
+
+    @Test func aDisabledElementOffersNeitherTapNorAdjustingButItsActions() {
+        let (e, a) = engine { n in
+            n.traits.insert(.notEnabled)
+            n.customActions = [CustomAction(name: "Why")]
+            n.adjustable = Adjustable(kind: .list(["low", "high"]), current: 0)
+        }
+        #expect(names(e, .element(a)) == ["Why", "pointMode", "screenMenu", "exit"])
+    }
+
+    @Test func escapeIsOfferedWhereTheElementOrAnAncestorAnswersIt() {
+        let (plain, a) = engine()
+        #expect(!names(plain, .element(a)).contains("escape"))
+        let (own, b) = engine { $0.onEscape = [] }
+        #expect(names(own, .element(b)) == ["tap", "escape", "pointMode", "screenMenu", "exit"])
+        // The screen's root answers: every element's menu and the screen menu offer it.
+        var s = ScanSettings()
+        s.style = .manual
+        var tree = screen(buttons("a"))
+        tree.update(tree.root) { $0.onEscape = [] }
+        let e = ScanEngine(tree: tree, settings: s)
+        #expect(names(e, .element(tree.index(of: "a")!)).contains("escape"))
+        #expect(names(e, .screen).first == "escape")
+    }
+
+    @Test func aTextFieldOffersTheKeyboardFirstWhenThereIsOne() {
+        let field: (inout ElementNode) -> Void = { $0.textEntry = .text }
+        let (with, a) = engine(keyboard: true, change: field)
+        #expect(names(with, .element(a)) == ["keyboard", "tap", "pointMode", "screenMenu", "exit"])
+        let (without, b) = engine(change: field)
+        #expect(names(without, .element(b)).first == "tap", "no keyboard provider: no keyboard")
+        let (disabled, c) = engine(keyboard: true) { $0.textEntry = .text; $0.traits.insert(.notEnabled) }
+        #expect(!names(disabled, .element(c)).contains("keyboard"))
+        let (button, d) = engine(keyboard: true)
+        #expect(!names(button, .element(d)).contains("keyboard"), "not a text field")
+    }
+
+    @Test func aPointsMenuTapsThereAndOffersItemMode() {
+        let (e, a) = engine(.point) { $0.customActions = [CustomAction(name: "Share")] }
+        let p = Point(x: 1, y: 1)
+        #expect(names(e, .point(p, element: nil)) == ["tap", "itemMode", "screenMenu", "exit"])
+        #expect(names(e, .point(p, element: a)) == ["tap", "Share", "itemMode", "screenMenu", "exit"])
+    }
+
+    // MARK: - the screen menu
+
+    @Test func theScreenMenuOffersWindowsOnlyWithWindowsAndTheKeyboardOnlyWithOne() {
+        #expect(names(engine().0, .screen) == ["pointMode", "settings", "keys", "exit"])
+        #expect(titles(engine().0, .screen) == ["Point mode", "Settings", "Keys", "Exit menu"])
+        let windows = [ManagedWindow(id: "1", title: "Editor", active: true)]
+        #expect(names(engine(windows: windows).0, .screen) == ["pointMode", "settings", "keys", "windows", "exit"])
+        #expect(names(engine(keyboard: true).0, .screen) == ["keyboard", "pointMode", "settings", "keys", "exit"])
+        #expect(names(engine(.point).0, .screen) == ["itemMode", "settings", "keys", "exit"])
+    }
+
+    @Test func theKeyboardIsNotOfferedOverTheKeyboard() {
+        var (e, _) = engine(keyboard: true)
+        _ = e.present(screen(buttons("key")), logic: NoKeyboard(), at: at(0.1))
+        #expect(!names(e, .screen).contains("keyboard"))
+    }
+
+    // MARK: - the pages
+
+    @Test func theSettingsPageTitlesSayWhatSelectingDoes() {
+        var (e, _) = engine()
+        let page = ScanEngine.MenuTarget.page(.settings)
+        #expect(names(e, page) == ["faster", "slower", "speech", "sound", "done"])
+        e.settings.feedback.speech = false
+        e.settings.feedback.sound = true
+        #expect(titles(e, page) == ["Faster", "Slower", "Speech on", "Sound off", "Done"])
+    }
+
+    @Test func theKeysPageOffersEveryKeyThenDone() {
+        let (e, _) = engine()
+        #expect(names(e, .page(.keys)) == SpecialKey.allCases.map { "key:" + $0.rawValue } + ["done"])
+        #expect(titles(e, .page(.keys)).first == "Escape key")
+    }
+
+    @Test func theWindowsPageListsTheOthersThenTheActiveOnesCommands() {
+        let windows = [ManagedWindow(id: "1", title: "Editor", active: true, maximized: true),
+                       ManagedWindow(id: "2", title: "", minimized: true)]
+        let (e, _) = engine(windows: windows)
+        #expect(names(e, .page(.windows)) == ["window:2", "closeWindow", "minimizeWindow", "restoreWindow", "done"])
+        #expect(titles(e, .page(.windows)) == ["Untitled window, minimised", "Close window", "Minimise window", "Restore window size", "Done"])
+    }
+
+    @Test func everyPageEndsInTheItemThatLeavesItAndNamesEachItemOnce() {
+        let windows = [ManagedWindow(id: "1", title: "Editor", active: true), ManagedWindow(id: "2", title: "Files")]
+        let (e, a) = engine(keyboard: true, windows: windows) { $0.customActions = [CustomAction(name: "More")] }
+        let menus: [(ScanEngine.MenuTarget, String)] = [
+            (.element(a), "exit"), (.screen, "exit"), (.page(.settings), "done"), (.page(.keys), "done"), (.page(.windows), "done"),
+        ]
+        for (target, last) in menus {
+            let n = names(e, target)
+            #expect(n.last == last, "\(target)")
+            #expect(Set(n).count == n.count, "\(target): \(n)")
+        }
+    }
+}
