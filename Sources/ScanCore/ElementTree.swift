@@ -58,6 +58,9 @@ public struct ElementTree: Sendable {
     /// Each node's frame united with its whole subtree's: a hit test skips a subtree whose
     /// bounds miss the point (children may lie outside their parent's frame).
     private var bounds: [Rect] = []
+    /// For nodes with many children (a long list, a big grid): which children may hold a
+    /// point, so that a hit test looks at a few instead of all (`cost` taps every element).
+    private var childBands: [Int: ChildBands] = [:]
 
     /// `ids` maps ids to node indices when the caller has built it already (the loader
     /// does, to find duplicates); otherwise it is built here.
@@ -88,6 +91,11 @@ public struct ElementTree: Sendable {
         for i in order.reversed() {
             for c in nodes[i].children where c < nodes.count { bounds[i] = bounds[i].union(bounds[c]) }
         }
+        for i in nodes.indices where nodes[i].children.count >= ChildBands.minimumChildren { indexChildren(of: i) }
+    }
+
+    private mutating func indexChildren(of i: Int) {
+        childBands[i] = ChildBands(area: bounds[i], children: nodes[i].children.map { $0 < bounds.count ? bounds[$0] : .zero })
     }
 
     public var root: Int { 0 }
@@ -109,6 +117,7 @@ public struct ElementTree: Sendable {
         var cur: Int? = i
         while let c = cur, c < bounds.count {
             bounds[c] = nodes[c].children.reduce(nodes[c].frame) { $0.union(bounds[$1]) }
+            if childBands[c] != nil { indexChildren(of: c) }
             cur = nodes[c].parent
         }
     }
@@ -124,8 +133,14 @@ public struct ElementTree: Sendable {
         // Iterative over siblings, recursive over depth (depth is bounded by the loader).
         // Fields are read in place: copying a node would retain every one of them.
         guard nodes[i].isVisible, i >= bounds.count || bounds[i].contains(p) else { return nil }
-        for c in nodes[i].children.reversed() {
-            if let hit = hitTest(p, in: c) { return hit }
+        if let index = childBands[i] {
+            for position in index.candidates(at: p).reversed() {
+                if let hit = hitTest(p, in: nodes[i].children[Int(position)]) { return hit }
+            }
+        } else {
+            for c in nodes[i].children.reversed() {
+                if let hit = hitTest(p, in: c) { return hit }
+            }
         }
         if !nodes[i].isVirtual && nodes[i].frame.contains(p) { return i }
         return nil
@@ -140,5 +155,43 @@ public struct ElementTree: Sendable {
             cur = nodes[c].parent
         }
         return nil
+    }
+}
+
+/// A node's children by bands along one axis (the one they are spread along: rows of a
+/// list along y, a toolbar along x): each band lists, in child order, the children whose
+/// bounds reach into it. A point's band holds every child that may contain it.
+struct ChildBands: Sendable {
+    static let minimumChildren = 64
+    let alongX: Bool
+    let start: Double
+    let bandWidth: Double
+    let bands: [[Int32]]
+
+    init(area: Rect, children: [Rect]) {
+        // The axis along which a child covers the smaller share of the area.
+        let shareX = children.reduce(0.0) { $0 + $1.width } / max(area.width, 1e-9)
+        let shareY = children.reduce(0.0) { $0 + $1.height } / max(area.height, 1e-9)
+        alongX = shareX < shareY
+        start = alongX ? area.minX : area.minY
+        let extent = max(alongX ? area.width : area.height, 1e-9)
+        let count = min(4096, children.count)
+        bandWidth = extent / Double(count)
+        var bands = [[Int32]](repeating: [], count: count)
+        for (position, r) in children.enumerated() {
+            let lo = alongX ? r.minX : r.minY, hi = alongX ? r.maxX : r.maxY
+            // A hair wider than the child, so that rounding never leaves out a point on its edge.
+            let first = max(0, min(count - 1, Int(((lo - start) / bandWidth - 1e-6).rounded(.down))))
+            let last = max(first, min(count - 1, Int(((hi - start) / bandWidth + 1e-6).rounded(.down))))
+            for b in first...last { bands[b].append(Int32(position)) }
+        }
+        self.bands = bands
+    }
+
+    /// The children that may contain `p`, in child order.
+    func candidates(at p: Point) -> [Int32] {
+        let v = alongX ? p.x : p.y
+        let b = max(0, min(bands.count - 1, Int(((v - start) / bandWidth).rounded(.down))))
+        return bands[b]
     }
 }

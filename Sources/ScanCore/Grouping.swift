@@ -118,45 +118,59 @@ enum Regrouping {
         guard n > 1 else { return (leaves.map(\.shape), leaves.first.map { $0.weight * timing.reaction + $0.inner } ?? 0) }
         var prefix = [0.0]
         for l in leaves { prefix.append(prefix.last! + l.weight) }
-        func weight(_ a: Int, _ b: Int) -> Double { prefix[b] - prefix[a] }
         let inf = Double.infinity
-        var f = [[Double]](repeating: [Double](repeating: inf, count: n + 1), count: n + 1)
+        // Flat (n+1)² tables, read through buffers: this O(n³) loop runs for every chunk of
+        // a large screen, and nested arrays cost a bounds check and a retain per read.
+        let side = n + 1
+        var f = [Double](repeating: inf, count: side * side)
         var g = f
-        var fCut = [[Int]](repeating: [Int](repeating: 0, count: n + 1), count: n + 1)
+        var fCut = [Int](repeating: 0, count: side * side)
         var gCut = fCut
-        // The inner cost of run a..<e as one child: a leaf's own, or a group of it.
-        func inner(_ a: Int, _ e: Int) -> Double { e == a + 1 ? leaves[a].inner : f[a][e] }
-        let later = timing.at(1)
-        for length in 1...n {
-            for a in 0...(n - length) {
-                let b = a + length
-                if length == 1 {
-                    f[a][b] = leaves[a].weight * timing.reaction + leaves[a].inner
-                } else {
-                    for e in (a + 1)..<b where inner(a, e) < inf && g[e][b] < inf {
-                        let c = weight(a, e) * timing.reaction + inner(a, e) + g[e][b]
-                        if c < f[a][b] { f[a][b] = c; fCut[a][b] = e }
+        let later = timing.at(1), reaction = timing.reaction, interval = timing.interval
+        let leafInner = leaves.map(\.inner), leafWeight = leaves.map(\.weight)
+        prefix.withUnsafeBufferPointer { w in
+        f.withUnsafeMutableBufferPointer { f in
+        g.withUnsafeMutableBufferPointer { g in
+        fCut.withUnsafeMutableBufferPointer { fCut in
+        gCut.withUnsafeMutableBufferPointer { gCut in
+            // The inner cost of run a..<e as one child: a leaf's own, or a group of it.
+            @inline(__always) func inner(_ a: Int, _ e: Int) -> Double { e == a + 1 ? leafInner[a] : f[a * side + e] }
+            for length in 1...n {
+                for a in 0...(n - length) {
+                    let b = a + length
+                    let ab = a * side + b
+                    if length == 1 {
+                        f[ab] = leafWeight[a] * reaction + leafInner[a]
+                    } else {
+                        for e in (a + 1)..<b {
+                            let i = inner(a, e), rest = g[e * side + b]
+                            guard i < inf && rest < inf else { continue }
+                            let c = (w[e] - w[a]) * reaction + i + rest
+                            if c < f[ab] { f[ab] = c; fCut[ab] = e }
+                        }
+                    }
+                    for e in (a + 1)...b {
+                        let i = inner(a, e)
+                        guard i < inf else { continue }
+                        var c = (w[e] - w[a]) * later + i
+                        if e < b { c += g[e * side + b] + (w[b] - w[e]) * interval }
+                        if c < g[ab] { g[ab] = c; gCut[ab] = e }
                     }
                 }
-                for e in (a + 1)...b where inner(a, e) < inf {
-                    var c = weight(a, e) * later + inner(a, e)
-                    if e < b { c += g[e][b] + weight(e, b) * timing.interval }
-                    if c < g[a][b] { g[a][b] = c; gCut[a][b] = e }
-                }
             }
-        }
+        }}}}}
         func child(_ a: Int, _ e: Int) -> Shape { e == a + 1 ? leaves[a].shape : .group(contents(a, e)) }
         func contents(_ a: Int, _ b: Int) -> [Shape] {
             if b == a + 1 { return [leaves[a].shape] }
-            let e = fCut[a][b]
+            let e = fCut[a * side + b]
             return [child(a, e)] + rest(e, b)
         }
         func rest(_ a: Int, _ b: Int) -> [Shape] {
             guard a < b else { return [] }
-            let e = gCut[a][b]
+            let e = gCut[a * side + b]
             return [child(a, e)] + rest(e, b)
         }
-        return (contents(0, n), f[0][n])
+        return (contents(0, n), f[n])
     }
 
     /// The scan tree of `top`: group 0 the top level; a group made here is named after its

@@ -14,11 +14,19 @@ extension ScanCost {
     /// Drives `engine` (item mode, scanning, no menu open) from what it has highlighted
     /// since `shownAt` to the activation of element `id`: out of groups that do not hold it
     /// through their exit item, into the groups around it, and selecting it, with the
-    /// presses of `compute`'s modelled user. Nil if it cannot be reached: not scanned, or
-    /// the scan stops first.
-    public static func reach(_ engine: inout ScanEngine, element id: String, shownAt: ScanInstant) -> Reach? {
+    /// presses of `compute`'s modelled user (`lastPress`: the one before, whose ignore
+    /// window a press keeps out of). Nil if it cannot be reached: not scanned, or the scan
+    /// stops first.
+    public static func reach(_ engine: inout ScanEngine, element id: String, shownAt: ScanInstant,
+                             lastPress: ScanInstant? = nil) -> Reach? {
         let settings = engine.settings
         var r = Reach()
+        // Only the last press counts for the ignore window.
+        let before = Presses(select: lastPress.map { [$0] } ?? [])
+        func presses() -> Presses {
+            let all = Presses(select: r.selectTimes, next: r.nextTimes)
+            return all.last == nil ? before : all
+        }
         var h = shownAt
         let walk = Walk(settings: settings)
         for _ in 0..<16 {
@@ -33,11 +41,12 @@ extension ScanCost {
             } else {
                 wanted = ("exit", .exit)
             }
-            guard let shown = moveHighlight(&engine, to: wanted, since: h, &r) else { return nil }
+            guard let shown = moveHighlight(&engine, to: wanted, since: h, &r, lastPress: presses().last) else { return nil }
             h = shown
-            var presses = Presses()
-            let effects = walk.choose(&engine, highlightedAt: h, &presses)
-            r.selectTimes += presses.select
+            var chosen = presses()
+            let pressed = chosen.selectCount
+            let effects = walk.choose(&engine, highlightedAt: h, item: wanted, &chosen)
+            if chosen.selectCount > pressed { r.selectTimes.append(chosen.lastSelect!) }
             r.effects += effects
             if wanted.kind == .element {
                 guard let at = effects.first(where: { if case .activate(let e, _, _) = $0.effect { return e == id } else { return false } })?.time else { return nil }
@@ -53,7 +62,7 @@ extension ScanCost {
     /// Moves the highlight to `wanted` the way the style does: auto scanning waits for it,
     /// step scanning presses `select`, manual scanning `next`. When it is shown.
     static func moveHighlight(_ engine: inout ScanEngine, to wanted: (id: String, kind: HighlightKind), since h: ScanInstant,
-                              _ r: inout Reach) -> ScanInstant? {
+                              _ r: inout Reach, lastPress: ScanInstant?) -> ScanInstant? {
         let settings = engine.settings
         func matches(_ e: Effect?) -> Bool {
             if case .highlight(let item, let kind, _, _, _)? = e { return item == wanted.id && kind == wanted.kind }
@@ -75,11 +84,14 @@ extension ScanCost {
             return nil
         case .step, .manual:
             var shown = h
+            var last = lastPress
+            let walk = Walk(settings: settings)
             for _ in 0..<(stops + 1) {
-                let t = shown + settings.reactionTime
+                let t = walk.pressTime(after: shown, Presses(select: last.map { [$0] } ?? []))
+                last = t
                 let action: SwitchAction = settings.style == .step ? .select : .next
                 if action == .select { r.selectTimes.append(t) } else { r.nextTimes.append(t) }
-                let effects = Walk(settings: settings).press(&engine, action, at: t)
+                let effects = walk.press(&engine, action, at: t)
                 r.effects += effects
                 guard let last = effects.last(where: { if case .highlight = $0.effect { return true } else { return false } }) else { return nil }
                 shown = last.time

@@ -9,26 +9,97 @@ public struct ElementCost: Hashable, Sendable {
     /// The custom action reached through the scanner menu; nil: the element's activation.
     public var action: String?
     public var seconds: Double
+    let selectTrail: PressTrail?
+    let nextTrail: PressTrail?
     /// When the `select` switch is pressed.
-    public var pressTimes: [ScanInstant]
+    public var pressTimes: [ScanInstant] { PressTrail.times(selectTrail) }
     /// Manual scanning: when the `next` switch is pressed (the other styles use one switch).
-    public var nextTimes: [ScanInstant] = []
-    public var presses: Int { pressTimes.count + nextTimes.count }
+    public var nextTimes: [ScanInstant] { PressTrail.times(nextTrail) }
+    public var presses: Int { (selectTrail?.count ?? 0) + (nextTrail?.count ?? 0) }
+
+    public init(element: String, label: String, action: String?, seconds: Double, pressTimes: [ScanInstant], nextTimes: [ScanInstant] = []) {
+        self.init(element: element, label: label, action: action, seconds: seconds,
+                  selectTrail: PressTrail.of(pressTimes), nextTrail: PressTrail.of(nextTimes))
+    }
+
+    init(element: String, label: String, action: String?, seconds: Double, selectTrail: PressTrail?, nextTrail: PressTrail?) {
+        self.element = element; self.label = label; self.action = action; self.seconds = seconds
+        self.selectTrail = selectTrail; self.nextTrail = nextTrail
+    }
+
+    public static func == (a: ElementCost, b: ElementCost) -> Bool {
+        a.element == b.element && a.label == b.label && a.action == b.action && a.seconds == b.seconds
+            && a.pressTimes == b.pressTimes && a.nextTimes == b.nextTimes
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(element); h.combine(action); h.combine(seconds); h.combine(presses)
+    }
+}
+
+/// Press times as a list that shares its beginning with others': every element reached
+/// past the same items was pressed for the same way there. A walk over n elements keeps
+/// O(n) of them instead of copying each element's whole list (O(n²) on a long top level).
+final class PressTrail: Sendable {
+    let time: ScanInstant
+    let previous: PressTrail?
+    let count: Int
+
+    init(_ time: ScanInstant, after previous: PressTrail?) {
+        self.time = time
+        self.previous = previous
+        count = (previous?.count ?? 0) + 1
+    }
+
+    static func of(_ times: [ScanInstant]) -> PressTrail? {
+        times.reduce(nil) { PressTrail($1, after: $0) }
+    }
+
+    static func times(_ trail: PressTrail?) -> [ScanInstant] {
+        var out = [ScanInstant](repeating: .zero, count: trail?.count ?? 0)
+        var cur = trail
+        while let c = cur { out[c.count - 1] = c.time; cur = c.previous }
+        return out
+    }
 }
 
 public enum ScanCost {
+    /// How long the modelled user holds a switch down, when the settings ask nothing more.
     public static let pressLength = ScanDuration.milliseconds(50)
 
-    public enum Problem: Error, CustomStringConvertible, Sendable {
+    /// How long the modelled user holds the switch for `action` under `settings`: 50 ms, or
+    /// 50 ms past `holdDuration` (a shorter press does nothing); a move (`next`, `previous`)
+    /// let go before `moveRepeat` would move again, and any press let go before `longPress`
+    /// would make it the other action. Replaying press times needs these lengths.
+    public static func pressLength(_ action: SwitchAction, _ settings: ScanSettings) -> ScanDuration {
+        let hold = settings.holdDuration?.nanoseconds ?? 0
+        var length = max(pressLength.nanoseconds, hold + pressLength.nanoseconds)
+        if let r = settings.moveRepeat?.nanoseconds, settings.longPress == nil, action == .next || action == .previous {
+            length = min(length, hold + r - 10_000_000)
+        }
+        if let long = settings.longPress?.nanoseconds, length >= long { length = hold + (long - hold) / 2 }
+        return ScanDuration(nanoseconds: length)
+    }
+
+    public enum Problem: Error, Equatable, CustomStringConvertible, Sendable {
         /// A press `reactionTime` after a highlight would come after the highlight moved on
         /// (auto scanning) or the dwell selected (step scanning).
         case reactionTooSlow(than: String)
+        /// No press can both last `holdDuration` and end before `longPress`.
+        case holdNotShorterThanLongPress
+        /// In step scanning, a press after a move comes `ignoreRepeat` after the one before at
+        /// the earliest: by then the dwell has selected.
+        case ignoreRepeatNotShorterThanStepSelectDelay
 
         public var description: String {
-            if case .reactionTooSlow(let other) = self {
+            switch self {
+            case .reactionTooSlow(let other):
                 return "reactionTime must be shorter than \(other): a press that late would act on something else"
+            case .holdNotShorterThanLongPress:
+                return "holdDuration must be shorter than longPress: a press held long enough to count would be a long press"
+            case .ignoreRepeatNotShorterThanStepSelectDelay:
+                return "ignoreRepeat must be shorter than stepSelectDelay: a second press that soon after a move is dropped, and the dwell selects first"
             }
-            return ""
         }
     }
 
@@ -36,6 +107,8 @@ public enum ScanCost {
         // The scanner menu is scanned automatically in auto scanning, in either mode.
         if s.style == .auto && s.reactionTime >= s.autoScanInterval { throw .reactionTooSlow(than: "autoScanInterval") }
         if s.style == .step && s.reactionTime >= s.stepSelectDelay { throw .reactionTooSlow(than: "stepSelectDelay") }
+        if let long = s.longPress, (s.holdDuration ?? .zero) >= long { throw .holdNotShorterThanLongPress }
+        if s.style == .step, let ir = s.ignoreRepeat, ir >= s.stepSelectDelay { throw .ignoreRepeatNotShorterThanStepSelectDelay }
     }
 
     /// Every element reachable in item mode, activated, and each of its custom actions
@@ -48,6 +121,7 @@ public enum ScanCost {
         var settings = settings
         settings.mode = .item
         var engine = ScanEngine(tree: tree, settings: settings)
+        engine.describesGroups = false
         let start = engine.start(at: .zero)
         var walk = Walk(settings: settings)
         guard let first = start.first(where: { if case .highlight = $0.effect { return true } else { return false } }) else { return [] }
@@ -56,19 +130,43 @@ public enum ScanCost {
     }
 
     struct Presses {
-        var select: [ScanInstant] = []
-        var next: [ScanInstant] = []
-        var last: ScanInstant? { max(select.last ?? .zero, next.last ?? .zero) }
+        var selectTrail: PressTrail?
+        var nextTrail: PressTrail?
+
+        init(select: [ScanInstant] = [], next: [ScanInstant] = []) {
+            selectTrail = PressTrail.of(select)
+            nextTrail = PressTrail.of(next)
+        }
+
+        var select: [ScanInstant] { PressTrail.times(selectTrail) }
+        var selectCount: Int { selectTrail?.count ?? 0 }
+        var lastSelect: ScanInstant? { selectTrail?.time }
+        var last: ScanInstant? { [selectTrail?.time, nextTrail?.time].compactMap { $0 }.max() }
+        mutating func press(_ action: SwitchAction, at t: ScanInstant) {
+            if action == .next { nextTrail = PressTrail(t, after: nextTrail) } else { selectTrail = PressTrail(t, after: selectTrail) }
+        }
     }
 
     struct Walk {
         let settings: ScanSettings
         var results: [ElementCost] = []
 
-        /// Presses `action` at `t` (down, then up 50 ms later); the effects of both.
+        /// Presses `action` at `t` (down, then up `pressLength` later); the effects of both,
+        /// and of the timers between (a hold that passes).
         func press(_ e: inout ScanEngine, _ action: SwitchAction = .select, at t: ScanInstant) -> [TimedEffect] {
-            e.handle(SwitchEvent(action, down: true, at: t), at: t)
-                + e.handle(SwitchEvent(action, down: false, at: t + ScanCost.pressLength), at: t + ScanCost.pressLength)
+            let up = t + ScanCost.pressLength(action, settings)
+            var effects = e.handle(SwitchEvent(action, down: true, at: t), at: t)
+            while let d = e.nextDeadline, d <= up { effects += e.handleDeadline(at: d) }
+            return effects + e.handle(SwitchEvent(action, down: false, at: up), at: up)
+        }
+
+        /// When the modelled user presses for a highlight shown since `h`: `reactionTime`
+        /// after it, and not inside the ignore window of the press before (it would be
+        /// dropped).
+        func pressTime(after h: ScanInstant, _ presses: Presses) -> ScanInstant {
+            let t = h + settings.reactionTime
+            guard let ir = settings.ignoreRepeat, let last = presses.last, t < last + ir else { return t }
+            return last + ir
         }
 
         /// Runs the engine's timers until `done` holds for what they did; everything they
@@ -98,8 +196,8 @@ public enum ScanCost {
                 let action: SwitchAction = settings.style == .step ? .select : .next
                 var shown = h
                 for _ in 0..<4 {
-                    let t = shown + settings.reactionTime
-                    if action == .select { presses.select.append(t) } else { presses.next.append(t) }
+                    let t = pressTime(after: shown, presses)
+                    presses.press(action, at: t)
                     let effects = press(&e, action, at: t)
                     if let at = highlightTime(effects, id, kind) { return at }
                     guard let other = effects.last(where: { if case .highlight = $0.effect { return true } else { return false } }) else { return nil }
@@ -109,13 +207,27 @@ public enum ScanCost {
             }
         }
 
-        /// Selects what is highlighted since `h`: a press, or in step scanning the rest.
-        func choose(_ e: inout ScanEngine, highlightedAt h: ScanInstant, _ presses: inout Presses) -> [TimedEffect] {
+        /// Selects `item`, highlighted since `h`: a press, or in step scanning the rest. In
+        /// auto scanning a press held back by the ignore window past the highlight waits for
+        /// the item to come round again; nothing if it does not.
+        func choose(_ e: inout ScanEngine, highlightedAt h: ScanInstant, item: (String, HighlightKind),
+                    _ presses: inout Presses) -> [TimedEffect] {
             if settings.style == .step {
                 return wait(&e, within: h + settings.stepSelectDelay + .milliseconds(1)) { _ in true } ?? []
             }
-            let t = h + settings.reactionTime
-            presses.select.append(t)
+            var shown = h
+            var t = pressTime(after: shown, presses)
+            while settings.style == .auto && t > shown + settings.reactionTime {
+                // Does the highlight move before the press?
+                var peek = e
+                let moves = wait(&peek, within: t) { $0.contains { if case .highlight = $0.effect { return true } else { return false } } } != nil
+                if !moves { break }
+                guard let again = wait(&e, within: t + settings.autoScanInterval * 10_000, until: { highlightTime($0, item.0, item.1) != nil })
+                        .flatMap({ highlightTime($0, item.0, item.1) }) else { return [] }
+                shown = again
+                t = pressTime(after: shown, presses)
+            }
+            presses.press(.select, at: t)
             return press(&e, at: t)
         }
 
@@ -147,7 +259,7 @@ public enum ScanCost {
                 }
                 var fork = scanner
                 var forkPresses = scannerPresses
-                let effects = choose(&fork, highlightedAt: h, &forkPresses)
+                let effects = choose(&fork, highlightedAt: h, item: (id, kind), &forkPresses)
                 switch items[k] {
                 case .group(let sub):
                     guard effects.contains(where: { if case .enterGroup(let entered) = $0.effect { return entered == id } else { return false } }),
@@ -195,7 +307,7 @@ public enum ScanCost {
                     }
                     var fork = scanner
                     var forkPresses = scannerPresses
-                    let done = choose(&fork, highlightedAt: h, &forkPresses)
+                    let done = choose(&fork, highlightedAt: h, item: (entry.name, .menuEntry), &forkPresses)
                     if let action = entry.action {
                         if let at = done.first(where: {
                             if case .customAction(let e, let a, _) = $0.effect { return e == node.id && a == action } else { return false }
@@ -211,7 +323,7 @@ public enum ScanCost {
 
         mutating func record(_ id: String, _ label: String, _ action: String?, _ at: ScanInstant, _ presses: Presses) {
             results.append(ElementCost(element: id, label: label, action: action, seconds: at.seconds,
-                                       pressTimes: presses.select, nextTimes: presses.next))
+                                       selectTrail: presses.selectTrail, nextTrail: presses.nextTrail))
         }
     }
 
@@ -259,7 +371,7 @@ public enum ScanCost {
             case .menu:
                 if at == nil, let h = walk.highlightTime(effects, "tap", .menuEntry) {
                     var p = Presses(select: presses)
-                    at = tapTime(walk.choose(&fork, highlightedAt: h, &p))
+                    at = tapTime(walk.choose(&fork, highlightedAt: h, item: ("tap", .menuEntry), &p))
                     presses = p.select
                 }
             }

@@ -247,9 +247,11 @@ extension ScanEngine {
                             label: spokenText(tree[n]), context: nil))
         case .item(.group(let g)):
             // Fields are read in place: copying a node would retain every one of them.
-            if groupLabels.count != scan.groups.count { groupLabels = Array(repeating: nil, count: scan.groups.count) }
+            if groupLabels.count != scan.groups.count && describesGroups { groupLabels = Array(repeating: nil, count: scan.groups.count) }
             let label: String
-            if let known = groupLabels[g] {
+            if !describesGroups {
+                label = ""
+            } else if let known = groupLabels[g] {
                 label = known
             } else {
                 label = groupLabel(g)

@@ -152,6 +152,10 @@ public struct ScanEngine: Sendable {
     var history = StepHistory()
     /// Group labels, computed on first highlight (a scan step must not join strings).
     var groupLabels: [String?] = []
+    /// Whether a group's highlight carries its label (what it holds, for speech and the
+    /// screen). `cost`, which reads only times and ids, turns it off: it copies the engine
+    /// at every item, and each copy would copy the label cache as it filled it.
+    var describesGroups = true
 
     /// A screen shown over the tree beneath it (the keyboard), whose logic answers its
     /// activations.

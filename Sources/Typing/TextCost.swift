@@ -83,7 +83,10 @@ public struct TextCost: Hashable, Sendable {
                 throw .stuck(text: text, typed: String(typed))
             }
             let key = try wantedKey(target, at: pos, keyboard)
-            guard let reached = ScanCost.reach(&engine, element: key, shownAt: shown) else { throw .stuck(text: text, typed: String(typed)) }
+            let lastPress = [cost.pressTimes.last, cost.nextTimes.last].compactMap { $0 }.max()
+            guard let reached = ScanCost.reach(&engine, element: key, shownAt: shown, lastPress: lastPress) else {
+                throw .stuck(text: text, typed: String(typed))
+            }
             cost.pressTimes += reached.selectTimes
             cost.nextTimes += reached.nextTimes
             for e in reached.effects {

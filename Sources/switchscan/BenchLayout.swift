@@ -20,6 +20,9 @@ struct BenchLayout: ParsableCommand {
     @Flag(help: "One JSON object per size instead of a table.")
     var json = false
 
+    @Flag(help: "Also time 'cost' of every element once per size: auto scanning with the layout's groups and with optimal groups, manual scanning.")
+    var cost = false
+
     func validate() throws {
         guard parsedSizes != nil else { throw ValidationError("--sizes takes positive counts up to 5000000, e.g. --sizes 1000,100000") }
         guard (1...50).contains(repeats) else { throw ValidationError("--repeats takes 1 to 50") }
@@ -64,11 +67,27 @@ struct BenchLayout: ParsableCommand {
                 stepNs = measureStep(doc.tree)
             }
             let mb = Double(bytes.count) / 1_048_576
+            var costs: [(String, Double)] = []
+            if cost {
+                let tree = try LayoutLoader.load(bytes: bytes, file: "generated-\(n).json").tree
+                for (name, change) in [("layout", { (s: inout ScanSettings) in s.grouping = .layout }),
+                                       ("optimal", { (s: inout ScanSettings) in s.grouping = .optimal }),
+                                       ("manual", { (s: inout ScanSettings) in s.style = .manual })] {
+                    var settings = ScanSettings()
+                    change(&settings)
+                    let t0 = MonotonicClock.now()
+                    let costed = try ScanCost.compute(tree, settings: settings)
+                    costs.append((name, (MonotonicClock.now() - t0).seconds * 1000))
+                    precondition(!costed.isEmpty)
+                }
+            }
             if json {
-                print("{\"elements\":\(n),\"file_mb\":\(round2(mb)),\"load_validate_ms\":\(round2(bestLoad)),\"parse_ms\":\(round2(bestParse)),\"build_ms\":\(round2(bestBuild)),\"total_ms\":\(round2(bestLoad + bestBuild)),\"memory_mb\":\(round2(Double(memory) / 1_048_576)),\"step_ns\":\(round2(stepNs)),\"top_items\":\(topCount),\"jsondecoder_ms\":\(round2(bestDecoder))}")
+                let costFields = costs.map { ",\"cost_\($0.0)_ms\":\(round2($0.1))" }.joined()
+                print("{\"elements\":\(n)\(costFields),\"file_mb\":\(round2(mb)),\"load_validate_ms\":\(round2(bestLoad)),\"parse_ms\":\(round2(bestParse)),\"build_ms\":\(round2(bestBuild)),\"total_ms\":\(round2(bestLoad + bestBuild)),\"memory_mb\":\(round2(Double(memory) / 1_048_576)),\"step_ns\":\(round2(stepNs)),\"top_items\":\(topCount),\"jsondecoder_ms\":\(round2(bestDecoder))}")
             } else {
                 print(String(format: "%-10d %8.1f %18.1f (%5.1f) %10.1f %10.1f %11.1f %9.0f %11d %16.1f",
                              n, mb, bestLoad, bestParse, bestBuild, bestLoad + bestBuild, Double(memory) / 1_048_576, stepNs, topCount, bestDecoder))
+                if !costs.isEmpty { print("           cost of every element: " + costs.map { "\($0.0) \(String(format: "%.0f", $0.1)) ms" }.joined(separator: ", ")) }
             }
         }
     }

