@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import JSONTape
+import ScanCore
 
 /// The user's settings file, and changes written into it: a setting replaced or added, the
 /// others kept, and the file replaced atomically (written aside, flushed, renamed over), so
@@ -48,6 +49,34 @@ public enum SettingsFile {
             path += "/" + part
             if mkdir(path, 0o755) != 0 && errno != EEXIST {
                 throw FileReadError(description: "Error: cannot create the folder \(path): \(String(cString: strerror(errno))).")
+            }
+        }
+    }
+}
+
+extension SettingSpec {
+    /// Its value in `s` as a settings file says it (JSON text): seconds with a decimal
+    /// point, `false` for off.
+    public func json(in s: ScanSettings) -> String {
+        func seconds(_ d: ScanDuration) -> String {
+            let t = jsonNumber(d.seconds)
+            return t.contains(where: { $0 == "." || $0 == "e" }) ? t : t + ".0"
+        }
+        switch kind {
+        case let .seconds(path, _, canBeOff): return canBeOff && s[keyPath: path] == .zero ? "false" : seconds(s[keyPath: path])
+        case .optionalSeconds(let path, _, _): return s[keyPath: path].map(seconds) ?? "false"
+        case .number(let path, _, _): return jsonNumber(s[keyPath: path])
+        case .integer(let path, _, _): return String(s[keyPath: path])
+        case .flag(let path): return s[keyPath: path] ? "true" : "false"
+        case .choice(let choice): return jsonString(choice.get(s))
+        case .colour(let path): return jsonString(s[keyPath: path].hex)
+        case .weights(let path, _):
+            return "{" + s[keyPath: path].sorted { $0.key < $1.key }.map { jsonString($0.key) + ": " + jsonNumber($0.value) }.joined(separator: ", ") + "}"
+        case .pause(let path, _):
+            switch s[keyPath: path] {
+            case .off: return "false"
+            case .seconds(let d): return seconds(d)
+            case .untilPress: return jsonString("untilPress")
             }
         }
     }
