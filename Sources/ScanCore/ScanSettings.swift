@@ -128,7 +128,7 @@ public struct ScanSettings: Hashable, Sendable {
 public struct SettingSpec: Sendable {
     public let key: String
     public let kind: SettingKind
-    /// The scanner menu's Settings page changes it.
+    /// The Settings page changes it (a `SettingChange` case).
     public let menu: Bool
     /// One line, for the schema and for people.
     public let doc: String
@@ -176,6 +176,34 @@ public struct SettingChoice: Sendable {
     public let get: @Sendable (ScanSettings) -> String
     /// Sets the value of that name; false for a name that is not one of `values`.
     public let set: @Sendable (inout ScanSettings, String) -> Bool
+}
+
+/// A setting the scanner menu's Settings page changed, with its new value: the engine has
+/// applied it, the runtime keeps it, presenters may follow it.
+public enum SettingChange: Hashable, Sendable {
+    case autoScanInterval(ScanDuration)
+    case glideSpeed(Double)
+    case speech(Bool)
+    case sound(Bool)
+
+    /// Its key in `ScanSettings.table` and in the settings file.
+    public var key: String {
+        switch self {
+        case .autoScanInterval: "autoScanInterval"
+        case .glideSpeed: "glideSpeed"
+        case .speech: "speech"
+        case .sound: "sound"
+        }
+    }
+
+    public func apply(to s: inout ScanSettings) {
+        switch self {
+        case .autoScanInterval(let d): s.autoScanInterval = d
+        case .glideSpeed(let v): s.glideSpeed = v
+        case .speech(let on): s.feedback.speech = on
+        case .sound(let on): s.feedback.sound = on
+        }
+    }
 }
 
 /// The order of the scanning keyboard's letters.

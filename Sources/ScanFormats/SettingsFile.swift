@@ -81,3 +81,15 @@ extension SettingSpec {
         }
     }
 }
+
+extension SettingChange {
+    /// The change as a settings file says it: its key, and the value as JSON text.
+    public var json: (key: String, value: String) {
+        var s = ScanSettings()
+        apply(to: &s)
+        guard let spec = ScanSettings.table.first(where: { $0.key == key }) else {
+            preconditionFailure("\(key) is not in ScanSettings.table")
+        }
+        return (key, spec.json(in: s))
+    }
+}

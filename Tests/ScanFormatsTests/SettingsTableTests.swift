@@ -65,6 +65,23 @@ struct SettingsTableTests {
         #expect(Self.table.first { $0.key == "longPress" }?.json(in: defaults) == "false")
     }
 
+    /// A change from the menu is written as a settings file says it, and the file then
+    /// holds exactly that change.
+    @Test(arguments: [(SettingChange.autoScanInterval(.seconds(0.9)), "autoScanInterval", "0.9"),
+                      (.autoScanInterval(.seconds(1)), "autoScanInterval", "1.0"),
+                      (.autoScanInterval(.seconds(10)), "autoScanInterval", "10.0"),
+                      (.glideSpeed(110), "glideSpeed", "110"),
+                      (.speech(true), "speech", "true"),
+                      (.sound(false), "sound", "false")])
+    func aChangeIsWrittenAsTheFileSaysIt(_ change: SettingChange, _ key: String, _ value: String) throws {
+        #expect(change.json.key == key)
+        #expect(change.json.value == value)
+        var expected = ScanSettings()
+        change.apply(to: &expected)
+        #expect(try load("{\(jsonString(key)): \(value)}") == expected)
+        #expect(Self.table.first { $0.key == key }?.menu == true)
+    }
+
     // MARK: - the schema
 
     static func schemaURL() -> URL { layoutsDirectory().appendingPathComponent("schema/settings.schema.json") }
