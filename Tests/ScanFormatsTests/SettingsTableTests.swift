@@ -108,17 +108,17 @@ struct SettingsTableTests {
     // MARK: - the README
 
     /// The README's settings table: one row a key, `key | default | range | meaning`.
-    static func readmeRows() throws -> [(key: String, defaultValue: String)] {
+    static func readmeRows() throws -> [(key: String, defaultValue: String, range: String)] {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(readme.components(separatedBy: "\n## Settings\n").dropFirst().first)
         let body = section.components(separatedBy: "\n## ")[0]
         return body.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { line in
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            return (String(cells[1].dropFirst().dropLast()), cells[2])
+            return (String(cells[1].dropFirst().dropLast()), cells[2], cells[3].replacingOccurrences(of: "\u{2212}", with: "-"))
         }
     }
 
-    @Test func theReadmeNamesEveryKeyWithItsDefault() throws {
+    @Test func theReadmeNamesEveryKeyWithItsDefaultAndRange() throws {
         let rows = try Self.readmeRows()
         #expect(Set(rows.map(\.key)) == Set(Self.table.map(\.key)), "README settings table: \(rows.map(\.key))")
         #expect(Set(rows.map(\.key)).count == rows.count)
@@ -128,6 +128,20 @@ struct SettingsTableTests {
             // Off is written "off" where a setting can be off; every other default as in a file.
             let expected = json == "false" && !Self.isFlag(spec.kind) ? "off" : "`\(json)`"
             #expect(row.defaultValue.hasPrefix(expected), "\(spec.key): README says \(row.defaultValue), the default is \(expected)")
+            if let range = Self.range(spec.kind) {
+                #expect(row.range == range || [" ", ","].contains { row.range.hasPrefix(range + $0) },
+                        "\(spec.key): README says \(row.range), the range is \(range)")
+            }
+        }
+    }
+
+    /// A kind's range as the README writes it ("0.1–10").
+    static func range(_ kind: SettingKind) -> String? {
+        func text(_ r: ClosedRange<Double>) -> String { "\(jsonNumber(r.lowerBound))\u{2013}\(jsonNumber(r.upperBound))" }
+        switch kind {
+        case .seconds(_, let r, _), .optionalSeconds(_, let r, _), .number(_, let r, _), .weights(_, let r), .pause(_, let r): return text(r)
+        case .integer(_, let r, _): return "\(r.lowerBound)\u{2013}\(r.upperBound)"
+        case .flag, .choice, .colour: return nil
         }
     }
 
