@@ -145,8 +145,8 @@ struct MenuPageTests {
                 }
             }
         }
+        #expect(!changed.isEmpty)
         #expect(changed == Set(ScanSettings.table.filter(\.menu).map(\.key)))
-        #expect(changed.count == 4)
     }
 
     @Test func theKeysPageOffersEveryKeyThenDone() {
