@@ -35,7 +35,8 @@ let package = Package(
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The only module that talks to libevdev and libudev.
         .target(name: "SwitchInput", dependencies: ["ScanCore", "ScanFormats", "CEvdev", "CUdev", "CSys"]),
-        .target(name: "ScanRuntime", dependencies: ["ScanCore", "JSONTape", "CSys"]),
+        // ScanFormats: a setting change leaves in effect JSON as a settings file writes it.
+        .target(name: "ScanRuntime", dependencies: ["ScanCore", "ScanFormats", "JSONTape", "CSys"]),
         .systemLibrary(name: "CAtspi", pkgConfig: "atspi-2", providers: [.apt(["libatspi2.0-dev"])]),
         // The only module that talks to libatspi, GLib and D-Bus: the live desktop.
         .target(name: "DesktopAccess", dependencies: ["ScanCore", "CAtspi"]),

@@ -34,9 +34,8 @@ public enum Effect: Hashable, Sendable {
     case pointSelected(Point)
     case tap(Point, element: String?)
     case announce(String)
-    /// A setting changed from the scanner menu (its settings-file key, its JSON value), for
-    /// the runtime to keep.
-    case settingChanged(name: String, value: String)
+    /// A setting the scanner menu changed, already applied, for the runtime to keep.
+    case settingChanged(SettingChange)
     /// A key to send to the focused application (the screen menu's Keys page).
     case key(SpecialKey)
     /// A command to the window manager (the screen menu's Windows page); `title` is the

@@ -213,15 +213,15 @@ extension MenuItem {
         }
     }
 
-    static let speech = toggle("speech", "Speech", \.feedback.speech)
-    static let sound = toggle("sound", "Sound", \.feedback.sound)
+    static let speech = toggle("speech", "Speech", \.feedback.speech) { .speech($0) }
+    static let sound = toggle("sound", "Sound", \.feedback.sound) { .sound($0) }
 
     /// A feedback setting turned on or off; its title says what selecting does.
-    static func toggle(_ name: String, _ word: String, _ setting: WritableKeyPath<ScanSettings, Bool> & Sendable) -> MenuItem {
+    static func toggle(_ name: String, _ word: String, _ setting: KeyPath<ScanSettings, Bool> & Sendable,
+                       _ change: @escaping @Sendable (Bool) -> SettingChange) -> MenuItem {
         MenuItem(name, title: { $0[keyPath: setting] ? word + " off" : word + " on" }) { e, _ in
             let on = !e.settings[keyPath: setting]
-            e.settings[keyPath: setting] = on
-            e.emit(.settingChanged(name: name, value: on ? "true" : "false"))
+            e.change(change(on))
             e.emit(.announce("\(word) \(on ? "on" : "off")"))
             e.emitHighlight()
             e.rearmMenu()

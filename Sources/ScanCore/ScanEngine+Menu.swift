@@ -214,8 +214,7 @@ extension ScanEngine {
             let range = ScanSettings.glideSpeedRange
             let next = min(max(settings.glideSpeed + (faster ? 10 : -10), range.lowerBound), range.upperBound)
             guard next != settings.glideSpeed else { emit(.announce(faster ? "Fastest" : "Slowest")); return }
-            settings.glideSpeed = next
-            emit(.settingChanged(name: "glideSpeed", value: formatFixed(next, decimals: 0)))
+            change(.glideSpeed(next))
             emit(.announce("Glide speed \(formatFixed(next, decimals: 0))"))
             return
         }
@@ -223,8 +222,13 @@ extension ScanEngine {
         let tenths = (settings.autoScanInterval.seconds * 10).rounded() + (faster ? -1 : 1)
         let next = min(max(tenths / 10, range.lowerBound), range.upperBound)
         guard ScanDuration.seconds(next) != settings.autoScanInterval else { emit(.announce(faster ? "Fastest" : "Slowest")); return }
-        settings.autoScanInterval = .seconds(next)
-        emit(.settingChanged(name: "autoScanInterval", value: formatFixed(next, decimals: 1)))
+        change(.autoScanInterval(.seconds(next)))
         emit(.announce("\(formatFixed(next, decimals: 1)) seconds"))
+    }
+
+    /// A setting changed from the menu: applied, and reported for the runtime to keep.
+    mutating func change(_ c: SettingChange) {
+        c.apply(to: &settings)
+        emit(.settingChanged(c))
     }
 }

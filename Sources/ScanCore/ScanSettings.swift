@@ -19,8 +19,10 @@ public enum PauseAfterSelection: Hashable, Sendable {
     case untilPress
 }
 
-/// Every user preference of the settings file, with its defaults. Durations that can be "off" are
-/// optional. Hardware debounce is not here: it belongs to device profiles.
+/// Every user preference of the settings file, with its defaults. What each one does, the
+/// values it takes and its key in the file: its line in `ScanSettings.table`. Durations that
+/// can be off and are not zero when on are optional. Hardware debounce is not here: it
+/// belongs to device profiles.
 public struct ScanSettings: Hashable, Sendable {
     public var style = ScanStyle.auto
     public var mode = ScanMode.item
@@ -31,10 +33,7 @@ public struct ScanSettings: Hashable, Sendable {
     public var holdDuration: ScanDuration?
     public var ignoreRepeat: ScanDuration?
     public var longPress: ScanDuration?
-    /// What a long press does.
     public var longPressAction = SwitchAction.menu
-    /// `release`: a switch acts when let go, about the item highlighted then (for users who
-    /// control letting go better than pressing).
     public var actOn = ActOn.press
     public var autoTapTime = ScanDuration.seconds(0.75)
     public var stepSelectDelay = ScanDuration.seconds(1.5)
@@ -43,19 +42,14 @@ public struct ScanSettings: Hashable, Sendable {
     public var focusAfterTap = FocusAfterTap.first
     public var groupItems = true
     public var itemScope = ItemScope.interactive
-    /// Point mode: band first, then a fine line inside it.
     public var precise = false
-    /// Band width as a fraction of the screen's extent along the swept axis.
     public var bandFraction = 0.2
-    /// Speed of the fine line relative to `glideSpeed`.
     public var fineSpeedFactor = 0.5
     public var grouping = Grouping.layout
     public var resumeAt = ResumeAt.same
     public var pauseAfterSelection = PauseAfterSelection.off
-    /// Relative frequency of use by element id, for `optimal` grouping and for `cost`
-    /// (elements not named weigh 1).
+    /// By element id; elements not named weigh 1.
     public var weights: [String: Double] = [:]
-    /// The modelled user of `cost` presses this long after the wanted item is highlighted.
     public var reactionTime = ScanDuration.seconds(0.3)
 
     /// How the scan is shown and heard on a real screen (the engine does not read these).
@@ -65,10 +59,151 @@ public struct ScanSettings: Hashable, Sendable {
 
     public init() {}
 
-    /// Allowed range of the interval.
+    /// Allowed range of the interval (the Settings page's Faster and Slower stay in it).
     public static let autoScanIntervalRange = 0.1...10.0
     /// Allowed range of the glide speed, points per second.
     public static let glideSpeedRange = 5.0...5000.0
+
+    /// Every setting of the settings file, in the order the schema lists them. The loader,
+    /// the settings schema and the README's check read this list; a new setting is a
+    /// property above and a line here.
+    public static let table: [SettingSpec] = [
+        .init("style", .choice(\.style),
+              "auto: one switch, the highlight moves by itself; manual: next and previous move, select selects; step: each press moves, resting stepSelectDelay selects."),
+        .init("mode", .choice(\.mode), "Start in item or point mode."),
+        .init("autoScanInterval", .seconds(\.autoScanInterval, autoScanIntervalRange), menu: true, "Time on each item."),
+        .init("pauseOnFirstItem", .seconds(\.pauseOnFirstItem, 0...10, canBeOff: true), "Extra time on the first item of every cycle."),
+        .init("loops", .integer(\.loops, 1...100),
+              "Unanswered cycles before a group is left, a menu closed, or (top level) scanning stops; the next press restarts and never selects."),
+        .init("moveRepeat", .optionalSeconds(\.moveRepeat, 0.05...5), "Holding next or previous repeats the move every this many seconds."),
+        .init("holdDuration", .optionalSeconds(\.holdDuration, 0.01...5), "A press counts only once held this long."),
+        .init("ignoreRepeat", .optionalSeconds(\.ignoreRepeat, 0.01...5), "Presses within this many seconds after an accepted press are ignored."),
+        .init("longPress", .optionalSeconds(\.longPress, 0.2...5, whenTrue: .seconds(1)),
+              "Held this long, a press does longPressAction instead (true: 1 second)."),
+        .init("longPressAction", .choice(\.longPressAction), "What a long press does: any switch action."),
+        .init("actOn", .choice(\.actOn), "release: a switch acts when let go, about the item highlighted then."),
+        .init("autoTapTime", .seconds(\.autoTapTime, 0.2...5), "autoTap: the wait before tapping; a second press in it opens the menu."),
+        .init("stepSelectDelay", .seconds(\.stepSelectDelay, 0.3...10), "step style: resting this long selects."),
+        .init("glideSpeed", .number(\.glideSpeed, glideSpeedRange, unit: " points per second"), menu: true,
+              "Point mode: the sweeping line's speed, points per second."),
+        .init("tapBehavior", .choice(\.tapBehavior),
+              "menu: selecting opens the scanner menu; autoTap: tap after autoTapTime unless pressed again; alwaysTap: tap at once, the menu is an extra item ending each cycle."),
+        .init("focusAfterTap", .choice(\.focusAfterTap), "After a tap, restart at the first top-level item, or stay (same)."),
+        .init("groupItems", .flag(\.groupItems), "Automatic containers with two or more members become groups."),
+        .init("itemScope", .choice(\.itemScope),
+              "Scan only what can be acted on (interactive), or all accessible elements."),
+        .init("precise", .flag(\.precise), "Point mode: a band first, then a fine line inside it."),
+        .init("bandFraction", .number(\.bandFraction, 0.02...0.5, unit: " of the screen"),
+              "Point mode: the band's width, as a fraction of the screen's extent along the swept axis."),
+        .init("fineSpeedFactor", .number(\.fineSpeedFactor, 0.05...1, unit: " of glideSpeed"),
+              "Point mode: the fine line's speed, relative to glideSpeed."),
+        .init("speech", .flag(\.feedback.speech), menu: true, "Speak each highlighted item (speech-dispatcher)."),
+        .init("speechRate", .integer(\.feedback.speechRate, -100...100, unit: " (0 is the voice's default)"),
+              "speech-dispatcher's rate; 0 is the voice's default."),
+        .init("speechVolume", .integer(\.feedback.speechVolume, -100...100, unit: " (0 is the voice's default)"),
+              "speech-dispatcher's volume; 0 is the voice's default."),
+        .init("sound", .flag(\.feedback.sound), menu: true, "A click on each move, another on select."),
+        .init("highlightColor", .colour(\.feedback.highlightColor),
+              "The on-screen outline's colour, drawn with a thin dark edge on both sides so that it shows on light and dark backgrounds."),
+        .init("highlightWidth", .integer(\.feedback.highlightWidth, FeedbackSettings.highlightWidthRange, unit: " pixels"),
+              "The on-screen outline's width in pixels."),
+        .init("grouping", .choice(\.grouping),
+              "layout: the layout's groups; linear: none; rowColumn: rows of the screen; optimal: groups that minimise the expected time to reach an element."),
+        .init("weights", .weights(\.weights, 0...1e6), "Element id to relative frequency of use, for optimal grouping and for cost."),
+        .init("reactionTime", .seconds(\.reactionTime, 0.06...5), "The modelled user of cost presses this long after the wanted item is highlighted."),
+        .init("pauseAfterSelection", .pause(\.pauseAfterSelection, 0.1...60),
+              "After an activation the scan waits, its place highlighted, this many seconds or until a press (which only resumes)."),
+        .init("resumeAt", .choice(\.resumeAt),
+              "After an escape, or when a group's loops run out: stay (the element; the group in its parent), or go to the first top-level item."),
+        .init("keyboardLayout", .choice(\.typing.keyboardLayout),
+              "The scanning keyboard's letters: frequency (the commonest nearest the start), qwerty, alphabetical."),
+        .init("autoCapitalize", .flag(\.typing.autoCapitalize), "A capital at the start of a field and after . ? !"),
+        .init("learnWords", .flag(\.typing.learnWords),
+              "The words typed are learned for the predictions (never in password fields or terminals)."),
+    ]
+}
+
+/// One setting of the settings file: its key, the values it takes and where it lives in
+/// `ScanSettings`, whether the scanner menu's Settings page changes it, and what it does.
+public struct SettingSpec: Sendable {
+    public let key: String
+    public let kind: SettingKind
+    /// The Settings page changes it (a `SettingChange` case).
+    public let menu: Bool
+    /// One line, for the schema and for people.
+    public let doc: String
+
+    init(_ key: String, _ kind: SettingKind, menu: Bool = false, _ doc: String) {
+        self.key = key; self.kind = kind; self.menu = menu; self.doc = doc
+    }
+}
+
+/// What values a setting takes, and the property that holds it.
+public enum SettingKind: Sendable {
+    /// Seconds within the range; `canBeOff`: off too, held as zero.
+    case seconds(WritableKeyPath<ScanSettings, ScanDuration> & Sendable, ClosedRange<Double>, canBeOff: Bool = false)
+    /// Seconds within the range, or off (nil); `whenTrue`: what on without a time means, if
+    /// it means anything.
+    case optionalSeconds(WritableKeyPath<ScanSettings, ScanDuration?> & Sendable, ClosedRange<Double>, whenTrue: ScanDuration? = nil)
+    /// A number within the range; `unit` follows the range in messages.
+    case number(WritableKeyPath<ScanSettings, Double> & Sendable, ClosedRange<Double>, unit: String = "")
+    case integer(WritableKeyPath<ScanSettings, Int> & Sendable, ClosedRange<Int>, unit: String = "")
+    case flag(WritableKeyPath<ScanSettings, Bool> & Sendable)
+    /// One of the names of an enumeration.
+    case choice(SettingChoice)
+    case colour(WritableKeyPath<ScanSettings, RGBColor> & Sendable)
+    /// Element ids to numbers within the range.
+    case weights(WritableKeyPath<ScanSettings, [String: Double]> & Sendable, ClosedRange<Double>)
+    /// Off, seconds within the range, or until a press.
+    case pause(WritableKeyPath<ScanSettings, PauseAfterSelection> & Sendable, ClosedRange<Double>)
+
+    static func choice<E: RawRepresentable & CaseIterable & Sendable>(_ path: WritableKeyPath<ScanSettings, E> & Sendable) -> SettingKind
+    where E.RawValue == String {
+        .choice(SettingChoice(values: E.allCases.map(\.rawValue),
+                              get: { $0[keyPath: path].rawValue },
+                              set: { s, name in
+                                  guard let v = E(rawValue: name) else { return false }
+                                  s[keyPath: path] = v
+                                  return true
+                              }))
+    }
+}
+
+/// An enumeration's setting, by its names.
+public struct SettingChoice: Sendable {
+    /// The names, in the enumeration's order.
+    public let values: [String]
+    public let get: @Sendable (ScanSettings) -> String
+    /// Sets the value of that name; false for a name that is not one of `values`.
+    public let set: @Sendable (inout ScanSettings, String) -> Bool
+}
+
+/// A setting the scanner menu's Settings page changed, with its new value: the engine has
+/// applied it, the runtime keeps it, presenters may follow it.
+public enum SettingChange: Hashable, Sendable {
+    case autoScanInterval(ScanDuration)
+    case glideSpeed(Double)
+    case speech(Bool)
+    case sound(Bool)
+
+    /// Its key in `ScanSettings.table` and in the settings file.
+    public var key: String {
+        switch self {
+        case .autoScanInterval: "autoScanInterval"
+        case .glideSpeed: "glideSpeed"
+        case .speech: "speech"
+        case .sound: "sound"
+        }
+    }
+
+    public func apply(to s: inout ScanSettings) {
+        switch self {
+        case .autoScanInterval(let d): s.autoScanInterval = d
+        case .glideSpeed(let v): s.glideSpeed = v
+        case .speech(let on): s.feedback.speech = on
+        case .sound(let on): s.feedback.sound = on
+        }
+    }
 }
 
 /// The order of the scanning keyboard's letters.
@@ -82,10 +217,7 @@ public enum KeyboardLayoutName: String, CaseIterable, Sendable {
 /// The scanning keyboard's settings.
 public struct TypingSettings: Hashable, Sendable {
     public var keyboardLayout = KeyboardLayoutName.frequency
-    /// A capital at the start of a field and after `. ? !`.
     public var autoCapitalize = true
-    /// The user's words are learned as they are committed (never in password fields or
-    /// terminals).
     public var learnWords = true
     public init() {}
 }
@@ -123,17 +255,11 @@ public struct RGBColor: Hashable, Sendable {
 
 /// Feedback on a real screen: the on-screen outline, speech and sounds.
 public struct FeedbackSettings: Hashable, Sendable {
-    /// The outline around the highlighted item: a bright colour, drawn with a thin dark
-    /// edge on both sides so that it shows on light and dark backgrounds alike.
     public var highlightColor = RGBColor(red: 0xff, green: 0x8c, blue: 0x00)
-    /// Outline width in pixels.
     public var highlightWidth = 4
-    /// Speak each highlighted item (speech-dispatcher).
     public var speech = false
-    /// speech-dispatcher's rate and volume, -100 to 100 (0: the user's default).
     public var speechRate = 0
     public var speechVolume = 0
-    /// A click on each move, another on select.
     public var sound = false
 
     public init() {}

@@ -114,9 +114,14 @@ struct FieldReader {
 
     mutating func enumValue<E: RawRepresentable & CaseIterable>(_ m: JSONMember?, _ type: E.Type, _ path: @autoclosure () -> String,
                                                                  _ element: String?) -> E? where E.RawValue == String {
+        choice(m, among: E.allCases.map(\.rawValue), path(), element).flatMap(E.init(rawValue:))
+    }
+
+    /// One of the names `allowed`; another is reported with the nearest.
+    mutating func choice(_ m: JSONMember?, among allowed: [String], _ path: @autoclosure () -> String,
+                         _ element: String?) -> String? {
         guard let s = string(m, path(), element) else { return nil }
-        if let e = E(rawValue: s) { return e }
-        let allowed = E.allCases.map(\.rawValue)
+        if allowed.contains(s) { return s }
         var msg = "unknown value \"\(excerpt(s))\"; allowed: \(quotedList(allowed))"
         if let sug = suggestion(for: s, among: allowed) { msg += "; did you mean \"\(sug)\"?" }
         report("E04", m!.value.offset, path() + "." + m!.key, element, msg)

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import JSONTape
+import ScanCore
 
 /// The user's settings file, and changes written into it: a setting replaced or added, the
 /// others kept, and the file replaced atomically (written aside, flushed, renamed over), so
@@ -50,5 +51,45 @@ public enum SettingsFile {
                 throw FileReadError(description: "Error: cannot create the folder \(path): \(String(cString: strerror(errno))).")
             }
         }
+    }
+}
+
+extension SettingSpec {
+    /// Its value in `s` as a settings file says it (JSON text): seconds with a decimal
+    /// point, `false` for off.
+    public func json(in s: ScanSettings) -> String {
+        func seconds(_ d: ScanDuration) -> String {
+            let t = jsonNumber(d.seconds)
+            return t.contains(where: { $0 == "." || $0 == "e" }) ? t : t + ".0"
+        }
+        switch kind {
+        case let .seconds(path, _, canBeOff): return canBeOff && s[keyPath: path] == .zero ? "false" : seconds(s[keyPath: path])
+        case .optionalSeconds(let path, _, _): return s[keyPath: path].map(seconds) ?? "false"
+        case .number(let path, _, _): return jsonNumber(s[keyPath: path])
+        case .integer(let path, _, _): return String(s[keyPath: path])
+        case .flag(let path): return s[keyPath: path] ? "true" : "false"
+        case .choice(let choice): return jsonString(choice.get(s))
+        case .colour(let path): return jsonString(s[keyPath: path].hex)
+        case .weights(let path, _):
+            return "{" + s[keyPath: path].sorted { $0.key < $1.key }.map { jsonString($0.key) + ": " + jsonNumber($0.value) }.joined(separator: ", ") + "}"
+        case .pause(let path, _):
+            switch s[keyPath: path] {
+            case .off: return "false"
+            case .seconds(let d): return seconds(d)
+            case .untilPress: return jsonString("untilPress")
+            }
+        }
+    }
+}
+
+extension SettingChange {
+    /// The change as a settings file says it: its key, and the value as JSON text.
+    public var json: (key: String, value: String) {
+        var s = ScanSettings()
+        apply(to: &s)
+        guard let spec = ScanSettings.table.first(where: { $0.key == key }) else {
+            preconditionFailure("\(key) is not in ScanSettings.table")
+        }
+        return (key, spec.json(in: s))
     }
 }

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanFormats
 import JSONTape
 
 /// Effects as JSON lines: `{"t":1.000,"effect":"highlight",…}`, keys in a fixed
@@ -56,7 +57,9 @@ public enum EffectJSON {
             s += "\"tap\""; field("x", number(p.x)); field("y", number(p.y)); optionalText("element", element)
         case .announce(let t):
             s += "\"announce\""; text("text", t)
-        case let .settingChanged(name, value):
+        case .settingChanged(let change):
+            // As a settings file says it.
+            let (name, value) = change.json
             s += "\"settingChanged\""; text("name", name); field("value", value)
         case .key(let k):
             s += "\"key\""; text("key", k.rawValue)

@@ -104,9 +104,11 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
         let received = MonotonicClock.now()
         // The scanner menu's toggles take effect at once.
         for e in effects {
-            guard case .settingChanged(let name, let value) = e.effect else { continue }
-            if name == "speech" { plan.speech = value == "true" }
-            if name == "sound" { plan.moveSound = value == "true" ? icons?.move : nil; plan.selectSound = value == "true" ? icons?.select : nil }
+            switch e.effect {
+            case .settingChanged(.speech(let on)): plan.speech = on
+            case .settingChanged(.sound(let on)): plan.moveSound = on ? icons?.move : nil; plan.selectSound = on ? icons?.select : nil
+            default: break
+            }
         }
         let tree = self.tree
         let utterances = plan.utterances(effects, received: received) { id in

@@ -561,9 +561,10 @@ final class SettingsKeeper: EffectPresenter, @unchecked Sendable {
 
     func present(_ effects: [TimedEffect]) throws {
         for e in effects {
-            guard case .settingChanged(let name, let value) = e.effect else { continue }
+            guard case .settingChanged(let change) = e.effect else { continue }
+            let (key, value) = change.json
             queue.async { [path, warn] in
-                do throws(FileReadError) { try SettingsFile.set(name, to: value, in: path) } catch { warn(error.description) }
+                do throws(FileReadError) { try SettingsFile.set(key, to: value, in: path) } catch { warn(error.description) }
             }
         }
     }

@@ -9,7 +9,7 @@ struct SettingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "settings",
         abstract: "Show or change the user's settings file (~/.config/switchscan/settings.json).",
-        subcommands: [SettingsPath.self, SettingsShow.self, SettingsSet.self]
+        subcommands: [SettingsPath.self, SettingsShow.self, SettingsSet.self, SettingsSchemaCommand.self]
     )
 
     static func file(_ given: String?) throws -> String {
@@ -66,4 +66,12 @@ struct SettingsSet: ParsableCommand {
         let json = (try? JSONDocument.parse(Array(value.utf8))) != nil ? value : jsonString(value)
         do { try SettingsFile.set(key, to: json, in: path) } catch { throw fail(error.description) }
     }
+}
+
+struct SettingsSchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print the JSON Schema of settings files (Layouts/schema/settings.schema.json is this output)."
+    )
+    func run() throws { writeOut(SettingsSchema.text) }
 }

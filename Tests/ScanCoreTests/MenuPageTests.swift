@@ -125,6 +125,30 @@ struct MenuPageTests {
         #expect(titles(e, page) == ["Faster", "Slower", "Speech on", "Sound off", "Done"])
     }
 
+    /// Selecting each item of the Settings page, in item and in point mode, changes exactly
+    /// the settings the table marks as the page's, applies the change it reports and nothing
+    /// else.
+    @Test func theSettingsPageChangesTheSettingsTheTableMarks() {
+        var changed: Set<String> = []
+        for mode in [ScanMode.item, .point] {
+            var (e, _) = engine(mode)
+            e.openMenu(.page(.settings))
+            for item in e.menuItems(for: .page(.settings)) {
+                var after = e
+                after.out = []
+                item.perform(&after, .page(.settings))
+                for case .settingChanged(let change) in after.out.map(\.effect) {
+                    changed.insert(change.key)
+                    var expected = e.settings
+                    change.apply(to: &expected)
+                    #expect(after.settings == expected, "\(item.name) in \(mode) mode")
+                }
+            }
+        }
+        #expect(!changed.isEmpty)
+        #expect(changed == Set(ScanSettings.table.filter(\.menu).map(\.key)))
+    }
+
     @Test func theKeysPageOffersEveryKeyThenDone() {
         let (e, _) = engine()
         #expect(names(e, .page(.keys)) == SpecialKey.allCases.map { "key:" + $0.rawValue } + ["done"])

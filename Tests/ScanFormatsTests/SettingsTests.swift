@@ -79,15 +79,6 @@ struct SettingsTests {
         #expect(s.fineSpeedFactor == 0.25)
     }
 
-    @Test func everyAllowedFieldIsKnown() throws {
-        // The loader's field list matches what it reads: none is reported unknown.
-        #expect(Set(SettingsLoader.fields).count == SettingsLoader.fields.count)
-        for key in ["autoScanInterval", "pauseOnFirstItem", "loops", "moveRepeat", "holdDuration", "ignoreRepeat",
-                    "longPress", "autoTapTime", "stepSelectDelay", "glideSpeed"] {
-            #expect(SettingsLoader.fields.contains(key))
-        }
-    }
-
     @Test func feedbackSettingsAreRead() throws {
         #expect(ScanSettings().feedback.highlightWidth == 4 && ScanSettings().feedback.highlightColor.hex == "#ff8c00")
         #expect(!ScanSettings().feedback.speech && !ScanSettings().feedback.sound)

@@ -336,7 +336,7 @@ func compact(_ e: TimedEffect) -> String {
     case let .tap(p, el): return "\(t) tap (\(num(p.x)),\(num(p.y))) \(el ?? "-")"
     case .announce(let text): return "\(t) announce \(text)"
     case let .emit(name, _, _): return "\(t) emit \(name)"
-    case let .settingChanged(name, value): return "\(t) settingChanged \(name) \(value)"
+    case .settingChanged(let change): return "\(t) settingChanged \(change.json.key) \(change.json.value)"
     case .key(let k): return "\(t) key \(k.rawValue)"
     case let .window(command, window, _): return "\(t) window \(command.rawValue) \(window)"
     case .keyboard(let keys):
