@@ -49,6 +49,14 @@ extension SwitchScan {
         sigemptyset(&signals)
         for sig in [SIGINT, SIGQUIT, SIGTERM, SIGHUP] { sigaddset(&signals, sig) }
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        // A standard stream the parent closed keeps its number taken, by /dev/null opened
+        // read-only: writing to it still fails (and is reported) as writing to a closed one
+        // does, but a file, socket or bus connection opened later cannot become "standard
+        // output" and receive what is printed.
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            let reserved = open("/dev/null", O_RDONLY)
+            if reserved != fd && reserved >= 0 { _ = dup2(reserved, fd); close(reserved) }
+        }
         var status: Int32 = 0
         do {
             var command = try parseAsRoot()

@@ -337,6 +337,13 @@ final class DesktopSession: @unchecked Sendable {
         return result
     }
 
+    /// Runs `switchscan ARGS…` in the session through `sh -c SCRIPT` ("$0" is the binary, "$@"
+    /// the arguments), for what only a shell sets up (a closed standard stream).
+    func runSwitchscan(shell script: String, _ args: [String], timeout: Double = 20) throws -> ToolResult {
+        try ChildProcess.run("/bin/sh", ["-c", script, try switchscanBinary().path] + args, environment: environment, scratch: scratch,
+                             directory: Self.packageRoot, timeout: timeout)
+    }
+
     /// Starts a long-running `switchscan ARGS…` in the session with a pipe on its stdin.
     func startSwitchscan(_ args: [String], extraEnvironment: [String: String] = [:]) throws -> LiveProcess {
         let errURL = directory.appendingPathComponent("switchscan-\(UUID().uuidString.prefix(8)).stderr")

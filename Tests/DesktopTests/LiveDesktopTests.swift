@@ -419,6 +419,11 @@ struct LiveDesktopTests {
         #expect(r.stdout.contains("Scanned: \"SwitchScan Fixture\" of \(fixture.applicationName): it is the active window."), "\(r.stdout)")
         let missing = try session.runSwitchscan(["run", "--desktop", "--app", "no-such-app", "--no-devices", "--output", "json"])
         #expect(missing.status == 1 && missing.stderr.contains("no application named 'no-such-app'"), "\(missing)")
+        // Standard output closed: the listing fails as a write to it, and never goes into
+        // the bus connection opened after start (which would otherwise take its number).
+        let closed = try session.runSwitchscan(shell: #"exec "$0" "$@" >&-"#, ["desktop"])
+        #expect(closed.status == 1 && closed.stderr.contains("cannot write to standard output: Bad file descriptor"), "\(closed)")
+        #expect(!closed.stderr.contains("Error:"), "the bus was left as it was: \(closed)")
     }
 
     @Test func withoutAnAccessibilityBusItSaysHowToGetOne() throws {
