@@ -1,3 +1,4 @@
+import ScanCore
 import ArgumentParser
 import ScanRuntime
 import Foundation

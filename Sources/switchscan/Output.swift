@@ -1,3 +1,4 @@
+import ScanCore
 import ArgumentParser
 import CSys
 import ScanRuntime

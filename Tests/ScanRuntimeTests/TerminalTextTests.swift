@@ -1,3 +1,4 @@
+import ScanCore
 import JSONTape
 import ScanRuntime
 import Testing
