@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import ScanCore
+import ScanHost
 
 /// Draws the screen in the terminal: the layout's frames as boxes scaled to the window, the
 /// highlight, the scanner menu and the point-mode crosshair (sampled at 30 frames a second

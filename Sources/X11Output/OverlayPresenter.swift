@@ -4,7 +4,7 @@ import Glibc
 import CX11
 import Dispatch
 import ScanCore
-import ScanRuntime
+import ScanHost
 
 /// Shows the scan on the real screen (X11): an outline just outside the highlighted item,
 /// the scanner menu in a panel beside it, and point mode's sweep lines across the screen.
