@@ -89,6 +89,7 @@ public final class LiveScanner: @unchecked Sendable {
     public var anySwitchDown: Bool { (try? inspect { $0.anySwitchDown }) ?? false }
 
     private func output(_ effects: [TimedEffect]) {
+        queue.preconditionOnQueue()
         if !effects.isEmpty { deliver(effects) }
         rearm()
     }

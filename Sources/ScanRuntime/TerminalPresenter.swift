@@ -57,6 +57,7 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     }
 
     public func present(_ effects: [TimedEffect]) throws {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !finished else { return }
         for e in effects { apply(e) }
         try render()

@@ -85,6 +85,7 @@ public final class SwitchDevices: @unchecked Sendable {
         let state = Open(device: device, decoder: SwitchDecoder(mapping: mapping, deviceID: id, axisRanges: device.axisRanges(codes)),
                          switchCodes: codes, wantsGrab: grab)
         sink.perform { [self] in
+            sink.preconditionOnThread()
             if let old = open[d.node] { sink.detach(fd: old.device.fd) }
             open[d.node] = state
             tryGrab(state)
@@ -137,6 +138,7 @@ public final class SwitchDevices: @unchecked Sendable {
 
     public func remove(_ node: String) {
         sink.perform { [self] in
+            sink.preconditionOnThread()
             guard let state = open.removeValue(forKey: node) else { return }
             sink.detach(fd: state.device.fd)
             for e in state.decoder.releaseAll(at: sink.now) { sink.submit(e) }

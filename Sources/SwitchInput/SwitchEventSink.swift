@@ -17,4 +17,12 @@ public protocol SwitchEventSink: AnyObject, Sendable {
     func submit(_ event: SwitchEvent)
     /// The clock of the events' timestamps (CLOCK_MONOTONIC).
     var now: ScanInstant { get }
+    /// Stops the program when called off the sink's thread: asserted where the devices'
+    /// state, confined to it, is entered.
+    func preconditionOnThread()
+}
+
+extension SwitchEventSink {
+    /// A sink that runs `perform` in place (tests) has no thread to check.
+    public func preconditionOnThread() {}
 }

@@ -142,6 +142,7 @@ public final class DesktopWindows: @unchecked Sendable {
     }
 
     private func carryOut(_ command: WindowCommand, _ id: String) {
+        thread?.preconditionOnThread()
         guard !x.isLost else { return }
         let current = Self.list(x, atoms)
         guard let w = current.first(where: { $0.value.id == id }) else {

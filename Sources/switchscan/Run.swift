@@ -521,6 +521,7 @@ final class ScannerSink: SwitchEventSink, @unchecked Sendable {
     func detach(fd: Int32) { scanner.detach(fd: fd) }
     func submit(_ event: SwitchEvent) { scanner.submit(event) }
     var now: ScanInstant { MonotonicClock.now() }
+    func preconditionOnThread() { scanner.queue.preconditionOnQueue() }
 }
 
 /// Keeps the words the keyboard learned in the user's words file, on a queue of its own.
