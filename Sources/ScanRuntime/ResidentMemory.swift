@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ScanCore
 
 /// Resident memory of this process, from /proc (Linux); nil where unavailable.
 public func residentMemoryBytes() -> Int? {
