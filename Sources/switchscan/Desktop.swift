@@ -10,8 +10,14 @@ import ScanFormats
 /// after 10 s the command gives up rather than wait with the user.
 func connectDesktop() throws -> DesktopAccess {
     let result = OneShot<Result<DesktopAccess, DesktopError>>()
-    Thread.detachNewThread {
-        result.set(Result { () throws(DesktopError) in try DesktopAccess.connect() })
+    do {
+        // Detached: after the time limit it is abandoned, not joined.
+        pthread_detach(try spawnThread {
+            result.set(Result { () throws(DesktopError) in try DesktopAccess.connect() })
+        })
+    } catch {
+        writeErr("Error: \(error).\n")
+        throw ExitCode(1)
     }
     guard let outcome = result.wait(until: MonotonicClock.now() + .seconds(10)) else {
         writeErr("""
