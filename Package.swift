@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan"]),
         // Real applications on a private X server and accessibility bus, started by the tests.
-        .testTarget(name: "DesktopTests", dependencies: ["switchscan"], exclude: ["Fixtures"]),
+        .testTarget(name: "DesktopTests", dependencies: ["switchscan", "DesktopAccess", "ScanCore"], exclude: ["Fixtures"]),
         .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "X11Output"]),
         .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "SpeechOutput", "switchscan"]),
     ]
