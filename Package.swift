@@ -34,36 +34,41 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The only module that talks to libevdev and libudev.
-        .target(name: "SwitchInput", dependencies: ["ScanCore", "ScanFormats", "CEvdev", "CUdev", "CSys"]),
+        .target(name: "SwitchInput", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "CEvdev", "CUdev", "CSys"]),
+        // Host concurrency, the counterpart of NIOConcurrencyHelpers: the one lock, the serial
+        // thread executor every adapter runs on, confinement checks, the clock and the
+        // presenter protocol. Glibc only, so that every adapter module can use it.
+        .target(name: "ScanHost", dependencies: ["ScanCore", "CSys"]),
         // ScanFormats: a setting change leaves in effect JSON as a settings file writes it.
-        .target(name: "ScanRuntime", dependencies: ["ScanCore", "ScanFormats", "JSONTape", "CSys"]),
+        .target(name: "ScanRuntime", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "JSONTape", "CSys"]),
         .systemLibrary(name: "CAtspi", pkgConfig: "atspi-2", providers: [.apt(["libatspi2.0-dev"])]),
         // The only module that talks to libatspi, GLib and D-Bus: the live desktop.
-        .target(name: "DesktopAccess", dependencies: ["ScanCore", "CAtspi"]),
+        .target(name: "DesktopAccess", dependencies: ["ScanCore", "ScanHost", "CAtspi"]),
         .systemLibrary(name: "CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev", "libxext-dev", "libxtst-dev"])]),
         // The only module that talks to X11: the on-screen overlay and XTest pointer clicks.
-        .target(name: "X11Output", dependencies: ["ScanCore", "ScanRuntime", "CX11"]),
+        .target(name: "X11Output", dependencies: ["ScanCore", "ScanHost", "CX11"]),
         .systemLibrary(name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]),
         // The only module that talks to speech-dispatcher: spoken highlights and sounds.
-        .target(name: "SpeechOutput", dependencies: ["ScanCore", "ScanRuntime", "CSpeechd"]),
+        .target(name: "SpeechOutput", dependencies: ["ScanCore", "ScanHost", "CSpeechd"]),
         .executableTarget(
             name: "switchscan",
             dependencies: [
-                "ScanCore", "JSONTape", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "SpeechOutput", "CSys",
+                "ScanCore", "ScanHost", "JSONTape", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "SpeechOutput", "CSys",
                 "WordPrediction", "Typing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
+        .testTarget(name: "ScanHostTests", dependencies: ["ScanCore", "ScanHost"]),
         .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats", "JSONTape", "WordPrediction"]),
         .testTarget(name: "WordPredictionTests", dependencies: ["WordPrediction"]),
         .testTarget(name: "TypingTests", dependencies: ["ScanCore", "Typing", "WordPrediction", "ScanFormats", "ScanRuntime"]),
-        .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime", "Typing", "WordPrediction"]),
+        .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "ScanRuntime", "Typing", "WordPrediction"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan"]),
         // Real applications on a private X server and accessibility bus, started by the tests.
-        .testTarget(name: "DesktopTests", dependencies: ["switchscan"], exclude: ["Fixtures"]),
-        .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanRuntime", "X11Output"]),
-        .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanRuntime", "SpeechOutput", "switchscan"]),
+        .testTarget(name: "DesktopTests", dependencies: ["switchscan", "DesktopAccess", "ScanCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "X11Output"]),
+        .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "SpeechOutput", "switchscan"]),
     ]
 )

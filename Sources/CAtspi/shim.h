@@ -201,3 +201,41 @@ static inline int catspi_basics_batch(AtspiAccessible *const *objs, int n, int t
     free(pending);
     return got;
 }
+
+/// A GLib source that runs a serial executor's jobs and timers on GLib's loop: `due` says
+/// whether there is work now, else sets *timeout_ms (-1: none); `run` does the work. One
+/// source for every job, so nothing queued is left in GLib when the loop ends.
+typedef struct {
+    GSource source;
+    gboolean (*due)(void *context, gint *timeout_ms);
+    void (*run)(void *context);
+    void *context;
+} CatspiJobSource;
+
+static gboolean catspi_job_prepare(GSource *s, gint *timeout_ms) {
+    CatspiJobSource *j = (CatspiJobSource *)s;
+    return j->due(j->context, timeout_ms);
+}
+
+static gboolean catspi_job_check(GSource *s) {
+    CatspiJobSource *j = (CatspiJobSource *)s;
+    gint timeout_ms = -1;
+    return j->due(j->context, &timeout_ms);
+}
+
+static gboolean catspi_job_dispatch(GSource *s, GSourceFunc callback, gpointer user_data) {
+    (void)callback; (void)user_data;
+    CatspiJobSource *j = (CatspiJobSource *)s;
+    j->run(j->context);
+    return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs catspi_job_funcs = { catspi_job_prepare, catspi_job_check, catspi_job_dispatch, NULL, NULL, NULL };
+
+static inline GSource *catspi_job_source_new(gboolean (*due)(void *, gint *), void (*run)(void *), void *context) {
+    CatspiJobSource *j = (CatspiJobSource *)g_source_new(&catspi_job_funcs, sizeof(CatspiJobSource));
+    j->due = due;
+    j->run = run;
+    j->context = context;
+    return &j->source;
+}

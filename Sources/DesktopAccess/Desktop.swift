@@ -11,6 +11,8 @@ public struct DesktopError: Error, CustomStringConvertible {
         (DISPLAY and DBUS_SESSION_BUS_ADDRESS set).
         """)
 
+    static let stopped = DesktopError(description: "Error: the desktop is no longer followed (it was stopped).")
+
     static func noApplication(_ name: String?, known: [String]) -> DesktopError {
         let list = known.isEmpty ? "none" : known.map { "'\($0)'" }.joined(separator: ", ")
         if let name {

@@ -1,20 +1,21 @@
 import CAtspi
 import ScanCore
+import ScanHost
 
 extension DesktopAccess {
     /// Walk times of the chosen window, in nanoseconds: `repeats` reads with the caches
     /// (libatspi's, and the action names of earlier reads), as following a window reads,
     /// then as many with both off (every getter a D-Bus round trip). For `bench desktop`.
     public func benchWalks(app: String?, repeats: Int) -> (cached: [UInt64], uncached: [UInt64], nodes: Int)? {
-        thread.sync { [self] in
+        try? thread.sync { [self] () -> (cached: [UInt64], uncached: [UInt64], nodes: Int)? in
             let apps = readApplications()
             guard let c = chooseWindow(apps, app: app) else { return nil }
             func time(cached: Bool) -> UInt64? {
                 var walker = Walker()
                 if cached { walker.known = knownForBench }
-                let t0 = monotonicNanoseconds()
+                let t0 = MonotonicClock.now()
                 do { try walker.walkRoot(c.window.ref) } catch { return nil }
-                return monotonicNanoseconds() - t0
+                return UInt64((MonotonicClock.now() - t0).nanoseconds)
             }
             var cached: [UInt64] = [], uncached: [UInt64] = []
             var nodes = 0
@@ -30,7 +31,7 @@ extension DesktopAccess {
             try? w.walkRoot(c.window.ref)
             nodes = w.nodes.count
             return (cached, uncached, nodes)
-        }
+        } ?? nil
     }
 
     /// Moves an adjustable element by its step without the read that follows an action, so

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import CAtspi
+import ScanCore
+import ScanHost
 
 /// Keys sent to the focused application, as the field should see them.
 public enum SentKeys: Sendable, Equatable {
@@ -34,7 +36,7 @@ struct FieldTyping {
     var expected: String?
     /// Keys were sent since the last insert.
     var keysInFlight = false
-    var lastKeyAt: UInt64 = 0
+    var lastKeyAt = ScanInstant.zero
 
     init() {}
 
@@ -75,10 +77,10 @@ struct FieldTyping {
     /// Whether the keys sent have arrived, by a field read `now` (twice, the same) with the
     /// text before its caret, and the read before it: the text is what they make of it, or,
     /// where that cannot be told, the field has stayed the same from 100 ms after the last.
-    func keysArrived(_ now: FieldState, textBeforeCaret: String?, previous: FieldState?, at time: UInt64) -> Bool {
+    func keysArrived(_ now: FieldState, textBeforeCaret: String?, previous: FieldState?, at time: ScanInstant) -> Bool {
         guard keysInFlight else { return true }
         if let expected, !now.selected, let textBeforeCaret, Self.same(textBeforeCaret, expected) { return true }
-        return time >= lastKeyAt + 100_000_000 && previous == now
+        return time >= lastKeyAt + .milliseconds(100) && previous == now
     }
 
     /// What an insert did, by the field before and after it (nil: it could not be read) and
@@ -91,7 +93,7 @@ struct FieldTyping {
     }
 
     /// Keys sent at `at`: what the text before the caret becomes once they have arrived.
-    mutating func note(_ keys: SentKeys, at: UInt64) {
+    mutating func note(_ keys: SentKeys, at: ScanInstant) {
         keysInFlight = true
         lastKeyAt = at
         switch keys {
@@ -108,7 +110,7 @@ extension DesktopAccess {
     /// Keys were sent to the focused application. Called on the keys' queue, in the order
     /// they were sent, with `insertIntoField`.
     public func keysSent(_ keys: SentKeys) {
-        let at = monotonicNanoseconds()
+        let at = MonotonicClock.now()
         thread.async { [self] in fieldTyping.note(keys, at: at) }
     }
 
@@ -121,18 +123,16 @@ extension DesktopAccess {
     public func insertIntoField(_ text: String) -> FieldInsert {
         // A password, a terminal, another toolkit: keys, without waiting for the AT-SPI thread.
         guard fieldInsertable.get() else { return .useKeys }
-        let deadline = monotonicNanoseconds() + 250_000_000
+        let deadline = MonotonicClock.now() + .milliseconds(250)
         var previous: FieldState?
         while true {
-            stopLock.lock()
-            if stopped { stopLock.unlock(); return .useKeys }
-            let step = thread.sync { [self] in insertStep(text, previous: previous) }
-            stopLock.unlock()
+            // After `stop`, keys.
+            guard let step = try? thread.sync({ [self] in insertStep(text, previous: previous) }) else { return .useKeys }
             switch step {
             case .done(let result): return result
             case .waiting(let read): previous = read
             }
-            if monotonicNanoseconds() > deadline { return .useKeys }
+            if MonotonicClock.now() > deadline { return .useKeys }
             usleep(2_000)
         }
     }
@@ -142,13 +142,14 @@ extension DesktopAccess {
     /// One look at the field: the keys sent before have arrived (FieldTyping.keysArrived), and
     /// the text is inserted; or not yet.
     private func insertStep(_ text: String, previous: FieldState?) -> InsertStep {
+        thread.preconditionOnThread()
         guard fieldTyping.insertable, let id = fieldID, let field = fieldObject(id),
               let now = Atspi.fieldState(field) else { return .done(.useKeys) }
         if fieldTyping.keysInFlight {
             // Each read is a call of its own: a key landing between them shows as a change.
             let text = fieldTyping.expected == nil ? nil : Atspi.textBeforeCaret(field)
             guard Atspi.fieldState(field) == now else { return .waiting(now) }
-            if !fieldTyping.keysArrived(now, textBeforeCaret: text, previous: previous, at: monotonicNanoseconds()) { return .waiting(now) }
+            if !fieldTyping.keysArrived(now, textBeforeCaret: text, previous: previous, at: MonotonicClock.now()) { return .waiting(now) }
         }
         // Typing replaces a selection; an insert would not.
         if now.selected { return .done(.useKeys) }
@@ -176,11 +177,9 @@ extension DesktopAccess {
 
 extension DesktopAccess {
     /// The whole text of the field followed (up to 10 000 characters); nil without one.
+    /// Nil after `stop` too.
     public func fieldText() -> String? {
-        stopLock.lock()
-        defer { stopLock.unlock() }
-        if stopped { return nil }
-        return thread.sync { [self] in fieldID.flatMap { fieldObject($0) }.flatMap { Atspi.text($0, limit: 10_000) } }
+        (try? thread.sync { [self] in fieldID.flatMap { fieldObject($0) }.flatMap { Atspi.text($0, limit: 10_000) } }) ?? nil
     }
 }
 

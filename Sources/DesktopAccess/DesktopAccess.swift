@@ -3,15 +3,18 @@ import Glibc
 #endif
 import CAtspi
 import ScanCore
+import ScanHost
+import ScanHost
 
 /// The live desktop as an element source: the accessibility tree of the active window read
 /// into ElementTrees, re-read when the applications report changes, and the engine's
 /// actions performed on the real widgets. Every libatspi call runs on one thread of its
-/// own (AtspiThread); callers get finished values, and `perform` never waits.
+/// own (AtspiThread); callers get finished values, and `perform` never waits. After `stop`,
+/// every call returns at once: an error, nothing, or is dropped.
 public final class DesktopAccess: @unchecked Sendable {
-    let thread: AtspiThread
+    let thread: SerialThread
 
-    // Confined to the AT-SPI thread.
+    // Confined to the AT-SPI thread (checked where it is entered).
     private var handles: [String: LiveHandle] = [:]
     private var elements: [String: AccessibleRef] = [:]
     /// The last snapshot handed on: a change to one element is applied to it.
@@ -32,16 +35,16 @@ public final class DesktopAccess: @unchecked Sendable {
     private var following = false
     private var appName: String?
     private var onChange: ((DesktopSnapshot) -> Void)?
-    private var refreshAt: UInt64?
-    private var lastRefreshStart: UInt64 = 0
+    private var refreshAt: ScanInstant?
+    private var lastRefreshStart = ScanInstant.zero
     /// The scanned window's application, and the frames of what it shows, by id.
     private var scannedBus: String?
     private var lastFrames: [String: Rect] = [:]
     private var eventRects: [String: Rect] = [:]
     private var listeners: [UnsafeMutablePointer<AtspiEventListener>] = []
-    /// Applications that did not answer in time (bus name → monotonic ns until which they
-    /// are passed over), so one stopped application cannot stall every refresh.
-    private var unresponsive: [String: UInt64] = [:]
+    /// Applications that did not answer in time (bus name → when they are no longer passed
+    /// over), so one stopped application cannot stall every refresh.
+    private var unresponsive: [String: ScanInstant] = [:]
     private var knownApps: [String: App] = [:]
     /// An action sent to an application that did not answer in time, by its bus name: it is
     /// still queued there and happens when the application answers, so no other is sent to
@@ -76,12 +79,11 @@ public final class DesktopAccess: @unchecked Sendable {
     /// What is known of the field for inserting text into it (DesktopAccess+Insert).
     var fieldTyping = FieldTyping() { didSet { fieldInsertable.set(fieldTyping.insertable) } }
     /// Whether it is worth asking the AT-SPI thread for an insert (read on the keys' queue).
-    let fieldInsertable = LockedFlag()
+    let fieldInsertable = Locked(false)
 
-    let stopLock = NSLockish()
-    private(set) var stopped = false
+    private let stopped = Locked(false)
 
-    private init(thread: AtspiThread) { self.thread = thread }
+    private init(thread: SerialThread) { self.thread = thread }
 
     /// Connects to the accessibility bus, or says how to make it reachable.
     public static func connect() throws(DesktopError) -> DesktopAccess {
@@ -96,16 +98,21 @@ public final class DesktopAccess: @unchecked Sendable {
         var err: UnsafeMutablePointer<GError>?
         _ = atspi_accessible_get_child_count(desktop.pointer, &err)
         if err != nil { g_error_free(err); throw .noBus }
-        return DesktopAccess(thread: AtspiThread())
+        do { return DesktopAccess(thread: try AtspiThread.start()) } catch {
+            throw DesktopError(description: "Error: the accessibility thread could not be started: \(error).")
+        }
     }
 
-    /// Ends following and the AT-SPI thread; later calls do nothing.
+    /// Ends following and the AT-SPI thread; later calls return at once (an error, nothing,
+    /// or are dropped).
     public func stop() {
-        stopLock.lock()
-        defer { stopLock.unlock() }
-        guard !stopped else { return }
-        stopped = true
-        thread.sync { [self] in
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        // The last job: whatever was queued before it has run.
+        try? thread.sync { [self] in
             following = false
             for l in listeners {
                 for t in Self.eventTypes {
@@ -127,23 +134,23 @@ public final class DesktopAccess: @unchecked Sendable {
 
     /// Every application on the bus with its showing windows.
     public func applications() -> [DesktopApplication] {
-        thread.sync { [self] in readApplications().map { $0.info } }
+        (try? thread.sync { [self] in readApplications().map { $0.info } }) ?? []
     }
 
     /// The window that would be scanned, or why there is none.
     public func choose(app: String?) -> Result<WindowChoice, DesktopError> {
-        thread.sync { [self] in
+        do { return try thread.sync { [self] in
             let apps = readApplications()
             guard let c = chooseWindow(apps, app: app) else {
                 return .failure(.noApplication(app, known: apps.map(\.info.name)))
             }
             return .success(WindowChoice(application: c.app.info.name, window: c.window.info, reason: c.reason))
-        }
+        } } catch { return .failure(.stopped) }
     }
 
     /// The chosen window read once.
     public func snapshot(app: String?) -> Result<DesktopSnapshot, DesktopError> {
-        thread.sync { [self] in
+        do { return try thread.sync { [self] in
             let apps = readApplications()
             guard let c = chooseWindow(apps, app: app) else {
                 return .failure(.noApplication(app, known: apps.map(\.info.name)))
@@ -153,20 +160,21 @@ public final class DesktopAccess: @unchecked Sendable {
             } catch {
                 return .failure(DesktopError(description: "Error: reading the window '\(c.window.info.title)' of '\(c.app.info.name)' failed: \(error)."))
             }
-        }
+        } } catch { return .failure(.stopped) }
     }
 
     /// Follows the chosen window: `onChange` (on the AT-SPI thread) receives a new snapshot
     /// each time what would be scanned changes: the window's content, or another window.
-    /// The first snapshot is returned (nil when no window can be scanned yet).
+    /// The first snapshot is returned (nil when no window can be scanned yet, or after
+    /// `stop`).
     public func follow(app: String?, onChange: @escaping @Sendable (DesktopSnapshot) -> Void) -> DesktopSnapshot? {
-        thread.sync { [self] in
+        try? thread.sync { [self] in
             appName = app
             following = true
             self.onChange = onChange
             registerListeners()
             return refresh(deliver: false)
-        }
+        } ?? nil
     }
 
     // MARK: - Acting
@@ -194,6 +202,7 @@ public final class DesktopAccess: @unchecked Sendable {
     }
 
     private func perform(_ effect: Effect) {
+        thread.preconditionOnThread()
         var what = "the action"
         var bus: String?
         do {
@@ -284,8 +293,9 @@ public final class DesktopAccess: @unchecked Sendable {
     struct Window { let ref: AccessibleRef; var info: DesktopWindow; var popup: Bool }
 
     func readApplications() -> [App] {
+        thread.preconditionOnThread()
         guard let desktop = Atspi.desktop(), let apps = try? Atspi.children(desktop) else { return [] }
-        let now = monotonicNanoseconds()
+        let now = MonotonicClock.now()
         var out: [App] = []
         for a in apps {
             let bus = a.busName
@@ -324,7 +334,7 @@ public final class DesktopAccess: @unchecked Sendable {
                                windows: windows, gtk4: gtk4))
             } catch {
                 if error.isTimeout {
-                    unresponsive[bus] = now + 3_000_000_000
+                    unresponsive[bus] = now + .seconds(3)
                     if let known = knownApps[bus] { out.append(known) }
                 }
             }
@@ -480,6 +490,7 @@ public final class DesktopAccess: @unchecked Sendable {
     /// application; a bounds change only when it moves something scanned (animated widgets,
     /// a spinner, a pulsing progress bar, report their unchanged bounds many times a second).
     private func changed(type: String, bus: String, id: String, rect: Rect?) {
+        thread.preconditionOnThread()
         // Applications and windows coming and going, and windows activated (GTK 4 says so
         // only with a state change), count from anywhere.
         let anywhere = (type.hasPrefix("object:children-changed") && id.hasSuffix(":root")) || type.hasPrefix("object:state-changed:active")
@@ -524,13 +535,13 @@ public final class DesktopAccess: @unchecked Sendable {
     /// `coalesceMilliseconds`.
     private func scheduleRefresh() {
         guard following, refreshAt == nil else { return }
-        let now = monotonicNanoseconds()
-        let earliest = lastRefreshStart + UInt64(coalesceMilliseconds) * 1_000_000
-        let delay = max(2, earliest > now ? (earliest - now) / 1_000_000 : 0)
-        refreshAt = now + delay * 1_000_000
+        let now = MonotonicClock.now()
+        let earliest = lastRefreshStart + .milliseconds(Int64(coalesceMilliseconds))
+        let delay = max(2, earliest > now ? (earliest - now).nanoseconds / 1_000_000 : 0)
+        refreshAt = now + .milliseconds(delay)
         thread.after(milliseconds: UInt32(delay)) { [self] in
             refreshAt = nil
-            lastRefreshStart = monotonicNanoseconds()
+            lastRefreshStart = MonotonicClock.now()
             if !wholeWindowChanged && !changedElements.isEmpty && updateElements() { return }
             _ = refresh(deliver: true)
         }
@@ -543,6 +554,7 @@ public final class DesktopAccess: @unchecked Sendable {
     /// `onFieldText`.
     public func followField(_ id: String?) {
         thread.async { [self] in
+            thread.preconditionOnThread()
             fieldID = id
             fieldTyping = FieldTyping(field: id.flatMap { fieldObject($0) })
             if id != nil { scheduleFieldRead() }
@@ -639,9 +651,9 @@ public final class DesktopAccess: @unchecked Sendable {
         }
         let previousNodes = lastNodes, previousWindow = lastWindowID
         // Its application does not answer: scanning goes on with what it showed last.
-        if let until = unresponsive[c.app.ref.busName], until > monotonicNanoseconds() {
+        if let until = unresponsive[c.app.ref.busName], until > MonotonicClock.now() {
             if following {
-                thread.after(milliseconds: UInt32((until - monotonicNanoseconds()) / 1_000_000) + 10) { [self] in
+                thread.after(milliseconds: UInt32(clamping: max(0, (until - MonotonicClock.now()).nanoseconds / 1_000_000) + 10)) { [self] in
                     wholeWindowChanged = true
                     scheduleRefresh()
                 }
@@ -655,7 +667,7 @@ public final class DesktopAccess: @unchecked Sendable {
         } catch {
             // The application stopped answering mid-read (or its window went as it was read):
             // keep scanning what was known, and look again later.
-            if error.isTimeout { unresponsive[c.app.ref.busName] = monotonicNanoseconds() + 3_000_000_000 }
+            if error.isTimeout { unresponsive[c.app.ref.busName] = MonotonicClock.now() + .seconds(3) }
             lastNodes = previousNodes
             lastWindowID = previousWindow
             if following {
@@ -667,27 +679,4 @@ public final class DesktopAccess: @unchecked Sendable {
             return nil
         }
     }
-}
-
-func monotonicNanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}
-
-/// A flag read and set from several threads.
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLockish()
-    private var value = false
-    func set(_ v: Bool) { lock.lock(); value = v; lock.unlock() }
-    func get() -> Bool { lock.lock(); defer { lock.unlock() }; return value }
-}
-
-/// A pthread mutex (DesktopAccess has no Foundation).
-final class NSLockish: @unchecked Sendable {
-    private var m = pthread_mutex_t()
-    init() { pthread_mutex_init(&m, nil) }
-    deinit { pthread_mutex_destroy(&m) }
-    func lock() { pthread_mutex_lock(&m) }
-    func unlock() { pthread_mutex_unlock(&m) }
 }

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanHost
 
 /// The engine running in real time: it lives on a RealTimeQueue, which alone touches it (no
 /// locks); inputs arrive from reader threads with their kernel timestamps; the queue's one
@@ -75,17 +76,20 @@ public final class LiveScanner: @unchecked Sendable {
         queue.async { [self] in engine.setWindows(windows) }
     }
 
-    /// Reads engine state on its queue (not from the queue itself).
-    public func inspect<T>(_ body: @escaping (ScanEngine) -> T) -> T {
-        queue.sync { [self] in body(engine) }
+    /// Reads engine state on its queue (not from the queue itself); throws once the queue
+    /// has stopped.
+    public func inspect<T>(_ body: @escaping (ScanEngine) -> T) throws(ThreadStopped) -> T {
+        try queue.sync { [self] in body(engine) }
     }
 
-    public var lateTicks: Int { inspect { $0.lateTicks } }
+    /// 0 once the queue has stopped.
+    public var lateTicks: Int { (try? inspect { $0.lateTicks }) ?? 0 }
 
     /// Whether any switch is held (an exclusive grab waits for none).
-    public var anySwitchDown: Bool { inspect { $0.anySwitchDown } }
+    public var anySwitchDown: Bool { (try? inspect { $0.anySwitchDown }) ?? false }
 
     private func output(_ effects: [TimedEffect]) {
+        queue.preconditionOnQueue()
         if !effects.isEmpty { deliver(effects) }
         rearm()
     }

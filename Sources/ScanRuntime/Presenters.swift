@@ -3,15 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import ScanCore
-
-/// Shows or forwards effects. Called on one serial Dispatch queue, which confines its state
-/// (hence Sendable by that convention): presenting is not time-critical, since the engine
-/// has already decided everything by timestamp.
-public protocol EffectPresenter: AnyObject, Sendable {
-    func present(_ effects: [TimedEffect]) throws
-    /// Leaves the output as it was found (the terminal restored, sockets closed).
-    func finish()
-}
+import ScanHost
 
 public struct PresenterError: Error, CustomStringConvertible {
     public var description: String
@@ -64,7 +56,7 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
     let path: String
     let listener: Int32
     var clients: [Client] = []
-    let lock = NSLockLike()
+    let lock = Lock()
     var acceptSource: DispatchSourceRead?
     let warn: @Sendable (String) -> Void
     let origin: ScanInstant
@@ -114,7 +106,7 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
             guard client >= 0 else { return }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-            self.lock.locked { self.clients.append(Client(fd: client)) }
+            self.lock.withLock { self.clients.append(Client(fd: client)) }
         }
         source.activate()
         acceptSource = source
@@ -125,7 +117,7 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
         for e in effects { text += EffectJSON.line(e, origin: origin); text += "\n" }
         let bytes = Array(text.utf8)
         var dropped: [String] = []
-        lock.locked {
+        lock.withLock {
             clients = clients.compactMap { client in
                 var c = client
                 c.pending += bytes
@@ -158,11 +150,11 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
     }
 
     /// Front ends connected now.
-    public var clientCount: Int { lock.locked { clients.count } }
+    public var clientCount: Int { lock.withLock { clients.count } }
 
     public func finish() {
         acceptSource?.cancel()
-        lock.locked {
+        lock.withLock {
             for c in clients { close(c.fd) }
             clients.removeAll()
         }
@@ -177,16 +169,4 @@ public final class FanOutPresenter: EffectPresenter, @unchecked Sendable {
     public init(_ presenters: [EffectPresenter]) { self.presenters = presenters }
     public func present(_ effects: [TimedEffect]) throws { for p in presenters { try p.present(effects) } }
     public func finish() { for p in presenters { p.finish() } }
-}
-
-/// A pthread mutex with a closure helper (Foundation's NSLock without Foundation).
-final class NSLockLike: @unchecked Sendable {
-    private var m = pthread_mutex_t()
-    init() { pthread_mutex_init(&m, nil) }
-    deinit { pthread_mutex_destroy(&m) }
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&m)
-        defer { pthread_mutex_unlock(&m) }
-        return try body()
-    }
 }

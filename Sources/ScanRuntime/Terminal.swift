@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CSys
 import ScanCore
+import ScanHost
 
 /// The terminal's settings as found, restored on every way out: quit, a signal, an error,
 /// and (as a last resort) process exit. Raw mode keeps ISIG, so Ctrl-C still raises SIGINT,
@@ -74,60 +75,55 @@ public enum TerminalState {
     }
 }
 
-/// The terminal's keyboard as switches, read on a dedicated thread blocked in poll() (with
-/// an eventfd to stop it). Keys: space or Enter select, Tab next, Shift-Tab previous, m menu,
-/// Esc exit, t toggle mode, p pause, q quit; arrows move too.
+/// The terminal's keyboard as switches, read on a thread of its own blocked in poll() (a
+/// SerialThread with a PollWaiter, whose eventfd stops it). Keys: space or Enter select,
+/// Tab next, Shift-Tab previous, m menu, Esc exit, t toggle mode, p pause, q quit; arrows
+/// move too.
 public final class KeyboardInput: @unchecked Sendable {
     public enum Key: Equatable, Sendable { case action(SwitchAction), quit, endOfInput }
 
     let fd: Int32
-    let stopFD: Int32
-    var thread = pthread_t()
     let handler: (Key, ScanInstant) -> Void
-    private var running = false
+    private let waiter: PollWaiter
+    private var thread: SerialThread?
+    // The reader thread's own.
+    private var buffer = [UInt8](repeating: 0, count: 256)
 
     public init(fd: Int32 = 0, handler: @escaping (Key, ScanInstant) -> Void) throws {
         self.fd = fd
         self.handler = handler
-        let e = csys_eventfd(0)
-        guard e >= 0 else { throw PresenterError(description: "While creating an eventfd: \(errnoName(-e))") }
-        stopFD = e
+        do { waiter = try PollWaiter() } catch { throw PresenterError(description: "While reading the keyboard: \(error)") }
     }
 
-    deinit { close(stopFD) }
-
-    public func start() {
-        running = true
-        let box = Unmanaged.passRetained(ThreadStart { [self] in loop() }).toOpaque()
-        _ = pthread_create(&thread, nil, { raw in
-            Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, box)
-    }
-
-    public func stop() {
-        guard running else { return }
-        running = false
-        var one: UInt64 = 1
-        _ = write(stopFD, &one, 8)
-        if pthread_equal(pthread_self(), thread) == 0 { pthread_join(thread, nil) }
-    }
-
-    private func loop() {
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while true {
-            let rc = poll(&fds, 2, -1)
-            if rc < 0 { if errno == EINTR { continue }; break }
-            if fds[1].revents != 0 { break }
-            guard fds[0].revents != 0 else { continue }
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            let now = MonotonicClock.now()
-            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-            if n <= 0 { handler(.endOfInput, now); break }
-            for key in Self.parse(Array(buffer[0..<n])) { handler(key, now) }
+    public func start() throws {
+        guard thread == nil else { return }
+        let t: SerialThread
+        do { t = try SerialThread(name: "switchscan.keys", body: .waiter(waiter)) } catch {
+            throw PresenterError(description: "While reading the keyboard: \(error)")
         }
+        thread = t
+        // The reader holds the object until `stop`.
+        t.async { [self, waiter, fd] in waiter.addReader(fd) { [self] fd in read(fd) } }
+    }
+
+    /// Ends reading; from the reader's own handler too.
+    public func stop() {
+        guard let thread else { return }
+        thread.async { [waiter, fd] in waiter.removeReader(fd) }
+        thread.stop()
+    }
+
+    private func read(_ fd: Int32) {
+        thread?.preconditionOnThread()
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        let now = MonotonicClock.now()
+        if n < 0 && (errno == EINTR || errno == EAGAIN) { return }
+        if n <= 0 {
+            waiter.removeReader(fd)
+            handler(.endOfInput, now)
+            return
+        }
+        for key in Self.parse(Array(buffer[0..<n])) { handler(key, now) }
     }
 
     /// Bytes of one read into keys. An Esc alone is the exit key; Esc [ … is a sequence.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import ScanCore
+import ScanHost
 
 /// Draws the screen in the terminal: the layout's frames as boxes scaled to the window, the
 /// highlight, the scanner menu and the point-mode crosshair (sampled at 30 frames a second
@@ -56,6 +57,7 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     }
 
     public func present(_ effects: [TimedEffect]) throws {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !finished else { return }
         for e in effects { apply(e) }
         try render()

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ScanCore
+import ScanHost
 
 /// What `onSpeechBegin` reports: a highlight's speech (or its click) began to sound.
 public struct SpeechBegin: Sendable, Hashable {
@@ -20,23 +21,23 @@ public struct SpeechBegin: Sendable, Hashable {
 /// One presenter's BEGIN bookkeeping: the highlight whose speech is awaited, and who hears
 /// of it.
 final class BeginSink: @unchecked Sendable {
-    private let lock = SpeechLock()
+    private let lock = Lock()
     private var handler: (@Sendable (SpeechBegin) -> Void)?
     private var awaited: (text: String, effectTime: ScanInstant, received: ScanInstant, after: Int)?
 
     var onBegin: (@Sendable (SpeechBegin) -> Void)? {
-        get { lock.locked { handler } }
-        set { lock.locked { handler = newValue } }
+        get { lock.withLock { handler } }
+        set { lock.withLock { handler = newValue } }
     }
 
     /// Called before the highlight is sent: a BEGIN for a message id above `after` (ids of
     /// earlier messages) is its.
     func expect(text: String, effectTime: ScanInstant, received: ScanInstant, after: Int) {
-        lock.locked { awaited = (text, effectTime, received, after) }
+        lock.withLock { awaited = (text, effectTime, received, after) }
     }
 
     func began(messageID: Int, at now: ScanInstant) {
-        let report: (SpeechBegin, @Sendable (SpeechBegin) -> Void)? = lock.locked {
+        let report: (SpeechBegin, @Sendable (SpeechBegin) -> Void)? = lock.withLock {
             guard let a = awaited, messageID > a.after else { return nil }
             awaited = nil
             guard let handler else { return nil }
@@ -50,10 +51,10 @@ final class BeginSink: @unchecked Sendable {
 /// their presenter here, by the client id each event carries.
 final class BeginRegistry: @unchecked Sendable {
     static let shared = BeginRegistry()
-    private let lock = SpeechLock()
+    private let lock = Lock()
     private var sinks: [Int: BeginSink] = [:]
 
-    func add(_ sink: BeginSink, client: Int) { lock.locked { sinks[client] = sink } }
-    func remove(client: Int) { lock.locked { sinks[client] = nil } }
-    func sink(client: Int) -> BeginSink? { lock.locked { sinks[client] } }
+    func add(_ sink: BeginSink, client: Int) { lock.withLock { sinks[client] = sink } }
+    func remove(client: Int) { lock.withLock { sinks[client] = nil } }
+    func sink(client: Int) -> BeginSink? { lock.withLock { sinks[client] } }
 }

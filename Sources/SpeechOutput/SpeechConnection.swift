@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CSpeechd
 import ScanCore
-import ScanRuntime
+import ScanHost
 
 /// Where speech-dispatcher listens (as in SPEECHD_ADDRESS: `unix_socket:/path`,
 /// `inet_socket:host:port`).

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import ScanCore
-import ScanRuntime
+import ScanHost
 
 /// The sounds, as speech-dispatcher sound icons: file names in the folder its output module
 /// plays them from (Debian's `sound-icons` package; the espeak-ng and generic modules read

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import ScanCore
-import ScanRuntime
+import ScanHost
 
 /// The presenter's own thread, where every libspeechd call runs: opening may take a quarter
 /// of a second (longer when the server is started), and a stuck server blocks a call
@@ -16,46 +16,47 @@ final class SpeechThread: @unchecked Sendable {
         case close
     }
 
-    private let lock = SpeechLock()
-    private let wake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let thread: SerialThread?
+    private let lock = Lock()
+    // Under `lock`: the jobs not yet taken, so that a new highlight can replace older ones.
     private var jobs: [Job] = []
-    private var exited = false
     private var stopped = false
+    private let exited = OneShot<Void>()
     private let perform: (Job) -> Bool
 
     /// `perform` runs each job on the thread; when it returns false (no speech-dispatcher,
     /// or it went away) the thread drops everything and ends.
     init(perform: @escaping (Job) -> Bool) {
         self.perform = perform
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(wake, &attributes)
-        pthread_condattr_destroy(&attributes)
-        let thread = spawnThread { [self] in run() }
-        pthread_detach(thread)
-    }
-
-    deinit {
-        pthread_cond_destroy(wake)
-        wake.deallocate()
+        thread = try? SerialThread(name: "switchscan.speech") {
+            var pipe = sigset_t()
+            sigemptyset(&pipe)
+            sigaddset(&pipe, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipe, nil)
+        }
+        if thread == nil {
+            stopped = true
+            exited.set(())
+        }
     }
 
     /// Whether jobs are still taken (false once speech-dispatcher failed or after close).
-    var isRunning: Bool { lock.locked { !stopped } }
+    var isRunning: Bool { lock.withLock { !stopped } }
 
     /// Queues a job. A highlight replaces highlights not yet sent: speech-dispatcher would
     /// cancel them anyway, and a slow server must not make the queue grow.
     func submit(_ job: Job) {
-        lock.locked {
-            guard !stopped else { return }
+        let queued: Bool = lock.withLock {
+            guard !stopped else { return false }
             if case .say(let u) = job, u.isHighlight {
                 jobs.removeAll { if case .say(let old) = $0 { return old.isHighlight } else { return false } }
             }
             if case .close = job { stopped = true }
             jobs.append(job)
-            pthread_cond_broadcast(wake)
+            return true
         }
+        // One run per job submitted; a run finds fewer jobs when some were replaced.
+        if queued { thread?.async { [self] in runNext() } }
     }
 
     /// Closes after the queued jobs; waits for that at most `timeout` (a hung server must not
@@ -63,51 +64,24 @@ final class SpeechThread: @unchecked Sendable {
     @discardableResult
     func close(timeout: ScanDuration) -> Bool {
         submit(.close)
-        let deadline = MonotonicClock.now() + timeout
-        var ts = timespec(tv_sec: Int(deadline.nanoseconds / 1_000_000_000), tv_nsec: Int(deadline.nanoseconds % 1_000_000_000))
-        return lock.locked {
-            while !exited {
-                if pthread_cond_timedwait(wake, lock.pointer, &ts) == ETIMEDOUT { return exited }
-            }
-            return true
-        }
+        return exited.wait(until: MonotonicClock.now() + timeout) != nil
     }
 
-    private func run() {
-        var pipe = sigset_t()
-        sigemptyset(&pipe)
-        sigaddset(&pipe, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &pipe, nil)
-        while true {
-            let job: Job = lock.locked {
-                while jobs.isEmpty { pthread_cond_wait(wake, lock.pointer) }
-                return jobs.removeFirst()
+    private func runNext() {
+        thread?.preconditionOnThread()
+        let job: Job? = lock.withLock { jobs.isEmpty ? nil : jobs.removeFirst() }
+        guard let job else { return }
+        let goOn = perform(job)
+        var closing = false
+        if case .close = job { closing = true }
+        if closing || !goOn {
+            lock.withLock {
+                stopped = true
+                jobs.removeAll()
             }
-            let goOn = perform(job)
-            var closing = false
-            if case .close = job { closing = true }
-            if closing || !goOn {
-                lock.locked {
-                    stopped = true
-                    jobs.removeAll()
-                    exited = true
-                    pthread_cond_broadcast(wake)
-                }
-                return
-            }
+            // Not joined: the caller may have given up on a hung server already.
+            thread?.stop()
+            exited.set(())
         }
-    }
-}
-
-/// A pthread mutex around a closure (Foundation's NSLock without Foundation). Allocated,
-/// so that the mutex never moves.
-final class SpeechLock: @unchecked Sendable {
-    let pointer = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    init() { pthread_mutex_init(pointer, nil) }
-    deinit { pthread_mutex_destroy(pointer); pointer.deallocate() }
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(pointer)
-        defer { pthread_mutex_unlock(pointer) }
-        return try body()
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ScanCore
+import ScanHost
 import ScanFormats
 
 /// The switch devices in use: opened through their profile mapping, read on the sink's
@@ -35,7 +36,7 @@ public final class SwitchDevices: @unchecked Sendable {
     let only: Set<String>?
     private var open: [String: Open] = [:]   // by node; engine queue only
     private var nextID = 1
-    private let idLock = NSLock()
+    private let idLock = Lock()
     private let control = DispatchQueue(label: "switchscan.devices")
     private var monitor: Udev.Monitor?
     private var monitorSource: DispatchSourceRead?
@@ -84,6 +85,7 @@ public final class SwitchDevices: @unchecked Sendable {
         let state = Open(device: device, decoder: SwitchDecoder(mapping: mapping, deviceID: id, axisRanges: device.axisRanges(codes)),
                          switchCodes: codes, wantsGrab: grab)
         sink.perform { [self] in
+            sink.preconditionOnThread()
             if let old = open[d.node] { sink.detach(fd: old.device.fd) }
             open[d.node] = state
             tryGrab(state)
@@ -110,7 +112,7 @@ public final class SwitchDevices: @unchecked Sendable {
         do { try state.device.grab() } catch { log("\(state.device.path): \(error.description)") }
     }
 
-    public var openNodes: [String] { sink.performAndWait { [self] in open.keys.sorted() } }
+    public var openNodes: [String] { sink.performAndWait { [self] in open.keys.sorted() } ?? [] }
 
     /// Follows hotplug: new devices are opened with their profile, vanished ones released.
     public func followHotplug(_ udev: Udev) throws(InputError) {
@@ -136,6 +138,7 @@ public final class SwitchDevices: @unchecked Sendable {
 
     public func remove(_ node: String) {
         sink.perform { [self] in
+            sink.preconditionOnThread()
             guard let state = open.removeValue(forKey: node) else { return }
             sink.detach(fd: state.device.fd)
             for e in state.decoder.releaseAll(at: sink.now) { sink.submit(e) }
@@ -147,12 +150,14 @@ public final class SwitchDevices: @unchecked Sendable {
     public func closeAll() {
         monitorSource?.cancel()
         monitorSource = nil
-        sink.performAndWait { [self] in
+        let release = { [self] in
             for (_, state) in open {
                 sink.detach(fd: state.device.fd)
                 state.device.ungrab()
             }
             open.removeAll()
         }
+        // Once the sink's thread has ended, nothing else touches the devices: released here.
+        if sink.performAndWait(release) == nil { release() }
     }
 }

@@ -6,8 +6,9 @@ import ScanCore
 public protocol SwitchEventSink: AnyObject, Sendable {
     /// Runs `body` on the sink's thread, after what is queued there.
     func perform(_ body: @escaping @Sendable () -> Void)
-    /// Runs `body` on the sink's thread and waits for it (not from that thread).
-    func performAndWait<T>(_ body: @escaping () -> T) -> T
+    /// Runs `body` on the sink's thread and waits for it (not from that thread); nil, without
+    /// running it, once that thread has ended.
+    func performAndWait<T>(_ body: @escaping () -> T) -> T?
     /// Reads `fd` on the sink's thread whenever it is readable: `decode` returns the events
     /// read and whether the source is gone (its fd is then no longer polled).
     func attach(fd: Int32, decode: @escaping (Int32) -> (events: [SwitchEvent], gone: Bool))
@@ -16,4 +17,12 @@ public protocol SwitchEventSink: AnyObject, Sendable {
     func submit(_ event: SwitchEvent)
     /// The clock of the events' timestamps (CLOCK_MONOTONIC).
     var now: ScanInstant { get }
+    /// Stops the program when called off the sink's thread: asserted where the devices'
+    /// state, confined to it, is entered.
+    func preconditionOnThread()
+}
+
+extension SwitchEventSink {
+    /// A sink that runs `perform` in place (tests) has no thread to check.
+    public func preconditionOnThread() {}
 }

@@ -3,13 +3,14 @@ import Glibc
 #endif
 import CEvdev
 import ScanFormats
+import ScanHost
 
 /// A virtual input device made through uinput from a libevdev description, destroyed with
 /// the value. Writes are serialised: callable from any thread.
 final class UinputDevice: @unchecked Sendable {
     private let device: OpaquePointer
     private let uinput: OpaquePointer
-    private var mutex = pthread_mutex_t()
+    private let lock = Lock()
 
     /// `what`: "a uinput pointer", for messages; `alternative`: what to use instead where
     /// /dev/uinput is not open to the user. `describe` enables the device's events.
@@ -31,13 +32,11 @@ final class UinputDevice: @unchecked Sendable {
         }
         device = dev
         uinput = ui
-        pthread_mutex_init(&mutex, nil)
     }
 
     deinit {
         libevdev_uinput_destroy(uinput)
         libevdev_free(device)
-        pthread_mutex_destroy(&mutex)
     }
 
     /// The device node the kernel gave it (/dev/input/eventN), where known.
@@ -48,8 +47,8 @@ final class UinputDevice: @unchecked Sendable {
     /// Writes the events `batch` makes, as one batch: `batch` runs under the device's lock,
     /// so it may read and update its caller's state. False if the kernel refused any.
     func write(_ batch: () -> [Event]) -> Bool {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         var ok = true
         for e in batch() where libevdev_uinput_write_event(uinput, e.type, e.code, e.value) != 0 { ok = false }
         return ok

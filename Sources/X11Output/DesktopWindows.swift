@@ -3,12 +3,13 @@ import Glibc
 #endif
 import CX11
 import ScanCore
+import ScanHost
 
 /// The desktop's windows as the window manager lists them (EWMH, which every common X11
 /// window manager speaks): followed as they come, go, change title or state, and switched
-/// to, closed, minimised and maximised on request. A thread of its own owns its X
-/// connection and sleeps in poll() on it and on a wake-up pipe: nothing here ever runs on
-/// the engine's thread or blocks the presenters.
+/// to, closed, minimised and maximised on request. A thread of its own (a SerialThread
+/// polling the X connection) owns its X connection: nothing here ever runs on the engine's
+/// thread or blocks the presenters.
 public final class DesktopWindows: @unchecked Sendable {
     /// Called on the watcher's thread with every new list (and once with the first one);
     /// given to `start`.
@@ -17,18 +18,15 @@ public final class DesktopWindows: @unchecked Sendable {
     private let report: @Sendable (String) -> Void
     private let x: X11Display
     private let atoms: Atoms
-    /// Open for the object's whole life, so a late `perform` never writes to a reused fd.
-    private let wake: (read: Int32, write: Int32)
-    private var thread: pthread_t?
-
-    // Shared with the watcher's thread, under `mutex`.
-    private var mutex = pthread_mutex_t()
-    private var pending: [(WindowCommand, String)] = []
-    private var stopping = false
+    private let waiter: PollWaiter
+    private let lock = Lock()
+    private var thread: SerialThread?   // under `lock`
+    private var stopped = false         // under `lock`
 
     // The watcher's own.
     private var last: [ManagedWindow]?
     private var watched = Set<Window>()
+    private var ended = false
 
     /// Fails when the display cannot be opened or no EWMH window manager runs on it (the
     /// list and the commands both need one).
@@ -39,95 +37,79 @@ public final class DesktopWindows: @unchecked Sendable {
             x.close()
             throw X11Error("no window manager on X display '\(x.name)' lists its windows (EWMH _NET_CLIENT_LIST), so the Windows page is not offered. Hint: run a window manager such as openbox, xfwm4, mutter or kwin.")
         }
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else {
+        do { waiter = try PollWaiter() } catch {
             x.close()
-            throw X11Error("cannot create a pipe for the window watcher: \(String(cString: strerror(errno)))")
-        }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            throw X11Error("cannot make the window watcher: \(error)")
         }
         self.x = x
         self.atoms = atoms
         self.report = report
-        wake = (fds[0], fds[1])
-        pthread_mutex_init(&mutex, nil)
     }
 
-    deinit {
-        stop()
-        close(wake.read)
-        close(wake.write)
-        pthread_mutex_destroy(&mutex)
-    }
+    deinit { stop() }
 
     /// Starts following the windows: `onChange` gets the first list and every new one, on
     /// the watcher's thread.
     public func start(onChange: @escaping @Sendable ([ManagedWindow]) -> Void) {
-        guard thread == nil else { return }
-        self.onChange = onChange
-        // The watcher's thread holds the object while it runs; `stop` joins it.
-        let box = Unmanaged.passRetained(self)
-        var t = pthread_t()
-        let made = pthread_create(&t, nil, { raw in
-            let me = Unmanaged<DesktopWindows>.fromOpaque(raw!).takeRetainedValue()
-            me.watch()
-            return nil
-        }, box.toOpaque())
-        if made == 0 { thread = t } else { box.release() }
+        lock.withLock {
+            guard thread == nil, !stopped else { return }
+            self.onChange = onChange
+            // The thread holds the object (its reader does) until `stop`.
+            guard let t = try? SerialThread(name: "switchscan.windows", body: .waiter(waiter)) else {
+                report("The window list is not followed: its thread could not be started.")
+                return
+            }
+            thread = t
+            t.async { [self] in begin() }
+        }
     }
 
     /// Asks for `command` on the window with `id` ("0x…"). Returns at once; a failure is
     /// reported.
     public func perform(_ command: WindowCommand, window id: String) {
-        pthread_mutex_lock(&mutex)
-        pending.append((command, id))
-        pthread_mutex_unlock(&mutex)
-        poke()
+        let t = lock.withLock { thread }
+        t?.async { [self] in
+            guard !ended else { return }
+            carryOut(command, id)
+            readEvents()
+        }
     }
 
     /// Stops the watcher and closes its connection. Idempotent.
     public func stop() {
-        pthread_mutex_lock(&mutex)
-        let was = stopping
-        stopping = true
-        pthread_mutex_unlock(&mutex)
-        guard !was else { return }
-        poke()
-        if let t = thread {
-            // The last reference may go on the watcher's own thread: it cannot join itself.
-            if pthread_equal(t, pthread_self()) != 0 { pthread_detach(t) } else { pthread_join(t, nil) }
-            thread = nil
+        let (first, t): (Bool, SerialThread?) = lock.withLock {
+            defer { stopped = true }
+            return (!stopped, thread)
         }
-        x.close()
-    }
-
-    private func poke() {
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
+        guard first else { return }
+        guard let t else { return x.close() }
+        // The last job, on the thread (which may be the caller's): let go of the reader,
+        // which holds the object, and close the connection where it is used.
+        t.async { [self] in
+            ended = true
+            waiter.removeReader(XConnectionNumber(x.pointer))
+            x.close()
+        }
+        t.stop()
     }
 
     // MARK: - the watcher's thread
 
-    private func watch() {
+    private func begin() {
+        thread?.preconditionOnThread()
         let d = x.pointer
         XSelectInput(d, x.root, PropertyChangeMask)
         refresh()
-        let xfd = XConnectionNumber(d)
-        while true {
-            pthread_mutex_lock(&mutex)
-            let stop = stopping
-            let commands = pending
-            pending.removeAll()
-            pthread_mutex_unlock(&mutex)
-            if stop { return }
-            for (command, id) in commands { carryOut(command, id) }
-            if x.isLost {
-                report("The window list is no longer followed: the connection to the X server was lost.")
-                return
-            }
-            // Events already read into Xlib's queue would not wake poll().
+        waiter.addReader(XConnectionNumber(d)) { [self] _ in readEvents() }
+        readEvents()
+    }
+
+    /// Reads what the server sent and follows it. Every call on the connection ends here, so
+    /// no event is left in Xlib's queue, where it would not wake poll().
+    private func readEvents() {
+        guard !ended else { return }
+        let d = x.pointer
+        repeat {
             var changed = false
             var event = XEvent()
             while !x.isLost, XPending(d) > 0 {
@@ -135,14 +117,11 @@ public final class DesktopWindows: @unchecked Sendable {
                 if event.type == PropertyNotify, atoms.followed.contains(event.xproperty.atom) { changed = true }
             }
             if changed { refresh() }
-            if XPending(d) > 0 { continue }
-            var fds = [pollfd(fd: xfd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 2, -1)
-            if fds[1].revents != 0 {
-                var sink = [UInt8](repeating: 0, count: 64)
-                while read(wake.read, &sink, sink.count) > 0 {}
-            }
+        } while !x.isLost && XPending(d) > 0
+        if x.isLost {
+            ended = true
+            waiter.removeReader(XConnectionNumber(d))
+            report("The window list is no longer followed: the connection to the X server was lost.")
         }
     }
 
@@ -163,6 +142,7 @@ public final class DesktopWindows: @unchecked Sendable {
     }
 
     private func carryOut(_ command: WindowCommand, _ id: String) {
+        thread?.preconditionOnThread()
         guard !x.isLost else { return }
         let current = Self.list(x, atoms)
         guard let w = current.first(where: { $0.value.id == id }) else {

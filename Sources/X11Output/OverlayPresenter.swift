@@ -4,7 +4,7 @@ import Glibc
 import CX11
 import Dispatch
 import ScanCore
-import ScanRuntime
+import ScanHost
 
 /// Shows the scan on the real screen (X11): an outline just outside the highlighted item,
 /// the scanner menu in a panel beside it, and point mode's sweep lines across the screen.
@@ -115,9 +115,10 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
     }
 
     public func present(_ effects: [TimedEffect]) throws {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !finished else { return }
-        let cpu0 = threadCPUSeconds()
-        defer { cpuSeconds += threadCPUSeconds() - cpu0 }
+        let cpu0 = threadCPUTime().seconds
+        defer { cpuSeconds += threadCPUTime().seconds - cpu0 }
         var highlightAt: ScanInstant?
         for e in effects {
             apply(e)
@@ -299,8 +300,8 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
             t.schedule(deadline: .now() + .nanoseconds(period), repeating: .nanoseconds(period), leeway: .milliseconds(1))
             t.setEventHandler { [weak self] in
                 guard let self, !self.finished else { return }
-                let cpu0 = threadCPUSeconds()
-                defer { self.cpuSeconds += threadCPUSeconds() - cpu0 }
+                let cpu0 = threadCPUTime().seconds
+                defer { self.cpuSeconds += threadCPUTime().seconds - cpu0 }
                 self.draw(now: self.clock())
                 self.updateFrameTimer()
             }
@@ -314,10 +315,4 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
 
     /// Whether the sweep timer runs (tests: no timer when idle).
     var isAnimating: Bool { frameTimer != nil }
-}
-
-func threadCPUSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CX11
+import ScanHost
 
 /// An X11 failure, said as what was attempted and what to do.
 public struct X11Error: Error, CustomStringConvertible {
@@ -50,18 +51,16 @@ final class X11ErrorLog: @unchecked Sendable {
         var lost = false
     }
 
-    private var mutex = pthread_mutex_t()
+    private let lock = Lock()
     private var entries: [UInt: Entry] = [:]
     /// Kept per connection; older ones are counted, not kept (a loop of failing requests
     /// must not grow memory).
     static let kept = 32
 
-    private init() { pthread_mutex_init(&mutex, nil) }
+    private init() {}
 
     private func locked<T>(_ body: (inout [UInt: Entry]) -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return body(&entries)
+        lock.withLock { body(&entries) }
     }
 
     private static func key(_ d: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(d))) }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CX11
 import ScanCore
+import ScanHost
 
 /// Types text into the window that has the keyboard focus, as key events through the
 /// XTEST extension: each character's key from the current keymap (with Shift for its
@@ -16,7 +17,7 @@ import ScanCore
 /// pieces by the keyboard (a word at a time), which keeps well within ten.
 public final class XTestKeyboard: @unchecked Sendable {
     let x: X11Display
-    private var mutex = pthread_mutex_t()
+    private let lock = Lock()
     /// Keysyms given spare keycodes, oldest first: a character typed again reuses its key.
     private var lent: [(keysym: KeySym, code: UInt32)] = []
     static let spares = 10
@@ -28,10 +29,7 @@ public final class XTestKeyboard: @unchecked Sendable {
             throw X11Error("X display '\(x.name)' has no XTEST extension, so text cannot be typed. Hint: enable XTEST in the X server, or use the uinput keyboard.")
         }
         self.x = x
-        pthread_mutex_init(&mutex, nil)
     }
-
-    deinit { pthread_mutex_destroy(&mutex) }
 
     /// The keysym that types a character: Latin-1 as itself, the rest as Unicode keysyms.
     static func keysym(_ scalar: Unicode.Scalar) -> KeySym {
@@ -46,8 +44,8 @@ public final class XTestKeyboard: @unchecked Sendable {
 
     /// Types `text`; false (with what could not be typed) when a key could not be sent.
     public func type(_ text: String) -> (ok: Bool, missing: String) {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         guard !x.isLost else { return (false, "") }
         let map = keymap()
         var ok = true, missing = ""
@@ -69,8 +67,8 @@ public final class XTestKeyboard: @unchecked Sendable {
     /// Presses a key with modifiers held (Ctrl+Left, Ctrl+V): `key` is a keysym name, or
     /// one character. False when the keymap has no such key or the server refused.
     public func press(_ chord: KeyChord) -> Bool {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         guard !x.isLost else { return false }
         let d = x.pointer
         var sym = chord.key.withCString { XStringToKeysym($0) }
@@ -96,8 +94,8 @@ public final class XTestKeyboard: @unchecked Sendable {
 
     /// Presses Backspace `count` times.
     public func deleteBackward(_ count: Int) -> Bool {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         guard !x.isLost else { return false }
         guard let (code, _) = keymap().codes[KeySym(0xff08)] else { return false }
         var ok = true
@@ -170,8 +168,8 @@ public final class XTestKeyboard: @unchecked Sendable {
 
     /// Gives the spare keycodes back (no symbol again), as they were before typing.
     public func restoreKeymap() {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         guard !x.isLost, !lent.isEmpty else { return }
         for (_, code) in lent {
             var none: [KeySym] = [0, 0]

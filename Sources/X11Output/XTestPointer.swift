@@ -3,13 +3,14 @@ import Glibc
 #endif
 import CX11
 import ScanCore
+import ScanHost
 
 /// Clicks at a screen point through the XTEST extension: the X server moves the real pointer
 /// there and presses button 1, so the click reaches whatever window is topmost at the point
 /// (our overlay lets it through). Its own connection, behind a lock: callable from any thread.
 public final class XTestPointer: @unchecked Sendable {
     let x: X11Display
-    private var mutex = pthread_mutex_t()
+    private let lock = Lock()
 
     public init(display: String? = nil) throws {
         let x = try X11Display(display)
@@ -18,16 +19,13 @@ public final class XTestPointer: @unchecked Sendable {
             throw X11Error("X display '\(x.name)' has no XTEST extension, so clicks cannot be injected. Hint: enable XTEST in the X server, or use the uinput pointer.")
         }
         self.x = x
-        pthread_mutex_init(&mutex, nil)
     }
-
-    deinit { pthread_mutex_destroy(&mutex) }
 
     /// Moves the pointer to `p` (root pixels of the default screen, rounded) and clicks
     /// button 1 there. False when the server refused or the connection is gone.
     public func click(at p: Point) -> Bool {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         guard !x.isLost, p.x.isFinite, p.y.isFinite else { return false }
         let d = x.pointer
         let px = Int32(clamping: Int(p.x.rounded())), py = Int32(clamping: Int(p.y.rounded()))
@@ -44,8 +42,8 @@ public final class XTestPointer: @unchecked Sendable {
     /// Presses and releases `key` for the window that has the keyboard focus. False when
     /// the server has no such key or refused.
     public func press(_ key: SpecialKey) -> Bool {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         guard !x.isLost else { return false }
         let d = x.pointer
         let keysym: UInt = switch key {

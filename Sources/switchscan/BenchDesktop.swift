@@ -3,6 +3,7 @@ import DesktopAccess
 import Dispatch
 import Foundation
 import ScanCore
+import ScanHost
 import ScanRuntime
 
 struct BenchDesktop: ParsableCommand {
@@ -91,23 +92,25 @@ struct BenchDesktop: ParsableCommand {
 
 /// When new snapshots reached the engine, waited for from the benchmark's thread.
 final class Arrivals: @unchecked Sendable {
-    private let cond = NSCondition()
+    private let lock = Lock()
+    private let cond = Condition()
     private var times: [ScanInstant] = []
 
-    var count: Int { cond.lock(); defer { cond.unlock() }; return times.count }
+    var count: Int { lock.withLock { times.count } }
 
     func add(_ t: ScanInstant) {
-        cond.lock(); times.append(t); cond.broadcast(); cond.unlock()
+        lock.withLock { times.append(t); cond.broadcast() }
     }
 
     /// The first arrival after the first `index`, or nil after `seconds`.
     func wait(after index: Int, seconds: Double) -> ScanInstant? {
-        let deadline = Date().addingTimeInterval(seconds)
-        cond.lock(); defer { cond.unlock() }
-        while times.count <= index {
-            if !cond.wait(until: deadline) { return nil }
+        let deadline = MonotonicClock.now() + .seconds(seconds)
+        return lock.withLock {
+            while times.count <= index {
+                if !cond.wait(lock, until: deadline) { return nil }
+            }
+            return times[index]
         }
-        return times[index]
     }
 }
 

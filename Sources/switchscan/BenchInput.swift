@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JSONTape
 import ScanCore
+import ScanHost
 import ScanRuntime
 import ScanFormats
 import SwitchInput
@@ -52,7 +53,7 @@ struct BenchInput: ParsableCommand {
         defer { rt.stop() }
         var settings = ScanSettings()
         settings.style = .manual
-        let lock = NSLock()
+        let lock = Lock()
         var written: [Int64] = Array(repeating: 0, count: presses)
         var latencies: [Int64] = []
         latencies.reserveCapacity(presses)
@@ -89,7 +90,7 @@ struct BenchInput: ParsableCommand {
         // The writer stands in for the kernel, whose event delivery no user thread can delay:
         // it runs above the engine's priority, so a CPU hog cannot preempt it between taking
         // the timestamp and writing it.
-        let writer = spawnThread { [presses, rtPriority] in
+        let writer = try spawnThread { [presses, rtPriority] in
             if rtPriority > 0 { _ = makeCurrentThreadRealTime(priority: min(rtPriority + 1, 99)) }
             var rng = SystemRandomNumberGenerator()
             for k in 0..<presses {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanHost
 import JSONTape
 import ScanFormats
 import ScanRuntime

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import ScanCore
+import ScanHost
 import ScanRuntime
 import X11Output
 

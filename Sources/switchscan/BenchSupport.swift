@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanHost
 import ScanRuntime
 
 /// Lateness or latency samples in nanoseconds, summarised in microseconds.
@@ -75,12 +76,12 @@ struct SpinMargin: ExpressibleByArgument {
 /// be under while scanning.
 final class CPULoad: @unchecked Sendable {
     private var threads: [pthread_t] = []
-    private let lock = NSLock()
+    private let lock = Lock()
     private var stopFlag = false
 
     init(threads count: Int) {
         for _ in 0..<count {
-            threads.append(spawnThread { [self] in
+            threads.append(try! spawnThread { [self] in
                 var x: UInt64 = 1
                 while !stopped { for _ in 0..<100_000 { x = x &* 6364136223846793005 &+ 1 } }
                 if x == 42 { print("") }

@@ -3,6 +3,7 @@ import DesktopAccess
 import Dispatch
 import Foundation
 import ScanCore
+import ScanHost
 import ScanRuntime
 
 enum TimingDriver: String, ExpressibleByArgument, CaseIterable { case realtime, dispatch }
@@ -75,7 +76,7 @@ struct BenchTiming: ParsableCommand {
         // Both runs at once: a machine may stall now and then for milliseconds, and running them
         // side by side exposes both to the same stalls, so their ratio means something.
         var reference: (samples: [Int64], missed: Int) = ([], 0)
-        let referenceThread = spawnThread { reference = self.runReference() }
+        let referenceThread = try spawnThread { reference = self.runReference() }
         let engine = driver == .realtime ? runEngine() : runDispatch()
         pthread_join(referenceThread, nil)
         let (missed, cpu) = (engine.missed, engine.cpu)
@@ -183,7 +184,7 @@ struct BenchTiming: ParsableCommand {
         var samples: [Int64] = []
         var missed = 0
         let period = interval.duration.nanoseconds
-        let thread = spawnThread { [ticks, rtPriority] in
+        let thread = try! spawnThread { [ticks, rtPriority] in
             // A different phase from the engine's ticks, so the two threads never wake together.
             sleepUntil(MonotonicClock.now() + ScanDuration(nanoseconds: period / 2))
             makeCurrentThreadRealTime(priority: rtPriority)
@@ -211,7 +212,7 @@ struct BenchTiming: ParsableCommand {
 final class DesktopLoad: @unchecked Sendable {
     let access: DesktopAccess
     let firstTree: ElementTree
-    private let lock = NSLock()
+    private let lock = Lock()
     private var count = 0
     private var running = true
     private var mover: Thread?

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanHost
 import ScanFormats
 import ScanRuntime
 import WordPrediction

@@ -3,6 +3,7 @@ import DesktopAccess
 import Dispatch
 import Foundation
 import ScanCore
+import ScanHost
 import ScanRuntime
 import Typing
 import WordPrediction
@@ -172,7 +173,7 @@ extension BenchTyping {
 
 /// The last text the field reported.
 final class TextLog: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var text = ""
     func set(_ t: String) { lock.lock(); text = t; lock.unlock() }
     func get() -> String { lock.lock(); defer { lock.unlock() }; return text }

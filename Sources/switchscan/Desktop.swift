@@ -2,6 +2,7 @@ import ArgumentParser
 import DesktopAccess
 import Foundation
 import ScanCore
+import ScanHost
 import ScanRuntime
 import ScanFormats
 
@@ -9,11 +10,17 @@ import ScanFormats
 /// bus is found and started through D-Bus activation, which can hang on a broken session:
 /// after 10 s the command gives up rather than wait with the user.
 func connectDesktop() throws -> DesktopAccess {
-    let result = Completion<Result<DesktopAccess, DesktopError>>()
-    Thread.detachNewThread {
-        result.set(Result { () throws(DesktopError) in try DesktopAccess.connect() })
+    let result = OneShot<Result<DesktopAccess, DesktopError>>()
+    do {
+        // Detached: after the time limit it is abandoned, not joined.
+        pthread_detach(try spawnThread {
+            result.set(Result { () throws(DesktopError) in try DesktopAccess.connect() })
+        })
+    } catch {
+        writeErr("Error: \(error).\n")
+        throw ExitCode(1)
     }
-    guard let outcome = result.wait(seconds: 10) else {
+    guard let outcome = result.wait(until: MonotonicClock.now() + .seconds(10)) else {
         writeErr("""
             Error: the accessibility bus did not answer within 10 s. Check that the session's D-Bus works \
             (DBUS_SESSION_BUS_ADDRESS) and that at-spi2-core is installed; 'busctl --user status' tests the bus.\n
@@ -25,23 +32,6 @@ func connectDesktop() throws -> DesktopAccess {
     case .failure(let error):
         writeErr(error.description + "\n")
         throw ExitCode(1)
-    }
-}
-
-/// A value set once by another thread, waited for with a time limit.
-final class Completion<T>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var value: T?
-
-    func set(_ v: T) {
-        condition.lock(); value = v; condition.broadcast(); condition.unlock()
-    }
-
-    func wait(seconds: Double) -> T? {
-        let deadline = Date().addingTimeInterval(seconds)
-        condition.lock(); defer { condition.unlock() }
-        while value == nil { if !condition.wait(until: deadline) { break } }
-        return value
     }
 }
 

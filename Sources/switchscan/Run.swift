@@ -3,6 +3,7 @@ import DesktopAccess
 import Dispatch
 import Foundation
 import ScanCore
+import ScanHost
 import ScanFormats
 import ScanRuntime
 import SpeechOutput
@@ -347,7 +348,10 @@ struct Run: ParsableCommand {
             session.shutdown(code: 2, message: "Error: \(error)")
             session.waitForSignals()
         }
-        keyboard.start()
+        do { try keyboard.start() } catch {
+            session.shutdown(code: 2, message: "Error: \(error)")
+            session.waitForSignals()
+        }
         if let duration {
             session.control.asyncAfter(deadline: .now() + duration) { session.shutdown(code: 0) }
         }
@@ -371,7 +375,7 @@ final class RunSession: @unchecked Sendable {
     var desktop: DesktopAccess?
     var windows: DesktopWindows?
     var resizeSource: DispatchSourceSignal?
-    private let lock = NSLock()
+    private let lock = Lock()
     private var ending = false
     /// Messages shown on the drawn screen, repeated on stderr after it is gone.
     private var later: [String] = []
@@ -440,7 +444,7 @@ final class RunSession: @unchecked Sendable {
 /// New trees of the live window, from the AT-SPI thread to the scanner: any that come
 /// before the scanner exists are kept and the last one handed over on attach.
 final class LiveTrees: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var pending: ElementTree?
     private var sink: ((ElementTree) -> Void)?
 
@@ -512,11 +516,12 @@ final class ScannerSink: SwitchEventSink, @unchecked Sendable {
     let scanner: LiveScanner
     init(_ scanner: LiveScanner) { self.scanner = scanner }
     func perform(_ body: @escaping @Sendable () -> Void) { scanner.queue.async(body) }
-    func performAndWait<T>(_ body: @escaping () -> T) -> T { scanner.queue.sync(body) }
+    func performAndWait<T>(_ body: @escaping () -> T) -> T? { try? scanner.queue.sync(body) }
     func attach(fd: Int32, decode: @escaping (Int32) -> (events: [SwitchEvent], gone: Bool)) { scanner.attach(fd: fd, decode: decode) }
     func detach(fd: Int32) { scanner.detach(fd: fd) }
     func submit(_ event: SwitchEvent) { scanner.submit(event) }
     var now: ScanInstant { MonotonicClock.now() }
+    func preconditionOnThread() { scanner.queue.preconditionOnQueue() }
 }
 
 /// Keeps the words the keyboard learned in the user's words file, on a queue of its own.

@@ -3,6 +3,7 @@ import DesktopAccess
 import Dispatch
 import Foundation
 import ScanCore
+import ScanHost
 import ScanRuntime
 import SpeechOutput
 import SwitchInput

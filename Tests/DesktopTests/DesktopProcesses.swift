@@ -166,7 +166,7 @@ final class ChildProcess: @unchecked Sendable {
     @discardableResult
     func wait(timeout: Double) -> Bool {
         if !isRunning { return true }
-        _ = Self.waitGone(pid, timeout: timeout)
+        _ = Self.waitGone(pid, timeout: timeout * TestTime.scale)
         return !isRunning
     }
 
@@ -326,7 +326,7 @@ final class LineCollector: @unchecked Sendable {
     func waitForLine(
         _ what: String, timeout: Double, context: () -> String, where predicate: (String) -> Bool
     ) throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(timeout * TestTime.scale)
         condition.lock()
         let start = cursor
         while true {
@@ -512,4 +512,10 @@ final class LiveProcess: @unchecked Sendable {
         ChildProcess.stop([process], grace: grace)
         return process.exitStatus ?? -1
     }
+}
+
+/// How much longer than usual the tests wait for a process: SWITCHSCAN_TEST_TIME_SCALE, set
+/// under ThreadSanitizer, whose switchscan children start and run several times slower.
+enum TestTime {
+    static let scale: Double = ProcessInfo.processInfo.environment["SWITCHSCAN_TEST_TIME_SCALE"].flatMap(Double.init).map { max(1, $0) } ?? 1
 }

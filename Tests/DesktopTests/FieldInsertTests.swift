@@ -1,4 +1,5 @@
 @testable import DesktopAccess
+import ScanCore
 import Testing
 
 /// When the keyboard's text may go into a field through AT-SPI insert, when the keys sent
@@ -18,41 +19,41 @@ struct FieldInsertTests {
     @Test func theTextExpectedFollowsTheKeysSent() {
         var f = FieldTyping()
         f.expected = "Hi "
-        f.note(.deleted(1), at: 10)
-        f.note(.typed(". "), at: 11)
-        #expect(f.expected == "Hi. " && f.keysInFlight && f.lastKeyAt == 11)
+        f.note(.deleted(1), at: ScanInstant(nanoseconds: 10))
+        f.note(.typed(". "), at: ScanInstant(nanoseconds: 11))
+        #expect(f.expected == "Hi. " && f.keysInFlight && f.lastKeyAt == ScanInstant(nanoseconds: 11))
         // Backspaces past the start of a field known whole delete nothing more.
-        f.note(.deleted(9), at: 12)
+        f.note(.deleted(9), at: ScanInstant(nanoseconds: 12))
         #expect(f.expected == "")
         // Enter, arrows, shortcuts: what they do to the text cannot be told.
-        f.note(.other, at: 13)
+        f.note(.other, at: ScanInstant(nanoseconds: 13))
         #expect(f.expected == nil)
-        f.note(.typed("a"), at: 14)
+        f.note(.typed("a"), at: ScanInstant(nanoseconds: 14))
         #expect(f.expected == nil)
         // Of a long text only its end is read: Backspaces beyond it leave the rest unknown.
         var long = FieldTyping()
         long.expected = String(repeating: "x", count: Atspi.textBeforeCaretLimit)
-        long.note(.deleted(Atspi.textBeforeCaretLimit + 1), at: 1)
+        long.note(.deleted(Atspi.textBeforeCaretLimit + 1), at: ScanInstant(nanoseconds: 1))
         #expect(long.expected == nil)
     }
 
     @Test func theKeysHaveArrivedWhenTheFieldShowsWhatTheyMake() {
         var f = FieldTyping()
         let field = FieldState(count: 3, caret: 3, selected: false)
-        #expect(f.keysArrived(field, textBeforeCaret: "Hi ", previous: nil, at: 0), "nothing sent")
+        #expect(f.keysArrived(field, textBeforeCaret: "Hi ", previous: nil, at: ScanInstant(nanoseconds: 0)), "nothing sent")
         f.expected = "Hi "
-        f.note(.deleted(1), at: 1_000_000_000)
+        f.note(.deleted(1), at: ScanInstant(nanoseconds: 1_000_000_000))
         // The Backspace has not arrived yet.
-        #expect(!f.keysArrived(field, textBeforeCaret: "Hi ", previous: nil, at: 1_001_000_000))
-        #expect(f.keysArrived(FieldState(count: 2, caret: 2, selected: false), textBeforeCaret: "Hi", previous: nil, at: 1_001_000_000))
+        #expect(!f.keysArrived(field, textBeforeCaret: "Hi ", previous: nil, at: ScanInstant(nanoseconds: 1_001_000_000)))
+        #expect(f.keysArrived(FieldState(count: 2, caret: 2, selected: false), textBeforeCaret: "Hi", previous: nil, at: ScanInstant(nanoseconds: 1_001_000_000)))
         // Text selected: typing would replace it, so the text alone does not tell.
-        #expect(!f.keysArrived(FieldState(count: 2, caret: 2, selected: true), textBeforeCaret: "Hi", previous: nil, at: 1_001_000_000))
+        #expect(!f.keysArrived(FieldState(count: 2, caret: 2, selected: true), textBeforeCaret: "Hi", previous: nil, at: ScanInstant(nanoseconds: 1_001_000_000)))
         // Where the text cannot be told: the field unchanged from 100 ms after the last key.
-        f.note(.other, at: 2_000_000_000)
+        f.note(.other, at: ScanInstant(nanoseconds: 2_000_000_000))
         let after = FieldState(count: 3, caret: 0, selected: false)
-        #expect(!f.keysArrived(after, textBeforeCaret: nil, previous: after, at: 2_050_000_000))
-        #expect(!f.keysArrived(after, textBeforeCaret: nil, previous: field, at: 2_150_000_000))
-        #expect(f.keysArrived(after, textBeforeCaret: nil, previous: after, at: 2_150_000_000))
+        #expect(!f.keysArrived(after, textBeforeCaret: nil, previous: after, at: ScanInstant(nanoseconds: 2_050_000_000)))
+        #expect(!f.keysArrived(after, textBeforeCaret: nil, previous: field, at: ScanInstant(nanoseconds: 2_150_000_000)))
+        #expect(f.keysArrived(after, textBeforeCaret: nil, previous: after, at: ScanInstant(nanoseconds: 2_150_000_000)))
     }
 
     @Test func aLongTextIsComparedByItsEnd() {

@@ -1,5 +1,6 @@
 import Foundation
 import ScanCore
+import ScanHost
 import ScanRuntime
 import Testing
 
@@ -81,7 +82,7 @@ struct RealTimeQueueTests {
         }
     }
 
-    @Test func priorityZeroAsksForNothingAndWarnsOfNothing() {
+    @Test func priorityZeroAsksForNothingAndWarnsOfNothing() throws {
         // Priority 0 asks for no real-time scheduling: no warning, normal scheduling, and
         // the queue runs. (A refusal is tested end to end as an ordinary user: RunTests.)
         let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false, wakeupLatency: nil))
@@ -89,10 +90,18 @@ struct RealTimeQueueTests {
         #expect(q.status.warning == nil)
         #expect(!q.status.realTime)
         #expect(!q.status.wakeupRequestHeld)
-        #expect(q.sync { 41 + 1 } == 42)
+        #expect(try q.sync { 41 + 1 } == 42)
     }
 
-    @Test func wakeupLatencyRequestIsHeldOrExplained() {
+    @Test func syncAfterStopThrowsInsteadOfHanging() throws {
+        let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false, wakeupLatency: nil))
+        #expect(try q.sync { 1 } == 1)
+        q.stop()
+        #expect(throws: ThreadStopped.self) { try q.sync { 2 } }
+        q.stop()  // stopping twice is harmless
+    }
+
+    @Test func wakeupLatencyRequestIsHeldOrExplained() throws {
         // As root the kernel takes it; as a user without access it is refused, and the
         // queue says so in its warning and keeps working.
         let q = RealTimeQueue(options: .init(priority: 0, lockMemory: false, wakeupLatency: 0))
@@ -103,7 +112,7 @@ struct RealTimeQueueTests {
             #expect(q.status.warning?.contains("/dev/cpu_dma_latency") == true)
             #expect(q.status.warning?.contains("--allow-deep-idle") == true)
         }
-        #expect(q.sync { 6 * 7 } == 42)
+        #expect(try q.sync { 6 * 7 } == 42)
         let r = WakeupLatencyRequest(microseconds: 0)
         #expect(r.held == (r.problem == nil))
         r.release()

@@ -231,7 +231,7 @@ struct RecordingTests {
 /// A sink that takes nothing: for what is decided before a device is opened.
 final class NoSink: SwitchEventSink, @unchecked Sendable {
     func perform(_ body: @escaping @Sendable () -> Void) { body() }
-    func performAndWait<T>(_ body: @escaping () -> T) -> T { body() }
+    func performAndWait<T>(_ body: @escaping () -> T) -> T? { body() }
     func attach(fd: Int32, decode: @escaping (Int32) -> (events: [SwitchEvent], gone: Bool)) {}
     func detach(fd: Int32) {}
     func submit(_ event: SwitchEvent) {}

@@ -3,18 +3,17 @@ import Glibc
 #endif
 import Dispatch
 import ScanCore
+import ScanHost
 import CX11
 import Testing
 @testable import X11Output
 
 /// A clock the test sets.
 final class TestClock: @unchecked Sendable {
-    private var value = ScanInstant.zero
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
+    private let value = Locked(ScanInstant.zero)
     var now: ScanInstant {
-        get { pthread_mutex_lock(&mutex); defer { pthread_mutex_unlock(&mutex) }; return value }
-        set { pthread_mutex_lock(&mutex); value = newValue; pthread_mutex_unlock(&mutex) }
+        get { value.get() }
+        set { value.set(newValue) }
     }
 }
 

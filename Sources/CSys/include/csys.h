@@ -40,17 +40,6 @@ static inline int csys_mlockall(void) {
 
 static inline int csys_munlockall(void) { return munlockall() == 0 ? 0 : errno; }
 
-/// A condition variable whose timed waits use CLOCK_MONOTONIC absolute deadlines.
-static inline int csys_cond_init_monotonic(pthread_cond_t *cond) {
-    pthread_condattr_t attr;
-    int rc = pthread_condattr_init(&attr);
-    if (rc) return rc;
-    rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    if (rc == 0) rc = pthread_cond_init(cond, &attr);
-    pthread_condattr_destroy(&attr);
-    return rc;
-}
-
 /// Terminal size; returns 0 or errno.
 static inline int csys_winsize(int fd, unsigned short *rows, unsigned short *cols) {
     struct winsize ws;

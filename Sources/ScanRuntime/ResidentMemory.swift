@@ -3,17 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ScanCore
-
-/// The one clock of the runtime: CLOCK_MONOTONIC, the clock evdev timestamps use once a
-/// device is set to it. (Swift's ContinuousClock is CLOCK_BOOTTIME on Linux: never mixed in.)
-public enum MonotonicClock {
-    public static func now() -> ScanInstant {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return ScanInstant(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
-    }
-}
 
 /// Resident memory of this process, from /proc (Linux); nil where unavailable.
 public func residentMemoryBytes() -> Int? {

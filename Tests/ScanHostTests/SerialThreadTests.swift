@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ScanCore
+import ScanHost
+import Testing
+
+/// The executor's tests wait on the executor itself (`sync`, or a one-shot it sets), each
+/// wait bounded, so a broken executor fails a test instead of hanging the run.
+@Suite struct SerialThreadTests {
+    static let bound = ScanDuration.seconds(5)
+
+    static func bodies() throws -> [(String, SerialThread.Body)] {
+        [("condition", .waiter(ConditionWaiter())), ("poll", .waiter(try PollWaiter()))]
+    }
+
+    @Test(arguments: ["condition", "poll"])
+    func jobsRunInOrderOnTheThread(_ kind: String) throws {
+        let body = try Self.bodies().first { $0.0 == kind }!.1
+        let thread = try SerialThread(name: "test.order", body: body)
+        defer { thread.stop() }
+        let seen = Locked<[Int]>([])
+        let onThread = Locked(true)
+        for i in 0..<100 {
+            thread.async {
+                if !thread.isCurrent { onThread.set(false) }
+                seen.withLock { $0.append(i) }
+            }
+        }
+        let done = OneShot<Void>()
+        thread.async { done.set(()) }
+        #expect(done.wait(until: MonotonicClock.now() + Self.bound) != nil)
+        #expect(seen.get() == Array(0..<100))
+        #expect(onThread.get())
+        #expect(!thread.isCurrent)
+    }
+
+    @Test(arguments: ["condition", "poll"])
+    func syncReturnsTheResult(_ kind: String) throws {
+        let body = try Self.bodies().first { $0.0 == kind }!.1
+        let thread = try SerialThread(name: "test.sync", body: body)
+        defer { thread.stop() }
+        #expect(try thread.sync { 6 * 7 } == 42)
+        #expect(try thread.sync { thread.isCurrent })
+    }
+
+    @Test(arguments: ["condition", "poll"])
+    func timersRunByDeadlineNotByOrderOfScheduling(_ kind: String) throws {
+        let body = try Self.bodies().first { $0.0 == kind }!.1
+        let thread = try SerialThread(name: "test.after", body: body)
+        defer { thread.stop() }
+        let seen = Locked<[String]>([])
+        let done = OneShot<Void>()
+        let start = MonotonicClock.now()
+        thread.after(milliseconds: 20) { seen.withLock { $0.append("late") }; done.set(()) }
+        thread.after(milliseconds: 5) { seen.withLock { $0.append("early") } }
+        let cancelled = thread.after(milliseconds: 10) { seen.withLock { $0.append("cancelled") } }
+        thread.cancel(cancelled)
+        thread.async { seen.withLock { $0.append("job") } }
+        #expect(done.wait(until: MonotonicClock.now() + Self.bound) != nil)
+        #expect(seen.get() == ["job", "early", "late"])
+        #expect(MonotonicClock.now() - start >= .milliseconds(20), "not before its deadline")
+    }
+
+    @Test(arguments: ["condition", "poll"])
+    func syncAfterStopThrowsInsteadOfHanging(_ kind: String) throws {
+        let body = try Self.bodies().first { $0.0 == kind }!.1
+        let thread = try SerialThread(name: "test.stop", body: body)
+        let ran = Locked(false)
+        thread.async { ran.set(true) }
+        #expect(thread.stop())
+        #expect(ran.get(), "what was queued before stop runs")
+        #expect(throws: ThreadStopped.self) { try thread.sync { 1 } }
+        #expect(!thread.async {}, "dropped")
+        #expect(!thread.stop(), "stopped once")
+    }
+
+    @Test func stopFromTheThreadItselfEndsIt() throws {
+        let thread = try SerialThread(name: "test.self")
+        let ended = OneShot<Void>()
+        thread.async {
+            thread.stop()
+            ended.set(())
+        }
+        #expect(ended.wait(until: MonotonicClock.now() + Self.bound) != nil)
+        // The thread finishes the queue and ends; then work is refused.
+        let deadline = MonotonicClock.now() + Self.bound
+        while thread.async({}) && MonotonicClock.now() < deadline { sched_yield() }
+        #expect(throws: ThreadStopped.self) { try thread.sync { 1 } }
+    }
+
+    @Test func theSetUpRunsOnTheThreadBeforeInitReturns() throws {
+        let setUpThread = Locked<pthread_t?>(nil)
+        let thread = try SerialThread(name: "test.setup") { setUpThread.set(pthread_self()) }
+        defer { thread.stop() }
+        let id = try #require(setUpThread.get())
+        #expect(try thread.sync { pthread_equal(pthread_self(), id) != 0 })
+    }
+
+    @Test func pollWaiterRunsReadersOnTheThread() throws {
+        let waiter = try PollWaiter()
+        let thread = try SerialThread(name: "test.reader", body: .waiter(waiter))
+        defer { thread.stop() }
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let got = OneShot<(UInt8, Bool)>()
+        try thread.sync {
+            waiter.addReader(fds[0]) { fd in
+                var byte: UInt8 = 0
+                _ = read(fd, &byte, 1)
+                waiter.removeReader(fd)
+                got.set((byte, thread.isCurrent))
+            }
+        }
+        var byte: UInt8 = 7
+        #expect(write(fds[1], &byte, 1) == 1)
+        let result = try #require(got.wait(until: MonotonicClock.now() + Self.bound))
+        #expect(result.0 == 7)
+        #expect(result.1)
+    }
+
+    @Test func threadBoundValueIsReadOnItsThread() throws {
+        let thread = try SerialThread(name: "test.bound")
+        defer { thread.stop() }
+        let box = ThreadBound(1, on: thread)
+        #expect(try thread.sync { box.value += 1; return box.value } == 2)
+    }
+
+    @Test func confinementIsCheckedOffTheThread() async {
+        await #expect(processExitsWith: .failure) {
+            let thread = try SerialThread(name: "test.confined")
+            let box = ThreadBound(1, on: thread)
+            _ = box.value
+        }
+        await #expect(processExitsWith: .failure) {
+            let thread = try SerialThread(name: "test.confined")
+            thread.preconditionOnThread()
+        }
+    }
+}
