@@ -22,5 +22,7 @@ let package = Package(
         fuzzTarget("FuzzEvemu", ["ScanCore", "ScanFormats", "SwitchInput"]),
         fuzzTarget("FuzzProfile", ["ScanCore", "ScanFormats", "SwitchInput"]),
         fuzzTarget("FuzzWords", ["WordPrediction"]),
+        fuzzTarget("FuzzTerminalText", ["ScanCore", "ScanFormats"]),
+        fuzzTarget("FuzzSettingsWriter", ["ScanCore", "ScanFormats"]),
     ]
 )
