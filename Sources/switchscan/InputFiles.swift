@@ -3,6 +3,7 @@ import CSys
 import Foundation
 import ScanCore
 import ScanFormats
+import ScanHost
 import WordPrediction
 
 /// Problems with the user's files end the command with status 2 after saying what is
@@ -168,5 +169,43 @@ enum TerminationSignals {
         var sig: Int32 = 0
         while sigwait(&s, &sig) != 0 {}
         return sig
+    }
+
+    /// Blocks them and takes them on a thread of its own from now on: until `handle` is
+    /// given a way to end the run cleanly, one of them ends the process at once, dying of
+    /// that signal (loading a FIFO, a pipe, an accessibility bus that never answers: the
+    /// user can still stop it), after `early` has put back what setup changed (the
+    /// terminal). The kernel releases devices grabbed and removes virtual ones with the
+    /// process.
+    static func watch(early: @escaping @Sendable () -> Void) {
+        block()
+        guard let thread = try? spawnThread({
+            while true {
+                let sig = wait()
+                if let end = handler.withLock({ $0 }) {
+                    end(sig)
+                } else {
+                    early()
+                    dieOf(sig)
+                }
+            }
+        }) else { return }
+        pthread_detach(thread)
+    }
+
+    /// How a signal ends the run from now on (the session's clean shutdown).
+    static func handle(_ end: @escaping @Sendable (Int32) -> Void) { handler.withLock { $0 = end } }
+
+    private static let handler = Locked<(@Sendable (Int32) -> Void)?>(nil)
+
+    /// Ends the process as that signal would have, so that a shell or a supervisor sees it.
+    static func dieOf(_ sig: Int32) -> Never {
+        signal(sig, SIG_DFL)
+        var one = sigset_t()
+        sigemptyset(&one)
+        sigaddset(&one, sig)
+        pthread_sigmask(SIG_UNBLOCK, &one, nil)
+        raise(sig)
+        exit(128 + sig)
     }
 }

@@ -94,8 +94,9 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        // Before any thread exists, so that every thread inherits it: see RunSession.
-        TerminationSignals.block()
+        // Before any thread exists, so that every thread inherits the block; a signal during
+        // setup ends the process at once, one after it ends the run through the session.
+        TerminationSignals.watch(early: { TerminalState.restore() })
         var problems: [String] = []
         var tree: ElementTree?
         let scanSettings: ScanSettings
@@ -150,9 +151,6 @@ struct Run: ParsableCommand {
             writeErr("Warning: \(warning)\n")
         }
         let presentQueue = DispatchQueue(label: "switchscan.present")
-        // Termination signals are blocked since the start and stay pending until the main
-        // thread takes them, once setup is done: whenever one comes, the run ends through
-        // the session, which restores the terminal.
         let session = RunSession(rt: rt, presentQueue: presentQueue)
         let origin = MonotonicClock.now()
         var presenters: [EffectPresenter] = []
@@ -363,11 +361,11 @@ struct Run: ParsableCommand {
 /// presenters finish (the terminal restored), then exit.
 final class RunSession: @unchecked Sendable {
     let rt: RealTimeQueue
-    /// Set once the presenters exist, before anything can end the run (termination
-    /// signals are taken only once setup is done).
+    /// Set once the presenters exist, before anything can end the run (until setup is
+    /// done, a termination signal ends the process at once).
     var presenter: EffectPresenter?
     let presentQueue: DispatchQueue
-    /// Where a run ends (the main thread waits for signals).
+    /// Where a run ends.
     let control = DispatchQueue(label: "switchscan.control")
     var scanner: LiveScanner?
     var keyboard: KeyboardInput?
@@ -398,10 +396,9 @@ final class RunSession: @unchecked Sendable {
     /// process dies of that same signal, so that the shell or a supervisor sees what ended
     /// it (Ctrl-\ still dumps core where that is enabled).
     func waitForSignals() -> Never {
-        while true {
-            let sig = TerminationSignals.wait()
-            shutdown(code: 128 + sig, signal: sig)
-        }
+        TerminationSignals.handle { [self] sig in shutdown(code: 128 + sig, signal: sig) }
+        // The signals are taken on their own thread; the run ends from the control queue.
+        while true { pause() }
     }
 
     func installResizeHandler(redraw: @escaping @Sendable () -> Void) {

@@ -81,3 +81,35 @@ extension SimulateStreamsTests {
         }
     }
 }
+
+extension SimulateStreamsTests {
+    /// `run` still loading its inputs (a FIFO as the settings file, which no one writes)
+    /// ends at once on SIGTERM, dying of it, as it does once running.
+    @Test func aSignalEndsARunStillLoadingItsInputs() throws {
+        let binary = try #require(CLI.binary)
+        try withTempDir { dir in
+            let fifo = dir.url.appendingPathComponent("settings.json").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let p = Process()
+            p.executableURL = binary
+            p.arguments = ["run", "--layout", "Layouts/mail-inbox.json", "--no-devices", "--output", "json", "--settings", fifo]
+            p.currentDirectoryURL = CLI.packageRoot
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            p.standardInput = FileHandle.nullDevice
+            try p.run()
+            defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+            // Until it waits in the FIFO's open for a writer (the kernel's wait_for_partner).
+            var waitsIn = ""
+            for _ in 0..<500 where waitsIn != "wait_for_partner" && p.isRunning {
+                waitsIn = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/wchan", encoding: .utf8)) ?? ""
+                usleep(10_000)
+            }
+            #expect(waitsIn == "wait_for_partner", "waiting in \(waitsIn)")
+            kill(p.processIdentifier, SIGTERM)
+            for _ in 0..<200 where p.isRunning { usleep(10_000) }
+            #expect(!p.isRunning, "SIGTERM ended it within 2 s")
+            if !p.isRunning { #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM) }
+        }
+    }
+}
