@@ -425,14 +425,7 @@ final class RunSession: @unchecked Sendable {
             lock.lock(); let notes = later; lock.unlock()
             for text in notes { writeErr(text + "\n") }
             if let message { writeErr(message + "\n") }
-            if let sig {
-                signal(sig, SIG_DFL)
-                var set = sigset_t()
-                sigemptyset(&set)
-                sigaddset(&set, sig)
-                pthread_sigmask(SIG_UNBLOCK, &set, nil)
-                raise(sig)
-            }
+            if let sig { TerminationSignals.dieOf(sig) }
             exit(code)
         }
     }

@@ -255,6 +255,27 @@ if only 10; then
   expect "$OUT/devices10.txt" 'made by SwitchScan' "10: devices marks its own keyboard"
 fi
 
+# 11. Without --device: run takes the switch by its profile, and never its own virtual
+#     pointer and keyboard. The Keys page's Enter, sent through that keyboard, is not read
+#     back as a select press (which would select what is highlighted).
+if only 11; then
+  start_run run11 --style manual --duration 60 --pointer uinput --screen 1000x700
+  wait_for "$OUT/run11.err" "Keys: uinput" 30 || fail "11: run made the uinput keyboard"
+  sleep 1
+  # As in 9: Escape, then Enter, from the Keys page.
+  for b in 1 0 1 1 0 1 1 1 0 0 1 0; do say "press BTN_$b"; say "sleep 300"; done
+  wait_for "$OUT/run11.json" '"key":"enter"' 20
+  sleep 2
+  kill -TERM $RUN; wait $RUN
+  expect "$OUT/run11.json" '"effect":"key","key":"enter"' "11: the Keys page sent Enter"
+  if grep -q "Using .*(SwitchScan" "$OUT/run11.err"; then fail "11: run took its own device for a switch"; sed 's/^/    | /' "$OUT/run11.err"
+  else pass "11: its own pointer and keyboard are not switches"; fi
+  # Nothing is selected after Enter: no menu, group or activation follows it.
+  AFTER=$(sed -n '/"key":"enter"/,$p' "$OUT/run11.json" | grep -c '"effect":"\(menuOpen\|enterGroup\|activate\|key\)"')
+  if [ "$AFTER" -le 1 ]; then pass "11: Enter was not read back as a press"
+  else fail "11: $AFTER effects after Enter: it came back as a press"; sed -n '/"key":"enter"/,$p' "$OUT/run11.json" | sed 's/^/    | /' | head; fi
+fi
+
 say destroy
 exec 3>&-
 echo "e2e: $failures of $checks checks failed"
