@@ -50,7 +50,45 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
 
     struct Client {
         let fd: Int32
-        var pending: [UInt8] = []
+        var pending = Backlog()
+    }
+
+    /// What a client has not read yet: the batches themselves, shared by every client
+    /// (each batch is encoded once), and how far into the first one the socket has taken.
+    /// Adding a batch and sending from the front cost O(1), however far behind it is.
+    struct Backlog {
+        private var batches: [[UInt8]] = []
+        private var head = 0
+        private var offset = 0
+        private(set) var count = 0
+
+        var isEmpty: Bool { count == 0 }
+
+        mutating func append(_ bytes: [UInt8]) {
+            guard !bytes.isEmpty else { return }
+            batches.append(bytes)
+            count += bytes.count
+        }
+
+        /// Hands the unsent part of the first batch to `send` (which returns how much it
+        /// took, or a negative number) and drops what went; `send`'s answer.
+        mutating func sendFront(_ send: (UnsafeRawBufferPointer) -> Int) -> Int {
+            guard head < batches.count else { return 0 }
+            let n = batches[head].withUnsafeBytes { send(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            guard n > 0 else { return n }
+            offset += n
+            count -= n
+            if offset == batches[head].count {
+                head += 1
+                offset = 0
+                // Sent batches are let go now and then, not one by one.
+                if head >= 64 && head * 2 >= batches.count {
+                    batches.removeFirst(head)
+                    head = 0
+                }
+            }
+            return n
+        }
     }
 
     let path: String
@@ -118,17 +156,21 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
         let bytes = Array(text.utf8)
         var dropped: [String] = []
         lock.withLock {
-            clients = clients.compactMap { client in
-                var c = client
-                c.pending += bytes
-                switch flush(&c) {
-                case .ok: return c
-                case .gone: close(c.fd); return nil
+            // In place: a copy of a client would copy its backlog with it.
+            var k = 0
+            while k < clients.count {
+                clients[k].pending.append(bytes)
+                switch flush(&clients[k]) {
+                case .ok:
+                    k += 1
+                    continue
+                case .gone:
+                    break
                 case .behind:
-                    close(c.fd)
                     dropped.append("A front end on \(path) fell more than \(Self.maxPending >> 10) KiB behind; it was disconnected.")
-                    return nil
                 }
+                close(clients[k].fd)
+                clients.remove(at: k)
             }
         }
         for message in dropped { warn(message) }
@@ -138,10 +180,11 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
 
     /// Sends what the socket takes now, keeping the rest.
     func flush(_ c: inout Client) -> FlushResult {
+        let fd = c.fd
         while !c.pending.isEmpty {
             // MSG_NOSIGNAL: a vanished client must not kill us with SIGPIPE.
-            let n = c.pending.withUnsafeBytes { send(c.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n > 0 { c.pending.removeFirst(n); continue }
+            let n = c.pending.sendFront { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n > 0 { continue }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
             return .gone
