@@ -75,9 +75,10 @@ enum Atspi {
 
     static func child(_ a: AccessibleRef, _ i: Int) throws(AtspiCallError) -> AccessibleRef? {
         var err: UnsafeMutablePointer<GError>?
-        let c = atspi_accessible_get_child_at_index(a.pointer, Int32(i), &err)
+        // Owned before the error is looked at, so that nothing returned with one leaks.
+        let c = atspi_accessible_get_child_at_index(a.pointer, Int32(i), &err).map { AccessibleRef(owning: $0) }
         try check(err)
-        return c.map { AccessibleRef(owning: $0) }
+        return c
     }
 
     /// `count`: the child count when the caller has it already (each read is a call).
@@ -142,10 +143,11 @@ enum Atspi {
         guard let c = atspi_accessible_get_component_iface(a.pointer) else { return nil }
         defer { g_object_unref(c) }
         var err: UnsafeMutablePointer<GError>?
+        // libatspi returns a rectangle (of -1s) even when the call fails: it is freed either way.
         let r = atspi_component_get_extents(c, ATSPI_COORD_TYPE_SCREEN, &err)
+        defer { if let r { g_free(r) } }
         try check(err)
         guard let r else { return nil }
-        defer { g_free(r) }
         let e = r.pointee
         guard e.x > Int32.min / 2, e.y > Int32.min / 2, e.width >= 0, e.height >= 0 else { return nil }
         return (Double(e.x), Double(e.y), Double(e.width), Double(e.height))
@@ -307,9 +309,9 @@ enum Atspi {
     /// The application an object belongs to.
     static func application(_ a: AccessibleRef) -> AccessibleRef? {
         var err: UnsafeMutablePointer<GError>?
-        let app = atspi_accessible_get_application(a.pointer, &err)
+        let app = atspi_accessible_get_application(a.pointer, &err).map { AccessibleRef(owning: $0) }
         if err != nil { g_error_free(err); return nil }
-        return app.map { AccessibleRef(owning: $0) }
+        return app
     }
 
     /// The objects this one is labelled by.
