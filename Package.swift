@@ -10,6 +10,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "switchscan", targets: ["switchscan"]),
+        .executable(name: "switchscan-bench", targets: ["switchscan-bench"]),
+        .library(name: "ScanSession", targets: ["ScanSession"]),
         .library(name: "ScanCore", targets: ["ScanCore"]),
         // For the fuzz targets in Fuzz/, a package of their own.
         .library(name: "ScanFormats", targets: ["ScanFormats"]),
@@ -50,11 +52,34 @@ let package = Package(
         .systemLibrary(name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]),
         // The only module that talks to speech-dispatcher: spoken highlights and sounds.
         .target(name: "SpeechOutput", dependencies: ["ScanCore", "ScanHost", "CSpeechd"]),
+        // A scanning session as a library: its configuration, the choice of presenters and
+        // injectors, the runtime pieces that join the engine to the devices, the desktop and
+        // the outputs, and one start and one shutdown.
+        .target(
+            name: "ScanSession",
+            dependencies: ["ScanCore", "ScanHost", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "SpeechOutput",
+                           "WordPrediction", "Typing"]
+        ),
+        // What the command-line tools share: checked output, argument types, signals.
+        .target(
+            name: "CommandSupport",
+            dependencies: ["ScanCore", "ScanHost", "ScanFormats", "ScanSession", "DesktopAccess", "WordPrediction", "CSys",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "switchscan",
             dependencies: [
-                "ScanCore", "ScanHost", "JSONTape", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "SpeechOutput", "CSys",
-                "WordPrediction", "Typing",
+                "ScanCore", "ScanHost", "JSONTape", "ScanFormats", "ScanRuntime", "ScanSession", "CommandSupport", "SwitchInput", "DesktopAccess",
+                "CSys", "WordPrediction", "Typing",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The benchmarks, apart from the user's command.
+        .executableTarget(
+            name: "switchscan-bench",
+            dependencies: [
+                "ScanCore", "ScanHost", "JSONTape", "ScanFormats", "ScanRuntime", "ScanSession", "CommandSupport", "SwitchInput", "DesktopAccess",
+                "X11Output", "SpeechOutput", "CSys", "WordPrediction", "Typing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -65,10 +90,11 @@ let package = Package(
         .testTarget(name: "TypingTests", dependencies: ["ScanCore", "Typing", "WordPrediction", "ScanFormats", "ScanRuntime"]),
         .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "ScanRuntime", "Typing", "WordPrediction"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
-        .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan"]),
+        .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanSession", "ScanRuntime"]),
+        .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan", "switchscan-bench"]),
         // Real applications on a private X server and accessibility bus, started by the tests.
-        .testTarget(name: "DesktopTests", dependencies: ["switchscan", "DesktopAccess", "ScanCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "DesktopTests", dependencies: ["switchscan", "switchscan-bench", "DesktopAccess", "ScanCore"], exclude: ["Fixtures"]),
         .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "X11Output"]),
-        .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "SpeechOutput", "switchscan"]),
+        .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "SpeechOutput", "switchscan", "switchscan-bench"]),
     ]
 )

@@ -16,6 +16,10 @@ public enum StopReason: String, Sendable {
 
 /// What the engine asks the outside world to show or do, in imperative form.
 public enum Effect: Hashable, Sendable {
+    /// The screen scanned from now on (the start, a new snapshot of the window, a dialog, the
+    /// keyboard over a field), before any highlight on it: presenters that draw the screen
+    /// or name roles take the elements from here and from nowhere else.
+    case screen(ShownScreen)
     case scanStarted
     case scanStopped(StopReason)
     /// `group` names the enclosing group for exit items and the element for menu entries.
@@ -75,6 +79,18 @@ public struct KeyboardKey: Hashable, Sendable {
     public var label: String
     public var frame: Rect
     public init(id: String, label: String, frame: Rect) { self.id = id; self.label = label; self.frame = frame }
+}
+
+/// A screen as the engine shows it. A reference, so that an effect stays small; two are
+/// equal when they are the same showing (the engine numbers each one) of the same screen.
+public final class ShownScreen: Hashable, Sendable, CustomStringConvertible {
+    public let tree: ElementTree
+    /// Counts the screens one engine has shown, from 1.
+    public let serial: Int
+    public init(_ tree: ElementTree, serial: Int) { self.tree = tree; self.serial = serial }
+    public static func == (a: ShownScreen, b: ShownScreen) -> Bool { a.serial == b.serial && a.tree.screenID == b.tree.screenID }
+    public func hash(into h: inout Hasher) { h.combine(serial); h.combine(tree.screenID) }
+    public var description: String { "\(tree.screenID) #\(serial)" }
 }
 
 public struct TimedEffect: Hashable, Sendable {

@@ -62,7 +62,7 @@ extension ScanEngine {
             let entered = scopeIDs(item.cursor)
             // Point mode's saved item place, by ids, as every change of the tree keeps it.
             let saved = point.savedItem.map { place(of: $0.cursor) }
-            tree = next
+            show(next)
             scan = ScanTreeBuilder.build(tree, settings: settings)
             groupLabels = []
             history.removeAll()

@@ -50,7 +50,7 @@ extension ScanEngine {
         let menuNames = item.menu.map { $0.items.map(\.name) } ?? []
         let autoTapRef = autoTapTarget.map(ref)
 
-        tree = newTree
+        show(newTree)
         scan = ScanTreeBuilder.build(tree, settings: settings)
         groupLabels = []
         history.removeAll()
@@ -144,7 +144,7 @@ extension ScanEngine {
     mutating func enterScreen(_ newTree: ElementTree, returningTo id: String? = nil) {
         let menuWasOpen = item.menu != nil, tapWasPending = autoTapTarget != nil
         let menuID = item.menu.flatMap { targetID($0.target) }
-        tree = newTree
+        show(newTree)
         scan = ScanTreeBuilder.build(tree, settings: settings)
         groupLabels = []
         history.removeAll()

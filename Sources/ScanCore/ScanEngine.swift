@@ -162,6 +162,8 @@ public struct ScanEngine: Sendable {
     var presented: PresentedScreen?
     /// Effects of a screen presented before `start`, emitted when scanning starts.
     var effectsAtStart: [Effect] = []
+    /// How many screens have been shown (`Effect.screen`).
+    var screensShown = 0
     /// Makes the keyboard that selecting a text field opens; without one, a text field is
     /// tapped like any element.
     public var keyboardProvider: (any KeyboardProvider)?
@@ -198,6 +200,8 @@ public struct ScanEngine: Sendable {
     /// Starts scanning in the settings' mode.
     public mutating func start(at t: ScanInstant) -> [TimedEffect] {
         begin(t)
+        screensShown += 1
+        emit(.screen(ShownScreen(tree, serial: screensShown)))
         for e in effectsAtStart { emit(e) }
         effectsAtStart = []
         if settings.mode == .point {
@@ -328,6 +332,14 @@ public struct ScanEngine: Sendable {
 
     /// The desktop's windows changed. Nothing is shown now: the Windows page lists them when
     /// it opens, and an open page keeps the list it opened with.
+    /// Something the host could not do for the user (a failed action on the desktop, text
+    /// that may not have arrived): it is said, as an announcement, and changes nothing else.
+    public mutating func report(_ problem: String, at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        emit(.announce(problem))
+        return finish()
+    }
+
     public mutating func setWindows(_ windows: [ManagedWindow]) {
         self.windows = windows
     }
@@ -337,6 +349,14 @@ public struct ScanEngine: Sendable {
     mutating func begin(_ t: ScanInstant) {
         now = max(now, t)
         out.removeAll(keepingCapacity: true)
+    }
+
+    /// Scans `newTree` from now on; once scanning has started, presenters are shown it.
+    mutating func show(_ newTree: ElementTree) {
+        tree = newTree
+        guard started else { return }
+        screensShown += 1
+        emit(.screen(ShownScreen(newTree, serial: screensShown)))
     }
 
     mutating func finish() -> [TimedEffect] {

@@ -12,6 +12,12 @@ public enum EffectJSON {
         func text(_ key: String, _ v: String) { field(key, jsonString(v)) }
         func optionalText(_ key: String, _ v: String?) { field(key, v.map(jsonString) ?? "null") }
         switch e.effect {
+        case .screen(let shown):
+            // Front ends learn which screen is scanned and how many elements it has; the
+            // elements themselves are in the layout or the desktop's listing.
+            s += "\"screen\""
+            text("screen", shown.tree.screenID)
+            field("elements", String(shown.tree.count))
         case .scanStarted:
             s += "\"scanStarted\""
         case .scanStopped(let reason):

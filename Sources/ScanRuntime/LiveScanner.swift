@@ -71,6 +71,11 @@ public final class LiveScanner: @unchecked Sendable {
         queue.async { [self] in output(engine.dismissPresented(at: MonotonicClock.now())) }
     }
 
+    /// A problem the host met on the user's behalf, said through the engine's effects.
+    public func report(_ problem: String) {
+        queue.async { [self] in output(engine.report(problem, at: MonotonicClock.now())) }
+    }
+
     /// The desktop's windows, for the screen menu's Windows page.
     public func setWindows(_ windows: [ManagedWindow]) {
         queue.async { [self] in engine.setWindows(windows) }

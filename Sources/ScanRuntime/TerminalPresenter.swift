@@ -32,11 +32,12 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     var failed: PresenterError?
     public var onFailure: ((PresenterError) -> Void)?
 
-    public init(tree: ElementTree, queue: DispatchQueue, clock: @escaping () -> ScanInstant = MonotonicClock.now) {
-        self.tree = tree
+    /// Draws nothing until the engine shows its first screen (`Effect.screen`).
+    public init(queue: DispatchQueue, clock: @escaping () -> ScanInstant = MonotonicClock.now) {
+        tree = ElementTree(screenID: "", size: (1, 1), nodes: [ElementNode(id: "")])
         self.queue = queue
         self.clock = clock
-        boxes = Self.boxes(of: tree)
+        boxes = []
         TerminalState.takeScreen()
     }
 
@@ -47,13 +48,6 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
             guard n.isVisible, !n.isVirtual, n.frame.width > 0, n.frame.height > 0 else { return nil }
             return Box(frame: n.frame, label: n.label ?? "")
         }
-    }
-
-    /// A new screen (the live desktop changed); on the presenter's queue.
-    public func replaceTree(_ newTree: ElementTree) {
-        tree = newTree
-        boxes = Self.boxes(of: newTree)
-        if !finished { try? render() }
     }
 
     public func present(_ effects: [TimedEffect]) throws {
@@ -83,6 +77,9 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
 
     func apply(_ e: TimedEffect) {
         switch e.effect {
+        case .screen(let shown):
+            tree = shown.tree
+            boxes = Self.boxes(of: shown.tree)
         case let .highlight(item, kind, frame, label, _):
             highlight = (frame, label ?? item, kind, item)
             if kind == .menuEntry, menu != nil { menu!.current = item }

@@ -59,16 +59,14 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     }
 
     /// - Parameters:
-    ///   - tree: the elements, for role words ("button"); `replaceTree` follows changes.
     ///   - address: where speech-dispatcher listens; nil: SPEECHD_ADDRESS or the user's
     ///     default, starting the server if it is not running (as libspeechd's autospawn).
     ///     An explicit address is never autospawned.
     ///   - warn: one sentence per problem (no speech-dispatcher; no sound icons), called on
     ///     the presenter's thread.
-    public init(feedback: FeedbackSettings, tree: ElementTree? = nil, client: String = "switchscan",
+    public init(feedback: FeedbackSettings, client: String = "switchscan",
                 address: SpeechDispatcherAddress? = nil, sounds: SoundIcons = SoundIcons(),
                 warn: @escaping (String) -> Void) {
-        self.tree = tree
         var plan = UtterancePlan(speech: feedback.speech, moveSound: nil, selectSound: nil)
         var soundProblem: String?
         // A missing icon would be spoken by name: check once, here, where it is cheap.
@@ -96,9 +94,6 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
 
     deinit { thread?.close(timeout: .zero) }
 
-    /// The elements of a new screen (for role words). Call on the presenting queue.
-    public func replaceTree(_ tree: ElementTree) { self.tree = tree }
-
     public func present(_ effects: [TimedEffect]) throws {
         guard let thread, thread.isRunning else { return }
         let received = MonotonicClock.now()
@@ -110,10 +105,7 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
             default: break
             }
         }
-        let tree = self.tree
-        let utterances = plan.utterances(effects, received: received) { id in
-            tree.flatMap { t in t.index(of: id).map { t[$0].traits } }
-        }
+        let utterances = plan.utterances(effects, received: received, screen: &tree)
         for u in utterances { thread.submit(.say(u)) }
     }
 

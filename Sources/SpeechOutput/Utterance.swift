@@ -38,13 +38,16 @@ struct UtterancePlan {
 
     /// Highlights speak (Switch Control's order: label, value, then the first trait word),
     /// announcements speak, selecting plays the select sound in place of the next move
-    /// click. `traits` gives an element's traits by id (nil: not known).
+    /// click. `screen`: the elements shown, for role words; each `.screen` effect replaces it.
     func utterances(_ effects: [TimedEffect], received: ScanInstant,
-                    traits: (String) -> TraitSet?) -> [Utterance] {
+                    screen: inout ElementTree?) -> [Utterance] {
+        func traits(_ id: String) -> TraitSet? { screen.flatMap { t in t.index(of: id).map { t[$0].traits } } }
         var out: [Utterance] = []
         var selected = false
         for e in effects {
             switch e.effect {
+            case .screen(let shown):
+                screen = shown.tree
             case .highlight(let item, let kind, _, let label, _):
                 let text = speech ? Self.highlightText(kind: kind, label: label, traits: kind == .element ? traits(item) : nil) : nil
                 let icon = selected ? selectSound : moveSound

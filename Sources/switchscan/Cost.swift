@@ -1,9 +1,11 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import JSONTape
 import ScanCore
-import ScanRuntime
 import ScanFormats
+import ScanRuntime
+import ScanSession
 import Typing
 import WordPrediction
 

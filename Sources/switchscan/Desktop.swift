@@ -1,39 +1,12 @@
 import ArgumentParser
+import CommandSupport
 import DesktopAccess
 import Foundation
 import ScanCore
+import ScanFormats
 import ScanHost
 import ScanRuntime
-import ScanFormats
-
-/// Connects to the accessibility bus, or ends the command with status 1 and the fix. The
-/// bus is found and started through D-Bus activation, which can hang on a broken session:
-/// after 10 s the command gives up rather than wait with the user.
-func connectDesktop() throws -> DesktopAccess {
-    let result = OneShot<Result<DesktopAccess, DesktopError>>()
-    do {
-        // Detached: after the time limit it is abandoned, not joined.
-        pthread_detach(try spawnThread {
-            result.set(Result { () throws(DesktopError) in try DesktopAccess.connect() })
-        })
-    } catch {
-        writeErr("Error: \(error).\n")
-        throw ExitCode(1)
-    }
-    guard let outcome = result.wait(until: MonotonicClock.now() + .seconds(10)) else {
-        writeErr("""
-            Error: the accessibility bus did not answer within 10 s. Check that the session's D-Bus works \
-            (DBUS_SESSION_BUS_ADDRESS) and that at-spi2-core is installed; 'busctl --user status' tests the bus.\n
-            """)
-        throw ExitCode(1)
-    }
-    switch outcome {
-    case .success(let access): return access
-    case .failure(let error):
-        writeErr(error.description + "\n")
-        throw ExitCode(1)
-    }
-}
+import ScanSession
 
 struct Desktop: ParsableCommand {
     static let configuration = CommandConfiguration(

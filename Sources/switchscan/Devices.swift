@@ -1,8 +1,10 @@
-import ScanCore
 import ArgumentParser
-import ScanRuntime
+import CommandSupport
 import Foundation
+import ScanCore
 import ScanFormats
+import ScanRuntime
+import ScanSession
 import SwitchInput
 
 struct Devices: ParsableCommand {

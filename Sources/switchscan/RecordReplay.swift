@@ -1,9 +1,11 @@
 import ArgumentParser
+import CommandSupport
 import Dispatch
 import Foundation
 import ScanCore
 import ScanFormats
 import ScanRuntime
+import ScanSession
 import SwitchInput
 
 struct Record: ParsableCommand {

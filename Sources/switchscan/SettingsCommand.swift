@@ -1,7 +1,9 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import JSONTape
 import ScanFormats
+import ScanSession
 
 /// The user's settings file: where it is, what it says, and one setting changed in it
 /// (the scanner menu's Settings change it the same way while scanning).

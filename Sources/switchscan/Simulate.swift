@@ -1,8 +1,10 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import ScanCore
 import ScanFormats
 import ScanRuntime
+import ScanSession
 import Typing
 import WordPrediction
 

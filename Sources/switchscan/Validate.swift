@@ -1,7 +1,9 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import ScanCore
 import ScanFormats
+import ScanSession
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(

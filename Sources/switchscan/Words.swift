@@ -1,8 +1,10 @@
-import ScanCore
 import ArgumentParser
-import ScanRuntime
+import CommandSupport
 import Foundation
+import ScanCore
 import ScanFormats
+import ScanRuntime
+import ScanSession
 import WordPrediction
 
 /// The words the predictor learned from the user's typing: where they are kept, which they

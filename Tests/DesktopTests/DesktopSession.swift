@@ -329,7 +329,13 @@ final class DesktopSession: @unchecked Sendable {
     /// as a test failure (with what it printed).
     func runSwitchscan(_ args: [String], stdin: String? = nil, timeout: Double = 20,
                        sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolResult {
-        let result = try ChildProcess.run(try switchscanBinary().path, args, environment: environment, scratch: scratch,
+        // `switchscan-bench ARGS…`: the benchmarks' tool, built beside switchscan.
+        var tool = try switchscanBinary(), args = args
+        if args.first == "switchscan-bench" {
+            tool = tool.deletingLastPathComponent().appendingPathComponent("switchscan-bench")
+            args.removeFirst()
+        }
+        let result = try ChildProcess.run(tool.path, args, environment: environment, scratch: scratch,
                                           directory: Self.packageRoot, stdin: stdin, timeout: timeout)
         if result.timedOut {
             Issue.record("switchscan \(args.joined(separator: " ")) did not finish within \(timeout) s; killed.\n\(result)", sourceLocation: sourceLocation)

@@ -168,7 +168,7 @@ extension LiveTypingTests {
         _ = try session.waitForApplication(named: "mousepad", timeout: 15)
         // Its editor takes text through AT-SPI insert, each after the keys sent before it (the
         // benchmark leaves the editor empty).
-        let bench = try session.runSwitchscan(["bench", "typing", "--desktop", "--app", "mousepad", "--repeats", "20"], timeout: 60)
+        let bench = try session.runSwitchscan(["switchscan-bench", "typing", "--desktop", "--app", "mousepad", "--repeats", "20"], timeout: 60)
         #expect(bench.stdout.contains("Text inserted → in the application") && bench.stdout.contains("in order 20 of 20"), "\(bench)")
         let scan = try ScanDriver(session, ["--app", "mousepad"])
         defer { scan.stop() }
@@ -231,7 +231,7 @@ extension LiveTypingTests {
         let session = try DesktopSession()
         defer { session.stop() }
         let fixture = try session.startFixture(args: ["--typing"])
-        let bench = try session.runSwitchscan(["bench", "typing", "--desktop", "--app", fixture.applicationName, "--repeats", "100"], timeout: 60)
+        let bench = try session.runSwitchscan(["switchscan-bench", "typing", "--desktop", "--app", fixture.applicationName, "--repeats", "100"], timeout: 60)
         #expect(bench.status == 0, "\(bench)")
         #expect(bench.stdout.contains("Key selected → its text") && bench.stdout.contains("(100 of 100)"), "\(bench)")
         // GTK 3 inserts, and each insert waited for the Backspaces sent before it.

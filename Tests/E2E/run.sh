@@ -10,6 +10,7 @@ mkdir -p "$CACHE/runs"
 OUT=$(mktemp -d "$CACHE/runs/run.XXXXXX")
 [ -z "${E2E_ONLY:-}" ] || echo "$E2E_ONLY" > "$OUT/only"
 swift build --product switchscan >/dev/null
+swift build --product switchscan-bench >/dev/null
 cc -O1 -Wall -o "$OUT/uinput-switch" Tests/E2E/uinput-switch.c $(pkg-config --cflags --libs libevdev)
 # Scenario 2 types on qemu's USB keyboard from here, once the guest says it is ready.
 QMP=$CACHE/qmp-$$.sock

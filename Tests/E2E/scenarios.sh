@@ -4,6 +4,7 @@
 # Each scenario prints PASS/FAIL lines; the exit status counts the failures.
 OUT=${E2E_OUT:?}
 BIN=${SWITCHSCAN:-.build/debug/switchscan}
+BENCH=$(dirname "$BIN")/switchscan-bench
 SWITCH=$OUT/uinput-switch
 failures=0
 checks=0
@@ -167,7 +168,7 @@ fi
 # 7. Latency: from the kernel's event timestamp to the effect leaving the engine, over a few
 #    hundred presses (printed; emulation is slow, so not asserted tightly).
 if only 7; then
-  "$BIN" bench input --device "$NODE" --presses 200 --rt-priority 0 --allow-deep-idle --json > "$OUT/latency.json" 2> "$OUT/latency.err" &
+  "$BENCH" input --device "$NODE" --presses 200 --rt-priority 0 --allow-deep-idle --json > "$OUT/latency.json" 2> "$OUT/latency.err" &
   B=$!
   wait_for "$OUT/latency.err" "Press the" 60
   i=0; while [ $i -lt 200 ]; do say "press BTN_1"; say "sleep 20"; i=$((i + 1)); done

@@ -106,11 +106,11 @@ struct PhaseTests {
         _ = click(&engine, .select, at: 1)  // a's menu, on Tap
         _ = click(&engine, .select, at: 1.2)
         #expect(engine.phase == .item(.waiting))
-        let emptied = engine.replaceTree(screen([]), at: at(1.5)).map(\.effect)
+        let emptied = engine.replaceTree(screen([]), at: at(1.5)).scanned.map(\.effect)
         #expect(emptied == [.scanStopped(.nothingToScan)])
         #expect(engine.phase == .item(.stopped(.nothingToScan)))
         #expect(engine.nextDeadline == nil, "the wait's timer goes with it")
-        let back = engine.replaceTree(screen(buttons("a", "b")), at: at(2)).map(\.effect)
+        let back = engine.replaceTree(screen(buttons("a", "b")), at: at(2)).scanned.map(\.effect)
         #expect(engine.phase == .item(.scanning))
         #expect(back.first == .scanStarted)
     }

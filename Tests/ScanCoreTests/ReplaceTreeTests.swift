@@ -92,37 +92,37 @@ struct ReplaceTreeTests {
         var engine = running(abc, until: 1.5)  // on b since 1 s
         let inserted = screen(buttons("x", "a", "b", "c"))
         #expect(inserted.index(of: "b") != abc.index(of: "b"), "the test needs b at another index")
-        #expect(engine.replaceTree(inserted, at: at(1.5)) == [])
+        #expect(engine.replaceTree(inserted, at: at(1.5)).scanned == [])
         #expect(engine.nextDeadline == at(2), "the dwell on b goes on")
-        #expect(engine.handleDeadline(at: at(2)) == timed(2, lit("c", in: inserted)), "b's successor follows b")
+        #expect(engine.handleDeadline(at: at(2)).scanned == timed(2, lit("c", in: inserted)), "b's successor follows b")
     }
 
     @Test func aRemovedHighlightedElementHandsTheCursorToTheNextItem() {
         var engine = running(abc, until: 1.5)
         let removed = screen(buttons("a", "c"))
-        #expect(engine.replaceTree(removed, at: at(1.5)) == timed(1.5, lit("c", in: removed)))
+        #expect(engine.replaceTree(removed, at: at(1.5)).scanned == timed(1.5, lit("c", in: removed)))
         #expect(engine.nextDeadline == at(2.5), "a new item: its dwell starts now")
     }
 
     @Test func aRemovedLastItemHandsTheCursorToThePreviousOne() {
         var engine = running(abc, until: 2.5)  // on c
         let removed = screen(buttons("a", "b"))
-        #expect(engine.replaceTree(removed, at: at(2.7)) == timed(2.7, lit("b", in: removed)))
+        #expect(engine.replaceTree(removed, at: at(2.7)).scanned == timed(2.7, lit("b", in: removed)))
         #expect(engine.nextDeadline == at(3.7))
     }
 
     @Test func aSiblingInsertedBeforeTheCursorInsideAGroupKeepsIt() {
         let before = screen([.group("g", buttons("a", "b", "c")), .button("d")])
         var engine = ScanEngine(tree: before)
-        #expect(engine.start(at: .zero) == timed(0, .scanStarted, litGroup("g", label: "A, B, C", in: before)))
-        #expect(engine.handle(press(.select, at: 0.5), at: at(0.5))
+        #expect(engine.start(at: .zero).scanned == timed(0, .scanStarted, litGroup("g", label: "A, B, C", in: before)))
+        #expect(engine.handle(press(.select, at: 0.5), at: at(0.5)).scanned
                 == timed(0.5, .enterGroup("g"), lit("a", in: before)))
         _ = engine.handle(release(.select, at: 0.6), at: at(0.6))
-        #expect(engine.handleDeadline(at: at(1.7)) == timed(1.5, lit("b", in: before)))
+        #expect(engine.handleDeadline(at: at(1.7)).scanned == timed(1.5, lit("b", in: before)))
         let after = screen([.group("g", buttons("z", "a", "b", "c")), .button("d")])
-        #expect(engine.replaceTree(after, at: at(1.8)) == [])
+        #expect(engine.replaceTree(after, at: at(1.8)).scanned == [])
         #expect(engine.nextDeadline == at(2.5))
-        #expect(engine.handleDeadline(at: at(2.5)) == timed(2.5, lit("c", in: after)))
+        #expect(engine.handleDeadline(at: at(2.5)).scanned == timed(2.5, lit("c", in: after)))
     }
 
     @Test func aVanishedLastMemberOfAGroupContinuesAfterTheGroup() {
@@ -133,7 +133,7 @@ struct ReplaceTreeTests {
         _ = engine.handle(press(.select, at: 1.5), at: at(1.5))  // enter g: b
         _ = engine.handleDeadline(at: at(3.5))  // d at 3.5
         let after = screen([.button("a"), .group("g", buttons("b", "c")), .button("e")])
-        #expect(engine.replaceTree(after, at: at(3.6)) == timed(3.6, .exitGroup("g"), lit("e", in: after)))
+        #expect(engine.replaceTree(after, at: at(3.6)).scanned == timed(3.6, .exitGroup("g"), lit("e", in: after)))
         #expect(engine.nextDeadline == at(4.6))
     }
 
@@ -146,14 +146,14 @@ struct ReplaceTreeTests {
         #expect(exit.last == TimedEffect(at(2.5), .highlight(item: "exit", kind: .exit, frame: before[before.index(of: "g")!].frame,
                                                               label: "Exit group", context: "g")))
         let after = screen([.button("c0"), .group("g", buttons("a", "b")), .button("c")])
-        #expect(engine.replaceTree(after, at: at(2.6)) == [])
-        #expect(engine.handleDeadline(at: at(3.5)) == timed(3.5, lit("a", in: after)), "the cycle inside g goes on")
+        #expect(engine.replaceTree(after, at: at(2.6)).scanned == [])
+        #expect(engine.handleDeadline(at: at(3.5)).scanned == timed(3.5, lit("a", in: after)), "the cycle inside g goes on")
     }
 
     @Test func aMovedHighlightedElementIsHighlightedAgainWithoutRestartingItsDwell() {
         var engine = running(abc, until: 1.5)
         let moved = screen([.button("a"), .button("b", frame: Rect(x: 10.5, y: 60, width: 120, height: 40)), .button("c")])
-        let effects = engine.replaceTree(moved, at: at(1.7))
+        let effects = engine.replaceTree(moved, at: at(1.7)).scanned
         #expect(effects == timed(1.7, lit("b", in: moved)))
         #expect(effects.count == 1)
         if case .highlight(_, _, let frame, _, _)? = effects.first?.effect {
@@ -161,13 +161,13 @@ struct ReplaceTreeTests {
         }
         #expect(engine.nextDeadline == at(2), "same item: the timer keeps its phase")
         // Nothing visible changes the second time.
-        #expect(engine.replaceTree(moved, at: at(1.8)) == [])
+        #expect(engine.replaceTree(moved, at: at(1.8)).scanned == [])
     }
 
     @Test func aRelabelledHighlightedElementIsHighlightedAgain() {
         var engine = running(abc, until: 1.5)
         let relabelled = screen([.button("a"), .button("b", label: "Send"), .button("c")])
-        #expect(engine.replaceTree(relabelled, at: at(1.7))
+        #expect(engine.replaceTree(relabelled, at: at(1.7)).scanned
                 == timed(1.7, .highlight(item: "b", kind: .element, frame: abc[abc.index(of: "b")!].frame, label: "Send", context: nil)))
         #expect(engine.nextDeadline == at(2))
     }
@@ -175,7 +175,7 @@ struct ReplaceTreeTests {
     @Test func changesElsewhereEmitNothing() {
         var engine = running(abc, until: 1.5)
         let changed = screen([.button("a", label: "Other"), .button("b"), .button("c", frame: Rect(x: 200, y: 300, width: 10, height: 10))])
-        #expect(engine.replaceTree(changed, at: at(1.7)) == [])
+        #expect(engine.replaceTree(changed, at: at(1.7)).scanned == [])
         #expect(engine.nextDeadline == at(2))
     }
 
@@ -184,18 +184,18 @@ struct ReplaceTreeTests {
     @Test func anEmptyScreenStopsAndItemsComingBackRestartAtTheFirst() {
         var engine = running(abc, until: 1.5)
         let empty = screen([])
-        #expect(engine.replaceTree(empty, at: at(1.6)) == timed(1.6, .scanStopped(.nothingToScan)))
+        #expect(engine.replaceTree(empty, at: at(1.6)).scanned == timed(1.6, .scanStopped(.nothingToScan)))
         #expect(engine.nextDeadline == nil)
-        #expect(engine.replaceTree(empty, at: at(1.7)) == [], "still nothing: said once")
+        #expect(engine.replaceTree(empty, at: at(1.7)).scanned == [], "still nothing: said once")
         let back = screen(buttons("c", "d"))
-        #expect(engine.replaceTree(back, at: at(3)) == timed(3, .scanStarted, lit("c", in: back)))
+        #expect(engine.replaceTree(back, at: at(3)).scanned == timed(3, .scanStarted, lit("c", in: back)))
         #expect(engine.nextDeadline == at(4))
     }
 
     @Test func aScreenStoppedByItsLoopsDoesNotRestartByItself() {
         var engine = running(abc, until: 6)  // 2 loops of 3 items: stopped at 6 s
         #expect(!engine.isRunning)
-        #expect(engine.replaceTree(screen(buttons("a", "b", "c", "d")), at: at(7)) == [])
+        #expect(engine.replaceTree(screen(buttons("a", "b", "c", "d")), at: at(7)).scanned == [])
         #expect(engine.nextDeadline == nil)
     }
 
@@ -203,11 +203,11 @@ struct ReplaceTreeTests {
 
     @Test func aMenuOnAnElementThatSurvivesStaysOpenOnIt() {
         var engine = running(abc, until: 1.5)
-        #expect(engine.handle(press(.select, at: 1.5), at: at(1.5))
+        #expect(engine.handle(press(.select, at: 1.5), at: at(1.5)).scanned
                 == timed(1.5, .menuOpen(element: "b", entries: ["tap", "pointMode", "screenMenu", "exit"], titles: ["Tap", "Point mode", "Settings and more", "Exit menu"]), litEntry("tap", "Tap", of: "b", in: abc)))
         _ = engine.handle(release(.select, at: 1.6), at: at(1.6))
         let inserted = screen(buttons("x", "a", "b", "c"))
-        #expect(engine.replaceTree(inserted, at: at(1.7)) == [])
+        #expect(engine.replaceTree(inserted, at: at(1.7)).scanned == [])
         #expect(engine.nextDeadline == at(2.5))
         // Tap acts on b, at its index in the new tree.
         let tap = engine.handle(press(.select, at: 1.8), at: at(1.8))
@@ -219,7 +219,7 @@ struct ReplaceTreeTests {
         var engine = running(abc, until: 1.5)
         _ = engine.handle(press(.select, at: 1.5), at: at(1.5))
         let moved = screen([.button("a"), .button("b", frame: Rect(x: 0, y: 500, width: 100, height: 40)), .button("c")])
-        #expect(engine.replaceTree(moved, at: at(1.7)) == timed(1.7, litEntry("tap", "Tap", of: "b", in: moved)))
+        #expect(engine.replaceTree(moved, at: at(1.7)).scanned == timed(1.7, litEntry("tap", "Tap", of: "b", in: moved)))
         #expect(engine.nextDeadline == at(2.5))
     }
 
@@ -227,7 +227,7 @@ struct ReplaceTreeTests {
         var engine = running(abc, until: 1.5)
         _ = engine.handle(press(.select, at: 1.5), at: at(1.5))
         let removed = screen(buttons("a", "c"))
-        #expect(engine.replaceTree(removed, at: at(1.7))
+        #expect(engine.replaceTree(removed, at: at(1.7)).scanned
                 == timed(1.7, .menuClose(element: "b"), lit("c", in: removed)))
         #expect(engine.nextDeadline == at(2.7))
     }
@@ -238,7 +238,7 @@ struct ReplaceTreeTests {
         _ = engine.handleDeadline(at: at(2.5))  // pointMode
         var withAction = screen(buttons("a", "b", "c"))
         withAction.update(withAction.index(of: "b")!) { $0.customActions = [CustomAction(name: "Delete")] }
-        #expect(engine.replaceTree(withAction, at: at(2.7))
+        #expect(engine.replaceTree(withAction, at: at(2.7)).scanned
                 == timed(2.7, .menuOpen(element: "b", entries: ["tap", "Delete", "pointMode", "screenMenu", "exit"],
                                             titles: ["Tap", "Delete", "Point mode", "Settings and more", "Exit menu"]),
                          litEntry("pointMode", "Point mode", of: "b", in: withAction)))
@@ -255,10 +255,10 @@ struct ReplaceTreeTests {
 
     @Test func aPendingAutoTapTapsItsElementAtItsNewIndex() {
         var engine = running(abc, until: 1.5, settings: autoTapSettings)
-        #expect(engine.handle(press(.select, at: 1.5), at: at(1.5)) == [])
+        #expect(engine.handle(press(.select, at: 1.5), at: at(1.5)).scanned == [])
         #expect(engine.nextDeadline == at(2.25))
         let inserted = screen(buttons("x", "a", "b", "c"))
-        #expect(engine.replaceTree(inserted, at: at(1.7)) == [])
+        #expect(engine.replaceTree(inserted, at: at(1.7)).scanned == [])
         #expect(engine.nextDeadline == at(2.25))
         let b = inserted[inserted.index(of: "b")!]
         #expect(engine.handleDeadline(at: at(2.25)).first == TimedEffect(at(2.25), .activate(element: "b", point: b.activationPoint, target: "b")))
@@ -268,18 +268,18 @@ struct ReplaceTreeTests {
         var engine = running(abc, until: 1.5, settings: autoTapSettings)
         _ = engine.handle(press(.select, at: 1.5), at: at(1.5))
         let removed = screen(buttons("a", "c"))
-        #expect(engine.replaceTree(removed, at: at(1.7)) == timed(1.7, lit("c", in: removed)))
+        #expect(engine.replaceTree(removed, at: at(1.7)).scanned == timed(1.7, lit("c", in: removed)))
         #expect(engine.nextDeadline == at(2.7), "no tap at 2.25; the scan timer runs again")
-        #expect(engine.handleDeadline(at: at(2.7)) == timed(2.7, lit("a", in: removed)))
+        #expect(engine.handleDeadline(at: at(2.7)).scanned == timed(2.7, lit("a", in: removed)))
     }
 
     @Test func whilePausedChangesAreSilentAndResumingShowsThem() {
         var engine = running(abc, until: 1.5)
-        #expect(engine.handle(press(.pause, at: 1.6), at: at(1.6)) == timed(1.6, .scanStopped(.paused)))
+        #expect(engine.handle(press(.pause, at: 1.6), at: at(1.6)).scanned == timed(1.6, .scanStopped(.paused)))
         _ = engine.handle(release(.pause, at: 1.7), at: at(1.7))
         let moved = screen([.button("x"), .button("a"), .button("b", frame: Rect(x: 0, y: 500, width: 100, height: 40))])
-        #expect(engine.replaceTree(moved, at: at(2)) == [])
-        #expect(engine.handle(press(.pause, at: 3), at: at(3)) == timed(3, .scanStarted, lit("b", in: moved)))
+        #expect(engine.replaceTree(moved, at: at(2)).scanned == [])
+        #expect(engine.handle(press(.pause, at: 3), at: at(3)).scanned == timed(3, .scanStarted, lit("b", in: moved)))
     }
 
     @Test func anotherScreenWhilePausedIsAnnouncedAndResumingStartsAtItsFirstItem() {
@@ -287,8 +287,8 @@ struct ReplaceTreeTests {
         _ = engine.handle(press(.pause, at: 1.6), at: at(1.6))
         _ = engine.handle(release(.pause, at: 1.7), at: at(1.7))
         let dialog = screen(buttons("ok", "cancel"), id: "dialog", title: "Quit?")
-        #expect(engine.replaceTree(dialog, at: at(2)) == timed(2, .announce("Quit?")))
-        #expect(engine.handle(press(.pause, at: 3), at: at(3)) == timed(3, .scanStarted, lit("ok", in: dialog)))
+        #expect(engine.replaceTree(dialog, at: at(2)).scanned == timed(2, .announce("Quit?")))
+        #expect(engine.handle(press(.pause, at: 3), at: at(3)).scanned == timed(3, .scanStarted, lit("ok", in: dialog)))
         #expect(engine.nextDeadline == at(4))
     }
 
@@ -297,7 +297,7 @@ struct ReplaceTreeTests {
     @Test func anotherScreenIsAnnouncedThenScannedFromItsFirstItem() {
         var engine = running(abc, until: 1.5)
         let dialog = screen(buttons("save", "discard", "cancel"), id: "dialog", title: "Save changes?")
-        #expect(engine.replaceTree(dialog, at: at(1.7))
+        #expect(engine.replaceTree(dialog, at: at(1.7)).scanned
                 == timed(1.7, .announce("Save changes?"), .scanStarted, lit("save", in: dialog)))
         #expect(engine.nextDeadline == at(2.7))
     }
@@ -306,7 +306,7 @@ struct ReplaceTreeTests {
         var engine = running(abc, until: 1.5)
         _ = engine.handle(press(.select, at: 1.5), at: at(1.5))
         let other = screen(buttons("b", "c"), id: "other")
-        #expect(engine.replaceTree(other, at: at(1.7))
+        #expect(engine.replaceTree(other, at: at(1.7)).scanned
                 == timed(1.7, .menuClose(element: "b"), .scanStarted, lit("b", in: other)))
     }
 
@@ -316,7 +316,7 @@ struct ReplaceTreeTests {
         _ = engine.start(at: .zero)
         _ = engine.handle(press(.select, at: 0.5), at: at(0.5))
         let other = screen([.group("g", buttons("a", "b")), .button("c")], id: "other", title: "Other")
-        #expect(engine.replaceTree(other, at: at(0.7))
+        #expect(engine.replaceTree(other, at: at(0.7)).scanned
                 == timed(0.7, .announce("Other"), .scanStarted, litGroup("g", label: "A, B", in: other)))
     }
 
@@ -332,7 +332,7 @@ struct ReplaceTreeTests {
         var engine = ScanEngine(tree: abc, settings: pointSettings)
         _ = engine.start(at: .zero)
         let deadline = engine.nextDeadline
-        #expect(engine.replaceTree(screen(buttons("x", "a", "c")), at: at(1)) == [])
+        #expect(engine.replaceTree(screen(buttons("x", "a", "c")), at: at(1)).scanned == [])
         #expect(engine.nextDeadline == deadline)
     }
 
@@ -341,7 +341,7 @@ struct ReplaceTreeTests {
         _ = engine.start(at: .zero)
         let dialog = screen(buttons("ok"), id: "dialog", title: "Print")
         let sweep = Sweep(axis: .x, phase: .line, start: at(1), lo: 0, hi: 400, speed: 100, passes: 2)
-        #expect(engine.replaceTree(dialog, at: at(1)) == timed(1, .announce("Print"), .sweep(sweep)))
+        #expect(engine.replaceTree(dialog, at: at(1)).scanned == timed(1, .announce("Print"), .sweep(sweep)))
         #expect(engine.nextDeadline == sweep.end)
     }
 
@@ -351,7 +351,7 @@ struct ReplaceTreeTests {
         var engine = running(abc, until: 1.5)
         let inserted = screen(buttons("x", "y", "a", "b", "c"))
         _ = engine.replaceTree(inserted, at: at(1.6))
-        #expect(engine.handle(press(.select, at: 1.7), at: at(1.7))
+        #expect(engine.handle(press(.select, at: 1.7), at: at(1.7)).scanned
                 == timed(1.7, .menuOpen(element: "b", entries: ["tap", "pointMode", "screenMenu", "exit"], titles: ["Tap", "Point mode", "Settings and more", "Exit menu"]), litEntry("tap", "Tap", of: "b", in: inserted)))
     }
 
@@ -363,4 +363,10 @@ struct ReplaceTreeTests {
         let effects = engine.handle(press(.select, at: 0.9), at: at(1.3))
         #expect(effects.first?.effect == .menuOpen(element: "b", entries: ["tap", "pointMode", "screenMenu", "exit"], titles: ["Tap", "Point mode", "Settings and more", "Exit menu"]))
     }
+}
+
+extension Array where Element == TimedEffect {
+    /// The effects without the screens shown (`ScreenEffectTests` pins those): what the
+    /// user sees the scan do.
+    var scanned: [TimedEffect] { filter { if case .screen = $0.effect { false } else { true } } }
 }

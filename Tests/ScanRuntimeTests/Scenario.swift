@@ -276,7 +276,9 @@ struct Scenario: Sendable {
             // Up to just before the next event: what it makes belongs to the next section.
             let end = section.before.map { ScanInstant(nanoseconds: ScanInstant.seconds($0).nanoseconds - 1) } ?? .seconds(until)
             made += driver.advance(to: end)
-            result.append(made.map(compact))
+            // The screen shown is data for presenters, pinned by `ScreenEffectTests`; a
+            // scenario pins behaviour.
+            result.append(made.filter { if case .screen = $0.effect { false } else { true } }.map(compact))
             made = []
         }
         return result
@@ -318,6 +320,7 @@ func num(_ v: Double) -> String {
 func compact(_ e: TimedEffect) -> String {
     let t = num(e.time.seconds)
     switch e.effect {
+    case .screen(let shown): return "\(t) screen \(shown.tree.screenID)"
     case .scanStarted: return "\(t) scanStarted"
     case .scanStopped(let r): return "\(t) scanStopped \(r.rawValue)"
     case let .highlight(item, kind, _, _, _): return "\(t) highlight \(kind.rawValue) \(item)"

@@ -51,9 +51,10 @@ struct SpeechPresenterTests {
         let daemon = try SpeechDaemon(module: .textlog)
         defer { daemon.stop() }
         let warnings = Collected<String>()
-        let speech = SpeechPresenter(feedback: feedback(), tree: tree, address: daemon.address) { warnings.append($0) }
+        let speech = SpeechPresenter(feedback: feedback(), address: daemon.address) { warnings.append($0) }
         let batches: [([Effect], String)] = [
-            ([element("b1", "Btn 1")], "Btn 1, button"),
+            // The role words come from the screen the engine shows, in the same batch.
+            ([.screen(ShownScreen(tree, serial: 1)), element("b1", "Btn 1")], "Btn 1, button"),
             ([.highlight(item: "g1", kind: .group, frame: nil, label: "Btn 5, Btn 6", context: nil)], "Btn 5, Btn 6, group"),
             ([.enterGroup("g1"), element("vol", "Volume, 50")], "Volume, 50, adjustable"),
             ([.menuOpen(element: "b1", entries: ["tap"], titles: ["Tap"]),
@@ -173,7 +174,8 @@ struct SpeechPresenterTests {
         let daemon = try SpeechDaemon(module: .textlog)
         defer { daemon.stop() }
         let warnings = Collected<String>()
-        let speech = SpeechPresenter(feedback: feedback(sound: true), tree: tree, address: daemon.address) { warnings.append($0) }
+        let speech = SpeechPresenter(feedback: feedback(sound: true), address: daemon.address) { warnings.append($0) }
+        try speech.present([at(0, .screen(ShownScreen(tree, serial: 1)))])
         let move = SoundIcons().move, select = SoundIcons().select
         // The lone select first: it is dropped while anything is being said, and when the
         // server counts a spoken line as ended is not something a test can see.
@@ -246,7 +248,8 @@ struct SpeechPresenterTests {
         let daemon = try SpeechDaemon(module: .espeak)
         defer { daemon.stop() }
         let begins = Collected<SpeechBegin>()
-        let speech = SpeechPresenter(feedback: feedback(), tree: tree, address: daemon.address) { _ in }
+        let speech = SpeechPresenter(feedback: feedback(), address: daemon.address) { _ in }
+        try speech.present([at(0, .screen(ShownScreen(tree, serial: 1)))])
         speech.onSpeechBegin = { begins.append($0) }
         let runs = 30
         var presentTimes: [Double] = []

@@ -81,14 +81,22 @@ enum CLI {
             && FileManager.default.isExecutableFile(atPath: url.path)
     }
 
-    /// Runs `switchscan ARGS…`; `stdin` (if given) is written to its standard input through
+    /// The executable and arguments of a command line: `switchscan ARGS…`, or the
+    /// benchmarks' own tool when the first word is `switchscan-bench`.
+    static func command(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> (URL, [String]) {
+        let binary = try #require(binary, "the switchscan executable was not found next to the test bundle nor under .build*/debug", sourceLocation: sourceLocation)
+        guard arguments.first == "switchscan-bench" else { return (binary, arguments) }
+        return (binary.deletingLastPathComponent().appendingPathComponent("switchscan-bench"), Array(arguments.dropFirst()))
+    }
+
+    /// Runs `switchscan ARGS…` (or `switchscan-bench ARGS…`, see `command`); `stdin` (if given) is written to its standard input through
     /// a pipe, otherwise standard input is /dev/null. A run longer than `timeout` seconds is
     /// terminated and recorded as a test failure.
     static func run(
         _ arguments: [String], stdin: String? = nil, timeout: Double = CLI.timeout, directory: URL? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> RunResult {
-        let binary = try #require(binary, "the switchscan executable was not found next to the test bundle nor under .build*/debug", sourceLocation: sourceLocation)
+        let (binary, arguments) = try command(arguments, sourceLocation: sourceLocation)
         let scratch = try TempDir()
         defer { scratch.remove() }
         let outURL = scratch.url.appendingPathComponent("stdout")

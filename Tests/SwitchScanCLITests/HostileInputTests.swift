@@ -22,8 +22,8 @@ struct HostileInputTests {
 
     /// Every numeric argument has a range; outside it, status 64 and the range.
     @Test(arguments: [["simulate", "Layouts/mail-inbox.json", "--until=1e300"], ["run", "--duration=inf"],
-                      ["record", "/dev/null", "-o", "/dev/null", "--duration=nan"], ["bench", "input", "--timeout=nan"],
-                      ["bench", "screen", "--presses=0"], ["bench", "desktop", "--changes=-1"], ["bench", "layout", "--repeats=99"],
+                      ["record", "/dev/null", "-o", "/dev/null", "--duration=nan"], ["switchscan-bench", "input", "--timeout=nan"],
+                      ["switchscan-bench", "screen", "--presses=0"], ["switchscan-bench", "desktop", "--changes=-1"], ["switchscan-bench", "layout", "--repeats=99"],
                       ["run", "--rt-priority=100"]])
     func numericArgumentsOutOfRange(_ arguments: [String]) throws {
         let r = try CLI.run(arguments)

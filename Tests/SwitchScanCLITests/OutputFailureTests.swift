@@ -20,7 +20,7 @@ struct OutputFailureTests {
     /// (128 + signal) and what stderr received. `whileRunning` runs once it has started.
     static func run(_ arguments: [String], stdout: Stream, stderr: Stream, ignorePipe: Bool = false,
                     shellPrefix: String = "", whileRunning: () -> Void = {}) throws -> (status: Int32, stderr: String) {
-        let binary = try #require(CLI.binary)
+        let (binary, arguments) = try CLI.command(arguments)
         let scratch = try TempDir()
         defer { scratch.remove() }
         let errPath = scratch.url.appendingPathComponent("stderr").path
@@ -76,7 +76,7 @@ struct OutputFailureTests {
 
     static let simulate = ["simulate", "Layouts/switch-control.uikit.json", "--events", "Examples/uikit-demo.events"]
 
-    @Test(arguments: [simulate, ["validate", "Layouts/mail-inbox.json"], ["devices"], ["--help"], ["bench", "layout", "--sizes", "10", "--repeats", "1"]])
+    @Test(arguments: [simulate, ["validate", "Layouts/mail-inbox.json"], ["devices"], ["--help"], ["switchscan-bench", "layout", "--sizes", "10", "--repeats", "1"]])
     func aFullDiskIsAnError(_ arguments: [String]) throws {
         let r = try Self.run(arguments, stdout: .devFull, stderr: .file(""))
         #expect(r.status == 1, "\(arguments): \(r)")

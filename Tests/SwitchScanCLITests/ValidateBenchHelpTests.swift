@@ -107,7 +107,7 @@ struct ValidateTests {
 struct BenchHelpTests {
     @Test("bench layout --json prints one JSON object per size")
     func benchLayoutJSON() throws {
-        let r = try CLI.run(["bench", "layout", "--sizes", "1000", "--repeats", "1", "--json"])
+        let r = try CLI.run(["switchscan-bench", "layout", "--sizes", "1000", "--repeats", "1", "--json"])
         #expect(r.status == 0, "\(r)")
         #expect(r.stderr == "")
         let lines = r.stdoutLines
@@ -124,7 +124,7 @@ struct BenchHelpTests {
 
     @Test("bench layout rejects a bad size")
     func benchBadSize() throws {
-        let r = try CLI.run(["bench", "layout", "--sizes", "0", "--json"])
+        let r = try CLI.run(["switchscan-bench", "layout", "--sizes", "0", "--json"])
         #expect(r.status == 64, "\(r)")
         #expect(r.stdout == "")
         #expect(r.stderr.contains("--sizes"))
@@ -132,7 +132,7 @@ struct BenchHelpTests {
 
     @Test("--spin-margin takes 0 to 1 ms; anything else is refused with the range", arguments: ["2ms", "-5us", "soon", "1001"])
     func spinMarginRange(_ value: String) throws {
-        for command in [["bench", "timing"], ["run", "--no-devices", "--duration", "1"]] {
+        for command in [["switchscan-bench", "timing"], ["run", "--no-devices", "--duration", "1"]] {
             // With "=": a value starting with "-" would otherwise be read as an option.
             let r = try CLI.run(command + ["--spin-margin=\(value)"])
             #expect(r.status == 64, "\(r)")
@@ -143,7 +143,7 @@ struct BenchHelpTests {
 
     @Test("bench timing with a spin margin runs and prints its JSON line")
     func benchTimingSpin() throws {
-        let r = try CLI.run(["bench", "timing", "--interval", "1ms", "--ticks", "20", "--rt-priority", "0",
+        let r = try CLI.run(["switchscan-bench", "timing", "--interval", "1ms", "--ticks", "20", "--rt-priority", "0",
                              "--allow-deep-idle", "--spin-margin", "200us", "--json"])
         #expect(r.status == 0, "\(r)")
         let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
@@ -168,7 +168,7 @@ struct BenchHelpTests {
 
     @Test("bench input --json prints its one JSON object with the promised keys")
     func benchInputJSON() throws {
-        let r = try CLI.run(["bench", "input", "--presses", "30", "--rt-priority", "0", "--allow-deep-idle", "--json"])
+        let r = try CLI.run(["switchscan-bench", "input", "--presses", "30", "--rt-priority", "0", "--allow-deep-idle", "--json"])
         #expect(r.status == 0, "\(r)")
         let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
         let object = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(r)")

@@ -101,7 +101,7 @@ struct WordsCommandTests {
 @Suite("switchscan bench typing")
 struct BenchTypingTests {
     @Test func aMissingTextSaysHowToGiveOne() throws {
-        let r = try CLI.run(["bench", "typing", "--text-file", "no-such-phrases.txt", "--loads", "1"])
+        let r = try CLI.run(["switchscan-bench", "typing", "--text-file", "no-such-phrases.txt", "--loads", "1"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("'no-such-phrases.txt' does not exist"))
         #expect(r.stderr.contains("Give the text to type with --text-file FILE (one phrase a line)."))
@@ -111,7 +111,7 @@ struct BenchTypingTests {
         try withTempDir { dir in
             let words = try dir.write("tiny.words", "9 the\n5 cat\n4 sat\n3 the cat\n2 cat sat\n")
             let text = try dir.write("text.txt", "the cat sat\nthe cat\n")
-            let r = try CLI.run(["bench", "typing", "--words", words, "--text-file", text, "--loads", "2", "--json"])
+            let r = try CLI.run(["switchscan-bench", "typing", "--words", words, "--text-file", text, "--loads", "2", "--json"])
             #expect(r.status == 0, "\(r)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
             #expect(object["words"] as? Int == 3)

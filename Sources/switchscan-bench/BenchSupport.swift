@@ -1,8 +1,10 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import ScanCore
 import ScanHost
 import ScanRuntime
+import ScanSession
 
 /// Lateness or latency samples in nanoseconds, summarised in microseconds.
 struct Summary {
@@ -26,51 +28,6 @@ struct Summary {
 
 func r1(_ v: Double) -> String { String(format: "%.1f", v) }
 func r2(_ v: Double) -> String { String(format: "%.2f", v) }
-
-/// "16.7ms", "1ms", "250us", "1s", "0.5s" (a bare number is milliseconds).
-struct Interval: ExpressibleByArgument {
-    var duration: ScanDuration
-    var text: String
-
-    init?(argument: String) {
-        guard let ns = Self.nanoseconds(argument, defaultFactor: 1e6), ns > 0, ns >= 100_000, ns <= 10e9 else { return nil }
-        duration = ScanDuration(nanoseconds: Int64(ns.rounded()))
-        text = argument
-    }
-
-    /// "16.7ms", "50us", "1s", or a bare number in units of `defaultFactor` nanoseconds.
-    static func nanoseconds(_ argument: String, defaultFactor: Double) -> Double? {
-        let s = argument.trimmingCharacters(in: .whitespaces).lowercased()
-        let units: [(String, Double)] = [("ms", 1e6), ("us", 1e3), ("µs", 1e3), ("ns", 1), ("s", 1e9)]
-        var value: Double?
-        var factor = defaultFactor
-        for (suffix, f) in units where s.hasSuffix(suffix) {
-            value = Double(s.dropLast(suffix.count))
-            factor = f
-            break
-        }
-        if value == nil { value = Double(s) }
-        guard let v = value, v.isFinite, v >= 0 else { return nil }
-        return v * factor
-    }
-
-    var milliseconds: Double { Double(duration.nanoseconds) / 1e6 }
-}
-
-/// How long before a timer's deadline the timing thread wakes and spins (0 to 1 ms):
-/// `RealTimeQueue.Options.spinMargin`.
-struct SpinMargin: ExpressibleByArgument {
-    var duration: ScanDuration
-
-    init?(argument: String) {
-        guard let ns = Interval.nanoseconds(argument, defaultFactor: 1e3), ns <= 1e6 else { return nil }
-        duration = ScanDuration(nanoseconds: Int64(ns.rounded()))
-    }
-
-    init(_ duration: ScanDuration) { self.duration = duration }
-
-    var defaultValueDescription: String { "\(duration.nanoseconds / 1000)us" }
-}
 
 /// Busy threads on every core at normal priority: the CPU load a switch user's machine may
 /// be under while scanning.

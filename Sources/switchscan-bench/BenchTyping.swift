@@ -1,9 +1,11 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import ScanCore
-import ScanHost
 import ScanFormats
+import ScanHost
 import ScanRuntime
+import ScanSession
 import WordPrediction
 
 struct BenchTyping: ParsableCommand {

@@ -1,10 +1,12 @@
 import ArgumentParser
+import CommandSupport
 import DesktopAccess
 import Dispatch
 import Foundation
 import ScanCore
 import ScanHost
 import ScanRuntime
+import ScanSession
 
 enum TimingDriver: String, ExpressibleByArgument, CaseIterable { case realtime, dispatch }
 

@@ -1,10 +1,12 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import JSONTape
 import ScanCore
+import ScanFormats
 import ScanHost
 import ScanRuntime
-import ScanFormats
+import ScanSession
 import SwitchInput
 
 struct BenchInput: ParsableCommand {

@@ -1,9 +1,11 @@
 import ArgumentParser
+import CommandSupport
 import Dispatch
 import Foundation
 import ScanCore
 import ScanHost
 import ScanRuntime
+import ScanSession
 import X11Output
 
 struct BenchScreen: ParsableCommand {

@@ -1,26 +1,10 @@
-import ArgumentParser
 import DesktopAccess
 import Dispatch
-import Foundation
 import ScanCore
 import ScanHost
 import ScanRuntime
-import SpeechOutput
 import SwitchInput
 import X11Output
-
-enum PointerKind: String, ExpressibleByArgument, CaseIterable { case xtest, uinput, none }
-
-/// "1920x1080".
-struct ScreenSize: ExpressibleByArgument {
-    var width: Int
-    var height: Int
-    init?(argument: String) {
-        let parts = argument.lowercased().split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...65_535).contains(w), (1...65_535).contains(h) else { return nil }
-        width = w; height = h
-    }
-}
 
 /// Clicks at screen points, however they are made.
 protocol PointerClicker: AnyObject, Sendable {
@@ -65,7 +49,7 @@ final class KeyInjector: @unchecked Sendable {
     var insert: (@Sendable (String) -> FieldInsert)?
     var sent: (@Sendable (SentKeys) -> Void)?
 
-    init(_ kind: PointerKind) {
+    init(_ kind: RunConfiguration.Injection) {
         switch kind {
         case .xtest, .none:
             do {
@@ -203,43 +187,3 @@ final class PointerPresenter: EffectPresenter, @unchecked Sendable {
     func finish() {}
 }
 
-/// What a run shows and says beyond its output: the on-screen overlay, speech, and the
-/// pointer for taps.
-struct RunFeedback {
-    var presenters: [EffectPresenter] = []
-    var clicker: PointerClicker?
-    var notes: [String] = []
-
-    /// `kind`: asked for on the command line (nil: chosen). Problems a user asked for by
-    /// name are errors; the rest are notes and the run goes on without them.
-    /// How clicks and keys reach the screen: as asked, or for the live desktop XTest on X11
-    /// and uinput elsewhere; a layout run injects nothing unless asked.
-    static func injector(_ kind: PointerKind?, desktop: Bool) -> PointerKind {
-        let env = ProcessInfo.processInfo.environment
-        let display = env["DISPLAY"].map { !$0.isEmpty } ?? false
-        // Under Wayland DISPLAY may name XWayland, whose XTest clicks reach only X clients.
-        let wayland = !(env["WAYLAND_DISPLAY"] ?? "").isEmpty || env["XDG_SESSION_TYPE"] == "wayland"
-        return kind ?? (desktop ? (display && !wayland ? .xtest : .uinput) : PointerKind.none)
-    }
-
-    static func pointer(_ kind: PointerKind?, desktop: Bool, screen: ScreenSize?, fallback: (width: Double, height: Double)) throws -> (PointerClicker?, String?) {
-        let display = !(ProcessInfo.processInfo.environment["DISPLAY"] ?? "").isEmpty
-        let chosen = injector(kind, desktop: desktop)
-        switch chosen {
-        case .none:
-            return (nil, nil)
-        case .xtest:
-            do { return (XTestClicker(try XTestPointer(display: nil)), nil) } catch {
-                if kind == .xtest { throw fail("Error: --pointer xtest needs an X display: \(error). Use --pointer uinput on Wayland or the console.") }
-                return (nil, "Warning: no pointer for taps: \(error)")
-            }
-        case .uinput:
-            let size = screen.map { (Double($0.width), Double($0.height)) }
-                ?? (display ? XTestPointer.screenSize(display: nil) : nil) ?? fallback
-            do { return (UinputClicker(try UinputPointer(width: Int(size.0), height: Int(size.1))), nil) } catch {
-                if kind == .uinput { throw fail("Error: \(error)") }
-                return (nil, "Warning: no pointer for taps: \(error)")
-            }
-        }
-    }
-}

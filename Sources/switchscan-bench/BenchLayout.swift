@@ -1,10 +1,12 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
-import ScanCore
-import ScanHost
 import JSONTape
+import ScanCore
 import ScanFormats
+import ScanHost
 import ScanRuntime
+import ScanSession
 
 struct BenchLayout: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,10 +1,12 @@
 import ArgumentParser
+import CommandSupport
 import DesktopAccess
 import Dispatch
 import Foundation
 import ScanCore
 import ScanHost
 import ScanRuntime
+import ScanSession
 
 struct BenchDesktop: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,13 +1,15 @@
 import ArgumentParser
+import CommandSupport
 import DesktopAccess
 import Dispatch
 import Foundation
+import JSONTape
 import ScanCore
 import ScanHost
 import ScanRuntime
+import ScanSession
 import Typing
 import WordPrediction
-import JSONTape
 import X11Output
 
 /// `bench typing --desktop`: what a switch user waits for when typing into a real

@@ -1,0 +1,75 @@
+import ScanCore
+import ArgumentParser
+import CSys
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything the commands print goes through C's standard streams, whose errors are
+/// checked once at the end (`finishOutput`): a full disk, a closed stream or a reader that
+/// went away make the command fail with status 1 instead of trapping or passing silently.
+/// A closed pipe kills the process with SIGPIPE, as it does any Unix tool, unless SIGPIPE
+/// is ignored; then the write fails with EPIPE and the command exits 1.
+public func writeOut(_ text: String) { fputs(text, csys_stdout()) }
+
+public func writeErr(_ text: String) {
+    // Messages appear in order with what was printed before them.
+    fflush(csys_stdout())
+    // Messages quote names from applications, devices and files: never raw control codes.
+    fputs(TerminalText.visible(text, keepingNewlines: true), csys_stderr())
+}
+
+/// The exit status once everything printed is flushed: `status`, or 1 if what was printed
+/// could not all be written (with a message on stderr where it still can be written).
+public func finishOutput(_ status: Int32) -> Int32 {
+    var problems: [String] = []
+    if fflush(csys_stdout()) != 0 || ferror(csys_stdout()) != 0 {
+        problems.append("standard output")
+    }
+    let errOK = fflush(csys_stderr()) == 0 && ferror(csys_stderr()) == 0
+    if !errOK { problems.append("standard error") }
+    guard !problems.isEmpty else { return status }
+    let reason = String(cString: strerror(errno))
+    if errOK || !problems.contains("standard error") {
+        fputs("switchscan: cannot write to \(problems.joined(separator: " and ")): \(reason)\n", csys_stderr())
+        fflush(csys_stderr())
+    }
+    return status == 0 ? 1 : status
+}
+
+/// ArgumentParser's own entry for a command line tool, with the output checked before the
+/// process ends.
+public func runCommand<Root: ParsableCommand>(_ root: Root.Type) -> Never {
+    // A parent may hand its children the termination signals blocked (a thread pool's
+    // mask, inherited through fork): they must still end every command. (Ignored ones
+    // stay ignored: that is how `nohup` asks.)
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    for sig in [SIGINT, SIGQUIT, SIGTERM, SIGHUP] { sigaddset(&signals, sig) }
+    pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    // A standard stream the parent closed keeps its number taken, by /dev/null opened
+    // read-only: writing to it still fails (and is reported) as writing to a closed one
+    // does, but a file, socket or bus connection opened later cannot become "standard
+    // output" and receive what is printed.
+    for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+        let reserved = open("/dev/null", O_RDONLY)
+        if reserved != fd && reserved >= 0 { _ = dup2(reserved, fd); close(reserved) }
+    }
+    var status: Int32 = 0
+    do {
+        var command = try Root.parseAsRoot()
+        try command.run()
+    } catch {
+        status = Root.exitCode(for: error).rawValue
+        let message = Root.fullMessage(for: error)
+        if !message.isEmpty {
+            if status == 0 { writeOut(message + "\n") } else { writeErr(message + "\n") }
+        }
+    }
+    endProcess(finishOutput(status))
+}
+
+/// C's exit (which also runs atexit handlers), out of reach of ParsableCommand's `exit`.
+public func endProcess(_ status: Int32) -> Never { exit(status) }

@@ -1,0 +1,116 @@
+import ScanCore
+import ScanRuntime
+
+/// Everything a scanning session is asked to do, decided before it starts: the command
+/// line fills it in, a test or another front end can build one directly.
+public struct RunConfiguration: Sendable {
+    /// What is scanned.
+    public enum Target: Sendable, Equatable {
+        /// A layout file.
+        case layout(String)
+        /// The live desktop's active window, or a named application's.
+        case desktop(app: String?)
+    }
+
+    /// How the scan is shown on standard output.
+    public enum Output: String, Sendable, CaseIterable {
+        /// The screen drawn in the terminal, keys read from it.
+        case terminal
+        /// Effects as JSON lines.
+        case json
+    }
+
+    /// How taps and keys reach the screen.
+    public enum Injection: String, Sendable, CaseIterable {
+        /// X11's XTest extension.
+        case xtest
+        /// A virtual pointer and keyboard of SwitchScan's own (Wayland, the console).
+        case uinput
+        /// None: a layout run's taps stay in its effects.
+        case none
+    }
+
+    public var target: Target
+    /// The settings file read at the start (nil: the defaults).
+    public var settingsFile: String?
+    /// Where the scanner menu's setting changes are kept (nil: nowhere).
+    public var settingsKeptIn: String?
+    /// Overrides of the settings file's style and mode.
+    public var style: ScanStyle?
+    public var mode: ScanMode?
+    /// nil: the terminal when standard output is one, JSON lines otherwise.
+    public var output: Output?
+    /// Where JSON lines are written (standard output for the command line).
+    public var jsonOutput: Int32 = 1
+    /// Read the terminal's keys (switches when no device is in use, q to quit). A front end
+    /// of its own turns this off and ends the session itself.
+    public var terminalKeys = true
+    /// Draw the highlight over the screen where a display can be opened.
+    public var overlay = true
+    /// nil: chosen from the environment (`SessionPlan`).
+    public var injection: Injection?
+    /// The screen's size for a uinput pointer (nil: the display's, else the scanned screen's).
+    public var screenSize: (width: Int, height: Int)?
+    /// Speak highlights even when the settings do not ask for it.
+    public var speech = false
+    /// A Unix socket where front ends receive the effects as JSON lines.
+    public var socket: String?
+    public var realTime = RealTimeQueue.Options()
+    /// Ends the session after this many seconds (nil: when the user quits).
+    public var duration: Double?
+    /// Read switch devices (false: the terminal keyboard only).
+    public var useDevices = true
+    /// Only these device nodes (empty: every switch device found, and those plugged in later).
+    public var devices: [String] = []
+    /// Take switch devices exclusively while scanning.
+    public var grab = false
+    /// Folders of device profiles, read in order.
+    public var profileFolders: [String] = []
+    /// The keyboard's word list.
+    public var wordList: String
+    /// The user's learned words (nil: none kept).
+    public var learnedWords: String?
+    /// The process environment the session's choices read (DISPLAY, WAYLAND_DISPLAY,
+    /// XDG_SESSION_TYPE).
+    public var environment: [String: String]
+
+    public init(target: Target, wordList: String, environment: [String: String]) {
+        self.target = target
+        self.wordList = wordList
+        self.environment = environment
+    }
+
+    public var isDesktop: Bool { if case .desktop = target { true } else { false } }
+}
+
+/// What a session uses of the machine it runs on, chosen from its configuration and the
+/// environment alone (no display is opened here): a pure function, so that every case is
+/// tested without the display or the session it describes.
+public struct SessionPlan: Equatable, Sendable {
+    public var output: RunConfiguration.Output
+    /// How clicks and keys reach the screen.
+    public var injection: RunConfiguration.Injection
+    /// Whether the injection was asked for by name (its failure then ends the run).
+    public var injectionAsked: Bool
+    /// Whether the overlay is tried (an X display is named and the user did not refuse it).
+    public var overlay: Bool
+    /// Whether the screen menu's Windows page is offered (the desktop on an X display).
+    public var windowsPage: Bool
+    /// Whether a uinput pointer takes its size from the X display.
+    public var screenFromDisplay: Bool
+
+    public init(_ c: RunConfiguration, outputIsTerminal: Bool) {
+        let env = c.environment
+        let display = !(env["DISPLAY"] ?? "").isEmpty
+        // Under Wayland DISPLAY may name XWayland, whose XTest clicks reach only X clients.
+        let wayland = !(env["WAYLAND_DISPLAY"] ?? "").isEmpty || env["XDG_SESSION_TYPE"] == "wayland"
+        output = c.output ?? (outputIsTerminal ? .terminal : .json)
+        injectionAsked = c.injection != nil
+        // The live desktop gets XTest on X11 and uinput elsewhere; a layout run injects
+        // nothing unless asked.
+        injection = c.injection ?? (c.isDesktop ? (display && !wayland ? .xtest : .uinput) : .none)
+        overlay = c.overlay && display
+        windowsPage = c.isDesktop && display
+        screenFromDisplay = c.screenSize == nil && display
+    }
+}

@@ -1,0 +1,431 @@
+import DesktopAccess
+import Dispatch
+import Foundation
+import ScanCore
+import ScanFormats
+import ScanHost
+import ScanRuntime
+import SpeechOutput
+import SwitchInput
+import Typing
+import WordPrediction
+import X11Output
+
+/// Why a session could not start, and the exit status a command gives it: 2 for the user's
+/// files and arguments, 1 for what the system refused (the accessibility bus, a display).
+public struct SessionError: Error, CustomStringConvertible {
+    public var message: String
+    public var status: Int32
+    public init(_ message: String, status: Int32) { self.message = message; self.status = status }
+    public var description: String { message }
+}
+
+/// How a session ends.
+public enum EndReason: Sendable, Equatable {
+    /// The user quit (q, the end of the terminal's input) or the duration ran out.
+    case finished
+    /// A termination signal: the status is 128 + the signal, and the process should die of it.
+    case signal(Int32)
+    /// Something the scan cannot go on without failed after it started.
+    case failed(String, status: Int32)
+}
+
+/// What the host is told once a session has ended and put everything back.
+public struct SessionEnd: Sendable {
+    public var reason: EndReason
+    /// Messages shown on the drawn screen while it ran, to repeat on stderr now that the
+    /// terminal is back (so they stay in the scrollback).
+    public var notes: [String]
+    public init(reason: EndReason, notes: [String]) { self.reason = reason; self.notes = notes }
+    public var status: Int32 {
+        switch reason {
+        case .finished: 0
+        case .signal(let sig): 128 + sig
+        case .failed(_, let status): status
+        }
+    }
+}
+
+/// A scanning session: what `switchscan run` does, as a library. `start()` reads the inputs,
+/// builds the presenters and injectors its configuration asks for, starts the engine on its
+/// real-time thread and then the inputs (devices, the terminal's keys); `shutdown` ends it
+/// once, in one order (inputs, the desktop, the engine, the presenters, the terminal), and
+/// then calls `onEnd`.
+public final class ScanSession: @unchecked Sendable {
+    public let configuration: RunConfiguration
+    /// One line per message (warnings, notes), without a newline.
+    let log: @Sendable (String) -> Void
+    let onEnd: @Sendable (SessionEnd) -> Void
+
+    let presentQueue = DispatchQueue(label: "switchscan.present")
+    /// Where a session ends.
+    let control = DispatchQueue(label: "switchscan.control")
+    private let lock = Lock()
+    private var ending = false
+    private var later: [String] = []
+
+    // Set while starting, before anything can end the session; read once it ends.
+    private var rt: RealTimeQueue?
+    private var presenter: EffectPresenter?
+    private var scanner: LiveScanner?
+    private var keyboard: KeyboardInput?
+    private var devices: SwitchDevices?
+    private var desktop: DesktopAccess?
+    private var windows: DesktopWindows?
+    private var resizeSource: DispatchSourceSignal?
+
+    /// - Parameters:
+    ///   - log: where messages go that are not effects (stderr for the command line).
+    ///   - onEnd: called once, on the session's own queue, after everything is put back.
+    public init(_ configuration: RunConfiguration, log: @escaping @Sendable (String) -> Void,
+                onEnd: @escaping @Sendable (SessionEnd) -> Void) {
+        self.configuration = configuration
+        self.log = log
+        self.onEnd = onEnd
+    }
+
+    /// Starts scanning. Throws, having started nothing that outlives it, when the inputs are
+    /// wrong or the desktop cannot be read; a failure once the scan runs ends the session
+    /// through `shutdown` instead.
+    public func start() throws(SessionError) {
+        let c = configuration
+        let plan = SessionPlan(c, outputIsTerminal: TerminalState.outputIsTerminal)
+        var problems: [String] = []
+        var scanSettings = ScanSettings()
+        if let file = c.settingsFile {
+            do { scanSettings = try loadSettings(file) } catch { problems.append(error.message) }
+        }
+        if let style = c.style { scanSettings.style = style }
+        if let mode = c.mode { scanSettings.mode = mode }
+        var tree: ElementTree?
+        var live: DesktopAccess?
+        switch c.target {
+        case .layout(let path):
+            do { tree = try loadLayout(path).tree } catch { problems.append(error.message) }
+        case .desktop(let app):
+            guard problems.isEmpty else { throw SessionError(problems.joined(separator: "\n"), status: 2) }
+            let access = try connectDesktop()
+            if case .failure(let e) = access.choose(app: app) {
+                access.stop()
+                throw SessionError(e.description, status: 1)
+            }
+            // Point mode sweeps the screen the display has (the registry's own idea lags).
+            if let size = XTestPointer.screenSize(display: nil) { access.screen = (size.0, size.1) }
+            live = access
+        }
+        var profiles = DeviceProfiles(sections: [])
+        if c.useDevices {
+            do { profiles = try ProfileLibrary.load(folders: c.profileFolders) } catch { problems.append(error.description) }
+        }
+        // An explicitly named device must exist and be readable: say so before starting.
+        for path in c.devices {
+            do { _ = try EvdevDevice(path: path) } catch { problems.append("Error: \(error.description)") }
+        }
+        guard problems.isEmpty else {
+            live?.stop()
+            throw SessionError(problems.joined(separator: "\n"), status: 2)
+        }
+        // The live window's first snapshot; later ones reach the scanner as they come.
+        let liveTrees = LiveTrees()
+        if let live {
+            tree = live.follow(app: { if case .desktop(let app) = c.target { app } else { nil } }()) { liveTrees.put($0.tree) }?.tree
+            // A window that could not be read yet: scanning starts with nothing, and the
+            // next read brings it.
+            if tree == nil { tree = ElementTree(screenID: "none", size: (1, 1), nodes: [ElementNode(id: "none")]) }
+        }
+        guard let tree else { throw SessionError("Error: nothing to scan.", status: 2) }
+
+        let rt = RealTimeQueue(options: c.realTime)
+        self.rt = rt
+        if let warning = rt.status.warning { log("Warning: \(warning)") }
+        desktop = live
+        let warn: @Sendable (String) -> Void = { [log] in log("Warning: \($0)") }
+        var presenters: [EffectPresenter] = []
+        var notes: [String] = []
+        let origin = MonotonicClock.now()
+        if let socket = c.socket {
+            do { presenters.append(try SocketPresenter(path: socket, queue: presentQueue, origin: origin, warn: warn)) } catch {
+                undoStart()
+                throw SessionError("Error: \(error)", status: 2)
+            }
+        }
+        let terminal = plan.output == .terminal ? TerminalPresenter(queue: presentQueue) : nil
+        presenters.append(terminal ?? JSONLinesPresenter(fd: c.jsonOutput, origin: origin))
+        if let live { presenters.append(DesktopActuator(live)) }
+        var feedback = scanSettings.feedback
+        if c.speech { feedback.speech = true }
+        // The highlight on the real screen, wherever a display can be opened.
+        if plan.overlay {
+            do { presenters.append(try OverlayPresenter(feedback: feedback, queue: presentQueue)) } catch {
+                notes.append("Warning: the highlight is not drawn on the screen: \(error)")
+            }
+        }
+        if feedback.speech || feedback.sound { presenters.append(SpeechPresenter(feedback: feedback, warn: warn)) }
+        let clicker: PointerClicker?
+        do { clicker = try pointer(plan, fallback: tree.screenSize, notes: &notes) } catch {
+            undoStart()
+            throw error
+        }
+        if let clicker {
+            if let live { live.click = { p in clicker.click(at: p) } } else { presenters.append(PointerPresenter(clicker, warn: warn)) }
+            notes.append("Pointer: \(clicker.summary)")
+        }
+        // The Keys page's keys go where the clicks go.
+        let injector = plan.injection == .none ? nil : KeyInjector(plan.injection)
+        if let injector {
+            presenters.append(KeyPresenter(injector, warn: warn))
+            notes.append(injector.problem.map { "Warning: \($0)" } ?? "Keys: \(injector.summary)")
+        }
+        // A failed action on the desktop, or text that may not have arrived, is said, never
+        // fatal: on the log, and through the engine as an announcement.
+        let report: @Sendable (String) -> Void = { [weak self] text in
+            self?.log("Warning: \(text)")
+            self?.scanner?.report(text)
+        }
+        // Typing: selecting a text field (or the screen menu's Keyboard) opens the keyboard,
+        // whose text goes to the focused application: wherever keys can be sent.
+        var typing: KeyboardMaker?
+        if let injector, injector.problem == nil {
+            typing = keyboardMaker(scanSettings, notes: &notes, presenters: &presenters)
+            if typing != nil { presenters.append(TextPresenter(injector, warn: report)) }
+        }
+        // The window manager's windows, for the screen menu's Windows page.
+        var desktopWindows: DesktopWindows?
+        if plan.windowsPage {
+            do { desktopWindows = try DesktopWindows(report: report) } catch {
+                notes.append("Note: the Windows page is not offered: \(error)")
+            }
+        }
+        if let desktopWindows { presenters.append(WindowPresenter(desktopWindows)) }
+        windows = desktopWindows
+        if let path = c.settingsKeptIn { presenters.append(SettingsKeeper(path: path, warn: warn)) }
+        let presenter = FanOutPresenter(presenters)
+        self.presenter = presenter
+        terminal?.onFailure = { [weak self] e in self?.shutdown(.failed("Error: the terminal presenter failed: \(e)", status: 1)) }
+
+        var engine = ScanEngine(tree: tree, settings: scanSettings)
+        engine.keyboardProvider = typing
+        let scanner = LiveScanner(engine: engine, queue: rt) { [presentQueue, weak self] effects in
+            presentQueue.async { [weak self] in
+                do { try presenter.present(effects) } catch {
+                    self?.shutdown(.failed("Error: presenting effects failed: \(error)", status: 1))
+                }
+            }
+        }
+        self.scanner = scanner
+        desktopWindows?.start { scanner.setWindows($0) }
+        if let live {
+            // Text goes into the field through AT-SPI where its toolkit does that well and the
+            // field confirms it; keys elsewhere (docs/TYPING.md).
+            injector?.insert = { text in live.insertIntoField(text) }
+            injector?.sent = { keys in live.keysSent(keys) }
+            live.report = report
+            live.onFieldText = { scanner.fieldText($0) }
+            live.onFieldLeft = { scanner.dismissPresented() }
+            liveTrees.attach { scanner.replaceTree($0) }
+        }
+        // The scan starts before any device is attached: both go through the engine's queue
+        // in order, so a press read once "Using …" is printed always meets a running scan
+        // (a press before the start would be dropped, as it highlighted nothing).
+        scanner.start()
+        // Messages while scanning: on the log, or with the screen drawn, on its status line
+        // and again once the terminal is restored.
+        let say: @Sendable (String) -> Void = { [presentQueue, log, weak self] text in
+            presentQueue.async { [weak self] in
+                if let terminal {
+                    terminal.note(text)
+                    self?.noteForLater(text)
+                } else {
+                    log(text)
+                }
+            }
+        }
+        for note in notes { say(note) }
+        let keysAreSwitches = !(c.useDevices && attachDevices(profiles, scanner: scanner, say: say))
+        if c.terminalKeys { startTerminalKeys(scanner: scanner, keysAreSwitches: keysAreSwitches, redraw: { terminal?.redraw() }) }
+        if let duration = c.duration {
+            control.asyncAfter(deadline: .now() + duration) { [weak self] in self?.shutdown(.finished) }
+        }
+    }
+
+    /// Ends the session once, whichever way it ends: stop the inputs, the desktop and the
+    /// timing thread, let the presenters finish (the terminal restored), then `onEnd`.
+    public func shutdown(_ reason: EndReason) {
+        lock.lock()
+        if ending { lock.unlock(); return }
+        ending = true
+        lock.unlock()
+        control.async { [self] in
+            keyboard?.stop()
+            devices?.closeAll()
+            desktop?.stop()
+            windows?.stop()
+            rt?.stop()
+            presentQueue.sync { presenter?.finish() }
+            TerminalState.restore()
+            onEnd(SessionEnd(reason: reason, notes: lock.withLock { later }))
+        }
+    }
+
+    /// A session that failed while starting puts back what it had begun.
+    private func undoStart() {
+        desktop?.stop()
+        rt?.stop()
+        TerminalState.restore()
+    }
+
+    private func noteForLater(_ text: String) {
+        lock.withLock {
+            later.append(text)
+            // A long run with devices coming and going: the last messages are the ones that count.
+            if later.count > 50 { later.removeFirst(later.count - 50) }
+        }
+    }
+
+    /// The accessibility bus, within 10 s.
+    private func connectDesktop() throws(SessionError) -> DesktopAccess {
+        try DesktopConnection.connect()
+    }
+
+    /// The pointer for taps, as planned. A pointer asked for by name that cannot be made is
+    /// an error; one chosen is a note and the run goes on without it.
+    private func pointer(_ plan: SessionPlan, fallback: Rect, notes: inout [String]) throws(SessionError) -> PointerClicker? {
+        switch plan.injection {
+        case .none:
+            return nil
+        case .xtest:
+            do { return XTestClicker(try XTestPointer(display: nil)) } catch {
+                if plan.injectionAsked { throw SessionError("Error: --pointer xtest needs an X display: \(error). Use --pointer uinput on Wayland or the console.", status: 2) }
+                notes.append("Warning: no pointer for taps: \(error)")
+                return nil
+            }
+        case .uinput:
+            let size = configuration.screenSize.map { (Double($0.width), Double($0.height)) }
+                ?? (plan.screenFromDisplay ? XTestPointer.screenSize(display: nil) : nil) ?? (fallback.width, fallback.height)
+            do { return UinputClicker(try UinputPointer(width: Int(size.0), height: Int(size.1))) } catch {
+                if plan.injectionAsked { throw SessionError("Error: \(error)", status: 2) }
+                notes.append("Warning: no pointer for taps: \(error)")
+                return nil
+            }
+        }
+    }
+
+    /// The scanning keyboard and its predictor. The user's learned words join the
+    /// language's; a file that cannot be read is said and left as it is (nothing learned is
+    /// written over it).
+    private func keyboardMaker(_ settings: ScanSettings, notes: inout [String], presenters: inout [EffectPresenter]) -> KeyboardMaker? {
+        do {
+            var predictor = try loadWords(configuration.wordList)
+            var keepWords = settings.typing.learnWords
+            if let path = configuration.learnedWords {
+                do { predictor = WordPredictor(system: predictor.system, user: try WordsFile.loadUser(path)) } catch {
+                    notes.append("Warning: your learned words are not used: \(error.description)")
+                    keepWords = false
+                }
+            }
+            var typing = settings.typing
+            typing.learnWords = keepWords
+            if keepWords, let path = configuration.learnedWords {
+                presenters.append(WordsKeeper(path: path, warn: { [log] in log("Warning: \($0)") }))
+            }
+            return KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout), predictor: predictor, settings: typing)
+        } catch {
+            notes.append("Note: the keyboard is not offered: \(error.message)")
+            return nil
+        }
+    }
+
+    /// Opens the switch devices and follows hotplug; whether any is in use.
+    private func attachDevices(_ profiles: DeviceProfiles, scanner: LiveScanner, say: @escaping @Sendable (String) -> Void) -> Bool {
+        let only = configuration.devices
+        var using = false
+        if let udev = try? Udev() {
+            let devices = SwitchDevices(sink: ScannerSink(scanner), profiles: profiles, grab: configuration.grab,
+                                        only: only.isEmpty ? nil : Set(only), log: say)
+            var found = udev.inputDevices()
+            for path in only where !found.contains(where: { $0.node == path }) {
+                if let d = try? EvdevDevice(path: path) { found.append(d.describe()) }
+            }
+            let reports = devices.add(found)
+            using = reports.contains { $0.opened }
+            for r in reports where r.opened {
+                say("Using \(r.node) (\(r.name)): \(r.sections.joined(separator: "; "))")
+            }
+            for r in reports where !r.opened && r.problem?.hasPrefix("While") == true {
+                say("Not using \(r.node) (\(r.name)): \(r.problem!)")
+            }
+            do { try devices.followHotplug(udev) } catch {
+                say("Warning: devices plugged in later will not be seen: \(error)")
+            }
+            lock.withLock { self.devices = devices }
+        }
+        if !using {
+            say("No switch device found; using the terminal keyboard (space select, tab next, m menu, esc exit, q quit).")
+        }
+        return using
+    }
+
+    /// The terminal's keys: switches when no device is in use, and always q to quit. From
+    /// here on a failure ends the session, which restores the terminal and releases the
+    /// devices.
+    private func startTerminalKeys(scanner: LiveScanner, keysAreSwitches: Bool, redraw: @escaping @Sendable () -> Void) {
+        let keyboard: KeyboardInput
+        let endsWithInput = configuration.duration == nil
+        do { keyboard = try KeyboardInput { [weak self] key, t in
+            switch key {
+            case .action(let a):
+                // With switch devices in use, the terminal only quits: the same keyboard seen
+                // through evdev would otherwise press twice.
+                guard keysAreSwitches else { return }
+                // A terminal reports no release: a key is a press, down and up at once.
+                scanner.submit(SwitchEvent(a, down: true, at: t))
+                scanner.submit(SwitchEvent(a, down: false, at: t))
+            case .quit:
+                self?.shutdown(.finished)
+            case .endOfInput:
+                if endsWithInput { self?.shutdown(.finished) }
+            }
+        } } catch {
+            return shutdown(.failed("Error: \(error)", status: 2))
+        }
+        lock.withLock { self.keyboard = keyboard }
+        signal(SIGWINCH, SIG_IGN)
+        let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: presentQueue)
+        resize.setEventHandler { redraw() }
+        resize.activate()
+        resizeSource = resize
+        do {
+            try TerminalState.enterRawInput()
+            try keyboard.start()
+        } catch {
+            shutdown(.failed("Error: \(error)", status: 2))
+        }
+    }
+}
+
+/// The accessibility bus, reached within a time limit. The bus is found and started through
+/// D-Bus activation, which can hang on a broken session: after the limit the caller is told
+/// what to check rather than left waiting with the user.
+public enum DesktopConnection {
+    public static func connect(within seconds: Double = 10) throws(SessionError) -> DesktopAccess {
+        let result = OneShot<Result<DesktopAccess, DesktopError>>()
+        do {
+            // Detached: after the time limit it is abandoned, not joined.
+            pthread_detach(try spawnThread {
+                result.set(Result { () throws(DesktopError) in try DesktopAccess.connect() })
+            })
+        } catch {
+            throw SessionError("Error: \(error).", status: 1)
+        }
+        guard let outcome = result.wait(until: MonotonicClock.now() + .seconds(seconds)) else {
+            throw SessionError("""
+                Error: the accessibility bus did not answer within \(formatFixed(seconds, decimals: 0)) s. Check that the session's D-Bus works \
+                (DBUS_SESSION_BUS_ADDRESS) and that at-spi2-core is installed; 'busctl --user status' tests the bus.
+                """, status: 1)
+        }
+        switch outcome {
+        case .success(let access): return access
+        case .failure(let error): throw SessionError(error.description, status: 1)
+        }
+    }
+}
