@@ -86,15 +86,18 @@ let package = Package(
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
         .testTarget(name: "ScanHostTests", dependencies: ["ScanCore", "ScanHost"]),
         .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats", "JSONTape", "WordPrediction"]),
+        // ScanCore's scan list and scanning cost on screens written as layout files; presses
+        // replayed through ScanRuntime's ManualDriver.
+        .testTarget(name: "ScanCoreLayoutTests", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime"]),
         .testTarget(name: "WordPredictionTests", dependencies: ["WordPrediction"]),
         .testTarget(name: "TypingTests", dependencies: ["ScanCore", "Typing", "WordPrediction", "ScanFormats", "ScanRuntime"]),
-        .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "ScanRuntime", "Typing", "WordPrediction"]),
+        .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "JSONTape", "ScanRuntime", "Typing", "WordPrediction"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
-        .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanSession", "ScanRuntime"]),
-        .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan", "switchscan-bench"]),
+        .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanHost", "ScanSession", "ScanRuntime"]),
+        .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan", "switchscan-bench", "JSONTape"]),
         // Real applications on a private X server and accessibility bus, started by the tests.
         .testTarget(name: "DesktopTests", dependencies: ["switchscan", "switchscan-bench", "DesktopAccess", "ScanCore"], exclude: ["Fixtures"]),
-        .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "X11Output"]),
+        .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "X11Output", "CX11"]),
         .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "SpeechOutput", "switchscan", "switchscan-bench"]),
     ]
 )

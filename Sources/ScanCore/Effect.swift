@@ -14,7 +14,10 @@ public enum StopReason: String, Sendable {
     case afterSelection
 }
 
-/// What the engine asks the outside world to show or do, in imperative form.
+/// What the engine asks the outside world to show or do. Most cases name that, as a verb or
+/// a noun (`highlight`, `tap`, `typeText`, `menuOpen`); a past participle marks a change the
+/// engine has already made, which presenters only reflect (`scanStarted`, `modeChanged`,
+/// `pointSelected`, `settingChanged`).
 public enum Effect: Hashable, Sendable {
     /// The screen scanned from now on (the start, a new snapshot of the window, a dialog, the
     /// keyboard over a field), before any highlight on it: presenters that draw the screen

@@ -366,7 +366,8 @@ public struct ScanEngine: Sendable {
     }
 
     /// Consuming: a borrowed effect would be copied into the array, and copying a
-    /// multi-field case goes through the runtime's generic tuple witnesses (measured).
+    /// multi-field case goes through the runtime's generic tuple witnesses, slow on a path
+    /// taken at every step.
     mutating func emit(_ e: consuming Effect) { out.append(TimedEffect(now, e)) }
 
     var interval: ScanDuration { settings.autoScanInterval }
@@ -458,7 +459,7 @@ public struct ScanEngine: Sendable {
 struct StepHistory: Sendable {
     static let capacity = 128
     /// A struct, not a tuple: an array of tuples copies its elements through the runtime's
-    /// generic tuple witnesses, several times slower on this path (measured).
+    /// generic tuple witnesses, slow on a path taken at every step.
     /// The phase too: a step can stop item scanning after its loops.
     struct Entry { var at: ScanInstant; var before: ScanEngine.ItemState; var phase: ScanEngine.Phase }
     private var entries: [Entry] = []

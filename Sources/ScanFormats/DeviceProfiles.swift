@@ -150,130 +150,129 @@ public enum DeviceProfileLoader {
     }
 
     static func read(_ json: JSONValue, bytes: [UInt8], file: String, codes: EventCodeResolver) throws(DataFileError) -> [ProfileSection] {
-        var r = FieldReader(file: file)
+        var fields = FieldReader(file: file)
         var sections: [ProfileSection] = []
-        if let d = r.object(json, "$", nil, allowed: ["schemaVersion", "description", "sections"]) {
-            if let v = d["schemaVersion"] {
-                if case .number(1, _) = v.value.content {} else { r.report("E02", v.value.offset, "$.schemaVersion", nil, "must be 1") }
+        if let fileObject = fields.object(json, "$", nil, allowed: ["schemaVersion", "description", "sections"]) {
+            if let versionMember = fileObject["schemaVersion"] {
+                if case .number(1, _) = versionMember.value.content {} else { fields.report("E02", versionMember.value.offset, "$.schemaVersion", nil, "must be 1") }
             } else {
-                r.report("E02", json.offset, "$", nil, "missing \"schemaVersion\"; add \"schemaVersion\": 1")
+                fields.report("E02", json.offset, "$", nil, "missing \"schemaVersion\"; add \"schemaVersion\": 1")
             }
-            _ = r.string(d["description"], "$", nil)
-            if let list = r.array(r.require(d, "sections", in: json, "$", nil), "$", nil) {
+            _ = fields.string(fileObject["description"], "$", nil)
+            if let list = fields.array(fields.require(fileObject, "sections", in: json, "$", nil), "$", nil) {
                 for (k, item) in list.enumerated() {
-                    if let s = section(item, "$.sections[\(k)]", file: file, codes: codes, &r) { sections.append(s) }
+                    if let parsed = section(item, "$.sections[\(k)]", file: file, codes: codes, &fields) { sections.append(parsed) }
                 }
             }
         }
-        let diagnostics = locate(r.diagnostics, in: bytes)
+        let diagnostics = locate(fields.diagnostics, in: bytes)
         if diagnostics.contains(where: { $0.severity == .error }) { throw DataFileError(file: file, diagnostics: diagnostics) }
         return sections
     }
 
-    static func section(_ v: JSONValue, _ p: String, file: String, codes: EventCodeResolver, _ r: inout FieldReader) -> ProfileSection? {
-        guard let d = r.object(v, p, nil, allowed: ["name", "match", "switches", "axes", "debounce"]) else { return nil }
-        let name = excerpt(r.string(r.require(d, "name", in: v, p, nil), p, nil) ?? "?")
+    static func section(_ json: JSONValue, _ sectionPath: String, file: String, codes: EventCodeResolver, _ fields: inout FieldReader) -> ProfileSection? {
+        guard let sectionObject = fields.object(json, sectionPath, nil, allowed: ["name", "match", "switches", "axes", "debounce"]) else { return nil }
+        let name = excerpt(fields.string(fields.require(sectionObject, "name", in: json, sectionPath, nil), sectionPath, nil) ?? "?")
         var section = ProfileSection(file: file, name: name, match: .init(), switches: [:], axes: [:], debounce: nil)
-        if let m = d["match"], let md = r.object(m.value, p + ".match", name, allowed: ["bus", "vendor", "product", "name", "capabilities", "properties"]) {
-            let mp = p + ".match"
-            section.match.bus = r.string(md["bus"], mp, name)?.lowercased()
+        if let matchMember = sectionObject["match"], let matchObject = fields.object(matchMember.value, sectionPath + ".match", name, allowed: ["bus", "vendor", "product", "name", "capabilities", "properties"]) {
+            let matchPath = sectionPath + ".match"
+            section.match.bus = fields.string(matchObject["bus"], matchPath, name)?.lowercased()
             for (key, path) in [("vendor", \ProfileSection.Match.vendor), ("product", \ProfileSection.Match.product)] {
-                guard let text = r.string(md[key], mp, name) else { continue }
-                if let v = parseHex16(text) { section.match[keyPath: path] = v }
-                else { r.report("E04", md[key]!.value.offset, "\(mp).\(key)", name, "\"\(text)\" is not a 4-digit hex id like \"045e\"") }
+                guard let text = fields.string(matchObject[key], matchPath, name) else { continue }
+                if let id = parseHex16(text) { section.match[keyPath: path] = id }
+                else { fields.report("E04", matchObject[key]!.value.offset, "\(matchPath).\(key)", name, "\"\(text)\" is not a 4-digit hex id like \"045e\"") }
             }
-            section.match.name = r.string(md["name"], mp, name)
+            section.match.name = fields.string(matchObject["name"], matchPath, name)
             if let pattern = section.match.name, pattern.count > maxNamePattern {
-                r.report("E04", md["name"]!.value.offset, mp + ".name", name, "a name pattern is at most \(maxNamePattern) characters, got \(pattern.count)")
+                fields.report("E04", matchObject["name"]!.value.offset, matchPath + ".name", name, "a name pattern is at most \(maxNamePattern) characters, got \(pattern.count)")
             }
-            if let caps = r.array(md["capabilities"], mp, name) {
-                for (k, c) in caps.enumerated() {
-                    guard case .string(let s, let o) = c.content, capabilityNames.contains(s) else {
+            if let capabilities = fields.array(matchObject["capabilities"], matchPath, name) {
+                for (k, capability) in capabilities.enumerated() {
+                    guard case .string(let text, _) = capability.content, capabilityNames.contains(text) else {
                         var msg = "must be one of \(capabilityNames.joined(separator: ", "))"
-                        if case .string(let s, _) = c.content, let sug = suggestion(for: s, among: capabilityNames) { msg += "; did you mean \"\(sug)\"?" }
-                        r.report("E04", c.offset, "\(mp).capabilities[\(k)]", name, msg)
+                        if case .string(let text, _) = capability.content, let suggested = suggestion(for: text, among: capabilityNames) { msg += "; did you mean \"\(suggested)\"?" }
+                        fields.report("E04", capability.offset, "\(matchPath).capabilities[\(k)]", name, msg)
                         continue
                     }
-                    _ = o
-                    section.match.capabilities.append(s)
+                    section.match.capabilities.append(text)
                 }
             }
-            if let props = md["properties"] {
-                if case .object(let members, _) = props.value.content {
-                    for m in members {
-                        if case .string(let s, _) = m.value.content { section.match.properties[m.key] = s }
-                        else { r.report("E04", m.value.offset, "\(mp).properties.\(m.key)", name, "must be a string, got \(m.value.kindName)") }
+            if let propertiesMember = matchObject["properties"] {
+                if case .object(let members, _) = propertiesMember.value.content {
+                    for member in members {
+                        if case .string(let text, _) = member.value.content { section.match.properties[member.key] = text }
+                        else { fields.report("E04", member.value.offset, "\(matchPath).properties.\(member.key)", name, "must be a string, got \(member.value.kindName)") }
                     }
                 } else {
-                    r.report("E04", props.value.offset, mp + ".properties", name, "must be an object of udev property names to values")
+                    fields.report("E04", propertiesMember.value.offset, matchPath + ".properties", name, "must be an object of udev property names to values")
                 }
             }
         }
         let actions = SwitchAction.allCases.map(\.rawValue)
-        func action(_ v: JSONValue, _ path: String, _ r: inout FieldReader) -> SwitchAction?? {
-            if case .null = v.content { return .some(nil) }
-            guard case .string(let s, _) = v.content, let a = SwitchAction(rawValue: s) else {
+        func action(_ json: JSONValue, _ path: String, _ fields: inout FieldReader) -> SwitchAction?? {
+            if case .null = json.content { return .some(nil) }
+            guard case .string(let text, _) = json.content, let mapped = SwitchAction(rawValue: text) else {
                 var msg = "must be a switch action (\(actions.joined(separator: ", "))) or null to remove a mapping"
-                if case .string(let s, _) = v.content, let sug = suggestion(for: s, among: actions) { msg += "; did you mean \"\(sug)\"?" }
-                r.report("E04", v.offset, path, name, msg)
+                if case .string(let text, _) = json.content, let suggested = suggestion(for: text, among: actions) { msg += "; did you mean \"\(suggested)\"?" }
+                fields.report("E04", json.offset, path, name, msg)
                 return nil
             }
-            return .some(a)
+            return .some(mapped)
         }
-        func resolve(_ key: String, _ offset: Int, _ path: String, types: [UInt16], _ r: inout FieldReader) -> EventCode? {
-            guard let c = codes.code(named: key) else {
+        func resolve(_ key: String, _ offset: Int, _ path: String, types: [UInt16], _ fields: inout FieldReader) -> EventCode? {
+            guard let code = codes.code(named: key) else {
                 var msg = "unknown event code \"\(key)\""
-                if let sug = suggestion(for: key, among: codes.allNames) { msg += "; did you mean \"\(sug)\"?" }
+                if let suggested = suggestion(for: key, among: codes.allNames) { msg += "; did you mean \"\(suggested)\"?" }
                 else { msg += "; use the kernel's names, e.g. KEY_SPACE, BTN_0, BTN_LEFT, ABS_X" }
-                r.report("E09", offset, path, name, msg)
+                fields.report("E09", offset, path, name, msg)
                 return nil
             }
-            guard types.contains(c.type) else {
-                r.report("E09", offset, path, name, types == [3] ? "\"\(key)\" is not an axis (ABS_*); put keys and buttons under \"switches\""
+            guard types.contains(code.type) else {
+                fields.report("E09", offset, path, name, types == [3] ? "\"\(key)\" is not an axis (ABS_*); put keys and buttons under \"switches\""
                                                                   : "\"\(key)\" is an axis; put it under \"axes\" with a threshold")
                 return nil
             }
-            return c
+            return code
         }
-        if let s = d["switches"] {
-            if case .object(let members, _) = s.value.content {
-                for m in members {
-                    let mp = "\(p).switches.\(m.key)"
-                    guard let c = resolve(m.key, m.keyOffset, mp, types: [1], &r), let a = action(m.value, mp, &r) else { continue }
-                    section.switches[c] = a
+        if let switchesMember = sectionObject["switches"] {
+            if case .object(let members, _) = switchesMember.value.content {
+                for member in members {
+                    let memberPath = "\(sectionPath).switches.\(member.key)"
+                    guard let code = resolve(member.key, member.keyOffset, memberPath, types: [1], &fields), let mapped = action(member.value, memberPath, &fields) else { continue }
+                    section.switches[code] = mapped
                 }
             } else {
-                r.report("E04", s.value.offset, p + ".switches", name, "must be an object mapping event codes to actions, e.g. {\"KEY_SPACE\": \"select\"}")
+                fields.report("E04", switchesMember.value.offset, sectionPath + ".switches", name, "must be an object mapping event codes to actions, e.g. {\"KEY_SPACE\": \"select\"}")
             }
         }
-        if let a = d["axes"] {
-            if case .object(let members, _) = a.value.content {
-                for m in members {
-                    let mp = "\(p).axes.\(m.key)"
-                    guard let c = resolve(m.key, m.keyOffset, mp, types: [3], &r) else { continue }
-                    if case .null = m.value.content { section.axes[c] = .some(nil); continue }
-                    guard let ad = r.object(m.value, mp, name, allowed: ["low", "high", "threshold", "hysteresis"]) else { continue }
+        if let axesMember = sectionObject["axes"] {
+            if case .object(let members, _) = axesMember.value.content {
+                for member in members {
+                    let memberPath = "\(sectionPath).axes.\(member.key)"
+                    guard let code = resolve(member.key, member.keyOffset, memberPath, types: [3], &fields) else { continue }
+                    if case .null = member.value.content { section.axes[code] = .some(nil); continue }
+                    guard let axisObject = fields.object(member.value, memberPath, name, allowed: ["low", "high", "threshold", "hysteresis"]) else { continue }
                     var axis = AxisSwitch(low: nil, high: nil, threshold: 0.5, hysteresis: 0.1)
-                    if let v = ad["low"] { axis.low = action(v.value, mp + ".low", &r) ?? nil }
-                    if let v = ad["high"] { axis.high = action(v.value, mp + ".high", &r) ?? nil }
-                    if let t = r.number(ad["threshold"], mp, name) {
-                        if t > 0 && t < 1 { axis.threshold = t } else { r.report("E04", ad["threshold"]!.value.offset, mp + ".threshold", name, "must be between 0 and 1 (a fraction of the way from the centre to the end), got \(format(t))") }
+                    if let low = axisObject["low"] { axis.low = action(low.value, memberPath + ".low", &fields) ?? nil }
+                    if let high = axisObject["high"] { axis.high = action(high.value, memberPath + ".high", &fields) ?? nil }
+                    if let threshold = fields.number(axisObject["threshold"], memberPath, name) {
+                        if threshold > 0 && threshold < 1 { axis.threshold = threshold } else { fields.report("E04", axisObject["threshold"]!.value.offset, memberPath + ".threshold", name, "must be between 0 and 1 (a fraction of the way from the centre to the end), got \(format(threshold))") }
                     }
-                    if let h = r.number(ad["hysteresis"], mp, name) {
-                        if h >= 0 && h < axis.threshold { axis.hysteresis = h } else { r.report("E04", ad["hysteresis"]!.value.offset, mp + ".hysteresis", name, "must be at least 0 and less than the threshold, got \(format(h))") }
+                    if let hysteresis = fields.number(axisObject["hysteresis"], memberPath, name) {
+                        if hysteresis >= 0 && hysteresis < axis.threshold { axis.hysteresis = hysteresis } else { fields.report("E04", axisObject["hysteresis"]!.value.offset, memberPath + ".hysteresis", name, "must be at least 0 and less than the threshold, got \(format(hysteresis))") }
                     }
                     if axis.low == nil && axis.high == nil {
-                        r.report("E04", m.value.offset, mp, name, "an axis needs \"low\" or \"high\" (or both): the action for each direction")
+                        fields.report("E04", member.value.offset, memberPath, name, "an axis needs \"low\" or \"high\" (or both): the action for each direction")
                     }
-                    section.axes[c] = .some(axis)
+                    section.axes[code] = .some(axis)
                 }
             } else {
-                r.report("E04", a.value.offset, p + ".axes", name, "must be an object mapping ABS_* codes to {\"low\", \"high\", \"threshold\"}")
+                fields.report("E04", axesMember.value.offset, sectionPath + ".axes", name, "must be an object mapping ABS_* codes to {\"low\", \"high\", \"threshold\"}")
             }
         }
-        if let db = r.number(d["debounce"], p, name) {
-            if db >= 0 && db <= 0.5 { section.debounce = .seconds(db) }
-            else { r.report("E04", d["debounce"]!.value.offset, p + ".debounce", name, "must be between 0 and 0.5 seconds, got \(format(db))") }
+        if let seconds = fields.number(sectionObject["debounce"], sectionPath, name) {
+            if seconds >= 0 && seconds <= 0.5 { section.debounce = .seconds(seconds) }
+            else { fields.report("E04", sectionObject["debounce"]!.value.offset, sectionPath + ".debounce", name, "must be between 0 and 0.5 seconds, got \(format(seconds))") }
         }
         return section
     }

@@ -34,13 +34,13 @@ struct ElementField: Sendable {
     /// A true/false field of the node.
     static func flag(_ name: String, _ key: WritableKeyPath<ElementNode, Bool> & Sendable, default value: Bool = false,
                      _ place: FieldPlace = .any, change: (@Sendable (NodeDraft) -> LayoutEffect.FieldChange?)? = nil) -> ElementField {
-        ElementField(name, place, change: change) { r, m, n, path in n.node[keyPath: key] = r.fields.bool(m, path(), n.node.id) ?? value }
+        ElementField(name, place, change: change) { reader, member, draft, path in draft.node[keyPath: key] = reader.fields.bool(member, path(), draft.node.id) ?? value }
     }
 
     /// A text field of the node.
     static func text(_ name: String, _ key: WritableKeyPath<ElementNode, String?> & Sendable, _ place: FieldPlace = .any,
                      change: (@Sendable (NodeDraft) -> LayoutEffect.FieldChange?)? = nil) -> ElementField {
-        ElementField(name, place, change: change) { r, m, n, path in n.node[keyPath: key] = r.fields.string(m, path(), n.node.id) }
+        ElementField(name, place, change: change) { reader, member, draft, path in draft.node[keyPath: key] = reader.fields.string(member, path(), draft.node.id) }
     }
 }
 
@@ -80,62 +80,62 @@ enum ElementFields {
         .init("id") { _, _, _, _ in },
         .flag("virtual", \.isVirtual),
         .flag("visible", \.isVisible, default: true, change: { .visible($0.node.isVisible) }),
-        .init("isAccessibilityElement") { r, m, n, path in n.explicitAccessibility = r.fields.bool(m, path(), n.node.id) },
+        .init("isAccessibilityElement") { reader, member, draft, path in draft.explicitAccessibility = reader.fields.bool(member, path(), draft.node.id) },
         .text("label", \.label, .element, change: { $0.node.label.map { .label($0) } }),
-        .init("labelSpans") { r, m, n, path in r.labelSpans(m, &n, path()) },
-        .init("labelFromChildren") { r, m, n, path in n.labelFromChildren = r.fields.bool(m, path(), n.node.id) ?? false },
+        .init("labelSpans") { reader, member, draft, path in reader.labelSpans(member, &draft, path()) },
+        .init("labelFromChildren") { reader, member, draft, path in draft.labelFromChildren = reader.fields.bool(member, path(), draft.node.id) ?? false },
         .text("value", \.value, change: { $0.node.value.map { .value($0) } }),
         .text("hint", \.hint, change: { $0.node.hint.map { .hint($0) } }),
-        .init("traits", .element, change: { .traits($0.node.traits) }) { r, m, n, path in
-            n.node.traits = r.traits(m, path(), n.node.id)
+        .init("traits", .element, change: { .traits($0.node.traits) }) { reader, member, draft, path in
+            draft.node.traits = reader.traits(member, path(), draft.node.id)
         },
-        .init("language") { r, m, n, path in r.language(m, path(), n.node.id) },
+        .init("language") { reader, member, draft, path in reader.language(member, path(), draft.node.id) },
         .flag("hidden", \.hidden, change: { .hidden($0.node.hidden) }),
         .flag("elementsHidden", \.elementsHidden, change: { .elementsHidden($0.node.elementsHidden) }),
         .flag("viewIsModal", \.viewIsModal, .container, change: { .viewIsModal($0.node.viewIsModal) }),
-        .init("modalScope") { r, m, n, path in
-            if let s = r.fields.enumValue(m, ModalScope.self, path(), n.node.id) { n.node.modalScope = s }
+        .init("modalScope") { reader, member, draft, path in
+            if let scope = reader.fields.enumValue(member, ModalScope.self, path(), draft.node.id) { draft.node.modalScope = scope }
         },
         .flag("shouldGroupChildren", \.shouldGroupChildren, .container),
-        .init("navigationStyle", .container) { r, m, n, path in
-            if let s = r.fields.enumValue(m, NavigationStyle.self, path(), n.node.id) { n.node.navigationStyle = s }
+        .init("navigationStyle", .container) { reader, member, draft, path in
+            if let style = reader.fields.enumValue(member, NavigationStyle.self, path(), draft.node.id) { draft.node.navigationStyle = style }
         },
-        .init("sortPriority") { r, m, n, path in
-            n.node.sortPriority = r.fields.number(m, in: LayoutRanges.values, path(), n.node.id)
+        .init("sortPriority") { reader, member, draft, path in
+            draft.node.sortPriority = reader.fields.number(member, in: LayoutRanges.values, path(), draft.node.id)
         },
-        .init("respondsToUserInteraction") { r, m, n, path in
-            if !m.value.isNull { n.node.respondsToUserInteraction = r.fields.bool(m, path(), n.node.id) }
+        .init("respondsToUserInteraction") { reader, member, draft, path in
+            if !member.value.isNull { draft.node.respondsToUserInteraction = reader.fields.bool(member, path(), draft.node.id) }
         },
-        .init("elements") { r, m, n, path in n.elements = r.idList(m, path(), n.node.id) },
-        .init("customActions", .element) { r, m, n, path in n.node.customActions = r.customActions(m, path(), n.node.id) },
-        .init("onActivate") { r, m, n, path in n.node.onActivate = r.effects(m, path(), n.node.id) },
-        .init("onTap") { r, m, n, path in n.node.onTap = r.effects(m, path(), n.node.id) },
-        .init("onEscape") { r, m, n, path in n.node.onEscape = r.effects(m, path(), n.node.id) },
+        .init("elements") { reader, member, draft, path in draft.elements = reader.idList(member, path(), draft.node.id) },
+        .init("customActions", .element) { reader, member, draft, path in draft.node.customActions = reader.customActions(member, path(), draft.node.id) },
+        .init("onActivate") { reader, member, draft, path in draft.node.onActivate = reader.effects(member, path(), draft.node.id) },
+        .init("onTap") { reader, member, draft, path in draft.node.onTap = reader.effects(member, path(), draft.node.id) },
+        .init("onEscape") { reader, member, draft, path in draft.node.onEscape = reader.effects(member, path(), draft.node.id) },
         // Checked, for layouts written for VoiceOver; scanning has no use for them.
-        .init("onMagicTap") { r, m, n, path in _ = r.effects(m, path(), n.node.id) },
-        .init("onFocus") { r, m, n, path in _ = r.effects(m, path(), n.node.id) },
-        .init("onBlur") { r, m, n, path in _ = r.effects(m, path(), n.node.id) },
-        .init("customContent") { r, m, n, path in r.customContent(m, path(), n.node.id) },
-        .init("customRotors") { r, m, n, path in r.customRotors(m, path(), n.node.id) },
-        .init("largeContent") { r, m, n, path in r.largeContent(m, path(), n.node.id) },
-        .init("scroll") { r, m, n, path in r.scroll(m, path(), n.node.id) },
-        .init("frame", change: { $0.frame.map { .frame($0) } }) { r, m, n, path in
-            n.frame = r.fields.rect(m, path(), n.node.id)
+        .init("onMagicTap") { reader, member, draft, path in _ = reader.effects(member, path(), draft.node.id) },
+        .init("onFocus") { reader, member, draft, path in _ = reader.effects(member, path(), draft.node.id) },
+        .init("onBlur") { reader, member, draft, path in _ = reader.effects(member, path(), draft.node.id) },
+        .init("customContent") { reader, member, draft, path in reader.customContent(member, path(), draft.node.id) },
+        .init("customRotors") { reader, member, draft, path in reader.customRotors(member, path(), draft.node.id) },
+        .init("largeContent") { reader, member, draft, path in reader.largeContent(member, path(), draft.node.id) },
+        .init("scroll") { reader, member, draft, path in reader.scroll(member, path(), draft.node.id) },
+        .init("frame", change: { $0.frame.map { .frame($0) } }) { reader, member, draft, path in
+            draft.frame = reader.fields.rect(member, path(), draft.node.id)
         },
-        .init("frameInContainer") { r, m, n, path in n.frameInContainer = r.fields.rect(m, path(), n.node.id) },
-        .init("path") { r, m, n, path in n.polygon = r.polygon(m, path(), n.node.id) },
-        .init("activationPoint", change: { $0.activationPoint.map { .activationPoint($0) } }) { r, m, n, path in
-            n.activationPoint = r.fields.point(m, path(), n.node.id)
+        .init("frameInContainer") { reader, member, draft, path in draft.frameInContainer = reader.fields.rect(member, path(), draft.node.id) },
+        .init("path") { reader, member, draft, path in draft.polygon = reader.polygon(member, path(), draft.node.id) },
+        .init("activationPoint", change: { $0.activationPoint.map { .activationPoint($0) } }) { reader, member, draft, path in
+            draft.activationPoint = reader.fields.point(member, path(), draft.node.id)
         },
-        .init("activationPointOutsideFrame") { r, m, n, path in
-            n.activationPointOutsideFrame = r.fields.bool(m, path(), n.node.id) ?? false
+        .init("activationPointOutsideFrame") { reader, member, draft, path in
+            draft.activationPointOutsideFrame = reader.fields.bool(member, path(), draft.node.id) ?? false
         },
-        .init("adjustable", .element) { r, m, n, path in n.node.adjustable = r.adjustable(m, path(), n.node.id) },
-        .init("textEntry", .element) { r, m, n, path in
-            if let k = r.fields.enumValue(m, TextEntryKind.self, path(), n.node.id) { n.node.textEntry = k }
+        .init("adjustable", .element) { reader, member, draft, path in draft.node.adjustable = reader.adjustable(member, path(), draft.node.id) },
+        .init("textEntry", .element) { reader, member, draft, path in
+            if let kind = reader.fields.enumValue(member, TextEntryKind.self, path(), draft.node.id) { draft.node.textEntry = kind }
         },
         // Read last, by `LayoutReader.node`: a child's frame may be relative to this node's.
-        .init("children") { r, m, n, path in n.children = r.fields.array(m, path(), n.node.id) },
+        .init("children") { reader, member, draft, path in draft.children = reader.fields.array(member, path(), draft.node.id) },
     ]
 
     static let names = FieldNames(all.map(\.name))

@@ -29,131 +29,131 @@ struct FieldReader {
     /// The members of an object, those of `allowed` by their position in it; unknown keys
     /// are reported with the nearest known one. `elsewhere` explains known fields that
     /// belong in another kind of file.
-    mutating func object(_ v: JSONValue, _ path: @autoclosure () -> String, _ element: String?, allowed: FieldNames,
+    mutating func object(_ json: JSONValue, _ path: @autoclosure () -> String, _ element: String?, allowed: FieldNames,
                          unknownCode: String = "E03", elsewhere: [String: String] = [:]) -> ObjectView? {
-        guard let members = v.object else {
-            report("E04", v.offset, path(), element, "must be an object, got \(v.kindName)")
+        guard let members = json.object else {
+            report("E04", json.offset, path(), element, "must be an object, got \(json.kindName)")
             return nil
         }
         var view = ObjectView(names: allowed)
         view.members.reserveCapacity(members.count)
-        for m in members {
-            if let p = allowed.keys.position(ofKey: m) {
-                view.members.append((p, m))
-                view.present |= 1 << UInt64(p)
+        for member in members {
+            if let position = allowed.keys.position(ofKey: member) {
+                view.members.append((position, member))
+                view.present |= 1 << UInt64(position)
             } else {
-                let key = m.key
+                let key = member.key
                 var msg = "unknown field \"\(excerpt(key))\""
                 if let note = elsewhere[key] { msg += "; \(note)" }
-                else if let s = suggestion(for: key, among: allowed.names) { msg += "; did you mean \"\(s)\"?" }
+                else if let suggested = suggestion(for: key, among: allowed.names) { msg += "; did you mean \"\(suggested)\"?" }
                 else { msg += "; allowed: \(quotedList(allowed.names))" }
-                report(unknownCode, m.keyOffset, path() + "." + excerpt(key), element, msg)
+                report(unknownCode, member.keyOffset, path() + "." + excerpt(key), element, msg)
             }
         }
         return view
     }
 
-    mutating func require(_ d: ObjectView, _ key: String, in v: JSONValue, _ path: @autoclosure () -> String,
+    mutating func require(_ object: ObjectView, _ key: String, in json: JSONValue, _ path: @autoclosure () -> String,
                           _ element: String?, code: String = "E04") -> JSONMember? {
-        if let m = d[key] { return m }
-        report(code, v.offset, path(), element, "missing required field \"\(key)\"")
+        if let member = object[key] { return member }
+        report(code, json.offset, path(), element, "missing required field \"\(key)\"")
         return nil
     }
 
-    mutating func bool(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Bool? {
-        guard let m else { return nil }
-        if let b = m.value.bool { return b }
-        report("E04", m.value.offset, path() + "." + m.key, element, "must be true or false, got \(m.value.kindName)")
+    mutating func bool(_ member: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Bool? {
+        guard let member else { return nil }
+        if let value = member.value.bool { return value }
+        report("E04", member.value.offset, path() + "." + member.key, element, "must be true or false, got \(member.value.kindName)")
         return nil
     }
 
-    mutating func string(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> String? {
-        guard let m else { return nil }
-        if let s = m.value.string { return s }
-        report("E04", m.value.offset, path() + "." + m.key, element, "must be a string, got \(m.value.kindName)")
+    mutating func string(_ member: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> String? {
+        guard let member else { return nil }
+        if let value = member.value.string { return value }
+        report("E04", member.value.offset, path() + "." + member.key, element, "must be a string, got \(member.value.kindName)")
         return nil
     }
 
-    mutating func number(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Double? {
-        guard let m else { return nil }
-        if let d = m.value.number { return d }
-        report("E04", m.value.offset, path() + "." + m.key, element, "must be a number, got \(m.value.kindName)")
+    mutating func number(_ member: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Double? {
+        guard let member else { return nil }
+        if let value = member.value.number { return value }
+        report("E04", member.value.offset, path() + "." + member.key, element, "must be a number, got \(member.value.kindName)")
         return nil
     }
 
     /// A number within `range`; outside it, an error that states the range.
-    mutating func number(_ m: JSONMember?, in range: ClosedRange<Double>, _ path: @autoclosure () -> String,
+    mutating func number(_ member: JSONMember?, in range: ClosedRange<Double>, _ path: @autoclosure () -> String,
                          _ element: String?, code: String = "E04") -> Double? {
-        guard let d = number(m, path(), element) else { return nil }
-        guard range.contains(d) else {
+        guard let value = number(member, path(), element) else { return nil }
+        guard range.contains(value) else {
             // A range from (nearly) zero reads as a sign to a person: ">= 0", "> 0".
-            let bound = range.lowerBound == 0 && d < 0 ? "must be >= 0"
-                : range.lowerBound > 0 && range.lowerBound <= 1e-3 && d <= 0 ? "must be > 0"
+            let bound = range.lowerBound == 0 && value < 0 ? "must be >= 0"
+                : range.lowerBound > 0 && range.lowerBound <= 1e-3 && value <= 0 ? "must be > 0"
                 : "must be between \(format(range.lowerBound)) and \(format(range.upperBound))"
-            report(code, m!.value.offset, path() + "." + m!.key, element, "\(bound), got \(format(d))")
+            report(code, member!.value.offset, path() + "." + member!.key, element, "\(bound), got \(format(value))")
             return nil
         }
-        return d
+        return value
     }
 
-    mutating func integer(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Int? {
-        guard let d = number(m, path(), element) else { return nil }
-        guard d == d.rounded(), abs(d) < 1e15 else {
-            report("E04", m!.value.offset, path() + "." + m!.key, element, "must be a whole number, got \(format(d))")
+    mutating func integer(_ member: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Int? {
+        guard let value = number(member, path(), element) else { return nil }
+        guard value == value.rounded(), abs(value) < 1e15 else {
+            report("E04", member!.value.offset, path() + "." + member!.key, element, "must be a whole number, got \(format(value))")
             return nil
         }
-        return Int(d)
+        return Int(value)
     }
 
-    mutating func array(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> JSONArray? {
-        guard let m else { return nil }
-        if let a = m.value.array { return a }
-        report("E04", m.value.offset, path() + "." + m.key, element, "must be an array, got \(m.value.kindName)")
+    mutating func array(_ member: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> JSONArray? {
+        guard let member else { return nil }
+        if let value = member.value.array { return value }
+        report("E04", member.value.offset, path() + "." + member.key, element, "must be an array, got \(member.value.kindName)")
         return nil
     }
 
-    mutating func enumValue<E: RawRepresentable & CaseIterable>(_ m: JSONMember?, _ type: E.Type, _ path: @autoclosure () -> String,
+    mutating func enumValue<E: RawRepresentable & CaseIterable>(_ member: JSONMember?, _ type: E.Type, _ path: @autoclosure () -> String,
                                                                  _ element: String?) -> E? where E.RawValue == String {
-        choice(m, among: E.allCases.map(\.rawValue), path(), element).flatMap(E.init(rawValue:))
+        choice(member, among: E.allCases.map(\.rawValue), path(), element).flatMap(E.init(rawValue:))
     }
 
     /// One of the names `allowed`; another is reported with the nearest.
-    mutating func choice(_ m: JSONMember?, among allowed: [String], _ path: @autoclosure () -> String,
+    mutating func choice(_ member: JSONMember?, among allowed: [String], _ path: @autoclosure () -> String,
                          _ element: String?) -> String? {
-        guard let s = string(m, path(), element) else { return nil }
-        if allowed.contains(s) { return s }
-        var msg = "unknown value \"\(excerpt(s))\"; allowed: \(quotedList(allowed))"
-        if let sug = suggestion(for: s, among: allowed) { msg += "; did you mean \"\(sug)\"?" }
-        report("E04", m!.value.offset, path() + "." + m!.key, element, msg)
+        guard let value = string(member, path(), element) else { return nil }
+        if allowed.contains(value) { return value }
+        var msg = "unknown value \"\(excerpt(value))\"; allowed: \(quotedList(allowed))"
+        if let sug = suggestion(for: value, among: allowed) { msg += "; did you mean \"\(sug)\"?" }
+        report("E04", member!.value.offset, path() + "." + member!.key, element, msg)
         return nil
     }
 
     /// A point on the screen.
-    mutating func point(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Point? {
-        guard let m else { return nil }
-        func p() -> String { path() + "." + m.key }
-        guard let d = object(m.value, p(), element, allowed: FieldNames.point) else { return nil }
-        let x = number(require(d, "x", in: m.value, p(), element), in: LayoutRanges.coordinates, p(), element)
-        let y = number(require(d, "y", in: m.value, p(), element), in: LayoutRanges.coordinates, p(), element)
+    mutating func point(_ member: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Point? {
+        guard let member else { return nil }
+        func fieldPath() -> String { path() + "." + member.key }
+        guard let pointObject = object(member.value, fieldPath(), element, allowed: FieldNames.point) else { return nil }
+        let x = number(require(pointObject, "x", in: member.value, fieldPath(), element), in: LayoutRanges.coordinates, fieldPath(), element)
+        let y = number(require(pointObject, "y", in: member.value, fieldPath(), element), in: LayoutRanges.coordinates, fieldPath(), element)
         guard let x, let y else { return nil }
         return Point(x: x, y: y)
     }
 
     /// A rectangle on the screen; negative sizes are E06.
-    mutating func rect(_ m: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Rect? {
-        guard let m else { return nil }
-        if let (x, y, w, h) = m.value.fourNumbers(named: FieldNames.rect.keys),
-           LayoutRanges.coordinates.contains(x), LayoutRanges.coordinates.contains(y), LayoutRanges.sizes.contains(w), LayoutRanges.sizes.contains(h) {
-            return Rect(x: x, y: y, width: w, height: h)
+    mutating func rect(_ member: JSONMember?, _ path: @autoclosure () -> String, _ element: String?) -> Rect? {
+        guard let member else { return nil }
+        if let (x, y, width, height) = member.value.fourNumbers(named: FieldNames.rect.keys),
+           LayoutRanges.coordinates.contains(x), LayoutRanges.coordinates.contains(y), LayoutRanges.sizes.contains(width), LayoutRanges.sizes.contains(height) {
+            return Rect(x: x, y: y, width: width, height: height)
         }
-        func p() -> String { path() + "." + m.key }
-        guard let d = object(m.value, p(), element, allowed: FieldNames.rect) else { return nil }
-        let x = number(require(d, "x", in: m.value, p(), element), in: LayoutRanges.coordinates, p(), element)
-        let y = number(require(d, "y", in: m.value, p(), element), in: LayoutRanges.coordinates, p(), element)
-        let w = number(require(d, "width", in: m.value, p(), element), in: LayoutRanges.sizes, p(), element, code: "E06")
-        let h = number(require(d, "height", in: m.value, p(), element), in: LayoutRanges.sizes, p(), element, code: "E06")
-        guard let x, let y, let w, let h else { return nil }
-        return Rect(x: x, y: y, width: w, height: h)
+        func fieldPath() -> String { path() + "." + member.key }
+        guard let rectObject = object(member.value, fieldPath(), element, allowed: FieldNames.rect) else { return nil }
+        let x = number(require(rectObject, "x", in: member.value, fieldPath(), element), in: LayoutRanges.coordinates, fieldPath(), element)
+        let y = number(require(rectObject, "y", in: member.value, fieldPath(), element), in: LayoutRanges.coordinates, fieldPath(), element)
+        let width = number(require(rectObject, "width", in: member.value, fieldPath(), element), in: LayoutRanges.sizes, fieldPath(), element, code: "E06")
+        let height = number(require(rectObject, "height", in: member.value, fieldPath(), element), in: LayoutRanges.sizes, fieldPath(), element, code: "E06")
+        guard let x, let y, let width, let height else { return nil }
+        return Rect(x: x, y: y, width: width, height: height)
     }
 }
 

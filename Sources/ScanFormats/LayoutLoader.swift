@@ -99,8 +99,8 @@ struct LayoutReader {
     /// "line:column" of a place in the file, for a message that points at a second place.
     mutating func lineOf(_ offset: Int) -> String {
         if lineIndex == nil { lineIndex = LineIndex(bytes) }
-        let (l, c) = lineIndex!.position(of: offset)
-        return "\(l):\(c)"
+        let (line, column) = lineIndex!.position(of: offset)
+        return "\(line):\(column)"
     }
 
     /// What the top of the file says about the screen.
@@ -119,40 +119,40 @@ struct LayoutReader {
     /// Reads the screen and every node; nil when there is no root.
     mutating func readScreen(_ json: JSONValue) -> Screen? {
         guard let top = fields.object(json, "$", nil, allowed: Self.topKeys) else { return nil }
-        if let v = top["schemaVersion"] {
-            if v.value.number != 1 { fields.report("E02", v.value.offset, "$.schemaVersion", nil, "must be 1 (the only version there is)") }
+        if let versionMember = top["schemaVersion"] {
+            if versionMember.value.number != 1 { fields.report("E02", versionMember.value.offset, "$.schemaVersion", nil, "must be 1 (the only version there is)") }
         } else {
             fields.report("E02", json.offset, "$", nil, "missing \"schemaVersion\"; add \"schemaVersion\": 1")
         }
         var screen = Screen()
-        if let s = fields.require(top, "screen", in: json, "$", nil),
-           let sd = fields.object(s.value, "$.screen", nil, allowed: Self.screenKeys) {
-            if let id = fields.string(fields.require(sd, "id", in: s.value, "$.screen", nil), "$.screen", nil) {
-                if !isValidID(id) { fields.report("E05", sd["id"]!.value.offset, "$.screen.id", nil, idSyntaxMessage(id)) }
+        if let screenMember = fields.require(top, "screen", in: json, "$", nil),
+           let screenObject = fields.object(screenMember.value, "$.screen", nil, allowed: Self.screenKeys) {
+            if let id = fields.string(fields.require(screenObject, "id", in: screenMember.value, "$.screen", nil), "$.screen", nil) {
+                if !isValidID(id) { fields.report("E05", screenObject["id"]!.value.offset, "$.screen.id", nil, idSyntaxMessage(id)) }
                 screen.id = id
             }
-            screen.title = fields.string(sd["title"], "$.screen", nil)
-            _ = fields.string(sd["spokenAppName"], "$.screen", nil)
-            if let m = sd["language"] { language(m, "$.screen", nil) }
-            if let o = fields.enumValue(sd["naturalOrder"], NaturalOrder.self, "$.screen", nil) { screen.order = o }
-            if let f = fields.string(sd["initialFocus"], "$.screen", nil) { screen.initialFocus = (f, sd["initialFocus"]!.value.offset) }
-            if let m = sd["onMagicTap"] { _ = effects(m, "$.screen", nil) }
-            if let sz = fields.require(sd, "size", in: s.value, "$.screen", nil),
-               let szd = fields.object(sz.value, "$.screen.size", nil, allowed: Self.sizeKeys) {
+            screen.title = fields.string(screenObject["title"], "$.screen", nil)
+            _ = fields.string(screenObject["spokenAppName"], "$.screen", nil)
+            if let member = screenObject["language"] { language(member, "$.screen", nil) }
+            if let order = fields.enumValue(screenObject["naturalOrder"], NaturalOrder.self, "$.screen", nil) { screen.order = order }
+            if let focus = fields.string(screenObject["initialFocus"], "$.screen", nil) { screen.initialFocus = (focus, screenObject["initialFocus"]!.value.offset) }
+            if let member = screenObject["onMagicTap"] { _ = effects(member, "$.screen", nil) }
+            if let sizeMember = fields.require(screenObject, "size", in: screenMember.value, "$.screen", nil),
+               let sizeObject = fields.object(sizeMember.value, "$.screen.size", nil, allowed: Self.sizeKeys) {
                 let positive = 1e-3...LayoutRanges.sizes.upperBound
-                let w = fields.number(fields.require(szd, "width", in: sz.value, "$.screen.size", nil), in: positive, "$.screen.size", nil, code: "E16")
-                let h = fields.number(fields.require(szd, "height", in: sz.value, "$.screen.size", nil), in: positive, "$.screen.size", nil, code: "E16")
-                if let w, let h { screen.size = (w, h) }
+                let width = fields.number(fields.require(sizeObject, "width", in: sizeMember.value, "$.screen.size", nil), in: positive, "$.screen.size", nil, code: "E16")
+                let height = fields.number(fields.require(sizeObject, "height", in: sizeMember.value, "$.screen.size", nil), in: positive, "$.screen.size", nil, code: "E16")
+                if let width, let height { screen.size = (width, height) }
             }
         }
-        guard let r = fields.require(top, "root", in: json, "$", nil) else { return nil }
-        _ = node(r.value, path: "$.root", parent: nil, position: 0, origin: Point(x: 0, y: 0), depth: 1)
+        guard let rootMember = fields.require(top, "root", in: json, "$", nil) else { return nil }
+        _ = node(rootMember.value, path: "$.root", parent: nil, position: 0, origin: Point(x: 0, y: 0), depth: 1)
         guard !nodes.isEmpty else { return nil }
         if nodes[0].isVirtual {
-            fields.report("E16", r.value.offset, "$.root", nodes[0].id, "the root must not be virtual")
+            fields.report("E16", rootMember.value.offset, "$.root", nodes[0].id, "the root must not be virtual")
         }
         if nodes[0].isAccessibilityElement {
-            fields.report("E16", r.value.offset, "$.root", nodes[0].id,
+            fields.report("E16", rootMember.value.offset, "$.root", nodes[0].id,
                           "the root must be a container: set \"isAccessibilityElement\": false and give it children")
         }
         customOrders()
@@ -167,13 +167,13 @@ struct LayoutReader {
         nodes = []
         checkAccessibility(tree)
         guard screen.size != nil else { return nil }
-        if let (f, offset) = screen.initialFocus {
-            if let i = tree.index(of: f) {
+        if let (focusID, offset) = screen.initialFocus {
+            if let i = tree.index(of: focusID) {
                 if !tree[i].isAccessibilityElement {
-                    fields.report("E16", offset, "$.screen.initialFocus", nil, "\"\(excerpt(f))\" is a container; name an accessible element")
+                    fields.report("E16", offset, "$.screen.initialFocus", nil, "\"\(excerpt(focusID))\" is a container; name an accessible element")
                 }
             } else {
-                unknownID(f, offset, "$.screen.initialFocus", nil, code: "E16")
+                unknownID(focusID, offset, "$.screen.initialFocus", nil, code: "E16")
             }
         }
         // A file with errors gets only those.
@@ -184,245 +184,245 @@ struct LayoutReader {
     // MARK: nodes
 
     /// Reads one node and its subtree in document order; returns its index.
-    mutating func node(_ v: JSONValue, path: @autoclosure () -> String, parent: Int?, position: Int,
+    mutating func node(_ json: JSONValue, path: @autoclosure () -> String, parent: Int?, position: Int,
                        origin: Point, depth: Int) -> Int? {
         if depth > LayoutLoader.maxElementDepth {
-            fields.report("E04", v.offset, path(), nil, "elements nested deeper than \(LayoutLoader.maxElementDepth) levels; flatten the layout")
+            fields.report("E04", json.offset, path(), nil, "elements nested deeper than \(LayoutLoader.maxElementDepth) levels; flatten the layout")
             return nil
         }
         // The id first, so that every message about this node can name it.
-        let idMember = v.object?.member("id")
+        let idMember = json.object?.member("id")
         let early = idMember?.value.string
-        guard let d = fields.object(v, path(), early, allowed: ElementFields.names) else { return nil }
+        guard let nodeObject = fields.object(json, path(), early, allowed: ElementFields.names) else { return nil }
         var id = "?"
-        var idOffset = v.offset
-        if let m = idMember ?? fields.require(d, "id", in: v, path(), nil, code: "E05"),
-           let s = early ?? fields.string(m, path(), nil) {
-            id = s
-            idOffset = m.value.offset
-            if !isValidID(s) {
-                fields.report("E05", m.value.offset, path() + ".id", nil, idSyntaxMessage(s))
-            } else if let first = firstID[s] {
-                fields.report("E05", m.value.offset, path() + ".id", nil,
-                              "duplicate id \"\(s)\" (first defined at \(lineOf(info[first].idOffset)), \(nodePath(first)).id)")
+        var idOffset = json.offset
+        if let member = idMember ?? fields.require(nodeObject, "id", in: json, path(), nil, code: "E05"),
+           let idText = early ?? fields.string(member, path(), nil) {
+            id = idText
+            idOffset = member.value.offset
+            if !isValidID(idText) {
+                fields.report("E05", member.value.offset, path() + ".id", nil, idSyntaxMessage(idText))
+            } else if let first = firstID[idText] {
+                fields.report("E05", member.value.offset, path() + ".id", nil,
+                              "duplicate id \"\(idText)\" (first defined at \(lineOf(info[first].idOffset)), \(nodePath(first)).id)")
             } else {
-                firstID[s] = nodes.count
+                firstID[idText] = nodes.count
             }
         }
-        let el: String? = id
+        let element: String? = id
         let index = nodes.count
         // A place for the node before its children (document order); filled in at the end.
         nodes.append(ElementNode(id: id))
         info.append(NodeInfo(parent: Int32(parent ?? -1), position: Int32(position), idOffset: idOffset))
 
-        var n = NodeDraft(id: id)
-        n.node.parent = parent
+        var draft = NodeDraft(id: id)
+        draft.node.parent = parent
         // In file order: a field's reader depends on no other field (checks across fields
         // come after), and messages are sorted by place anyway.
-        for (position, m) in d.members where position != ElementFields.id {
-            ElementFields.readers[position](&self, m, &n, path)
+        for (position, member) in nodeObject.members where position != ElementFields.id {
+            ElementFields.readers[position](&self, member, &draft, path)
         }
-        if d.has(ElementFields.label) && d.has(ElementFields.labelSpans) {
-            fields.report("E17", d[ElementFields.labelSpans]!.keyOffset, path() + ".labelSpans", el, "use either \"label\" or \"labelSpans\", not both")
+        if nodeObject.has(ElementFields.label) && nodeObject.has(ElementFields.labelSpans) {
+            fields.report("E17", nodeObject[ElementFields.labelSpans]!.keyOffset, path() + ".labelSpans", element, "use either \"label\" or \"labelSpans\", not both")
         }
-        info[index].elements = n.elements
-        info[index].elementsOffset = d[ElementFields.elements]?.value.offset ?? 0
+        info[index].elements = draft.elements
+        info[index].elementsOffset = nodeObject[ElementFields.elements]?.value.offset ?? 0
 
         // Geometry: an explicit frame, or one relative to the nearest framed ancestor.
-        var frame = n.frame
-        if let rel = n.frameInContainer {
-            if d.has(ElementFields.frame) {
-                fields.report("E06", d[ElementFields.frameInContainer]!.keyOffset, path() + ".frameInContainer", el,
+        var frame = draft.frame
+        if let relative = draft.frameInContainer {
+            if nodeObject.has(ElementFields.frame) {
+                fields.report("E06", nodeObject[ElementFields.frameInContainer]!.keyOffset, path() + ".frameInContainer", element,
                               "use either \"frame\" or \"frameInContainer\", not both")
             }
-            frame = Rect(x: origin.x + rel.x, y: origin.y + rel.y, width: rel.width, height: rel.height)
+            frame = Rect(x: origin.x + relative.x, y: origin.y + relative.y, width: relative.width, height: relative.height)
         }
-        info[index].explicitFrame = d.has(ElementFields.frame) || n.frameInContainer != nil
+        info[index].explicitFrame = nodeObject.has(ElementFields.frame) || draft.frameInContainer != nil
 
         // Children, in paint order.
         var childIndices: [Int] = []
-        let childrenWritten = n.children?.count ?? 0
-        if let list = n.children {
+        let childrenWritten = draft.children?.count ?? 0
+        if let list = draft.children {
             let childOrigin = frame.map { Point(x: $0.x, y: $0.y) } ?? origin
             childIndices.reserveCapacity(list.count)
-            for (k, c) in list.enumerated() {
-                if let ci = node(c, path: "\(path()).children[\(k)]", parent: index, position: k, origin: childOrigin, depth: depth + 1) {
-                    childIndices.append(ci)
+            for (k, child) in list.enumerated() {
+                if let childIndex = node(child, path: "\(path()).children[\(k)]", parent: index, position: k, origin: childOrigin, depth: depth + 1) {
+                    childIndices.append(childIndex)
                 }
             }
         }
-        n.node.children = childIndices
+        draft.node.children = childIndices
         let hasChildren = !childIndices.isEmpty
         // Children written but refused (each with its own error) still make a container, so
         // that no second error follows from reading it as a leaf (e.g. "needs a label").
-        n.node.isAccessibilityElement = n.explicitAccessibility ?? (childrenWritten == 0)
-        if n.labelFromChildren {
-            if !hasChildren || !n.node.isAccessibilityElement {
-                fields.report("E04", d[ElementFields.labelFromChildren]!.keyOffset, path() + ".labelFromChildren", el,
+        draft.node.isAccessibilityElement = draft.explicitAccessibility ?? (childrenWritten == 0)
+        if draft.labelFromChildren {
+            if !hasChildren || !draft.node.isAccessibilityElement {
+                fields.report("E04", nodeObject[ElementFields.labelFromChildren]!.keyOffset, path() + ".labelFromChildren", element,
                               "only an accessible element with children can take its label from them")
             } else {
-                n.node.label = childIndices.compactMap { nodes[$0].label }.filter { !$0.isEmpty }.joined(separator: ", ")
+                draft.node.label = childIndices.compactMap { nodes[$0].label }.filter { !$0.isEmpty }.joined(separator: ", ")
             }
         }
-        if let f = frame {
-            n.node.frame = f
+        if let given = frame {
+            draft.node.frame = given
         } else if hasChildren {
-            n.node.frame = childIndices.dropFirst().reduce(nodes[childIndices[0]].frame) { $0.union(nodes[$1].frame) }
-        } else if childrenWritten == 0 && !d.has(ElementFields.frame) && !d.has(ElementFields.frameInContainer) {
-            fields.report("E06", v.offset, path(), el, "missing \"frame\"; a node without children needs {\"x\", \"y\", \"width\", \"height\"}")
+            draft.node.frame = childIndices.dropFirst().reduce(nodes[childIndices[0]].frame) { $0.union(nodes[$1].frame) }
+        } else if childrenWritten == 0 && !nodeObject.has(ElementFields.frame) && !nodeObject.has(ElementFields.frameInContainer) {
+            fields.report("E06", json.offset, path(), element, "missing \"frame\"; a node without children needs {\"x\", \"y\", \"width\", \"height\"}")
         }
-        if let p = n.activationPoint {
-            n.node.activationPoint = p
-            n.node.hasExplicitActivationPoint = true
-            let inPath = n.polygon.map { polygonContains($0, p) } ?? false
-            if !n.activationPointOutsideFrame && !n.node.frame.contains(p) && !inPath && (frame != nil || hasChildren) {
-                fields.report("E07", d[ElementFields.activationPoint]!.value.offset, path() + ".activationPoint", el,
-                              "point (\(format(p.x)), \(format(p.y))) lies outside frame \(format(n.node.frame)); set \"activationPointOutsideFrame\": true to allow it")
+        if let point = draft.activationPoint {
+            draft.node.activationPoint = point
+            draft.node.hasExplicitActivationPoint = true
+            let inPath = draft.polygon.map { polygonContains($0, point) } ?? false
+            if !draft.activationPointOutsideFrame && !draft.node.frame.contains(point) && !inPath && (frame != nil || hasChildren) {
+                fields.report("E07", nodeObject[ElementFields.activationPoint]!.value.offset, path() + ".activationPoint", element,
+                              "point (\(format(point.x)), \(format(point.y))) lies outside frame \(format(draft.node.frame)); set \"activationPointOutsideFrame\": true to allow it")
             }
         } else {
-            n.node.activationPoint = n.node.frame.center
+            draft.node.activationPoint = draft.node.frame.center
         }
         // Adjustable: the trait and the spec go together; the value is computed.
-        let hasTrait = n.node.traits.contains(.adjustable)
-        if let m = d[ElementFields.adjustable] {
+        let hasTrait = draft.node.traits.contains(.adjustable)
+        if let member = nodeObject[ElementFields.adjustable] {
             if !hasTrait {
-                fields.report("E10", m.keyOffset, path() + ".adjustable", el, "an \"adjustable\" spec needs the trait \"adjustable\" in \"traits\"")
+                fields.report("E10", member.keyOffset, path() + ".adjustable", element, "an \"adjustable\" spec needs the trait \"adjustable\" in \"traits\"")
             }
-            if let vm = d[ElementFields.value] {
-                fields.report("E10", vm.keyOffset, path() + ".value", el, "an adjustable element's value is computed from \"adjustable\"; remove \"value\"")
+            if let valueMember = nodeObject[ElementFields.value] {
+                fields.report("E10", valueMember.keyOffset, path() + ".value", element, "an adjustable element's value is computed from \"adjustable\"; remove \"value\"")
             }
         } else if hasTrait {
-            fields.report("E10", d[ElementFields.traits]!.value.offset, path() + ".traits", el,
+            fields.report("E10", nodeObject[ElementFields.traits]!.value.offset, path() + ".traits", element,
                           "the trait \"adjustable\" needs an \"adjustable\" spec: {\"min\", \"max\", \"step\", \"value\"} or {\"values\", \"index\"}")
         }
         // W20 / W26: container-only fields on a leaf, and leaf fields on a container.
-        for (position, m) in d.members {
+        for (position, member) in nodeObject.members {
             let place = ElementFields.all[position].place
-            if n.node.isAccessibilityElement && place == .container {
-                fields.report(.warning, "W20", m.keyOffset, path() + "." + m.key, el, "\"\(m.key)\" on an accessible element is ignored")
-            } else if !n.node.isAccessibilityElement && n.explicitAccessibility == nil && hasChildren && place == .element {
-                fields.report(.warning, "W26", m.keyOffset, path() + "." + m.key, el,
-                              "a node with children is a container by default, so \"\(m.key)\" is ignored; set \"isAccessibilityElement\": true to make it one element")
+            if draft.node.isAccessibilityElement && place == .container {
+                fields.report(.warning, "W20", member.keyOffset, path() + "." + member.key, element, "\"\(member.key)\" on an accessible element is ignored")
+            } else if !draft.node.isAccessibilityElement && draft.explicitAccessibility == nil && hasChildren && place == .element {
+                fields.report(.warning, "W26", member.keyOffset, path() + "." + member.key, element,
+                              "a node with children is a container by default, so \"\(member.key)\" is ignored; set \"isAccessibilityElement\": true to make it one element")
             }
         }
-        if n.node.isAccessibilityElement && hasChildren, let m = d[ElementFields.elements] {
-            fields.report(.warning, "W20", m.keyOffset, path() + ".elements", el, "\"elements\" on an accessible element is ignored")
+        if draft.node.isAccessibilityElement && hasChildren, let member = nodeObject[ElementFields.elements] {
+            fields.report(.warning, "W20", member.keyOffset, path() + ".elements", element, "\"elements\" on an accessible element is ignored")
         }
-        if let m = d[ElementFields.modalScope], !n.node.viewIsModal {
-            fields.report(.warning, "W20", m.keyOffset, path() + ".modalScope", el, "\"modalScope\" is ignored without \"viewIsModal\": true")
+        if let member = nodeObject[ElementFields.modalScope], !draft.node.viewIsModal {
+            fields.report(.warning, "W20", member.keyOffset, path() + ".modalScope", element, "\"modalScope\" is ignored without \"viewIsModal\": true")
         }
         info[index].subtreeEnd = nodes.count
-        nodes[index] = n.node
+        nodes[index] = draft.node
         return index
     }
 
     static let labelSpanKeys: FieldNames = ["text", "language"]
 
-    mutating func labelSpans(_ m: JSONMember, _ n: inout NodeDraft, _ path: @autoclosure () -> String) {
-        let el = n.node.id
-        guard let spans = fields.array(m, path(), el) else { return }
+    mutating func labelSpans(_ member: JSONMember, _ draft: inout NodeDraft, _ path: @autoclosure () -> String) {
+        let element = draft.node.id
+        guard let spans = fields.array(member, path(), element) else { return }
         var text: [String] = []
-        for (k, s) in spans.enumerated() {
-            let sp = "\(path()).labelSpans[\(k)]"
-            if let sd = fields.object(s, sp, el, allowed: Self.labelSpanKeys) {
-                if let t = fields.string(fields.require(sd, "text", in: s, sp, el), sp, el) { text.append(t) }
-                if let lm = sd["language"] { language(lm, sp, el) }
+        for (k, span) in spans.enumerated() {
+            let spanPath = "\(path()).labelSpans[\(k)]"
+            if let spanObject = fields.object(span, spanPath, element, allowed: Self.labelSpanKeys) {
+                if let spanText = fields.string(fields.require(spanObject, "text", in: span, spanPath, element), spanPath, element) { text.append(spanText) }
+                if let languageMember = spanObject["language"] { language(languageMember, spanPath, element) }
             }
         }
-        if spans.isEmpty { fields.report("E04", m.value.offset, path() + ".labelSpans", el, "must not be empty") }
-        else { n.node.label = text.joined() }
+        if spans.isEmpty { fields.report("E04", member.value.offset, path() + ".labelSpans", element, "must not be empty") }
+        else { draft.node.label = text.joined() }
     }
 
     /// A list of element ids (a custom order).
-    mutating func idList(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> [(id: String, offset: Int)]? {
-        guard let list = fields.array(m, path(), el) else { return nil }
+    mutating func idList(_ member: JSONMember, _ path: @autoclosure () -> String, _ element: String?) -> [(id: String, offset: Int)]? {
+        guard let list = fields.array(member, path(), element) else { return nil }
         var ids: [(id: String, offset: Int)] = []
         for (k, item) in list.enumerated() {
-            if let s = item.string { ids.append((s, item.offset)) }
-            else { fields.report("E04", item.offset, "\(path()).elements[\(k)]", el, "must be an element id (a string), got \(item.kindName)") }
+            if let id = item.string { ids.append((id, item.offset)) }
+            else { fields.report("E04", item.offset, "\(path()).elements[\(k)]", element, "must be an element id (a string), got \(item.kindName)") }
         }
         return ids
     }
 
     /// A shape's outline: at least three points [x, y].
-    mutating func polygon(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> [Point]? {
-        guard let pts = fields.array(m, path(), el) else { return nil }
+    mutating func polygon(_ member: JSONMember, _ path: @autoclosure () -> String, _ element: String?) -> [Point]? {
+        guard let points = fields.array(member, path(), element) else { return nil }
         var list: [Point] = []
-        for (k, p) in pts.enumerated() {
-            let xy = p.array.map(Array.init) ?? []
+        for (k, point) in points.enumerated() {
+            let xy = point.array.map(Array.init) ?? []
             let range = LayoutRanges.coordinates
             if xy.count == 2, let x = xy[0].number, let y = xy[1].number {
                 if range.contains(x) && range.contains(y) { list.append(Point(x: x, y: y)) }
-                else { fields.report("E04", p.offset, "\(path()).path[\(k)]", el, "coordinates must be between \(format(range.lowerBound)) and \(format(range.upperBound))") }
+                else { fields.report("E04", point.offset, "\(path()).path[\(k)]", element, "coordinates must be between \(format(range.lowerBound)) and \(format(range.upperBound))") }
             } else {
-                fields.report("E04", p.offset, "\(path()).path[\(k)]", el, "must be a point [x, y] of two numbers")
+                fields.report("E04", point.offset, "\(path()).path[\(k)]", element, "must be a point [x, y] of two numbers")
             }
         }
-        if pts.count < 3 { fields.report("E08", m.value.offset, path() + ".path", el, "a path needs at least 3 points, got \(pts.count)") }
+        if points.count < 3 { fields.report("E08", member.value.offset, path() + ".path", element, "a path needs at least 3 points, got \(points.count)") }
         return list
     }
 
-    mutating func traits(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> TraitSet {
-        func p() -> String { path() + "." + m.key }
+    mutating func traits(_ member: JSONMember, _ path: @autoclosure () -> String, _ element: String?) -> TraitSet {
+        func traitsPath() -> String { path() + "." + member.key }
         let names = Trait.allCases.map(\.rawValue)
-        if m.value.kind == .number {
-            fields.report("E09", m.value.offset, p(), el, "traits are names, not a raw bitmask; allowed: \(quotedList(names))")
+        if member.value.kind == .number {
+            fields.report("E09", member.value.offset, traitsPath(), element, "traits are names, not a raw bitmask; allowed: \(quotedList(names))")
             return TraitSet()
         }
-        guard let list = fields.array(m, path(), el) else { return TraitSet() }
+        guard let list = fields.array(member, path(), element) else { return TraitSet() }
         var set = TraitSet()
         for (k, item) in list.enumerated() {
-            func ip() -> String { "\(p())[\(k)]" }
-            guard let s = item.string else {
-                fields.report("E09", item.offset, ip(), el, "a trait is a name (a string), got \(item.kindName); allowed: \(quotedList(names))")
+            func itemPath() -> String { "\(traitsPath())[\(k)]" }
+            guard let name = item.string else {
+                fields.report("E09", item.offset, itemPath(), element, "a trait is a name (a string), got \(item.kindName); allowed: \(quotedList(names))")
                 continue
             }
-            if let t = Trait(rawValue: s) {
-                if set.contains(t) { fields.report("E09", item.offset, ip(), el, "duplicate trait \"\(s)\"") }
-                set.insert(t)
-            } else if s == "isModal" || s == "modal" {
-                fields.report("E09", item.offset, ip(), el, "\"\(s)\" is not a trait here; use \"viewIsModal\": true on the node")
+            if let trait = Trait(rawValue: name) {
+                if set.contains(trait) { fields.report("E09", item.offset, itemPath(), element, "duplicate trait \"\(name)\"") }
+                set.insert(trait)
+            } else if name == "isModal" || name == "modal" {
+                fields.report("E09", item.offset, itemPath(), element, "\"\(name)\" is not a trait here; use \"viewIsModal\": true on the node")
             } else {
-                var msg = "unknown trait \"\(excerpt(s))\"; allowed: \(quotedList(names))"
-                let bare = s.hasPrefix(".") ? String(s.dropFirst()) : s
-                if let sug = suggestion(for: bare, among: names) { msg += "; did you mean \"\(sug)\"?" }
-                fields.report("E09", item.offset, ip(), el, msg)
+                var msg = "unknown trait \"\(excerpt(name))\"; allowed: \(quotedList(names))"
+                let bare = name.hasPrefix(".") ? String(name.dropFirst()) : name
+                if let suggested = suggestion(for: bare, among: names) { msg += "; did you mean \"\(suggested)\"?" }
+                fields.report("E09", item.offset, itemPath(), element, msg)
             }
         }
         if set.contains(.none) && set.rawValue != TraitSet([.none]).rawValue {
-            fields.report("E09", m.value.offset, p(), el, "\"none\" must be the only trait")
+            fields.report("E09", member.value.offset, traitsPath(), element, "\"none\" must be the only trait")
         }
         if (set.rawValue & controlTraits.rawValue).nonzeroBitCount > 1 {
             let controls = [Trait.button, .link, .searchField, .keyboardKey].filter { set.contains($0) }
-            fields.report(.warning, "W18", m.value.offset, p(), el,
+            fields.report(.warning, "W18", member.value.offset, traitsPath(), element,
                           "\(quotedList(controls.map(\.rawValue))) are meant to be mutually exclusive; keep one")
         }
         return set
     }
 
-    mutating func language(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) {
-        guard let s = fields.string(m, path(), el) else { return }
-        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
+    mutating func language(_ member: JSONMember, _ path: @autoclosure () -> String, _ element: String?) {
+        guard let tag = fields.string(member, path(), element) else { return }
+        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
         let ok = !parts.isEmpty && (2...8).contains(parts[0].count) && parts[0].allSatisfy { $0.isASCII && $0.isLetter }
             && parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
-        if !ok { fields.report("E17", m.value.offset, path() + "." + m.key, el, "\"\(excerpt(s))\" is not a BCP 47 language tag (e.g. \"en\", \"fr-CA\")") }
+        if !ok { fields.report("E17", member.value.offset, path() + "." + member.key, element, "\"\(excerpt(tag))\" is not a BCP 47 language tag (e.g. \"en\", \"fr-CA\")") }
     }
 
     static let customActionKeys: FieldNames = ["name", "effects"]
 
-    mutating func customActions(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> [CustomAction] {
-        guard let list = fields.array(m, path(), el) else { return [] }
+    mutating func customActions(_ member: JSONMember, _ path: @autoclosure () -> String, _ element: String?) -> [CustomAction] {
+        guard let list = fields.array(member, path(), element) else { return [] }
         var actions: [CustomAction] = []
         var seen: [String: Int] = [:]
         for (k, item) in list.enumerated() {
-            func ap() -> String { "\(path()).customActions[\(k)]" }
-            guard let ad = fields.object(item, ap(), el, allowed: Self.customActionKeys) else { continue }
-            guard let name = fields.string(fields.require(ad, "name", in: item, ap(), el, code: "E13"), ap(), el) else { continue }
-            let effects = ad["effects"].map { self.effects($0, ap(), el) } ?? []
+            func actionPath() -> String { "\(path()).customActions[\(k)]" }
+            guard let actionObject = fields.object(item, actionPath(), element, allowed: Self.customActionKeys) else { continue }
+            guard let name = fields.string(fields.require(actionObject, "name", in: item, actionPath(), element, code: "E13"), actionPath(), element) else { continue }
+            let effects = actionObject["effects"].map { self.effects($0, actionPath(), element) } ?? []
             if name.isEmpty {
-                fields.report("E13", ad["name"]!.value.offset, ap() + ".name", el, "an action needs a name a person can read")
+                fields.report("E13", actionObject["name"]!.value.offset, actionPath() + ".name", element, "an action needs a name a person can read")
             } else if let first = seen[name] {
-                fields.report("E13", ad["name"]!.value.offset, ap() + ".name", el, "duplicate action name \"\(excerpt(name))\" (also customActions[\(first)])")
+                fields.report("E13", actionObject["name"]!.value.offset, actionPath() + ".name", element, "duplicate action name \"\(excerpt(name))\" (also customActions[\(first)])")
             } else {
                 seen[name] = k
                 actions.append(CustomAction(name: name, effects: effects))
@@ -434,43 +434,43 @@ struct LayoutReader {
     static let listAdjustableKeys: FieldNames = ["values", "index", "onChange"]
     static let numericAdjustableKeys: FieldNames = ["min", "max", "step", "value", "decimals", "valueFormat", "onChange"]
 
-    mutating func adjustable(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> Adjustable? {
-        let p = path() + ".adjustable"
-        guard let members = m.value.object else {
-            fields.report("E10", m.value.offset, p, el, "must be an object: {\"min\", \"max\", \"step\", \"value\"} or {\"values\", \"index\"}")
+    mutating func adjustable(_ member: JSONMember, _ path: @autoclosure () -> String, _ element: String?) -> Adjustable? {
+        let adjustablePath = path() + ".adjustable"
+        guard let members = member.value.object else {
+            fields.report("E10", member.value.offset, adjustablePath, element, "must be an object: {\"min\", \"max\", \"step\", \"value\"} or {\"values\", \"index\"}")
             return nil
         }
         if members.member("values") != nil {
-            guard let d = fields.object(m.value, p, el, allowed: Self.listAdjustableKeys, unknownCode: "E10") else { return nil }
-            let values = fields.array(d["values"], p, el).map(Array.init) ?? []
+            guard let adjustableObject = fields.object(member.value, adjustablePath, element, allowed: Self.listAdjustableKeys, unknownCode: "E10") else { return nil }
+            let values = fields.array(adjustableObject["values"], adjustablePath, element).map(Array.init) ?? []
             var strings: [String] = []
-            for (k, v) in values.enumerated() {
-                if let s = v.string { strings.append(s) }
-                else { fields.report("E10", v.offset, "\(p).values[\(k)]", el, "must be a string, got \(v.kindName)") }
+            for (k, item) in values.enumerated() {
+                if let text = item.string { strings.append(text) }
+                else { fields.report("E10", item.offset, "\(adjustablePath).values[\(k)]", element, "must be a string, got \(item.kindName)") }
             }
-            if values.isEmpty { fields.report("E10", d["values"]!.value.offset, p + ".values", el, "must list at least one value") }
-            let index = fields.integer(d["index"], p, el) ?? 0
+            if values.isEmpty { fields.report("E10", adjustableObject["values"]!.value.offset, adjustablePath + ".values", element, "must list at least one value") }
+            let index = fields.integer(adjustableObject["index"], adjustablePath, element) ?? 0
             if !strings.isEmpty && !(0..<strings.count).contains(index) {
-                fields.report("E10", d["index"]!.value.offset, p + ".index", el, "must be between 0 and \(strings.count - 1), got \(index)")
+                fields.report("E10", adjustableObject["index"]!.value.offset, adjustablePath + ".index", element, "must be between 0 and \(strings.count - 1), got \(index)")
             }
-            let onChange = d["onChange"].map { effects($0, p, el) } ?? []
+            let onChange = adjustableObject["onChange"].map { effects($0, adjustablePath, element) } ?? []
             guard !strings.isEmpty, strings.count == values.count else { return nil }
             return Adjustable(kind: .list(strings), current: Double(min(max(index, 0), strings.count - 1)), onChange: onChange)
         }
-        guard let d = fields.object(m.value, p, el, allowed: Self.numericAdjustableKeys, unknownCode: "E10") else { return nil }
-        let lo = fields.number(fields.require(d, "min", in: m.value, p, el, code: "E10"), in: LayoutRanges.values, p, el, code: "E10")
-        let hi = fields.number(fields.require(d, "max", in: m.value, p, el, code: "E10"), in: LayoutRanges.values, p, el, code: "E10")
-        let step = d["step"] == nil ? 1 : fields.number(d["step"], in: LayoutRanges.steps, p, el, code: "E10")
-        let decimals = fields.integer(d["decimals"], p, el) ?? 0
-        let format = fields.string(d["valueFormat"], p, el) ?? "{value}"
-        let onChange = d["onChange"].map { effects($0, p, el) } ?? []
-        if !(0...9).contains(decimals) { fields.report("E10", d["decimals"]!.value.offset, p + ".decimals", el, "must be between 0 and 9, got \(decimals)") }
-        if !format.contains("{value}") { fields.report("E10", d["valueFormat"]!.value.offset, p + ".valueFormat", el, "must contain \"{value}\"") }
+        guard let adjustableObject = fields.object(member.value, adjustablePath, element, allowed: Self.numericAdjustableKeys, unknownCode: "E10") else { return nil }
+        let lo = fields.number(fields.require(adjustableObject, "min", in: member.value, adjustablePath, element, code: "E10"), in: LayoutRanges.values, adjustablePath, element, code: "E10")
+        let hi = fields.number(fields.require(adjustableObject, "max", in: member.value, adjustablePath, element, code: "E10"), in: LayoutRanges.values, adjustablePath, element, code: "E10")
+        let step = adjustableObject["step"] == nil ? 1 : fields.number(adjustableObject["step"], in: LayoutRanges.steps, adjustablePath, element, code: "E10")
+        let decimals = fields.integer(adjustableObject["decimals"], adjustablePath, element) ?? 0
+        let format = fields.string(adjustableObject["valueFormat"], adjustablePath, element) ?? "{value}"
+        let onChange = adjustableObject["onChange"].map { effects($0, adjustablePath, element) } ?? []
+        if !(0...9).contains(decimals) { fields.report("E10", adjustableObject["decimals"]!.value.offset, adjustablePath + ".decimals", element, "must be between 0 and 9, got \(decimals)") }
+        if !format.contains("{value}") { fields.report("E10", adjustableObject["valueFormat"]!.value.offset, adjustablePath + ".valueFormat", element, "must contain \"{value}\"") }
         guard let lo, let hi, let step else { return nil }
-        if lo > hi { fields.report("E10", d["min"]!.value.offset, p + ".min", el, "min \(ScanFormats.format(lo)) is greater than max \(ScanFormats.format(hi))"); return nil }
-        let value = fields.number(d["value"], p, el) ?? lo
+        if lo > hi { fields.report("E10", adjustableObject["min"]!.value.offset, adjustablePath + ".min", element, "min \(ScanFormats.format(lo)) is greater than max \(ScanFormats.format(hi))"); return nil }
+        let value = fields.number(adjustableObject["value"], adjustablePath, element) ?? lo
         if value < lo || value > hi {
-            fields.report("E10", d["value"]!.value.offset, p + ".value", el, "must be between min \(ScanFormats.format(lo)) and max \(ScanFormats.format(hi)), got \(ScanFormats.format(value))")
+            fields.report("E10", adjustableObject["value"]!.value.offset, adjustablePath + ".value", element, "must be between min \(ScanFormats.format(lo)) and max \(ScanFormats.format(hi)), got \(ScanFormats.format(value))")
             return nil
         }
         return Adjustable(kind: .numeric(min: lo, max: hi, step: step, decimals: max(0, min(decimals, 9)), format: format),
@@ -479,38 +479,38 @@ struct LayoutReader {
 
     static let customContentKeys: FieldNames = ["label", "value", "importance"]
 
-    mutating func customContent(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) {
-        guard let list = fields.array(m, path(), el) else { return }
+    mutating func customContent(_ member: JSONMember, _ path: @autoclosure () -> String, _ element: String?) {
+        guard let list = fields.array(member, path(), element) else { return }
         for (k, item) in list.enumerated() {
-            let cp = "\(path()).customContent[\(k)]"
-            guard let d = fields.object(item, cp, el, allowed: Self.customContentKeys) else { continue }
+            let contentPath = "\(path()).customContent[\(k)]"
+            guard let contentObject = fields.object(item, contentPath, element, allowed: Self.customContentKeys) else { continue }
             for key in ["label", "value"] {
-                if let s = fields.string(fields.require(d, key, in: item, cp, el, code: "E14"), cp, el), s.isEmpty {
-                    fields.report("E14", d[key]!.value.offset, cp + "." + key, el, "must not be empty")
+                if let text = fields.string(fields.require(contentObject, key, in: item, contentPath, element, code: "E14"), contentPath, element), text.isEmpty {
+                    fields.report("E14", contentObject[key]!.value.offset, contentPath + "." + key, element, "must not be empty")
                 }
             }
-            if let imp = fields.string(d["importance"], cp, el), imp != "default" && imp != "high" {
-                fields.report("E04", d["importance"]!.value.offset, cp + ".importance", el, "unknown value \"\(excerpt(imp))\"; allowed: default, high")
+            if let importance = fields.string(contentObject["importance"], contentPath, element), importance != "default" && importance != "high" {
+                fields.report("E04", contentObject["importance"]!.value.offset, contentPath + ".importance", element, "unknown value \"\(excerpt(importance))\"; allowed: default, high")
             }
         }
     }
 
     static let customRotorKeys: FieldNames = ["name", "targets"]
 
-    mutating func customRotors(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) {
-        guard let list = fields.array(m, path(), el) else { return }
+    mutating func customRotors(_ member: JSONMember, _ path: @autoclosure () -> String, _ element: String?) {
+        guard let list = fields.array(member, path(), element) else { return }
         for (k, item) in list.enumerated() {
-            let rp = "\(path()).customRotors[\(k)]"
-            guard let d = fields.object(item, rp, el, allowed: Self.customRotorKeys) else { continue }
-            if let s = fields.string(fields.require(d, "name", in: item, rp, el, code: "E14"), rp, el), s.isEmpty {
-                fields.report("E14", d["name"]!.value.offset, rp + ".name", el, "must not be empty")
+            let rotorPath = "\(path()).customRotors[\(k)]"
+            guard let rotorObject = fields.object(item, rotorPath, element, allowed: Self.customRotorKeys) else { continue }
+            if let name = fields.string(fields.require(rotorObject, "name", in: item, rotorPath, element, code: "E14"), rotorPath, element), name.isEmpty {
+                fields.report("E14", rotorObject["name"]!.value.offset, rotorPath + ".name", element, "must not be empty")
             }
-            if let targets = fields.array(fields.require(d, "targets", in: item, rp, el, code: "E14"), rp, el) {
-                for (t, v) in targets.enumerated() {
-                    if let s = v.string {
-                        references.append(IDReference(id: s, offset: v.offset, path: "\(rp).targets[\(t)]", element: el, code: "E14"))
+            if let targets = fields.array(fields.require(rotorObject, "targets", in: item, rotorPath, element, code: "E14"), rotorPath, element) {
+                for (position, targetValue) in targets.enumerated() {
+                    if let id = targetValue.string {
+                        references.append(IDReference(id: id, offset: targetValue.offset, path: "\(rotorPath).targets[\(position)]", element: element, code: "E14"))
                     } else {
-                        fields.report("E14", v.offset, "\(rp).targets[\(t)]", el, "must be an element id (a string)")
+                        fields.report("E14", targetValue.offset, "\(rotorPath).targets[\(position)]", element, "must be an element id (a string)")
                     }
                 }
             }
@@ -519,37 +519,37 @@ struct LayoutReader {
 
     static let largeContentKeys: FieldNames = ["title", "image"]
 
-    mutating func largeContent(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) {
-        let lp = path() + ".largeContent"
-        guard let d = fields.object(m.value, lp, el, allowed: Self.largeContentKeys) else { return }
-        _ = fields.string(fields.require(d, "title", in: m.value, lp, el), lp, el)
-        _ = fields.string(d["image"], lp, el)
+    mutating func largeContent(_ member: JSONMember, _ path: @autoclosure () -> String, _ element: String?) {
+        let contentPath = path() + ".largeContent"
+        guard let contentObject = fields.object(member.value, contentPath, element, allowed: Self.largeContentKeys) else { return }
+        _ = fields.string(fields.require(contentObject, "title", in: member.value, contentPath, element), contentPath, element)
+        _ = fields.string(contentObject["image"], contentPath, element)
     }
 
     static let scrollKeys: FieldNames = ["directions", "effects"]
     static let scrollDirections: FieldNames = ["up", "down", "left", "right", "next", "previous"]
 
-    mutating func scroll(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) {
-        let sp = path() + ".scroll"
-        guard let d = fields.object(m.value, sp, el, allowed: Self.scrollKeys) else { return }
+    mutating func scroll(_ member: JSONMember, _ path: @autoclosure () -> String, _ element: String?) {
+        let scrollPath = path() + ".scroll"
+        guard let scrollObject = fields.object(member.value, scrollPath, element, allowed: Self.scrollKeys) else { return }
         let allowed = Self.scrollDirections
-        if let dirs = fields.array(fields.require(d, "directions", in: m.value, sp, el), sp, el) {
-            for (k, v) in dirs.enumerated() where v.string.flatMap({ allowed.position($0) }) == nil {
-                fields.report("E04", v.offset, "\(sp).directions[\(k)]", el, "must be one of \(quotedList(allowed.names))")
+        if let directions = fields.array(fields.require(scrollObject, "directions", in: member.value, scrollPath, element), scrollPath, element) {
+            for (k, direction) in directions.enumerated() where direction.string.flatMap({ allowed.position($0) }) == nil {
+                fields.report("E04", direction.offset, "\(scrollPath).directions[\(k)]", element, "must be one of \(quotedList(allowed.names))")
             }
         }
-        if let e = d["effects"], let ed = fields.object(e.value, sp + ".effects", el, allowed: allowed) {
-            for (_, x) in ed.members { _ = effects(x, sp + ".effects", el) }
+        if let effectsMember = scrollObject["effects"], let effectsObject = fields.object(effectsMember.value, scrollPath + ".effects", element, allowed: allowed) {
+            for (_, directionEffects) in effectsObject.members { _ = effects(directionEffects, scrollPath + ".effects", element) }
         }
     }
 
     // MARK: effects
 
-    mutating func effects(_ m: JSONMember, _ path: @autoclosure () -> String, _ el: String?) -> [LayoutEffect] {
-        guard let list = fields.array(m, path(), el) else { return [] }
+    mutating func effects(_ member: JSONMember, _ path: @autoclosure () -> String, _ element: String?) -> [LayoutEffect] {
+        guard let list = fields.array(member, path(), element) else { return [] }
         var result: [LayoutEffect] = []
         for (k, item) in list.enumerated() {
-            if let e = effect(item, "\(path()).\(m.key)[\(k)]", el) { result.append(e) }
+            if let parsed = effect(item, "\(path()).\(member.key)[\(k)]", element) { result.append(parsed) }
         }
         return result
     }
@@ -563,114 +563,114 @@ struct LayoutReader {
     static let argumentKeys: FieldNames = ["element"]
     static let notifications = ["announcement", "layoutChanged", "screenChanged", "pageScrolled"]
 
-    mutating func effect(_ v: JSONValue, _ p: @autoclosure () -> String, _ el: String?) -> LayoutEffect? {
+    mutating func effect(_ json: JSONValue, _ path: @autoclosure () -> String, _ element: String?) -> LayoutEffect? {
         let verbs = Self.effectVerbs.map(\.verb)
-        guard let members = v.object else {
-            fields.report("E15", v.offset, p(), el, "an effect is an object with one verb: \(quotedList(verbs))")
+        guard let members = json.object else {
+            fields.report("E15", json.offset, path(), element, "an effect is an object with one verb: \(quotedList(verbs))")
             return nil
         }
         guard let (verb, allowed) = Self.effectVerbs.first(where: { members.member($0.verb) != nil }) else {
             var msg = "an effect needs exactly one verb: \(quotedList(verbs))"
-            if let first = members.first(where: { _ in true }), let s = suggestion(for: first.key, among: verbs) { msg += "; did you mean \"\(s)\"?" }
-            fields.report("E15", v.offset, p(), el, msg)
+            if let first = members.first(where: { _ in true }), let suggested = suggestion(for: first.key, among: verbs) { msg += "; did you mean \"\(suggested)\"?" }
+            fields.report("E15", json.offset, path(), element, msg)
             return nil
         }
-        guard let d = fields.object(v, p(), el, allowed: allowed) else { return nil }
-        let m = d[verb]!
+        guard let effectObject = fields.object(json, path(), element, allowed: allowed) else { return nil }
+        let verbMember = effectObject[verb]!
         switch verb {
         case "emit":
-            guard let name = fields.string(m, p(), el) else { return nil }
-            if name.isEmpty { fields.report("E15", m.value.offset, p() + ".emit", el, "must name the event"); return nil }
+            guard let name = fields.string(verbMember, path(), element) else { return nil }
+            if name.isEmpty { fields.report("E15", verbMember.value.offset, path() + ".emit", element, "must name the event"); return nil }
             var data: String?
-            if let dm = d["data"] {
-                if dm.value.kind == .object { data = dm.value.compactText }
-                else { fields.report("E04", dm.value.offset, p() + ".data", el, "must be an object, got \(dm.value.kindName)") }
+            if let dataMember = effectObject["data"] {
+                if dataMember.value.kind == .object { data = dataMember.value.compactText }
+                else { fields.report("E04", dataMember.value.offset, path() + ".data", element, "must be an object, got \(dataMember.value.kindName)") }
             }
             return .emit(name: name, data: data)
         case "set":
-            let sp = p() + ".set"
-            guard let sd = fields.object(m.value, sp, el, allowed: ElementFields.settable) else { return nil }
-            guard let id = target(sd, m.value, sp, el) else { return nil }
+            let setPath = path() + ".set"
+            guard let setObject = fields.object(verbMember.value, setPath, element, allowed: ElementFields.settable) else { return nil }
+            guard let id = target(setObject, verbMember.value, setPath, element) else { return nil }
             var changes: [LayoutEffect.FieldChange] = []
-            for (position, member) in sd.members where member.key != "id" {
+            for (position, member) in setObject.members where member.key != "id" {
                 // Read as the node field is, into a draft of its own.
                 let field = ElementFields.all[ElementFields.names.position(ElementFields.settable.names[position])!]
                 var draft = NodeDraft(id: id)
-                field.read(&self, member, &draft, { sp })
+                field.read(&self, member, &draft, { setPath })
                 if let change = field.change?(draft) { changes.append(change) }
             }
             return .set(id: id, changes: changes)
         case "toggle":
-            let tp = p() + ".toggle"
-            guard let td = fields.object(m.value, tp, el, allowed: Self.toggleKeys) else { return nil }
-            let id = target(td, m.value, tp, el)
-            let field = fields.enumValue(fields.require(td, "field", in: m.value, tp, el), LayoutEffect.TextField.self, tp, el)
+            let togglePath = path() + ".toggle"
+            guard let toggleObject = fields.object(verbMember.value, togglePath, element, allowed: Self.toggleKeys) else { return nil }
+            let id = target(toggleObject, verbMember.value, togglePath, element)
+            let field = fields.enumValue(fields.require(toggleObject, "field", in: verbMember.value, togglePath, element), LayoutEffect.TextField.self, togglePath, element)
             var values: [String] = []
-            if let list = fields.array(fields.require(td, "values", in: m.value, tp, el), tp, el) {
+            if let list = fields.array(fields.require(toggleObject, "values", in: verbMember.value, togglePath, element), togglePath, element) {
                 for (k, item) in list.enumerated() {
-                    if let s = item.string { values.append(s) }
-                    else { fields.report("E04", item.offset, "\(tp).values[\(k)]", el, "must be a string, got \(item.kindName)") }
+                    if let text = item.string { values.append(text) }
+                    else { fields.report("E04", item.offset, "\(togglePath).values[\(k)]", element, "must be a string, got \(item.kindName)") }
                 }
-                if list.count < 2 { fields.report("E15", td["values"]!.value.offset, tp + ".values", el, "a toggle needs at least 2 values") }
+                if list.count < 2 { fields.report("E15", toggleObject["values"]!.value.offset, togglePath + ".values", element, "a toggle needs at least 2 values") }
             }
             guard let id, let field, values.count >= 2 else { return nil }
             return .toggle(id: id, field: field, values: values)
         case "post":
-            return post(m, d, p(), el)
+            return post(verbMember, effectObject, path(), element)
         case "loadScreen":
-            guard let f = fields.string(m, p(), el) else { return nil }
-            if f.isEmpty { fields.report("E15", m.value.offset, p() + ".loadScreen", el, "must name a layout file"); return nil }
-            return .loadScreen(f)
+            guard let file = fields.string(verbMember, path(), element) else { return nil }
+            if file.isEmpty { fields.report("E15", verbMember.value.offset, path() + ".loadScreen", element, "must name a layout file"); return nil }
+            return .loadScreen(file)
         default:
-            guard let b = fields.bool(m, p(), el) else { return nil }
-            return .result(b)
+            guard let value = fields.bool(verbMember, path(), element) else { return nil }
+            return .result(value)
         }
     }
 
-    mutating func post(_ m: JSONMember, _ d: ObjectView, _ p: String, _ el: String?) -> LayoutEffect? {
+    mutating func post(_ verbMember: JSONMember, _ effectObject: ObjectView, _ path: String, _ element: String?) -> LayoutEffect? {
         let kinds = Self.notifications
-        guard let kind = fields.string(m, p, el) else { return nil }
+        guard let kind = fields.string(verbMember, path, element) else { return nil }
         guard kinds.contains(kind) else {
             var msg = "unknown notification \"\(excerpt(kind))\"; allowed: \(quotedList(kinds))"
-            if let s = suggestion(for: kind, among: kinds) { msg += "; did you mean \"\(s)\"?" }
-            fields.report("E15", m.value.offset, p + ".post", el, msg)
+            if let suggested = suggestion(for: kind, among: kinds) { msg += "; did you mean \"\(suggested)\"?" }
+            fields.report("E15", verbMember.value.offset, path + ".post", element, msg)
             return nil
         }
         var arg = LayoutEffect.Notification.Argument.none
-        if let a = d["argument"] {
-            switch a.value.content {
+        if let argumentMember = effectObject["argument"] {
+            switch argumentMember.value.content {
             case .null: break
-            case .string(let s, _): arg = .text(s)
+            case .string(let text, _): arg = .text(text)
             case .object:
-                let ap = p + ".argument"
-                if let ad = fields.object(a.value, ap, el, allowed: Self.argumentKeys),
-                   let id = fields.string(fields.require(ad, "element", in: a.value, ap, el, code: "E15"), ap, el) {
-                    references.append(IDReference(id: id, offset: ad["element"]!.value.offset, path: ap + ".element", element: el, code: "E15"))
+                let argumentPath = path + ".argument"
+                if let argumentObject = fields.object(argumentMember.value, argumentPath, element, allowed: Self.argumentKeys),
+                   let id = fields.string(fields.require(argumentObject, "element", in: argumentMember.value, argumentPath, element, code: "E15"), argumentPath, element) {
+                    references.append(IDReference(id: id, offset: argumentObject["element"]!.value.offset, path: argumentPath + ".element", element: element, code: "E15"))
                     arg = .element(id)
                 }
             default:
-                fields.report("E15", a.value.offset, p + ".argument", el, "must be null, a string, or {\"element\": id}")
+                fields.report("E15", argumentMember.value.offset, path + ".argument", element, "must be null, a string, or {\"element\": id}")
             }
         }
         switch kind {
         case "announcement":
-            guard case .text(let s) = arg else {
-                fields.report("E15", m.value.offset, p + ".argument", el, "an announcement needs the text to speak as \"argument\"")
+            guard case .text(let text) = arg else {
+                fields.report("E15", verbMember.value.offset, path + ".argument", element, "an announcement needs the text to speak as \"argument\"")
                 return nil
             }
-            return .post(.announcement(s))
+            return .post(.announcement(text))
         case "layoutChanged": return .post(.layoutChanged(arg))
         case "screenChanged": return .post(.screenChanged(arg))
         default:
-            if case .text(let s) = arg { return .post(.pageScrolled(s)) }
-            fields.report("E15", m.value.offset, p + ".argument", el, "pageScrolled needs a text such as \"Page 2 of 5\" as \"argument\"")
+            if case .text(let text) = arg { return .post(.pageScrolled(text)) }
+            fields.report("E15", verbMember.value.offset, path + ".argument", element, "pageScrolled needs a text such as \"Page 2 of 5\" as \"argument\"")
             return nil
         }
     }
 
-    mutating func target(_ d: ObjectView, _ v: JSONValue, _ p: String, _ el: String?) -> String? {
-        guard let m = fields.require(d, "id", in: v, p, el, code: "E15"), let id = fields.string(m, p, el) else { return nil }
-        references.append(IDReference(id: id, offset: m.value.offset, path: p + ".id", element: el, code: "E15"))
+    mutating func target(_ effectObject: ObjectView, _ json: JSONValue, _ path: String, _ element: String?) -> String? {
+        guard let idMember = fields.require(effectObject, "id", in: json, path, element, code: "E15"), let id = fields.string(idMember, path, element) else { return nil }
+        references.append(IDReference(id: id, offset: idMember.value.offset, path: path + ".id", element: element, code: "E15"))
         return id
     }
 
@@ -684,10 +684,10 @@ struct LayoutReader {
         return "$.root" + positions.reversed().map { ".children[\($0)]" }.joined()
     }
 
-    mutating func unknownID(_ id: String, _ offset: Int, _ path: String, _ el: String?, code: String) {
+    mutating func unknownID(_ id: String, _ offset: Int, _ path: String, _ element: String?, code: String) {
         var msg = "unknown element id \"\(excerpt(id))\""
-        if let s = suggestion(for: id, among: firstID.keys.sorted()) { msg += "; did you mean \"\(s)\"?" }
-        fields.report(code, offset, path, el, msg)
+        if let suggested = suggestion(for: id, among: firstID.keys.sorted()) { msg += "; did you mean \"\(suggested)\"?" }
+        fields.report(code, offset, path, element, msg)
     }
 
     /// Custom orders (`elements`) resolved to node indices, and ids referred to checked.
@@ -696,35 +696,35 @@ struct LayoutReader {
         for i in nodes.indices {
             guard let list = info[i].elements else { continue }
             let owner = nodes[i]
-            let p = nodePath(i) + ".elements"
+            let listPath = nodePath(i) + ".elements"
             if owner.children.isEmpty {
-                fields.report("E12", info[i].elementsOffset, p, owner.id, "\"elements\" orders a container's descendants; this node has no children")
+                fields.report("E12", info[i].elementsOffset, listPath, owner.id, "\"elements\" orders a container's descendants; this node has no children")
                 continue
             }
             var resolved: [Int] = []
             var inThisList = Set<Int>()
             for (k, entry) in list.enumerated() {
-                let ep = "\(p)[\(k)]"
-                guard let j = firstID[entry.id] else { unknownID(entry.id, entry.offset, ep, owner.id, code: "E12"); continue }
+                let entryPath = "\(listPath)[\(k)]"
+                guard let j = firstID[entry.id] else { unknownID(entry.id, entry.offset, entryPath, owner.id, code: "E12"); continue }
                 guard j > i && j < info[i].subtreeEnd else {
-                    fields.report("E12", entry.offset, ep, owner.id, "\"\(entry.id)\" is not a descendant of \"\(owner.id)\"; \"elements\" may only name nodes inside it")
+                    fields.report("E12", entry.offset, entryPath, owner.id, "\"\(entry.id)\" is not a descendant of \"\(owner.id)\"; \"elements\" may only name nodes inside it")
                     continue
                 }
                 if !inThisList.insert(j).inserted {
-                    fields.report("E12", entry.offset, ep, owner.id, "\"\(entry.id)\" is listed twice")
+                    fields.report("E12", entry.offset, entryPath, owner.id, "\"\(entry.id)\" is listed twice")
                     continue
                 }
                 if let other = listedIn[j] {
-                    fields.report("E12", entry.offset, ep, owner.id, "\"\(entry.id)\" is already listed in \(other.path) (element \"\(nodes[other.owner].id)\"); a node belongs to one list")
+                    fields.report("E12", entry.offset, entryPath, owner.id, "\"\(entry.id)\" is already listed in \(other.path) (element \"\(nodes[other.owner].id)\"); a node belongs to one list")
                     continue
                 }
-                listedIn[j] = (i, p)
+                listedIn[j] = (i, listPath)
                 resolved.append(j)
             }
             // A node and one of its descendants in one list would scan the descendant twice.
             for a in resolved {
                 for b in resolved where b > a && b < info[a].subtreeEnd {
-                    fields.report("E12", info[i].elementsOffset, p, owner.id, "lists both \"\(nodes[a].id)\" and its descendant \"\(nodes[b].id)\"")
+                    fields.report("E12", info[i].elementsOffset, listPath, owner.id, "lists both \"\(nodes[a].id)\" and its descendant \"\(nodes[b].id)\"")
                 }
             }
             nodes[i].elements = resolved
@@ -758,17 +758,17 @@ struct LayoutReader {
                 reachable[i] = true
                 if tree[i].isAccessibilityElement { continue }
                 let members = axMembers(tree, i)
-                for m in members { axParent[m] = Int32(i) }
+                for member in members { axParent[member] = Int32(i) }
                 stack.append(contentsOf: members.reversed())
             }
         }
         var unreachable: [String] = []
         for i in 0..<tree.count {
             if !hasCustomOrder && i > 0 {
-                let p = Int(info[i].parent)
-                if reachable[p] && !tree[p].isAccessibilityElement {
+                let parent = Int(info[i].parent)
+                if reachable[parent] && !tree[parent].isAccessibilityElement {
                     reachable[i] = true
-                    axParent[i] = Int32(p)
+                    axParent[i] = Int32(parent)
                 }
             }
             if reachable[i] && tree[i].isAccessibilityElement && (tree[i].label?.isEmpty ?? true) {

@@ -19,86 +19,86 @@ public enum SettingsLoader {
     }
 
     static func read(_ json: JSONValue, bytes: [UInt8], file: String) throws(DataFileError) -> ScanSettings {
-        var r = FieldReader(file: file)
-        var s = ScanSettings()
-        if let d = r.object(json, "$", nil, allowed: names, elsewhere: [
+        var reader = FieldReader(file: file)
+        var settings = ScanSettings()
+        if let fileObject = reader.object(json, "$", nil, allowed: names, elsewhere: [
             "debounce": "debounce is set per switch device, in its profile's section (see Devices/README.md)",
         ]) {
-            for (member, spec) in d.members.map({ ($0.member, ScanSettings.table[$0.position]) }) {
-                read(member, spec, into: &s, &r)
+            for (member, spec) in fileObject.members.map({ ($0.member, ScanSettings.table[$0.position]) }) {
+                read(member, spec, into: &settings, &reader)
             }
         }
-        let diagnostics = locate(r.diagnostics, in: bytes)
+        let diagnostics = locate(reader.diagnostics, in: bytes)
         if diagnostics.contains(where: { $0.severity == .error }) {
             throw DataFileError(file: file, diagnostics: diagnostics)
         }
-        return s
+        return settings
     }
 
     /// One setting, as its kind says; what is wrong is reported and leaves the default.
-    static func read(_ m: JSONMember, _ spec: SettingSpec, into s: inout ScanSettings, _ r: inout FieldReader) {
-        let p = "$." + spec.key
+    static func read(_ member: JSONMember, _ spec: SettingSpec, into settings: inout ScanSettings, _ reader: inout FieldReader) {
+        let jsonPath = "$." + spec.key
         switch spec.kind {
         case let .seconds(path, range, canBeOff):
-            if let v = seconds(m, range, canBeOff: canBeOff, whenTrue: nil, p, &r) { s[keyPath: path] = v ?? .zero }
+            if let value = seconds(member, range, canBeOff: canBeOff, whenTrue: nil, jsonPath, &reader) { settings[keyPath: path] = value ?? .zero }
         case let .optionalSeconds(path, range, whenTrue):
-            if let v = seconds(m, range, canBeOff: true, whenTrue: whenTrue, p, &r) { s[keyPath: path] = v }
+            if let value = seconds(member, range, canBeOff: true, whenTrue: whenTrue, jsonPath, &reader) { settings[keyPath: path] = value }
         case let .number(path, range, unit):
-            guard let v = r.number(m, "$", nil) else { return }
-            if range.contains(v) { s[keyPath: path] = v }
-            else { r.report("E04", m.value.offset, p, nil, "must be between \(format(range.lowerBound)) and \(format(range.upperBound))\(unit), got \(format(v))") }
+            guard let value = reader.number(member, "$", nil) else { return }
+            if range.contains(value) { settings[keyPath: path] = value }
+            else { reader.report("E04", member.value.offset, jsonPath, nil, "must be between \(format(range.lowerBound)) and \(format(range.upperBound))\(unit), got \(format(value))") }
         case let .integer(path, range, unit):
-            guard let v = r.integer(m, "$", nil) else { return }
-            if range.contains(v) { s[keyPath: path] = v }
-            else { r.report("E04", m.value.offset, p, nil, "must be between \(range.lowerBound) and \(range.upperBound)\(unit), got \(v)") }
+            guard let value = reader.integer(member, "$", nil) else { return }
+            if range.contains(value) { settings[keyPath: path] = value }
+            else { reader.report("E04", member.value.offset, jsonPath, nil, "must be between \(range.lowerBound) and \(range.upperBound)\(unit), got \(value)") }
         case .flag(let path):
-            if let v = r.bool(m, "$", nil) { s[keyPath: path] = v }
+            if let value = reader.bool(member, "$", nil) { settings[keyPath: path] = value }
         case .choice(let choice):
-            if let v = r.choice(m, among: choice.values, "$", nil) { _ = choice.set(&s, v) }
+            if let value = reader.choice(member, among: choice.values, "$", nil) { _ = choice.set(&settings, value) }
         case .colour(let path):
-            guard let v = r.string(m, "$", nil) else { return }
-            if let c = RGBColor(hex: v) { s[keyPath: path] = c }
-            else { r.report("E04", m.value.offset, p, nil, "must be a colour \"#rrggbb\", e.g. \"#ff8c00\", got \"\(v)\"") }
+            guard let value = reader.string(member, "$", nil) else { return }
+            if let colour = RGBColor(hex: value) { settings[keyPath: path] = colour }
+            else { reader.report("E04", member.value.offset, jsonPath, nil, "must be a colour \"#rrggbb\", e.g. \"#ff8c00\", got \"\(value)\"") }
         case let .weights(path, range):
-            guard let members = m.value.object else {
-                r.report("E04", m.value.offset, p, nil, "must be an object of element ids to relative frequencies, e.g. {\"send\": 10}")
+            guard let members = member.value.object else {
+                reader.report("E04", member.value.offset, jsonPath, nil, "must be an object of element ids to relative frequencies, e.g. {\"send\": 10}")
                 return
             }
-            for w in members {
-                if let v = w.value.number, range.contains(v) { s[keyPath: path][w.key] = v }
+            for weight in members {
+                if let value = weight.value.number, range.contains(value) { settings[keyPath: path][weight.key] = value }
                 else {
-                    r.report("E04", w.value.offset, p + "." + excerpt(w.key), nil,
-                             "a weight is a number from \(format(range.lowerBound)) to \(format(range.upperBound)) (how often the element is used, relative to others), got \(w.value.number.map(format) ?? w.value.kindName)")
+                    reader.report("E04", weight.value.offset, jsonPath + "." + excerpt(weight.key), nil,
+                             "a weight is a number from \(format(range.lowerBound)) to \(format(range.upperBound)) (how often the element is used, relative to others), got \(weight.value.number.map(format) ?? weight.value.kindName)")
                 }
             }
         case let .pause(path, range):
-            switch m.value.content {
-            case .bool(false, _), .null, .number(0, _): s[keyPath: path] = .off
-            case .number(let v, _) where range.contains(v): s[keyPath: path] = .seconds(.seconds(v))
-            case .string("untilPress", _): s[keyPath: path] = .untilPress
+            switch member.value.content {
+            case .bool(false, _), .null, .number(0, _): settings[keyPath: path] = .off
+            case .number(let value, _) where range.contains(value): settings[keyPath: path] = .seconds(.seconds(value))
+            case .string("untilPress", _): settings[keyPath: path] = .untilPress
             default:
-                r.report("E04", m.value.offset, p, nil,
+                reader.report("E04", member.value.offset, jsonPath, nil,
                          "must be false (off), seconds between \(format(range.lowerBound)) and \(format(range.upperBound)), or \"untilPress\"")
             }
         }
     }
 
     /// A duration: `.some(nil)` for off, nil for a value refused.
-    static func seconds(_ m: JSONMember, _ range: ClosedRange<Double>, canBeOff: Bool, whenTrue: ScanDuration?,
-                        _ p: String, _ r: inout FieldReader) -> ScanDuration?? {
+    static func seconds(_ member: JSONMember, _ range: ClosedRange<Double>, canBeOff: Bool, whenTrue: ScanDuration?,
+                        _ jsonPath: String, _ reader: inout FieldReader) -> ScanDuration?? {
         let between = "between \(format(range.lowerBound)) and \(format(range.upperBound))"
-        switch m.value.content {
+        switch member.value.content {
         case .bool(false, _), .null:
             if canBeOff { return .some(nil) }
-            r.report("E04", m.value.offset, p, nil, "cannot be off; give seconds \(between)")
+            reader.report("E04", member.value.offset, jsonPath, nil, "cannot be off; give seconds \(between)")
         case .bool(true, _) where whenTrue != nil:
             return whenTrue
-        case .number(let v, _):
-            if v == 0 && canBeOff { return .some(nil) }
-            if range.contains(v) { return ScanDuration.seconds(v) }
-            r.report("E04", m.value.offset, p, nil, "must be \(between) seconds\(canBeOff ? " (or false for off)" : ""), got \(format(v))")
+        case .number(let value, _):
+            if value == 0 && canBeOff { return .some(nil) }
+            if range.contains(value) { return ScanDuration.seconds(value) }
+            reader.report("E04", member.value.offset, jsonPath, nil, "must be \(between) seconds\(canBeOff ? " (or false for off)" : ""), got \(format(value))")
         default:
-            r.report("E04", m.value.offset, p, nil, "must be a number of seconds\(canBeOff ? " or false for off" : ""), got \(m.value.kindName)")
+            reader.report("E04", member.value.offset, jsonPath, nil, "must be a number of seconds\(canBeOff ? " or false for off" : ""), got \(member.value.kindName)")
         }
         return nil
     }

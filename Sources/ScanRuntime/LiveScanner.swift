@@ -41,10 +41,9 @@ public final class LiveScanner: @unchecked Sendable {
 
     /// Reads switch events from `fd` on the engine's own thread: the input wakes the same
     /// thread that decides, with no hand-over. `decode` reads what is available (it must not
-    /// block) and returns the events with their kernel timestamps; nil means the source is
-    /// gone (its fd is then no longer polled).
-    /// `decode` returns the events read and whether the source is gone (its fd is then no
-    /// longer polled; the events, e.g. releases of held switches, still count).
+    /// block) and returns the events, with their kernel timestamps, and whether the source is
+    /// gone: its fd is then no longer polled, and the events read with it (e.g. releases of
+    /// held switches) still count.
     public func attach(fd: Int32, decode: @escaping (Int32) -> (events: [SwitchEvent], gone: Bool)) {
         queue.addReader(fd) { [self] fd in
             let (events, gone) = decode(fd)

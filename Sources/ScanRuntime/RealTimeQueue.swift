@@ -11,11 +11,12 @@ import ScanHost
 /// engine meet on one thread wake-up.
 ///
 /// Why not Dispatch: on Linux its QoS is only a nice value, and its timers and read sources
-/// wake two threads (measured: p99 lateness 0.3–7.7 ms under load, against 26–52 µs for a
-/// SCHED_FIFO thread). This thread (a SerialThread sleeping in a PollWaiter) asks for
-/// SCHED_FIFO, 1 ns timer slack and locked memory; where the system refuses, it says so once
-/// and keeps working. Timers use a timerfd armed at the absolute deadline (less a short spin
-/// margin): no drift, no poll slack.
+/// wake two threads, so under load a tick is late by milliseconds where a SCHED_FIFO thread
+/// is late by microseconds (docs/PERFORMANCE.md, "Tick lateness"). This thread (a
+/// SerialThread sleeping in a PollWaiter) asks for SCHED_FIFO, 1 ns timer slack and locked
+/// memory; where the system refuses, it says so once and keeps working. Timers use a
+/// timerfd armed at the absolute deadline (less a short spin margin): no drift, no poll
+/// slack.
 public final class RealTimeQueue: @unchecked Sendable {
     public struct Options: Sendable {
         /// SCHED_FIFO priority (1–99); 0 keeps the normal scheduler.
@@ -24,16 +25,15 @@ public final class RealTimeQueue: @unchecked Sendable {
         public var lockMemory = true
         /// A PM QoS request held while the queue runs (/dev/cpu_dma_latency, in µs): idle
         /// CPUs stay in shallow idle states, so a press or a tick wakes the engine without a
-        /// deep-idle exit (on a virtual machine, input-to-effect p50 fell from about 140 to
-        /// 40 µs with it).
-        /// It costs power on idle CPUs; nil (the default here; `switchscan run` asks for 0)
-        /// leaves the platform's default.
+        /// deep-idle exit (docs/PERFORMANCE.md, "Input to effect"). It costs power on idle
+        /// CPUs; nil (the default here; `switchscan run` asks for 0) leaves the platform's
+        /// default.
         public var wakeupLatency: Int32?
         /// The thread's timer fires this much before a deadline, and the rest is waited on
-        /// the CPU: a kernel wake-up takes tens of µs (more in a VM), a spin does not. With
-        /// 50 µs the engine's median lateness on a virtual machine fell from 44–92 to 2–40 µs,
-        /// at up to 50 µs of CPU per tick. Zero (off) by default here, as it costs CPU;
-        /// `switchscan run` asks for 50 µs. At most 1 ms is used.
+        /// the CPU: a kernel wake-up is slow after a long sleep, a spin is not
+        /// (docs/PERFORMANCE.md, "Tick lateness"). It costs up to the margin in CPU per
+        /// tick, so it is zero (off) by default here; `switchscan run` asks for 50 µs. At
+        /// most 1 ms is used.
         public var spinMargin = ScanDuration.zero
         public init(priority: Int32 = 20, lockMemory: Bool = true, wakeupLatency: Int32? = nil,
                     spinMargin: ScanDuration = .zero) {

@@ -1,12 +1,12 @@
 import CX11
 import ScanCore
 
-/// The overlay's windows. Each is override-redirect (no window manager frames, stacks or
-/// focuses it), selects no events, says it takes no input, and has an EMPTY input shape, so
-/// every click and the pointer's "window under" go to what is below. Their pixels come from
-/// background pixels (or a background pixmap) that the server paints itself: no Expose
-/// handling, no ARGB visual, no compositor. Each method only sends requests; the presenter
-/// flushes once with XSync.
+// The overlay's windows. Each is override-redirect (no window manager frames, stacks or
+// focuses it), selects no events, says it takes no input, and has an EMPTY input shape, so
+// every click and the pointer's "window under" go to what is below. Their pixels come from
+// background pixels (or a background pixmap) that the server paints itself: no Expose
+// handling, no ARGB visual, no compositor. Each method only sends requests; the presenter
+// flushes once with XSync.
 
 /// The pixels of the colours in use (the default colormap's; any visual).
 struct OverlayPalette {

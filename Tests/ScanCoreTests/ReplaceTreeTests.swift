@@ -1,9 +1,9 @@
 import Testing
 @testable import ScanCore
 
-/// `ScanEngine.replaceTree`: a new snapshot of the same window keeps the user's place by id
-/// (node indices differ between snapshots); another window starts over. Trees are built in
-/// code; every test asserts the exact effects.
+// `ScanEngine.replaceTree`: a new snapshot of the same window keeps the user's place by id
+// (node indices differ between snapshots); another window starts over. Trees are built in
+// code; every test asserts the exact effects.
 
 /// A node of a test screen: a button, or a combined group of nodes.
 indirect enum Spec {

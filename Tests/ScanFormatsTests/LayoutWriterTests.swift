@@ -3,7 +3,7 @@ import ScanCore
 import ScanFormats
 import Testing
 
-/// LayoutWriter: an element tree written as a layout file loads back to an equal tree.
+// LayoutWriter: an element tree written as a layout file loads back to an equal tree.
 
 /// Every stored field of a node, by name, as comparable values. `everyFieldIsCompared`
 /// keeps this list complete as ElementNode grows.

@@ -3,8 +3,8 @@ import ScanCore
 import ScanFormats
 import Testing
 
-/// Shared helpers for the ScanFormats tests: small inline layouts, loading that expects
-/// success or failure, and a readable rendering of scan lists.
+// Shared helpers for the ScanFormats tests: small inline layouts, loading that expects
+// success or failure, and a readable rendering of scan lists.
 
 /// The package root, found from this file's location (Tests/ScanFormatsTests/…).
 let packageRoot = URL(fileURLWithPath: #filePath)

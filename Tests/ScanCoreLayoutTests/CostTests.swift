@@ -4,8 +4,9 @@ import ScanFormats
 import ScanRuntime
 import Testing
 
-/// `switchscan cost`: its press times, replayed as `select` presses, activate each element
-/// (or run each custom action) at exactly the seconds it reports; and the groupings.
+/// ScanCost (what `switchscan cost` reports): its press times, replayed as `select` presses,
+/// activate each element (or run each custom action) at exactly the seconds it reports; and
+/// the groupings.
 @Suite("Scanning cost")
 struct CostTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

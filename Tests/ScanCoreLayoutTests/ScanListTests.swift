@@ -3,8 +3,8 @@ import ScanCore
 import ScanFormats
 import Testing
 
-/// Scan-list construction through LayoutLoader and
-/// ScanTreeBuilder.build.
+// ScanCore's scan list (ScanTreeBuilder.build) on screens written as layout files: reading
+// order, groups, hiding, modal views and item scope, as Layouts/README.md describes them.
 
 // MARK: - Reading order
 
@@ -355,7 +355,7 @@ struct ModalTests {
     ]
 
     @Test(arguments: cases, [ItemScope.all, .interactive])
-    func seedModalCases(_ c: Case, _ scope: ItemScope) throws {
+    func modalExamples(_ c: Case, _ scope: ItemScope) throws {
         for groupItems in [false, true] {
             let (scan, tree) = try scanList(Self.tree(c.extra), settings(groupItems: groupItems, itemScope: scope))
             let scanned = flatElements(scan, tree)
@@ -364,7 +364,7 @@ struct ModalTests {
         }
     }
 
-    /// W21, the seed's pitfall: warned exactly for the unfixed cases, naming what leaks.
+    /// W21, the modal pitfall: warned exactly for the unfixed cases, naming what leaks.
     @Test(arguments: cases)
     func modalPitfallIsWarnedWhenTheModalLeaks(_ c: Case) throws {
         let doc = try load(Self.tree(c.extra))
