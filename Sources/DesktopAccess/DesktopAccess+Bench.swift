@@ -5,7 +5,7 @@ import ScanHost
 extension DesktopAccess {
     /// Walk times of the chosen window, in nanoseconds: `repeats` reads with the caches
     /// (libatspi's, and the action names of earlier reads), as following a window reads,
-    /// then as many with both off (every getter a D-Bus round trip). For `bench desktop`.
+    /// then as many with both off (every getter a D-Bus round trip). For `switchscan-bench desktop`.
     public func benchWalks(app: String?, repeats: Int) -> (cached: [UInt64], uncached: [UInt64], nodes: Int)? {
         try? thread.sync { [self] () -> (cached: [UInt64], uncached: [UInt64], nodes: Int)? in
             let apps = readApplications()
@@ -36,7 +36,7 @@ extension DesktopAccess {
 
     /// Moves an adjustable element by its step without the read that follows an action, so
     /// that only the application's own change event brings the new tree: for timing that
-    /// path (`switchscan bench desktop`).
+    /// path (`switchscan-bench desktop`).
     public func benchAdjust(element: String, up: Bool) {
         thread.async { [self] in
             guard let ref = elementObject(element), let v = try? Atspi.value(ref), v.max > v.min else { return }

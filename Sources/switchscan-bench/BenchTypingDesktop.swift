@@ -12,7 +12,7 @@ import Typing
 import WordPrediction
 import X11Output
 
-/// `bench typing --desktop`: what a switch user waits for when typing into a real
+/// `switchscan-bench typing --desktop`: what a switch user waits for when typing into a real
 /// application, measured in a desktop session on the first text field of the window that
 /// `run --desktop` would scan.
 extension BenchTyping {

@@ -225,7 +225,7 @@ extension LiveTypingTests {
 }
 
 extension LiveTypingTests {
-    /// `bench typing --desktop` against the fixture: the latencies of typing into a real
+    /// `switchscan-bench typing --desktop` against the fixture: the latencies of typing into a real
     /// application (printed for docs/TYPING.md; speed is not asserted here).
     @Test func theTypingBenchmarkMeasuresARealField() throws {
         let session = try DesktopSession()

@@ -5,7 +5,7 @@ import ScanRuntime
 import Testing
 
 /// The real thread, briefly and tolerantly: these tests assert order and delivery, never
-/// speed (speed is `switchscan bench timing`'s job).
+/// speed (speed is `switchscan-bench timing`'s job).
 @Suite("Real-time queue (smoke)", .serialized)
 struct RealTimeQueueTests {
     @Test func runsJobsInOrderAndTimersAfterTheirDeadline() {

@@ -103,7 +103,7 @@ struct ValidateTests {
     }
 }
 
-@Suite("switchscan bench and help")
+@Suite("switchscan-bench and help")
 struct BenchHelpTests {
     @Test("bench layout --json prints one JSON object per size")
     func benchLayoutJSON() throws {

@@ -98,7 +98,7 @@ struct WordsCommandTests {
     }
 }
 
-@Suite("switchscan bench typing")
+@Suite("switchscan-bench typing")
 struct BenchTypingTests {
     @Test func aMissingTextSaysHowToGiveOne() throws {
         let r = try CLI.run(["switchscan-bench", "typing", "--text-file", "no-such-phrases.txt", "--loads", "1"])
