@@ -5,19 +5,25 @@ import JSONTape
 /// Effects as JSON lines: `{"t":1.000,"effect":"highlight",…}`, keys in a fixed
 /// order so that output can be compared byte for byte.
 public enum EffectJSON {
-    /// `origin` is subtracted from the time (a live run counts from its start).
-    public static func line(_ e: TimedEffect, origin: ScanInstant = .zero) -> String {
+    /// `origin` is subtracted from the time (a live run counts from its start). nil for the
+    /// screen shown: a front end reading JSON has the layout, or `switchscan snapshot` of
+    /// the window, and the highlights name its elements.
+    /// The lines of `effects`, each ended by a newline.
+    public static func lines(_ effects: [TimedEffect], origin: ScanInstant = .zero) -> String {
+        var text = ""
+        for e in effects { if let l = line(e, origin: origin) { text += l; text += "\n" } }
+        return text
+    }
+
+    public static func line(_ e: TimedEffect, origin: ScanInstant = .zero) -> String? {
+        if case .screen = e.effect { return nil }
         var s = "{\"t\":\(ScanInstant(nanoseconds: e.time.nanoseconds - origin.nanoseconds).millisecondsText),\"effect\":"
         func field(_ key: String, _ raw: String) { s += ",\"\(key)\":\(raw)" }
         func text(_ key: String, _ v: String) { field(key, jsonString(v)) }
         func optionalText(_ key: String, _ v: String?) { field(key, v.map(jsonString) ?? "null") }
         switch e.effect {
-        case .screen(let shown):
-            // Front ends learn which screen is scanned and how many elements it has; the
-            // elements themselves are in the layout or the desktop's listing.
-            s += "\"screen\""
-            text("screen", shown.tree.screenID)
-            field("elements", String(shown.tree.count))
+        case .screen:
+            return nil
         case .scanStarted:
             s += "\"scanStarted\""
         case .scanStopped(let reason):

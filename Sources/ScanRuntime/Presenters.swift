@@ -32,8 +32,7 @@ public final class JSONLinesPresenter: EffectPresenter, @unchecked Sendable {
     public init(fd: Int32 = 1, origin: ScanInstant = .zero) { self.fd = fd; self.origin = origin }
 
     public func present(_ effects: [TimedEffect]) throws {
-        var text = ""
-        for e in effects { text += EffectJSON.line(e, origin: origin); text += "\n" }
+        let text = EffectJSON.lines(effects, origin: origin)
         try writeAll(fd, text)
     }
 
@@ -151,8 +150,8 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
     }
 
     public func present(_ effects: [TimedEffect]) throws {
-        var text = ""
-        for e in effects { text += EffectJSON.line(e, origin: origin); text += "\n" }
+        let text = EffectJSON.lines(effects, origin: origin)
+        guard !text.isEmpty else { return }
         let bytes = Array(text.utf8)
         var dropped: [String] = []
         lock.withLock {

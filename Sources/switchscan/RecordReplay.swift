@@ -125,7 +125,7 @@ struct Replay: ParsableCommand {
         var driver = ManualDriver(engine: ScanEngine(tree: document.tree, settings: scanSettings))
         driver.schedule(events)
         var text = ""
-        for e in driver.start() + driver.advance(to: end) { text += EffectJSON.line(e) + "\n" }
+        text += EffectJSON.lines(driver.start() + driver.advance(to: end))
         writeOut(text)
     }
 

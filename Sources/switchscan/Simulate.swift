@@ -86,7 +86,7 @@ struct Simulate: ParsableCommand {
         // Written as the effects are made (through stdio's buffer), in memory bounded by the
         // input, however long the output.
         func write(_ effects: [TimedEffect]) {
-            for e in effects { writeOut(EffectJSON.line(e) + "\n") }
+            writeOut(EffectJSON.lines(effects))
         }
         write(driver.start())
         driver.advance(to: end, write)
