@@ -41,6 +41,9 @@ public enum Effect: Hashable, Sendable {
     case pointSelected(Point)
     case tap(Point, element: String?)
     case announce(String)
+    /// A message from the host for whoever watches the screen (a device in use, a warning):
+    /// shown on a status line, not spoken, not part of the JSON lines (stderr has it).
+    case notice(String)
     /// A setting the scanner menu changed, already applied, for the runtime to keep.
     case settingChanged(SettingChange)
     /// A key to send to the focused application (the screen menu's Keys page).

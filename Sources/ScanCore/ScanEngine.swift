@@ -340,6 +340,13 @@ public struct ScanEngine: Sendable {
         return finish()
     }
 
+    /// A message from the host to show (`Effect.notice`); it changes nothing else.
+    public mutating func notice(_ text: String, at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        emit(.notice(text))
+        return finish()
+    }
+
     public mutating func setWindows(_ windows: [ManagedWindow]) {
         self.windows = windows
     }

@@ -5,9 +5,6 @@ import JSONTape
 /// Effects as JSON lines: `{"t":1.000,"effect":"highlight",…}`, keys in a fixed
 /// order so that output can be compared byte for byte.
 public enum EffectJSON {
-    /// `origin` is subtracted from the time (a live run counts from its start). nil for the
-    /// screen shown: a front end reading JSON has the layout, or `switchscan snapshot` of
-    /// the window, and the highlights name its elements.
     /// The lines of `effects`, each ended by a newline.
     public static func lines(_ effects: [TimedEffect], origin: ScanInstant = .zero) -> String {
         var text = ""
@@ -15,14 +12,17 @@ public enum EffectJSON {
         return text
     }
 
+    /// `origin` is subtracted from the time (a live run counts from its start). nil for the
+    /// screen shown (a front end reading JSON has the layout, or `switchscan snapshot` of
+    /// the window, and the highlights name its elements) and for the host's notices (on
+    /// stderr).
     public static func line(_ e: TimedEffect, origin: ScanInstant = .zero) -> String? {
-        if case .screen = e.effect { return nil }
         var s = "{\"t\":\(ScanInstant(nanoseconds: e.time.nanoseconds - origin.nanoseconds).millisecondsText),\"effect\":"
         func field(_ key: String, _ raw: String) { s += ",\"\(key)\":\(raw)" }
         func text(_ key: String, _ v: String) { field(key, jsonString(v)) }
         func optionalText(_ key: String, _ v: String?) { field(key, v.map(jsonString) ?? "null") }
         switch e.effect {
-        case .screen:
+        case .screen, .notice:
             return nil
         case .scanStarted:
             s += "\"scanStarted\""

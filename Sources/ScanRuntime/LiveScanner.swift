@@ -75,6 +75,11 @@ public final class LiveScanner: @unchecked Sendable {
         queue.async { [self] in output(engine.report(problem, at: MonotonicClock.now())) }
     }
 
+    /// A message from the host, shown through the engine's effects.
+    public func notice(_ text: String) {
+        queue.async { [self] in output(engine.notice(text, at: MonotonicClock.now())) }
+    }
+
     /// The desktop's windows, for the screen menu's Windows page.
     public func setWindows(_ windows: [ManagedWindow]) {
         queue.async { [self] in engine.setWindows(windows) }

@@ -29,6 +29,8 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     /// draw a frame into the user's normal screen).
     var finished = false
     var frameTimer: DispatchSourceTimer?
+    /// The terminal's size changes (SIGWINCH): the screen is drawn again at the new size.
+    var resize: DispatchSourceSignal?
     var failed: PresenterError?
     public var onFailure: ((PresenterError) -> Void)?
 
@@ -39,6 +41,14 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
         self.clock = clock
         boxes = []
         TerminalState.takeScreen()
+        signal(SIGWINCH, SIG_IGN)
+        let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: queue)
+        resize.setEventHandler { [weak self] in
+            guard let self, !self.finished else { return }
+            try? self.render()
+        }
+        resize.activate()
+        self.resize = resize
     }
 
     /// Every visible, real node but the root: what a sighted helper would see.
@@ -62,17 +72,9 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
         finished = true
         frameTimer?.cancel()
         frameTimer = nil
+        resize?.cancel()
+        resize = nil
         TerminalState.restore()
-    }
-
-    /// Redraw (after the window changed size).
-    public func redraw() { try? render() }
-
-    /// Shows `text` on the status line (on the presenter's queue): a message written to
-    /// stderr would be drawn over, and lost with the screen at the end.
-    public func note(_ text: String) {
-        message = text
-        redraw()
     }
 
     func apply(_ e: TimedEffect) {
@@ -105,7 +107,7 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
             message = "\(action) on \(element)" + (ok ? "" : " failed")
         case let .adjust(element, _, value):
             message = "\(element): \(value)"
-        case .announce(let text):
+        case .announce(let text), .notice(let text):
             message = text
         case .settingChanged:
             break

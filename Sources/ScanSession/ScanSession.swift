@@ -72,7 +72,6 @@ public final class ScanSession: @unchecked Sendable {
     private var devices: SwitchDevices?
     private var desktop: DesktopAccess?
     private var windows: DesktopWindows?
-    private var resizeSource: DispatchSourceSignal?
 
     /// - Parameters:
     ///   - log: where messages go that are not effects (stderr for the command line).
@@ -229,20 +228,20 @@ public final class ScanSession: @unchecked Sendable {
         // (a press before the start would be dropped, as it highlighted nothing).
         scanner.start()
         // Messages while scanning: on the log, or with the screen drawn, on its status line
-        // and again once the terminal is restored.
-        let say: @Sendable (String) -> Void = { [presentQueue, log, weak self] text in
-            presentQueue.async { [weak self] in
-                if let terminal {
-                    terminal.note(text)
-                    self?.noteForLater(text)
-                } else {
-                    log(text)
-                }
+        // (through the engine, as every presenter's input) and again once the terminal is
+        // restored.
+        let drawn = terminal != nil
+        let say: @Sendable (String) -> Void = { [log, weak self] text in
+            if drawn {
+                self?.noteForLater(text)
+                scanner.notice(text)
+            } else {
+                log(text)
             }
         }
         for note in notes { say(note) }
         let keysAreSwitches = !(c.useDevices && attachDevices(profiles, scanner: scanner, say: say))
-        if c.terminalKeys { startTerminalKeys(scanner: scanner, keysAreSwitches: keysAreSwitches, redraw: { terminal?.redraw() }) }
+        if c.terminalKeys { startTerminalKeys(scanner: scanner, keysAreSwitches: keysAreSwitches) }
         if let duration = c.duration {
             control.asyncAfter(deadline: .now() + duration) { [weak self] in self?.shutdown(.finished) }
         }
@@ -368,7 +367,7 @@ public final class ScanSession: @unchecked Sendable {
     /// The terminal's keys: switches when no device is in use, and always q to quit. From
     /// here on a failure ends the session, which restores the terminal and releases the
     /// devices.
-    private func startTerminalKeys(scanner: LiveScanner, keysAreSwitches: Bool, redraw: @escaping @Sendable () -> Void) {
+    private func startTerminalKeys(scanner: LiveScanner, keysAreSwitches: Bool) {
         let keyboard: KeyboardInput
         let endsWithInput = configuration.duration == nil
         do { keyboard = try KeyboardInput { [weak self] key, t in
@@ -389,11 +388,6 @@ public final class ScanSession: @unchecked Sendable {
             return shutdown(.failed("Error: \(error)", status: 2))
         }
         lock.withLock { self.keyboard = keyboard }
-        signal(SIGWINCH, SIG_IGN)
-        let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: presentQueue)
-        resize.setEventHandler { redraw() }
-        resize.activate()
-        resizeSource = resize
         do {
             try TerminalState.enterRawInput()
             try keyboard.start()

@@ -62,7 +62,7 @@ struct UtterancePlan {
                 selected = false
             case .activate, .customAction, .adjust, .enterGroup, .tap, .window:
                 if selectSound != nil { selected = true }
-            case .scanStarted, .scanStopped, .exitGroup, .menuOpen, .menuClose, .modeChanged, .sweep,
+            case .notice, .scanStarted, .scanStopped, .exitGroup, .menuOpen, .menuClose, .modeChanged, .sweep,
                  .pointSelected, .emit, .settingChanged, .key, .keyboard, .typeText, .deleteText, .keyboardClose, .learnWord, .shortcut:
                 break
             }

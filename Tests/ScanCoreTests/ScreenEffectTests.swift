@@ -54,4 +54,11 @@ import Testing
         #expect(engine.report("The tap on OK failed", at: at(0.4)) == timed(0.4, .announce("The tap on OK failed")))
         #expect(engine.nextDeadline == at(1), "the scan goes on as before")
     }
+
+    @Test func aHostNoticeIsShownThroughTheEngineAndChangesNothing() {
+        var engine = ScanEngine(tree: abc)
+        _ = engine.start(at: .zero)
+        #expect(engine.notice("Using /dev/input/event5", at: at(0.2)) == timed(0.2, .notice("Using /dev/input/event5")))
+        #expect(engine.nextDeadline == at(1))
+    }
 }

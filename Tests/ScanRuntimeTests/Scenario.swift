@@ -338,6 +338,7 @@ func compact(_ e: TimedEffect) -> String {
     case .pointSelected(let p): return "\(t) pointSelected (\(num(p.x)),\(num(p.y)))"
     case let .tap(p, el): return "\(t) tap (\(num(p.x)),\(num(p.y))) \(el ?? "-")"
     case .announce(let text): return "\(t) announce \(text)"
+    case .notice(let text): return "\(t) notice \(text)"
     case let .emit(name, _, _): return "\(t) emit \(name)"
     case .settingChanged(let change): return "\(t) settingChanged \(change.json.key) \(change.json.value)"
     case .key(let k): return "\(t) key \(k.rawValue)"
