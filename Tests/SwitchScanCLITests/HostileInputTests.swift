@@ -155,6 +155,62 @@ struct HostileInputTests {
         }
     }
 
+    /// Two hundred front ends that never read and twenty that read a byte at a time neither
+    /// slow the scan's other output nor its end.
+    @Test func manyIdleAndSlowFrontEndsDoNotSlowTheRunNorItsEnd() throws {
+        try withTempDir { dir in
+            let path = dir.url.appendingPathComponent("effects.sock").path
+            let out = dir.url.appendingPathComponent("effects.json").path
+            var idle: [Int32] = [], slow: [Int32] = []
+            let stop = StopFlag()
+            let started = Date()
+            let r = try OutputFailureTests.run(["run", "--layout", "Layouts/mail-inbox.json", "--socket", path, "--duration", "3",
+                                                 "--no-devices", "--output", "json", "--rt-priority", "0", "--no-mlock",
+                                                 "--settings", try dir.write("fast.json", #"{"autoScanInterval": 0.1, "loops": 100}"#)],
+                                                stdout: .file(out), stderr: .file("")) {
+                for _ in 0..<1000 where idle.count + slow.count < 220 {
+                    let fd = Self.connectClient(path)
+                    if fd >= 0 {
+                        if idle.count < 200 { idle.append(fd) } else { slow.append(fd) }
+                    } else {
+                        _ = poll(nil, 0, 5)
+                    }
+                }
+                let readers = slow
+                DispatchQueue.global().async {
+                    var byte: UInt8 = 0
+                    while !stop.isSet {
+                        for fd in readers { _ = recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) }
+                        _ = poll(nil, 0, 50)
+                    }
+                }
+            }
+            let took = Date().timeIntervalSince(started)
+            stop.set()
+            defer { for fd in idle + slow { close(fd) } }
+            #expect(idle.count == 200 && slow.count == 20, "connected")
+            #expect(r.status == 0, "\(r)")
+            #expect(took < 4.5, "a 3 s run ended after \(took) s")
+            let lines = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n")
+            let last = lines.last.flatMap { $0.split(separator: ",").first }.flatMap { Double($0.dropFirst(5)) } ?? 0
+            #expect(last > 2.5, "standard output kept up with the scan: its last effect at \(last) s")
+        }
+    }
+
+    static func connectClient(_ path: String) -> Int32 {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return -1 }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+        let ok = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        } == 0
+        if !ok { close(fd) }
+        return ok ? fd : -1
+    }
+
     /// A front end that connects and never reads does not hold up the end of the run.
     @Test func aClientThatNeverReadsDoesNotHoldUpTheEnd() throws {
         try withTempDir { dir in
@@ -192,4 +248,12 @@ struct HostileInputTests {
                                            shellPrefix: "trap '' HUP; (sleep 1; kill -HUP $$) & ")
         #expect(r.status == 0, "ended by --duration, not by the SIGHUP: \(r)")
     }
+}
+
+/// Tells a helper thread to stop.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }
