@@ -66,6 +66,8 @@ let package = Package(
         .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "ScanRuntime", "Typing", "WordPrediction"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan"]),
+        // The desktop's policy, role mapping and ids, without a display or a bus.
+        .testTarget(name: "DesktopAccessTests", dependencies: ["DesktopAccess", "ScanCore"]),
         // Real applications on a private X server and accessibility bus, started by the tests.
         .testTarget(name: "DesktopTests", dependencies: ["switchscan", "DesktopAccess", "ScanCore"], exclude: ["Fixtures"]),
         .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "X11Output"]),
