@@ -279,11 +279,11 @@ struct DesktopFollower {
     /// start at least `coalesce` apart (`floodSpacing` during a flood). `urgent` (after an
     /// action): the flood does not hold it back.
     private mutating func scheduleRead(at now: ScanInstant, urgent: Bool = false) {
-        guard following else { return }
+        guard following, readAt == nil || urgent else { return }
         let spacing = !urgent && isFlooded(at: now) ? timing.floodSpacing : timing.coalesce
         var at = now + timing.firstWait
         if let last = lastReadStart, last + spacing > at { at = last + spacing }
-        if let pending = readAt, !(urgent && at < pending) { return }
+        if let pending = readAt, pending <= at { return }
         readAt = at
     }
 
