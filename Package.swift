@@ -95,6 +95,8 @@ let package = Package(
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanHost", "ScanSession", "ScanRuntime"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan", "switchscan-bench", "JSONTape"]),
+        // The desktop's policy, role mapping and ids, without a display or a bus.
+        .testTarget(name: "DesktopAccessTests", dependencies: ["DesktopAccess", "ScanCore", "CAtspi"]),
         // Real applications on a private X server and accessibility bus, started by the tests.
         .testTarget(name: "DesktopTests", dependencies: ["switchscan", "switchscan-bench", "DesktopAccess", "ScanCore"], exclude: ["Fixtures"]),
         .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "X11Output", "CX11"]),

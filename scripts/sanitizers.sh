@@ -1,7 +1,7 @@
 #!/bin/sh
 # Before each release: the unit tests under AddressSanitizer, and every suite with threads
 # of its own under ThreadSanitizer: the executor kit, the real-time queue, device hotplug,
-# the presenters, the X11 overlay and window watcher, the speech thread, and the live desktop (whose
+# the presenters, a session, the X11 overlay and window watcher, the speech thread, and the live desktop (whose
 # switchscan children are built with it too). Each has a build folder of its own; a
 # finding fails the run.
 #   sh scripts/sanitizers.sh [address|thread]
@@ -12,7 +12,7 @@ if [ "$which" = all ] || [ "$which" = address ]; then
     # Memory errors fail the run. Leak checking is off: at exit it reports what threads
     # still running own (the real-time queue's engine) and Foundation's and XCTest's own.
     ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address \
-        --filter 'ScanCoreTests|ScanHostTests|ScanFormatsTests|ScanCoreLayoutTests|ScanRuntimeTests|SwitchInputTests|SwitchScanCLITests|WordPredictionTests'
+        --filter 'ScanCoreTests|ScanHostTests|ScanFormatsTests|ScanCoreLayoutTests|ScanRuntimeTests|SwitchInputTests|SwitchScanCLITests|WordPredictionTests|DesktopAccessTests|ScanSessionTests'
 fi
 if [ "$which" = all ] || [ "$which" = thread ]; then
     # Speech with a real server is left out: libspeechd ends its event thread with
@@ -20,5 +20,5 @@ if [ "$which" = all ] || [ "$which" = thread ]; then
     # thread itself is tested with a stand-in server.
     # Its switchscan children run several times slower: the desktop tests wait longer.
     SWITCHSCAN_TEST_TIME_SCALE=4 swift test --scratch-path .build-tsan --sanitize=thread \
-        --filter 'ScanHostTests|ScanRuntimeTests|SwitchInputTests|X11OutputTests|SpeechOutputTests.SpeechThreadTests|DesktopTests'
+        --filter 'ScanHostTests|ScanRuntimeTests|ScanSessionTests|SwitchInputTests|X11OutputTests|SpeechOutputTests.SpeechThreadTests|DesktopTests'
 fi

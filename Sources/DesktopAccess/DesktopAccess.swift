@@ -4,27 +4,30 @@ import Glibc
 import CAtspi
 import ScanCore
 import ScanHost
-import ScanHost
 
 /// The live desktop as an element source: the accessibility tree of the active window read
 /// into ElementTrees, re-read when the applications report changes, and the engine's
 /// actions performed on the real widgets. Every libatspi call runs on one thread of its
 /// own (AtspiThread); callers get finished values, and `perform` never waits. After `stop`,
 /// every call returns at once: an error, nothing, or is dropped.
+///
+/// This is the I/O: walking a window, reading one element, acting, listening. When to read
+/// and what to hand on is DesktopFollower's to decide; this class feeds it the events, the
+/// reads' results and the time, and carries out what it asks for.
 public final class DesktopAccess: @unchecked Sendable {
     let thread: SerialThread
 
     // Confined to the AT-SPI thread (checked where it is entered).
     private var handles: [String: LiveHandle] = [:]
     private var elements: [String: AccessibleRef] = [:]
-    /// The last snapshot handed on: a change to one element is applied to it.
+    /// The last snapshot read: a change to one element is applied to it.
     private var lastSnapshot: DesktopSnapshot?
-    /// Elements whose value, name or states changed, to read again alone; and whether
-    /// something changed that needs the whole window read.
-    private var changedElements: Set<String> = []
-    private var wholeWindowChanged = false
-    private var recheckPending = false
-    private var rechecks = 0
+    /// The policy: when to read, what to hand on.
+    private var follower = DesktopFollower()
+    /// The timer that wakes the follower.
+    private var wakeToken: Int?
+    /// While `follow` reads the first snapshot: it is returned, not handed to `onChange`.
+    private var firstSnapshot: DesktopSnapshot??
     private var lastWalkSettings = (ATSPI_STATE_SHOWING, Point(x: 0, y: 0))
     /// GTK 4 frames with no known window position: a click there would land elsewhere.
     private var framesAreWindowRelative = false
@@ -32,19 +35,11 @@ public final class DesktopAccess: @unchecked Sendable {
     var knownForBench = WalkCache()
     private var lastNodes: [LiveNode] = []
     private var lastWindowID: String?
-    private var following = false
     private var appName: String?
     private var onChange: ((DesktopSnapshot) -> Void)?
-    private var refreshAt: ScanInstant?
-    private var lastRefreshStart = ScanInstant.zero
-    /// The scanned window's application, and the frames of what it shows, by id.
-    private var scannedBus: String?
-    private var lastFrames: [String: Rect] = [:]
-    private var eventRects: [String: Rect] = [:]
     private var listeners: [UnsafeMutablePointer<AtspiEventListener>] = []
-    /// Applications that did not answer in time (bus name → when they are no longer passed
-    /// over), so one stopped application cannot stall every refresh.
-    private var unresponsive: [String: ScanInstant] = [:]
+    /// Applications as last read: one that does not answer (the follower passes it over)
+    /// keeps its windows as last seen.
     private var knownApps: [String: App] = [:]
     /// An action sent to an application that did not answer in time, by its bus name: it is
     /// still queued there and happens when the application answers, so no other is sent to
@@ -64,7 +59,7 @@ public final class DesktopAccess: @unchecked Sendable {
     /// The screen's size where the caller knows it (from the display); otherwise it is
     /// taken from the accessibility registry and the windows.
     public var screen: (width: Double, height: Double)?
-    /// Changes coalesced before the window is read again.
+    /// Changes coalesced before the window is read again (set before `follow`).
     public var coalesceMilliseconds: UInt32 = 30
     /// The text before the caret of the field being typed into (`followField`), each time
     /// it changes or the caret moves (on the AT-SPI thread).
@@ -113,7 +108,9 @@ public final class DesktopAccess: @unchecked Sendable {
         guard first else { return }
         // The last job: whatever was queued before it has run.
         try? thread.sync { [self] in
-            following = false
+            feed(.stop)
+            if let w = wakeToken { thread.cancel(w) }
+            wakeToken = nil
             for l in listeners {
                 for t in Self.eventTypes {
                     var err: UnsafeMutablePointer<GError>?
@@ -170,10 +167,14 @@ public final class DesktopAccess: @unchecked Sendable {
     public func follow(app: String?, onChange: @escaping @Sendable (DesktopSnapshot) -> Void) -> DesktopSnapshot? {
         try? thread.sync { [self] in
             appName = app
-            following = true
             self.onChange = onChange
+            follower.timing.coalesce = .milliseconds(Int64(coalesceMilliseconds))
             registerListeners()
-            return refresh(deliver: false)
+            firstSnapshot = .some(nil)
+            feed(.start)
+            let first = firstSnapshot ?? nil
+            firstSnapshot = nil
+            return first
         } ?? nil
     }
 
@@ -194,10 +195,7 @@ public final class DesktopAccess: @unchecked Sendable {
             for e in work { perform(e) }
             // An action usually changes the window beyond its element (a scroll moves
             // content), and some toolkits do not say so: the window is read whole.
-            if following {
-                wholeWindowChanged = true
-                scheduleRefresh()
-            }
+            feed(.acted)
         }
     }
 
@@ -301,7 +299,7 @@ public final class DesktopAccess: @unchecked Sendable {
             let bus = a.busName
             // One that does not answer keeps its windows as last seen, unread, so that its
             // window stays the scanned one (with its last tree) until it answers or goes.
-            if let until = unresponsive[bus], until > now {
+            if follower.isPassedOver(bus, at: now) {
                 if let known = knownApps[bus] { out.append(known) }
                 continue
             }
@@ -334,7 +332,7 @@ public final class DesktopAccess: @unchecked Sendable {
                                windows: windows, gtk4: gtk4))
             } catch {
                 if error.isTimeout {
-                    unresponsive[bus] = now + .seconds(3)
+                    follower.timedOut(bus, at: now)
                     if let known = knownApps[bus] { out.append(known) }
                 }
             }
@@ -343,28 +341,11 @@ public final class DesktopAccess: @unchecked Sendable {
         return out
     }
 
-    /// The active window (a modal dialog or an open menu in front of it counts first); with
-    /// `app`, that application's windows only. Without a window manager nothing is active:
-    /// then a modal dialog, else the newest application's last window.
+    /// The window that would be scanned (DesktopFollower.chooseWindow).
     func chooseWindow(_ apps: [App], app: String?) -> (app: App, window: Window, reason: String)? {
-        let candidates = app.map { name in apps.filter { $0.info.name == name } } ?? apps
-        for a in candidates {
-            if let p = a.windows.last(where: { $0.popup }) { return (a, p, "a menu is open") }
-        }
-        for a in candidates {
-            if let w = a.windows.first(where: { $0.info.active }) { return (a, w, "it is the active window") }
-        }
-        for a in candidates.reversed() {
-            if let w = a.windows.last(where: { $0.info.modal }) { return (a, w, "no window is active; it is a modal dialog") }
-        }
-        if app != nil, let a = candidates.first(where: { !$0.windows.isEmpty }) {
-            return (a, a.windows[0], "no window is active; it is the application's first showing window")
-        }
-        if let a = candidates.last(where: { !$0.windows.isEmpty }) {
-            return (a, a.windows[a.windows.count - 1],
-                    "no window is active (no window manager?); it is the newest application's last window")
-        }
-        return nil
+        let candidates = apps.map { a in DesktopFollower.Candidate(name: a.info.name, windows: a.windows.map { ($0.info, $0.popup) }) }
+        guard let c = DesktopFollower.chooseWindow(candidates, app: app) else { return nil }
+        return (apps[c.app], apps[c.app].windows[c.window], c.reason)
     }
 
     /// The screen point mode sweeps: the registry's desktop extents (which may lag the real
@@ -409,9 +390,6 @@ public final class DesktopAccess: @unchecked Sendable {
         elements = walker.elements
         known = learnt
         lastNodes = walker.nodes
-        scannedBus = c.app.ref.busName
-        lastFrames = Dictionary(walker.nodes.compactMap { n in n.frame.map { (n.id, $0) } }, uniquingKeysWith: { a, _ in a })
-        eventRects = eventRects.filter { lastFrames[$0.key] != nil }
         lastWindowID = info.id
         // A window without a title (GTK header bars) is announced by its application's name.
         let tree = Self.tree(walker.nodes, screenID: info.id, title: info.title.isEmpty ? c.app.info.name : info.title, screen: screen)
@@ -486,64 +464,47 @@ public final class DesktopAccess: @unchecked Sendable {
         listeners.append(l)
     }
 
-    /// An event from an application. Objects' events count only from the scanned window's
-    /// application; a bounds change only when it moves something scanned (animated widgets,
-    /// a spinner, a pulsing progress bar, report their unchanged bounds many times a second).
+    /// An event from an application: the field followed is looked after here, the rest
+    /// is the follower's.
     private func changed(type: String, bus: String, id: String, rect: Rect?) {
         thread.preconditionOnThread()
-        // Applications and windows coming and going, and windows activated (GTK 4 says so
-        // only with a state change), count from anywhere.
-        let anywhere = (type.hasPrefix("object:children-changed") && id.hasSuffix(":root")) || type.hasPrefix("object:state-changed:active")
-        if type.hasPrefix("object:") && !anywhere {
-            guard scannedBus == nil || bus == scannedBus else { return }
+        let e = DesktopEvent(type: type, bus: bus, id: id, rect: rect)
+        if follower.isFromScannedWindow(e) {
             if type.hasPrefix("object:text-"), id == fieldID { scheduleFieldRead() }
-            if type.hasPrefix("object:text-caret-moved") { return }
             if type.hasPrefix("object:state-changed:focused"), let field = fieldID, id != field,
                let ref = elements[id], Atspi.states(ref).has(ATSPI_STATE_FOCUSED) {
                 fieldID = nil
                 onFieldLeft?()
             }
-            // Focus moving inside the window changes nothing that is scanned.
-            if type.hasPrefix("object:state-changed:focused") { return }
-            // A value, a name or a state of one element: that element is read again alone.
-            // (Of a node not kept, say a label that was empty, the window is read whole.)
-            if Self.elementEvents.contains(where: { type.hasPrefix($0) }), elements[id] != nil {
-                changedElements.insert(id)
-                scheduleRefresh()
-                return
-            }
-            if type.hasPrefix("object:bounds-changed") {
-                // The rectangle is relative to the window (GTK 3), so it is compared with the
-                // one the last event carried.
-                guard lastFrames[id] != nil, let rect, eventRects.updateValue(rect, forKey: id) != rect else { return }
-            }
         }
-        wholeWindowChanged = true
-        scheduleRefresh()
+        feed(.event(e))
     }
 
-    /// Events about one element that leave the window's structure as it was.
-    private static let elementEvents = [
-        "object:property-change:accessible-value", "object:property-change:accessible-name",
-        "object:property-change:accessible-description", "object:value-changed", "object:text-changed",
-        "object:state-changed:checked", "object:state-changed:pressed", "object:state-changed:selected",
-        "object:state-changed:sensitive", "object:state-changed:enabled", "object:state-changed:editable",
-    ]
-
-    /// A change is read 2 ms after it is reported (the rest of its burst is on its way);
-    /// later changes of a burst wait so that the window is read at most once every
-    /// `coalesceMilliseconds`.
-    private func scheduleRefresh() {
-        guard following, refreshAt == nil else { return }
-        let now = MonotonicClock.now()
-        let earliest = lastRefreshStart + .milliseconds(Int64(coalesceMilliseconds))
-        let delay = max(2, earliest > now ? (earliest - now).nanoseconds / 1_000_000 : 0)
-        refreshAt = now + .milliseconds(delay)
-        thread.after(milliseconds: UInt32(delay)) { [self] in
-            refreshAt = nil
-            lastRefreshStart = MonotonicClock.now()
-            if !wholeWindowChanged && !changedElements.isEmpty && updateElements() { return }
-            _ = refresh(deliver: true)
+    /// Hands the follower an input and carries out what it asks for, in order; a read's
+    /// result is handed back to it.
+    private func feed(_ input: DesktopFollower.Input) {
+        thread.preconditionOnThread()
+        var work = follower.handle(input, at: MonotonicClock.now())
+        var i = 0
+        while i < work.count {
+            switch work[i] {
+            case .readWindow:
+                let result = readWindow()
+                work += follower.handle(.read(result), at: MonotonicClock.now())
+            case let .readElements(ids):
+                let result = readElements(ids)
+                work += follower.handle(.read(result), at: MonotonicClock.now())
+            case let .deliver(snapshot):
+                if firstSnapshot != nil { firstSnapshot = .some(snapshot) } else { onChange?(snapshot) }
+            case let .wakeAt(t):
+                // A later request replaces an earlier one (they come in the order made).
+                if let w = wakeToken { thread.cancel(w) }
+                wakeToken = thread.schedule(at: t) { [self] in
+                    wakeToken = nil
+                    feed(.wake)
+                }
+            }
+            i += 1
         }
     }
 
@@ -575,13 +536,10 @@ public final class DesktopAccess: @unchecked Sendable {
         }
     }
 
-    /// Reads the changed elements alone into the last snapshot and hands it on when it
-    /// changed; false when the window must be read whole (an element went away, or a read
-    /// failed).
-    private func updateElements() -> Bool {
-        let ids = changedElements
-        changedElements = []
-        guard var snapshot = lastSnapshot, snapshot.window.id == lastWindowID else { return false }
+    /// Reads the elements alone into the last snapshot; `elementsFailed` when the window
+    /// must be read whole (an element went away, or a read failed).
+    private func readElements(_ ids: Set<String>) -> DesktopFollower.ReadResult {
+        guard var snapshot = lastSnapshot, snapshot.window.id == lastWindowID else { return .elementsFailed }
         var nodes = lastNodes
         var walker = Walker()
         walker.known = known
@@ -589,94 +547,57 @@ public final class DesktopAccess: @unchecked Sendable {
         for id in ids {
             guard let ref = elements[id], let i = nodes.firstIndex(where: { $0.id == id }) else { continue }
             let read: LiveNode?
-            do { read = try walker.readElement(ref) } catch { return false }
-            guard var fresh = read else { return false }
+            do { read = try walker.readElement(ref) } catch { return .elementsFailed }
+            guard var fresh = read else { return .elementsFailed }
             fresh.parent = nodes[i].parent
             fresh.children = nodes[i].children
             nodes[i] = fresh
             if let h = walker.handles[id] { handles[id] = h }
         }
         known = walker.known
-        guard nodes != lastNodes else { return true }
+        guard nodes != lastNodes else { return .elements(snapshot, framed: [], changed: false) }
         lastNodes = nodes
-        lastFrames = Dictionary(nodes.compactMap { n in n.frame.map { (n.id, $0) } }, uniquingKeysWith: { a, _ in a })
         let t = snapshot.tree
         snapshot.tree = Self.tree(nodes, screenID: t.screenID, title: t[0].label ?? "", screen: (t.screenSize.width, t.screenSize.height))
         lastSnapshot = snapshot
-        onChange?(snapshot)
-        return true
+        return .elements(snapshot, framed: Self.framed(nodes), changed: true)
     }
 
-    /// While nothing can be scanned (no window, or a window caught empty as it closes), the
-    /// desktop is read again now and then, in case the change that ends it says nothing.
-    private func recheckWhileEmpty(_ snapshot: DesktopSnapshot?) {
-        let empty = snapshot.map { $0.tree.count <= 1 || !$0.tree.nodes.contains { $0.isAccessibilityElement } } ?? false
-        if !empty { rechecks = 0 }
-        guard following, empty, !recheckPending else { return }
-        recheckPending = true
-        rechecks += 1
-        // Quickly at first (a window closing), then once a second.
-        thread.after(milliseconds: rechecks <= 8 ? 250 : 1000) { [self] in
-            recheckPending = false
-            wholeWindowChanged = true
-            scheduleRefresh()
-        }
-    }
+    static func framed(_ nodes: [LiveNode]) -> Set<String> { Set(nodes.lazy.filter { $0.frame != nil }.map(\.id)) }
 
-    /// Reads what would be scanned now; hands it on when it changed.
-    @discardableResult
-    private func refresh(deliver: Bool) -> DesktopSnapshot? {
-        let s = read(deliver: deliver)
-        recheckWhileEmpty(s ?? (lastWindowID == "none" ? lastSnapshot : nil))
-        return s
-    }
-
-    private func read(deliver: Bool) -> DesktopSnapshot? {
-        wholeWindowChanged = false
-        changedElements = []
+    /// Reads what would be scanned now: the chosen window whole, or an empty screen when
+    /// there is none.
+    private func readWindow() -> DesktopFollower.ReadResult {
         let apps = readApplications()
         let screen = screenSize(apps)
         guard let c = chooseWindow(apps, app: appName) else {
-            // Nothing to scan: an empty screen, once.
-            guard lastWindowID != "none" else { return nil }
-            handles.removeAll()
-            lastNodes = []
-            lastWindowID = "none"
+            // Nothing to scan: an empty screen, handed on once.
             let empty = DesktopSnapshot(tree: Self.tree([], screenID: "none", title: "", screen: screen), application: "",
                                         window: DesktopWindow(id: "none", title: "", role: "", active: false, modal: false, frame: nil),
                                         nodeCount: 0, truncated: false)
-            lastSnapshot = empty
-            if deliver { onChange?(empty) }
-            return deliver ? nil : empty
-        }
-        let previousNodes = lastNodes, previousWindow = lastWindowID
-        // Its application does not answer: scanning goes on with what it showed last.
-        if let until = unresponsive[c.app.ref.busName], until > MonotonicClock.now() {
-            if following {
-                thread.after(milliseconds: UInt32(clamping: max(0, (until - MonotonicClock.now()).nanoseconds / 1_000_000) + 10)) { [self] in
-                    wholeWindowChanged = true
-                    scheduleRefresh()
-                }
+            let changed = lastWindowID != "none"
+            if changed {
+                handles.removeAll()
+                lastNodes = []
+                lastWindowID = "none"
+                lastSnapshot = empty
             }
-            return nil
+            return .window(empty, bus: nil, elements: [], framed: [], changed: changed)
         }
+        let bus = c.app.ref.busName
+        // Its application does not answer: scanning goes on with what it showed last.
+        if follower.isPassedOver(bus, at: MonotonicClock.now()) { return .passedOver(bus: bus) }
+        let previousNodes = lastNodes, previousWindow = lastWindowID
         do {
             let s = try read(c, screen: screen)
-            if deliver && (s.window.id != previousWindow || lastNodes != previousNodes) { onChange?(s) }
-            return s
+            return .window(s, bus: bus, elements: Set(elements.keys), framed: Self.framed(lastNodes),
+                           changed: s.window.id != previousWindow || lastNodes != previousNodes)
         } catch {
             // The application stopped answering mid-read (or its window went as it was read):
-            // keep scanning what was known, and look again later.
-            if error.isTimeout { unresponsive[c.app.ref.busName] = MonotonicClock.now() + .seconds(3) }
+            // what was known is kept.
             lastNodes = previousNodes
             lastWindowID = previousWindow
-            if following {
-                thread.after(milliseconds: error.isTimeout ? 3000 : 250) { [self] in
-                    wholeWindowChanged = true
-                    scheduleRefresh()
-                }
-            }
-            return nil
+            return .failed(bus: bus, timeout: error.isTimeout)
         }
     }
 }

@@ -391,6 +391,33 @@ struct LiveDesktopTests {
         try again.waitForLine(matching: "clicked Btn 1")
     }
 
+    /// A label that changes every millisecond is a flood: its window is read at most five
+    /// times a second, so the highlight on it is redrawn at most that often (not 33 times a
+    /// second, once every 30 ms).
+    @Test func aLabelChangingEveryMillisecondIsRedrawnAtMostFiveTimesASecond() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--ticker"])
+        let settings = session.directory.appendingPathComponent("all-items.json")
+        try #"{"itemScope": "all"}"#.write(to: settings, atomically: true, encoding: .utf8)
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName, "--settings", settings.path])
+        defer { scan.stop() }
+        let ticker = try scan.next("the ticking label highlighted") { $0.effect == "highlight" && $0.label?.hasPrefix("tick ") == true }
+        // Past the flood's first second, when it is recognised whatever the machine's load.
+        scan.settle(1)
+        let mark = scan.seen.count
+        scan.settle(2)
+        let redrawn = scan.seen[mark...].filter { $0.effect == "highlight" && $0.item == ticker.item }
+        let ticks = redrawn.compactMap { $0.label.flatMap { Int($0.dropFirst(5)) } }
+        let span = (redrawn.last?.time ?? 0) - (redrawn.first?.time ?? 0)
+        let rate = span > 0 ? Double((ticks.last ?? 0) - (ticks.first ?? 0)) / span : 0
+        print("Ticker: \(redrawn.count) redraws in 2 s; the label changed \(Int(rate)) times a second")
+        // The label did change fast enough to flood (each change is two events or more).
+        #expect(rate > 150, "\(ticks)")
+        #expect(redrawn.count >= 4 && redrawn.count <= 12, "\(redrawn.map(\.time))")
+        #expect(zip(redrawn, redrawn.dropFirst()).allSatisfy { $1.time - $0.time >= 0.15 }, "\(redrawn.map(\.time))")
+    }
+
     /// Auto-scan steps land on the interval (the engine's own deadlines, however late the
     /// desktop answered).
     static func expectSteps(_ steps: [EffectLine], _ interval: Double) {

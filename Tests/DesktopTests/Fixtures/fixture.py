@@ -32,6 +32,7 @@ Flags:
     --move X Y       ask for this window position (the window manager may adjust it)
     --quit-after S   quit after S seconds
     --typing         a window of text fields instead: "Message", "Password" and a "Send" button
+    --ticker         a label first in the window whose text ("tick N") changes every millisecond
 """
 import argparse
 import signal
@@ -55,6 +56,7 @@ parser.add_argument("--app-name", default="switchscan-fixture")
 parser.add_argument("--move", nargs=2, type=int, metavar=("X", "Y"))
 parser.add_argument("--quit-after", type=float)
 parser.add_argument("--typing", action="store_true")
+parser.add_argument("--ticker", action="store_true")
 args = parser.parse_args()
 
 GLib.set_prgname(args.app_name)
@@ -96,6 +98,22 @@ def typing_window():
 
 if args.typing:
     typing_window()
+
+
+def ticker_label():
+    """A label whose text changes every millisecond (as fast as GLib's loop goes)."""
+    label = Gtk.Label(label="tick 0")
+    box.pack_start(label, False, False, 0)
+    count = [0]
+
+    def tick():
+        count[0] += 1
+        label.set_text(f"tick {count[0]}")
+        return GLib.SOURCE_CONTINUE
+    GLib.timeout_add(1, tick)
+
+if args.ticker:
+    ticker_label()
 heading = Gtk.Label(label="Fixture Heading")
 heading.get_accessible().set_role(Atk.Role.HEADING)
 box.pack_start(heading, False, False, 0)

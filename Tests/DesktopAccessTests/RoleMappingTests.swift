@@ -1,0 +1,85 @@
+import CAtspi
+@testable import DesktopAccess
+import Testing
+
+/// AT-SPI roles and names into the element model (docs/DESKTOP.md's table), and the ids.
+@Suite struct RoleMappingTests {
+    @Test func rolesBecomeTheirKinds() {
+        let table: [(AtspiRole, RoleKind)] = [
+            (ATSPI_ROLE_PUSH_BUTTON, .control), (ATSPI_ROLE_CHECK_BOX, .control), (ATSPI_ROLE_RADIO_MENU_ITEM, .control),
+            (ATSPI_ROLE_PAGE_TAB, .control), (ATSPI_ROLE_COMBO_BOX, .control), (ATSPI_ROLE_TABLE_CELL, .control),
+            (ATSPI_ROLE_LINK, .control), (ATSPI_ROLE_COLUMN_HEADER, .control),
+            (ATSPI_ROLE_SLIDER, .adjustable), (ATSPI_ROLE_SPIN_BUTTON, .adjustable), (ATSPI_ROLE_SCROLL_BAR, .adjustable),
+            (ATSPI_ROLE_ENTRY, .textEntry), (ATSPI_ROLE_PASSWORD_TEXT, .textEntry), (ATSPI_ROLE_TERMINAL, .textEntry),
+            (ATSPI_ROLE_LABEL, .staticText), (ATSPI_ROLE_STATUS_BAR, .staticText), (ATSPI_ROLE_PROGRESS_BAR, .staticText),
+            (ATSPI_ROLE_HEADING, .heading), (ATSPI_ROLE_IMAGE, .image), (ATSPI_ROLE_ICON, .image),
+            (ATSPI_ROLE_FRAME, .window), (ATSPI_ROLE_DIALOG, .window), (ATSPI_ROLE_ALERT, .window),
+            (ATSPI_ROLE_MENU, .popupMenu), (ATSPI_ROLE_POPUP_MENU, .popupMenu),
+            (ATSPI_ROLE_PANEL, .container(flatten: true)), (ATSPI_ROLE_FILLER, .container(flatten: true)),
+            (ATSPI_ROLE_SCROLL_PANE, .container(flatten: true)), (ATSPI_ROLE_TABLE_ROW, .container(flatten: true)),
+            (ATSPI_ROLE_TOOL_BAR, .container(flatten: false)), (ATSPI_ROLE_LIST, .container(flatten: false)),
+            (ATSPI_ROLE_TREE_TABLE, .container(flatten: false)), (ATSPI_ROLE_PAGE_TAB_LIST, .container(flatten: false)),
+            (ATSPI_ROLE_SEPARATOR, .ignored), (ATSPI_ROLE_TOOL_TIP, .ignored), (ATSPI_ROLE_INVALID, .ignored),
+        ]
+        for (role, kind) in table {
+            #expect(RoleMapping.kind(of: role) == kind, "role \(role.rawValue)")
+        }
+    }
+
+    @Test func everyRoleHasAKindAndWindowsAreFewRoles() {
+        var windows = 0
+        for raw in 0..<ATSPI_ROLE_LAST_DEFINED.rawValue {
+            if RoleMapping.kind(of: AtspiRole(raw)) == .window { windows += 1 }
+        }
+        #expect(windows == 7)
+    }
+
+    @Test func theTapIsTheFirstPrimaryAction() {
+        #expect(RoleMapping.primaryActions == ["click", "press", "activate", "toggle", "jump", "open"])
+    }
+
+    @Test func toolkitInternalActionsAreLeftOut() {
+        for name in ["", "clipboard.copy", "menu.popup", "window.close", "win.save", "app.quit", "text.undo"] {
+            #expect(RoleMapping.isInternalAction(name), "\(name)")
+        }
+        for name in ["click", "expand or contract", "activate", "menu", "windowed"] {
+            #expect(!RoleMapping.isInternalAction(name), "\(name)")
+        }
+    }
+
+    @Test func gtk4TypeNamesAreNoNames() {
+        for name in ["GtkSwitch", "GtkImage", "GtkBox"] { #expect(RoleMapping.isTypeName(name), "\(name)") }
+        for name in ["Gtk", "Gtkx", "Gtk Switch", "Gtk4 demo", "Save", "GTKSwitch", ""] {
+            #expect(!RoleMapping.isTypeName(name), "\(name)")
+        }
+    }
+}
+
+/// Element ids: the application's bus name and the object's path, the same for a widget's
+/// whole life, and valid layout ids.
+@Suite struct ElementIDTests {
+    @Test func anIdIsTheBusNameAndTheObjectsNumber() {
+        #expect(Walker.id(bus: ":1.23", path: "/org/a11y/atspi/accessible/45") == "a1.23:45")
+        #expect(Walker.id(bus: ":1.23", path: "/org/a11y/atspi/accessible/root") == "a1.23:root")
+        #expect(Walker.id(bus: ":1.23", path: "/org/a11y/atspi/accessible/") == "a1.23:root")
+        #expect(Walker.id(bus: "", path: "/org/a11y/atspi/accessible/7") == "a0:7")
+        #expect(Walker.id(bus: "org.a11y.atspi.Registry", path: "/org/a11y/atspi/accessible/root") == "aorg.a11y.atspi.Registry:root")
+    }
+
+    @Test func otherPathsKeepTheirLettersAndDigits() {
+        #expect(Walker.id(bus: ":1.4", path: "/org/gtk/Application/a11y/3_x-y") == "a1.4:org.gtk.Application.a11y.3_x-y")
+        #expect(Walker.id(bus: ":1.4", path: "/a b/c") == "a1.4:a.b.c")
+    }
+
+    @Test func longPathsKeepTheirEndAndAHashUnder128Characters() {
+        let stem = "/org/gtk/gtk4/" + String(repeating: "widget/", count: 30)
+        let one = Walker.id(bus: ":1.88", path: stem + "1"), two = Walker.id(bus: ":1.88", path: stem + "2")
+        #expect(one.count <= 128 && two.count <= 128, "\(one)")
+        #expect(one != two)
+        #expect(one == Walker.id(bus: ":1.88", path: stem + "1"))
+        #expect(one.hasPrefix("a1.88:") && one.contains("widget.1."), "\(one)")
+        // Differing only where the kept end does not reach: the hash tells them apart.
+        let early = Walker.id(bus: ":1.88", path: "/x" + stem + "1")
+        #expect(early != one)
+    }
+}
