@@ -74,15 +74,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The benchmarks, apart from the user's command.
-        .executableTarget(
-            name: "switchscan-bench",
+        // The benchmarks, apart from the user's command: a library, and its tool.
+        .target(
+            name: "ScanBenchmarks",
             dependencies: [
                 "ScanCore", "ScanHost", "JSONTape", "ScanFormats", "ScanRuntime", "ScanSession", "CommandSupport", "SwitchInput", "DesktopAccess",
                 "X11Output", "SpeechOutput", "CSys", "WordPrediction", "Typing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "switchscan-bench", dependencies: ["ScanBenchmarks"]),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
         .testTarget(name: "ScanHostTests", dependencies: ["ScanCore", "ScanHost"]),
         .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats", "JSONTape", "WordPrediction"]),

@@ -1,0 +1,3 @@
+import ScanBenchmarks
+
+SwitchScanBench.main()
