@@ -94,6 +94,7 @@ let package = Package(
         .testTarget(name: "TypingTests", dependencies: ["ScanCore", "Typing", "WordPrediction", "ScanFormats", "ScanRuntime"]),
         .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "JSONTape", "ScanRuntime", "Typing", "WordPrediction"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
+        .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport", "ScanFormats"]),
         .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanHost", "ScanSession", "ScanRuntime"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan", "switchscan-bench", "JSONTape"]),
         // The desktop's policy, role mapping and ids, without a display or a bus.

@@ -12,7 +12,7 @@ if [ "$which" = all ] || [ "$which" = address ]; then
     # Memory errors fail the run. Leak checking is off: at exit it reports what threads
     # still running own (the real-time queue's engine) and Foundation's and XCTest's own.
     ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address \
-        --filter 'ScanCoreTests|ScanHostTests|ScanFormatsTests|ScanCoreLayoutTests|ScanRuntimeTests|SwitchInputTests|SwitchScanCLITests|WordPredictionTests|DesktopAccessTests|ScanSessionTests'
+        --filter 'ScanCoreTests|ScanHostTests|ScanFormatsTests|ScanCoreLayoutTests|ScanRuntimeTests|SwitchInputTests|SwitchScanCLITests|WordPredictionTests|DesktopAccessTests|ScanSessionTests|CommandSupportTests'
 fi
 if [ "$which" = all ] || [ "$which" = thread ]; then
     # Speech with a real server is left out: libspeechd ends its event thread with

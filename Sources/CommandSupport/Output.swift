@@ -1,6 +1,7 @@
 import ScanCore
 import ArgumentParser
 import CSys
+import ScanFormats
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -73,3 +74,31 @@ public func runCommand<Root: ParsableCommand>(_ root: Root.Type) -> Never {
 
 /// C's exit (which also runs atexit handlers), out of reach of ParsableCommand's `exit`.
 public func endProcess(_ status: Int32) -> Never { exit(status) }
+
+/// Writes a command's output file. A regular file (or a new one) is replaced whole and
+/// atomically, links and permissions kept (`UserFile`); anything else the user names, such
+/// as /dev/null, /dev/stdout or a FIFO, is written to as it is and never replaced.
+public func writeOutputFile(_ path: String, _ bytes: [UInt8], what: String) throws(FileReadError) {
+    var st = stat()
+    if stat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG {
+        guard st.st_mode & S_IFMT != S_IFDIR else {
+            throw FileReadError(description: "Error: \(path) is a folder; name a file to write the \(what) to.")
+        }
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw FileReadError(description: "Error: cannot write the \(what) to \(path): \(String(cString: strerror(errno))).")
+        }
+        defer { close(fd) }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw FileReadError(description: "Error: cannot write the \(what) to \(path): \(String(cString: strerror(errno))).")
+            }
+            done += n
+        }
+        return
+    }
+    try UserFile.update(path, what: what, mode: 0o644) { _ throws(FileReadError) in bytes }
+}

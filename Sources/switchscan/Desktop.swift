@@ -68,8 +68,8 @@ struct Snapshot: ParsableCommand {
         case .success(let s):
             let text = LayoutWriter.json(s.tree, title: s.window.title.isEmpty ? s.application : s.window.title)
             if let output {
-                do { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-                    writeErr("Error: cannot write '\(output)': \(error.localizedDescription)\n")
+                do throws(FileReadError) { try writeOutputFile(output, Array(text.utf8), what: "layout") } catch {
+                    writeErr(error.description + "\n")
                     throw ExitCode(1)
                 }
             } else {
