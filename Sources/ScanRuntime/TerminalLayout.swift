@@ -239,12 +239,25 @@ struct AxisMap: Sendable {
         var d = 0
         for g in 0..<gaps { d += depth[g]; covered[g] = d > 0 }
         if !covered.contains(true) { covered = [Bool](repeating: true, count: gaps) }
-        // The largest gaps keep a cell of their own; the smallest, past what fits, close up.
-        var keep = [Bool](repeating: true, count: gaps)
-        if gaps > count {
-            let bySize = (0..<gaps).sorted { a, b in length[a] != length[b] ? length[a] > length[b] : a < b }
-            for g in bySize.dropFirst(count) { keep[g] = false }
+        // Which gaps keep a cell. First, one inside every box, so that each gets a cell where
+        // the grid allows (the fewest: each box sorted by its end is met by the last gap
+        // before it, unless one already chosen lies in it). Then the others, largest first,
+        // while cells are left, but not those smaller than half a cell: neighbours closer
+        // than that may touch.
+        var chosen = [Bool](repeating: false, count: gaps)
+        var last = -1
+        let ends = spans.map { (Self.index(of: clip($0.lo), in: e), Self.index(of: clip($0.hi), in: e)) }
+            .filter { $0.0 < $0.1 }.sorted { $0.1 < $1.1 }
+        for (a, b) in ends where last < a {
+            last = b - 1
+            chosen[last] = true
         }
+        let unit = Double(count) / (hi - lo)
+        let bySize = (0..<gaps).sorted { a, b in
+            chosen[a] != chosen[b] ? chosen[a] : length[a] != length[b] ? length[a] > length[b] : a < b
+        }
+        var keep = [Bool](repeating: false, count: gaps)
+        for g in bySize.prefix(count) where chosen[g] || length[g] * unit >= 0.5 { keep[g] = true }
         // Cells for each kept gap: one for an uncovered one; the covered share the rest in
         // proportion, none less than one (those are set first), by largest remainders.
         var size = [Int](repeating: 0, count: gaps)
