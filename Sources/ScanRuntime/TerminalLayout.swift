@@ -269,14 +269,27 @@ struct AxisMap: Sendable {
         var open = share
         while true {
             let total = open.reduce(0.0) { $0 + length[$1] }
-            let scale = total > 0 ? Double(left) / total : 0
+            // Stretched four times at most: what is left goes to the empty stretches.
+            let scale = total > 0 ? min(Double(left) / total, 4 * unit) : 0
             let small = open.filter { length[$0] * scale < 1 }
             if small.isEmpty || small.count == open.count {
                 var ideal = open.map { length[$0] * scale }
+                let wanted = min(left, Int(ideal.reduce(0, +).rounded()))
                 for (k, g) in open.enumerated() { size[g] = max(1, Int(ideal[k].rounded(.down))); ideal[k] -= Double(size[g]) }
-                left -= open.reduce(0) { $0 + size[$1] }
-                for k in open.indices.sorted(by: { ideal[$0] != ideal[$1] ? ideal[$0] > ideal[$1] : $0 < $1 }).prefix(max(0, left)) {
+                let extra = wanted - open.reduce(0) { $0 + size[$1] }
+                for k in open.indices.sorted(by: { ideal[$0] != ideal[$1] ? ideal[$0] > ideal[$1] : $0 < $1 }).prefix(max(0, extra)) {
                     size[open[k]] += 1
+                }
+                left -= open.reduce(0) { $0 + size[$1] }
+                let empty = (0..<gaps).filter { keep[$0] && !covered[$0] }
+                let emptyLength = empty.reduce(0.0) { $0 + length[$1] }
+                if left > 0, emptyLength > 0 {
+                    var given = 0
+                    for g in empty {
+                        let more = g == empty.last ? left - given : Int((Double(left) * length[g] / emptyLength).rounded(.down))
+                        size[g] += more
+                        given += more
+                    }
                 }
                 break
             }
