@@ -20,10 +20,9 @@ public struct CellRect: Hashable, Sendable, CustomStringConvertible {
 /// frames, their labels and the grid's size. What it guarantees: no cell is drawn by two
 /// boxes, so no border or label overwrites another; every box stays inside the grid.
 ///
-/// - Each axis is mapped on its own: the frames' edges, sorted, get cells in order, and every
-///   gap between two edges gets at least one cell while the grid has room (the smallest
-///   gaps give way first). So frames that do not overlap get cells that do not overlap, a
-///   frame inside another stays inside it, and neighbours that do not touch are drawn apart.
+/// - Each axis is mapped on its own (`AxisMap`), monotonically: the frames' edges, sorted,
+///   get cell boundaries in their order. So frames that do not overlap get cells that do
+///   not overlap, and a frame inside another stays inside it.
 /// - Boxes are placed smallest first, each only on free cells. A box that holds boxes
 ///   already placed gets a border around them, on its own edge or one cell outside it, if
 ///   those cells are free; else it is not drawn (its contents are). A box that partly
@@ -211,10 +210,14 @@ public struct TerminalLayout: Sendable {
     }
 }
 
-/// One axis from screen points to cell boundaries (0...count): monotone, so frames apart stay
-/// apart and a frame inside another stays inside it. Between two neighbouring edges the
-/// cells are shared out in proportion, at least one each; a stretch no box covers (an
-/// empty margin or band) gets one cell, however wide, so the boxes get the room.
+/// One axis from screen points to cell boundaries (0...count), monotone. Between two
+/// neighbouring edges (a gap):
+/// - where the cells allow, every box keeps at least one gap of its own, so it gets a cell;
+///   other gaps keep a cell only while there are cells left (largest first) and when they
+///   are at least half a cell wide: neighbours closer than that may touch;
+/// - a kept gap no box covers (an empty margin or band) gets one cell; the covered ones
+///   share the rest in proportion, one cell at least, stretched four times their share at
+///   most; cells still left go back to the empty gaps.
 struct AxisMap: Sendable {
     /// Sorted, distinct edges, the area's two ends included, and the boundary of each.
     let edges: [Double]
