@@ -121,6 +121,7 @@ public struct TerminalLayout: Sendable {
             }
             return true
         }
+        var seen = [Int](repeating: -1, count: boxes.count)
         for i in order {
             let f = boxes[i].frame
             let c0 = xs.cell(f.minX), r0 = ys.cell(f.minY)
@@ -130,7 +131,7 @@ public struct TerminalLayout: Sendable {
             for row in want.row..<(want.row + want.height) {
                 for c in want.column..<(want.column + want.width) {
                     let o = owner[row * columns + c]
-                    if o != free && !inside.contains(o) { inside.append(o) }
+                    if o != free && seen[Int(o)] != i { seen[Int(o)] = i; inside.append(o) }
                 }
             }
             if inside.contains(where: { want.contains(placed[Int($0)].cells) }) {
