@@ -82,6 +82,38 @@ struct TerminalRestoreTests {
     }
 }
 
+extension TerminalRestoreTests {
+    /// With the scanner menu open on a key, the key and the menu are named by the key's
+    /// label, never by its id.
+    @Test func theMenuNamesTheKeyByItsLabel() throws {
+        let pty = try PseudoTerminal()
+        defer { pty.close() }
+        let process = Process()
+        process.executableURL = try #require(CLI.binary)
+        process.arguments = ["run", "--no-devices", "--rt-priority", "0", "--no-mlock", "--duration", "20",
+                             "--layout", CLI.packageRoot.appendingPathComponent("Layouts/keyboard.json").path]
+        let slave = FileHandle(fileDescriptor: pty.slave, closeOnDealloc: false)
+        process.standardInput = slave
+        process.standardOutput = slave
+        process.standardError = slave
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
+        try process.run()
+        #expect(pty.waitFor("item mode — Q"), "the first key was not highlighted: \(pty.output)")
+        pty.type("m")
+        let opened = pty.waitFor("Menu for Q:")
+        pty.type("q")
+        if finished.wait(timeout: .now() + 15) == .timedOut {
+            process.terminate()
+            Issue.record("switchscan did not end")
+        }
+        let output = pty.drain()
+        #expect(opened, "the menu does not name the key: \(output)")
+        #expect(output.contains("menu for Q"))
+        #expect(!output.contains("key_"), "an id is shown")
+    }
+}
+
 /// A pseudo-terminal pair; the test holds the master side and reads everything written.
 /// Waits are on a condition signalled as bytes arrive, never on a clock.
 final class PseudoTerminal: @unchecked Sendable {
