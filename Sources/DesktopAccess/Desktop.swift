@@ -21,10 +21,9 @@ public struct DesktopError: Error, CustomStringConvertible {
         let slow = unread.filter { $0.kind != .gone }
         if !slow.isEmpty {
             let count = slow.count == 1 ? "1 more application" : "\(slow.count) more applications"
-            let verb = slow.count == 1 ? "is" : "are"
             return DesktopError(description: """
                 Error: no \(name.map { "application named '\($0)' with a " } ?? "")showing window could be read \
-                (applications there: \(list); \(count) \(verb) slow to answer: \(slow[0]); a big window \
+                (applications there: \(list); \(count) did not answer in time: slow or busy, and a big window \
                 takes a while to read the first time). Try again in a moment; 'switchscan desktop' lists them.
                 """)
         }

@@ -19,14 +19,15 @@ extension DesktopAccess {
     /// Reads the desktop again while an application could not be read because it did not
     /// answer in time, for at most
     /// `patienceMilliseconds` in all: each is asked for a Ping, and read again once it
-    /// answers. Between the reads GLib's loop runs, so libatspi learns the application
+    /// answers; one that did not answer in that time is not waited for again. Between the reads GLib's loop runs, so libatspi learns the application
     /// answers again (it refuses calls to one it thinks hung until then).
     func waitForSlowApplications() {
         let deadline = MonotonicClock.now() + .milliseconds(Self.patienceMilliseconds)
         while MonotonicClock.now() < deadline {
             guard let slow = try? thread.sync({ [self] () -> [(String, AccessibleRef)] in
                 _ = readApplications()
-                return unreadApplications.filter { $0.value.error.kind != .gone }.map { ($0.key, $0.value.ref) }
+                return unreadApplications.filter { $0.value.error.kind != .gone && !waitedInVain.contains($0.key) }
+                    .map { ($0.key, $0.value.ref) }
             }), !slow.isEmpty else { return }
             let answered = (try? thread.sync { [self] () -> Bool in
                 var any = false
@@ -36,6 +37,8 @@ extension DesktopAccess {
                     if catspi_ping(ref.pointer, Int32(left), &name, Int32(name.count)) != 0 {
                         unresponsive[bus] = nil
                         any = true
+                    } else {
+                        waitedInVain.insert(bus)
                     }
                 }
                 return any

@@ -48,6 +48,8 @@ public final class DesktopAccess: @unchecked Sendable {
     /// Applications the last read of the desktop could not read (bus name → the object and
     /// why): slow to answer, busy, or going away (DesktopAccess+Slow).
     var unreadApplications: [String: (ref: AccessibleRef, error: AtspiCallError)] = [:]
+    /// Applications waited for in vain once: not waited for again (DesktopAccess+Slow).
+    var waitedInVain: Set<String> = []
     private var knownApps: [String: App] = [:]
     /// An action sent to an application that did not answer in time, by its bus name: it is
     /// still queued there and happens when the application answers, so no other is sent to
