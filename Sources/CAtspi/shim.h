@@ -1,6 +1,7 @@
 #pragma once
 #include <atspi/atspi.h>
 #include <dbus/dbus.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -116,6 +117,27 @@ static inline int catspi_ping(AtspiAccessible *a, int timeout_ms, char *error_na
         dbus_error_free(&err);
     }
     return ok;
+}
+
+/// The CPU time process `pid` has used, in clock ticks (utime + stime of /proc/PID/stat),
+/// or -1; `*stopped` is set to 1 when it is stopped (state T or t).
+static inline long long catspi_process_cpu_ticks(int pid, int *stopped) {
+    char path[64], buf[1024];
+    *stopped = 0;
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    if (!p) return -1;
+    char state = 0;
+    unsigned long long utime = 0, stime = 0;
+    // After the name: state, then fields 4 to 13, then utime and stime.
+    if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &utime, &stime) != 3) return -1;
+    *stopped = state == 'T' || state == 't';
+    return (long long)(utime + stime);
 }
 
 // GLib's type-check macros and boxed-type helpers, as functions Swift can call.

@@ -15,7 +15,7 @@ struct AtspiCallError: Error, CustomStringConvertible {
     var domain: String
     var code: Int32
     var message: String
-    /// Of a read that stopped partway: how many of how many requests were answered.
+    /// Of a read that stopped partway: of how many elements' frames, how many were read.
     var progress: (read: Int, of: Int)?
 
     /// The application did not answer in time (stopped, hung, busy).
@@ -24,7 +24,7 @@ struct AtspiCallError: Error, CustomStringConvertible {
     var description: String {
         guard kind == .timeout else { return message }
         if let progress {
-            return "\(progress.read) of \(progress.of) read before it did not answer for \(Atspi.callTimeoutMilliseconds) ms"
+            return "the frames of \(progress.read) of \(progress.of) elements read before it did not answer for \(Atspi.callTimeoutMilliseconds) ms"
         }
         return "it did not answer within \(Atspi.callTimeoutMilliseconds) ms (\(message))"
     }

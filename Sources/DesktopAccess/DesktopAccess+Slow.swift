@@ -12,15 +12,17 @@ final class ListenerBox: @unchecked Sendable {
 
 extension DesktopAccess {
     /// How long a one-shot question (`applications`, `choose`, `snapshot`) waits for
-    /// applications that are slow to answer: a big application is busy for a second or more
-    /// the first time a process asks it anything (it sends its whole tree to libatspi's cache).
-    static let patienceMilliseconds: Int64 = 6000
+    /// applications that do not answer in time: a big application is busy for seconds the
+    /// first time a process asks it anything (it sends its whole tree to libatspi's cache).
+    /// One that answers, or that works (its CPU time grows) and is not stopped, is waited for
+    /// up to `patienceMilliseconds`; one that neither answers nor works for a second is not.
+    static let patienceMilliseconds: Int64 = 30_000
 
     /// Reads the desktop again while an application could not be read because it did not
-    /// answer in time, for at most
-    /// `patienceMilliseconds` in all: each is asked for a Ping, and read again once it
-    /// answers; one that did not answer in that time is not waited for again. Between the reads GLib's loop runs, so libatspi learns the application
-    /// answers again (it refuses calls to one it thinks hung until then).
+    /// answer in time, each time after it answered a Ping (a second at most) or was seen
+    /// working. Between the reads GLib's loop runs, so libatspi learns the application
+    /// answers again (it refuses calls to one it thinks hung until then). One waited for in
+    /// vain is not waited for again.
     func waitForSlowApplications() {
         let deadline = MonotonicClock.now() + .milliseconds(Self.patienceMilliseconds)
         while MonotonicClock.now() < deadline {
@@ -29,21 +31,29 @@ extension DesktopAccess {
                 return unreadApplications.filter { $0.value.error.kind != .gone && !waitedInVain.contains($0.key) }
                     .map { ($0.key, $0.value.ref) }
             }), !slow.isEmpty else { return }
-            let answered = (try? thread.sync { [self] () -> Bool in
+            let waiting = (try? thread.sync { [self] () -> Bool in
                 var any = false
                 for (bus, ref) in slow {
-                    let left = max(1, (deadline - MonotonicClock.now()).nanoseconds / 1_000_000)
+                    let pid = Atspi.processID(ref)
+                    var stopped: Int32 = 0
+                    let before = pid > 0 ? catspi_process_cpu_ticks(pid, &stopped) : -1
+                    let left = max(1, min(1000, (deadline - MonotonicClock.now()).nanoseconds / 1_000_000))
                     var name = [CChar](repeating: 0, count: 96)
                     if catspi_ping(ref.pointer, Int32(left), &name, Int32(name.count)) != 0 {
                         unresponsive[bus] = nil
                         any = true
+                        continue
+                    }
+                    let after = pid > 0 ? catspi_process_cpu_ticks(pid, &stopped) : -1
+                    if before >= 0, after > before, stopped == 0 {
+                        any = true   // busy, working: asked again
                     } else {
                         waitedInVain.insert(bus)
                     }
                 }
                 return any
             }) ?? false
-            if !answered { return }
+            if !waiting { return }
         }
     }
 }

@@ -152,8 +152,11 @@ struct Walker {
             let errorName = withUnsafeBytes(of: b.error_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             let answered = Int(b.answered)
             if b.timed_out != 0 {
-                throw AtspiCallError(kind: .timeout, domain: "dbus", code: 0, message: "org.freedesktop.DBus.Error.NoReply",
-                                     progress: (answered + nodesBefore, n + nodesBefore))
+                // No answer: slow, or gone (a process that dies leaves NoReply errors too).
+                let gone = Atspi.probe(pendingExtents[0].ref) == .gone
+                throw AtspiCallError(kind: gone ? .gone : .timeout, domain: "dbus", code: 0,
+                                     message: gone ? "the application went away" : "org.freedesktop.DBus.Error.NoReply",
+                                     progress: (answered, n))
             }
             if !errorName.isEmpty && AtspiCallError.kind(ofDBusError: errorName) == .gone && answered == 0 {
                 throw AtspiCallError(kind: .gone, domain: "dbus", code: 0, message: errorName)
@@ -171,7 +174,7 @@ struct Walker {
             } catch {
                 if error.kind == .failed { continue }
                 var e = error
-                e.progress = (n - retry.count + done + nodesBefore, n + nodesBefore)
+                e.progress = (n - retry.count + done, n)
                 throw e
             }
         }
@@ -183,9 +186,6 @@ struct Walker {
         }
         pendingExtents.removeAll()
     }
-
-    /// Requests the walk itself answered before the frames (for how much of a read came).
-    private var nodesBefore: Int { nodes.count }
 
     /// Drops the leaves that turned out to have no area, and the containers left empty;
     /// containers without extents of their own get their children's union.

@@ -21,15 +21,16 @@ struct BigApplicationTests {
         let session = try DesktopSession()
         defer { session.stop() }
         let big = try session.startFixture(args: ["--many", "10000", "--title", "Big Window", "--app-name", "big-fixture"], timeout: 30)
+        try big.waitForLine(matching: "drawn", timeout: 30)
 
-        let listed = try session.runSwitchscan(["desktop"], timeout: 30)
+        let listed = try session.runSwitchscan(["desktop"], timeout: 60)
         #expect(listed.status == 0, "\(listed)")
         #expect(listed.stdout.contains("big-fixture") && listed.stdout.contains("\"Big Window\""), "\(listed)")
         #expect(listed.stdout.contains("Scanned: \"Big Window\" of big-fixture"), "\(listed)")
         #expect(!listed.stderr.contains("accessibility on"), "\(listed)")
 
         let file = session.directory.appendingPathComponent("big.json")
-        let snapshot = try session.runSwitchscan(["snapshot", "--app", big.applicationName, "-o", file.path], timeout: 30)
+        let snapshot = try session.runSwitchscan(["snapshot", "--app", big.applicationName, "-o", file.path], timeout: 60)
         #expect(snapshot.status == 0, "\(snapshot)")
         #expect(!snapshot.stderr.contains("accessibility on") && !snapshot.stderr.contains("left out"), "\(snapshot)")
         let layout = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
@@ -44,6 +45,7 @@ struct BigApplicationTests {
         let session = try DesktopSession()
         defer { session.stop() }
         let slow = try session.startFixture(args: ["--many", "2000", "--slow", "10", "--title", "Slow Window", "--app-name", "slow-fixture"], timeout: 30)
+        try slow.waitForLine(matching: "drawn", timeout: 30)
         var layouts: [String] = []
         for batches in ["1", "0"] {
             let file = session.directory.appendingPathComponent("slow-\(batches).json")
@@ -66,7 +68,8 @@ struct BigApplicationTests {
         defer { session.stop() }
         _ = try session.startFixture()
         let slow = try session.startFixture(args: ["--many", "2000", "--slow", "10", "--title", "Slow Window", "--app-name", "slow-fixture"], timeout: 30)
-        try session.activateWindow(titled: "Slow Window")
+        try slow.waitForLine(matching: "drawn", timeout: 30)
+        try session.activateWindow(titled: "Slow Window", timeout: 10)
         let run = try session.startSwitchscan(["run", "--desktop", "--output", "json", "--no-devices", "--style", "manual"])
         defer { _ = run.terminate() }
         // Reading the slow window takes seconds: it is killed partway.
