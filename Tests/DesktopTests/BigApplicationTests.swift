@@ -1,3 +1,5 @@
+@testable import DesktopAccess
+import CAtspi
 import Foundation
 import Testing
 
@@ -85,5 +87,33 @@ struct BigApplicationTests {
         let status = try run.waitForExit(timeout: 10)
         #expect(status == 0, "\(run.stderr)")
         #expect(!run.stderr.contains("AddressSanitizer") && !run.stderr.contains("LeakSanitizer"), "\(run.stderr)")
+    }
+}
+
+/// How a failed call is classified: by D-Bus error names, and by libatspi's GError domain
+/// and code, never by the text of a message.
+@Suite("Call errors")
+struct CallErrorTests {
+    @Test func dBusErrorNamesAreClassified() {
+        #expect(AtspiCallError.kind(ofDBusError: "org.freedesktop.DBus.Error.NoReply") == .timeout)
+        #expect(AtspiCallError.kind(ofDBusError: "org.freedesktop.DBus.Error.Timeout") == .timeout)
+        #expect(AtspiCallError.kind(ofDBusError: "org.freedesktop.DBus.Error.ServiceUnknown") == .gone)
+        #expect(AtspiCallError.kind(ofDBusError: "org.freedesktop.DBus.Error.Disconnected") == .gone)
+        #expect(AtspiCallError.kind(ofDBusError: "org.freedesktop.DBus.Error.UnknownMethod") == .failed)
+        #expect(AtspiCallError.kind(ofDBusError: "") == .failed)
+    }
+
+    /// libatspi's APPLICATION_GONE is gone whatever its message says; an error of another
+    /// domain is a failure, even with a message that sounds like a timeout.
+    @Test func gErrorsAreClassifiedByDomainAndCode() {
+        func thrown(_ domain: GQuark, _ code: Int32, _ message: String) -> AtspiCallError? {
+            let err = g_error_new_literal(domain, code, message)
+            do { try Atspi.check(err) } catch { return error }
+            return nil
+        }
+        let gone = thrown(catspi_error_domain(), Int32(CATSPI_ERROR_APPLICATION_GONE), "The process appears to be hung.")
+        #expect(gone?.kind == .gone && gone?.domain == "atspi_error" && gone?.code == 0)
+        let other = thrown(g_quark_from_string("some-other-domain"), 1, "timeout from dbind")
+        #expect(other?.kind == .failed && other?.domain == "some-other-domain" && other?.message == "timeout from dbind")
     }
 }
