@@ -1,6 +1,7 @@
 #pragma once
 #include <atspi/atspi.h>
 #include <dbus/dbus.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,19 +13,131 @@ static inline long long catspi_now_ms(void) {
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/// Waits for a pending call unless the batch's deadline has passed (libdbus counts a call's
-/// timeout from when one blocks on it, so n blocks could take n timeouts): then it is
-/// cancelled. Returns the reply or NULL, and releases the call.
-static inline DBusMessage *catspi_take_reply(DBusPendingCall *p, long long deadline_ms) {
-    if (!dbus_pending_call_get_completed(p) && catspi_now_ms() >= deadline_ms) {
+/// How a batch of requests ended.
+typedef struct {
+    /// Requests sent, and answered whole.
+    int sent, answered;
+    /// 1: the application stopped answering partway (nothing came for the timeout): the
+    /// requests still waiting were given up.
+    int timed_out;
+    /// Requests that could not be sent (no connection to the application, no memory).
+    int unsent;
+    /// The D-Bus error name of the first error answer or failed call, "" if none
+    /// (org.freedesktop.DBus.Error.ServiceUnknown: the application is gone).
+    char error_name[96];
+} CatspiBatch;
+
+/// Requests are sent this many at a time, so that a big window never has more waiting.
+enum { CATSPI_BATCH_CHUNK = 256 };
+
+static inline void catspi_batch_note_error(CatspiBatch *b, const char *name) {
+    if (!b->error_name[0] && name) {
+        strncpy(b->error_name, name, sizeof b->error_name - 1);
+        b->error_name[sizeof b->error_name - 1] = 0;
+    }
+}
+
+/// Waits for a pending call unless nothing has come for the timeout (`*deadline_ms` passed):
+/// then it is cancelled. libdbus counts a call's timeout from when one blocks on it, so a
+/// batch that blocked on each would wait one timeout per request of an application that
+/// stopped answering; an answer moves the deadline on, so one that answers slowly but
+/// steadily is waited for. Returns the reply or NULL, and releases the call. A NoReply made
+/// by libdbus itself (the call's own timeout) counts as no answer, and sets `timed_out`.
+static inline DBusMessage *catspi_take_reply(DBusPendingCall *p, long long *deadline_ms, int timeout_ms, CatspiBatch *b) {
+    if (!dbus_pending_call_get_completed(p) && catspi_now_ms() >= *deadline_ms) {
         dbus_pending_call_cancel(p);
         dbus_pending_call_unref(p);
+        b->timed_out = 1;
         return NULL;
     }
     dbus_pending_call_block(p);
     DBusMessage *r = dbus_pending_call_steal_reply(p);
     dbus_pending_call_unref(p);
+    if (r && dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_ERROR) {
+        const char *name = dbus_message_get_error_name(r);
+        if (name && (strcmp(name, DBUS_ERROR_NO_REPLY) == 0 || strcmp(name, DBUS_ERROR_TIMEOUT) == 0
+                     || strcmp(name, DBUS_ERROR_TIMED_OUT) == 0)) {
+            b->timed_out = 1;
+            dbus_message_unref(r);
+            return NULL;
+        }
+        catspi_batch_note_error(b, name);
+    }
+    if (r) *deadline_ms = catspi_now_ms() + timeout_ms;
     return r;
+}
+
+/// Sends one request to `o` (taking the message); the pending call, or NULL.
+static inline DBusPendingCall *catspi_send(AtspiObject *o, DBusMessage *m, int timeout_ms, CatspiBatch *b) {
+    DBusPendingCall *p = NULL;
+    if (!m) { b->unsent++; return NULL; }
+    if (!dbus_connection_send_with_reply(o->app->bus, m, &p, timeout_ms) || !p) {
+        b->unsent++;
+        catspi_batch_note_error(b, DBUS_ERROR_DISCONNECTED);
+        p = NULL;
+    } else {
+        b->sent++;
+    }
+    dbus_message_unref(m);
+    return p;
+}
+
+/// Whether libatspi gave the object what a raw request needs: its application's
+/// connection, bus name and path.
+static inline int catspi_can_send(AtspiAccessible *a) {
+    AtspiObject *o = (AtspiObject *)a;
+    return o && o->app && o->app->bus && o->app->bus_name && o->path && dbus_connection_get_is_connected(o->app->bus);
+}
+
+/// Peer.Ping to the application of `a`, waiting at most `timeout_ms`: 1 if it answered;
+/// otherwise 0 and the D-Bus error name (NoReply: it does not answer; ServiceUnknown: it
+/// is gone) in `error_name` (`size` bytes). libatspi keeps only a D-Bus error's message,
+/// so this is how a failed call learns which it was.
+static inline int catspi_ping(AtspiAccessible *a, int timeout_ms, char *error_name, int size) {
+    if (size > 0) error_name[0] = 0;
+    AtspiObject *o = (AtspiObject *)a;
+    if (!o || !o->app || !o->app->bus || !o->app->bus_name) {
+        if (size > 0) { strncpy(error_name, DBUS_ERROR_SERVICE_UNKNOWN, (size_t)size - 1); error_name[size - 1] = 0; }
+        return 0;
+    }
+    if (!dbus_connection_get_is_connected(o->app->bus)) {
+        if (size > 0) { strncpy(error_name, DBUS_ERROR_DISCONNECTED, (size_t)size - 1); error_name[size - 1] = 0; }
+        return 0;
+    }
+    DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, "/", "org.freedesktop.DBus.Peer", "Ping");
+    if (!m) return 0;
+    DBusError err;
+    dbus_error_init(&err);
+    DBusMessage *r = dbus_connection_send_with_reply_and_block(o->app->bus, m, timeout_ms, &err);
+    dbus_message_unref(m);
+    int ok = r != NULL;
+    if (r) dbus_message_unref(r);
+    if (dbus_error_is_set(&err)) {
+        if (size > 0 && err.name) { strncpy(error_name, err.name, (size_t)size - 1); error_name[size - 1] = 0; }
+        dbus_error_free(&err);
+    }
+    return ok;
+}
+
+/// The CPU time process `pid` has used, in clock ticks (utime + stime of /proc/PID/stat),
+/// or -1; `*stopped` is set to 1 when it is stopped (state T or t).
+static inline long long catspi_process_cpu_ticks(int pid, int *stopped) {
+    char path[64], buf[1024];
+    *stopped = 0;
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    if (!p) return -1;
+    char state = 0;
+    unsigned long long utime = 0, stime = 0;
+    // After the name: state, then fields 4 to 13, then utime and stime.
+    if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &utime, &stime) != 3) return -1;
+    *stopped = state == 'T' || state == 't';
+    return (long long)(utime + stime);
 }
 
 // GLib's type-check macros and boxed-type helpers, as functions Swift can call.
@@ -55,56 +168,63 @@ static inline gint64 catspi_state_bits(AtspiStateSet *set) { return set ? set->s
 /// The GError's message, or "" (GError is a plain struct; this keeps the field access in C).
 static inline const char *catspi_error_message(const GError *e) { return (e && e->message) ? e->message : ""; }
 
+/// libatspi's GError domain and codes (its headers do not export them: atspi-misc-private.h).
+/// Every D-Bus error of a call becomes ATSPI_ERROR_IPC with the D-Bus error's message only.
+enum { CATSPI_ERROR_APPLICATION_GONE = 0, CATSPI_ERROR_IPC = 1, CATSPI_ERROR_SYNC_NOT_ALLOWED = 2 };
+static inline GQuark catspi_error_domain(void) { return g_quark_from_static_string("atspi_error"); }
+
 /// GLib's "remove this source" answer, a macro in GLib.
 static inline gboolean catspi_source_remove(void) { return G_SOURCE_REMOVE; }
 
-/// Screen or window extents (coord 0 or 1) of `n` objects, asked for all at once: every
-/// request is sent before any reply is awaited, so an application answers them back to back
-/// and the read costs about one round trip instead of n. The whole batch waits about
-/// `timeout_ms` at most (two at worst). libatspi has no such call; this is
-/// its Component.GetExtents on the same connection. Writes x, y, width, height per object
-/// into `out` and 1 into `ok[i]` where the answer came; returns how many came.
-static inline int catspi_extents_batch(AtspiAccessible *const *objs, int n, unsigned int coord, int timeout_ms,
-                                       int *out, unsigned char *ok) {
-    DBusPendingCall **pending = (DBusPendingCall **)calloc((size_t)(n > 0 ? n : 1), sizeof *pending);
-    if (!pending) return 0;
-    long long deadline = catspi_now_ms() + timeout_ms;
-    for (int i = 0; i < n; i++) {
-        ok[i] = 0;
-        AtspiObject *o = (AtspiObject *)objs[i];
-        if (!o || !o->app || !o->app->bus || !o->app->bus_name || !o->path) continue;
-        DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Component", "GetExtents");
-        if (!m) continue;
-        dbus_uint32_t ct = coord;
-        if (dbus_message_append_args(m, DBUS_TYPE_UINT32, &ct, DBUS_TYPE_INVALID))
-            dbus_connection_send_with_reply(o->app->bus, m, &pending[i], timeout_ms);
-        dbus_message_unref(m);
-    }
-    int got = 0;
-    for (int i = 0; i < n; i++) {
-        if (!pending[i]) continue;
-        DBusMessage *r = catspi_take_reply(pending[i], deadline);
-        if (!r) continue;
-        DBusMessageIter it, st;
-        if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
-            && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_STRUCT) {
-            dbus_message_iter_recurse(&it, &st);
-            dbus_int32_t v[4];
-            int k = 0;
-            while (k < 4 && dbus_message_iter_get_arg_type(&st) == DBUS_TYPE_INT32) {
-                dbus_message_iter_get_basic(&st, &v[k++]);
-                dbus_message_iter_next(&st);
-            }
-            if (k == 4) {
-                for (int j = 0; j < 4; j++) out[4 * i + j] = v[j];
-                ok[i] = 1;
-                got++;
-            }
+/// Screen or window extents (coord 0 or 1) of `n` objects, asked for in chunks: every
+/// request of a chunk is sent before any reply is awaited, so an application answers them
+/// back to back and a chunk costs about one round trip instead of one each. The time limit
+/// is per answer, not per batch: the batch waits while answers keep coming (a big window,
+/// an application that answers slowly), and gives up the rest once nothing has come for
+/// `timeout_ms` (`b->timed_out`). libatspi has no such call; this is its
+/// Component.GetExtents on the same connection. Writes x, y, width, height per object into
+/// `out` and 1 into `ok[i]` where the answer came; fills `b`.
+static inline void catspi_extents_batch(AtspiAccessible *const *objs, int n, unsigned int coord, int timeout_ms,
+                                        int *out, unsigned char *ok, CatspiBatch *b) {
+    memset(b, 0, sizeof *b);
+    for (int i = 0; i < n; i++) ok[i] = 0;
+    DBusPendingCall *pending[CATSPI_BATCH_CHUNK];
+    for (int start = 0; start < n && !b->timed_out; start += CATSPI_BATCH_CHUNK) {
+        int end = start + CATSPI_BATCH_CHUNK < n ? start + CATSPI_BATCH_CHUNK : n;
+        for (int i = start; i < end; i++) {
+            pending[i - start] = NULL;
+            if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
+            AtspiObject *o = (AtspiObject *)objs[i];
+            DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Component", "GetExtents");
+            dbus_uint32_t ct = coord;
+            if (m && !dbus_message_append_args(m, DBUS_TYPE_UINT32, &ct, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
+            pending[i - start] = catspi_send(o, m, timeout_ms, b);
         }
-        dbus_message_unref(r);
+        long long deadline = catspi_now_ms() + timeout_ms;
+        for (int i = start; i < end; i++) {
+            DBusPendingCall *p = pending[i - start];
+            if (!p) continue;
+            DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
+            if (!r) continue;
+            DBusMessageIter it, st;
+            if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
+                && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_STRUCT) {
+                dbus_message_iter_recurse(&it, &st);
+                dbus_int32_t v[4];
+                int k = 0;
+                while (k < 4 && dbus_message_iter_get_arg_type(&st) == DBUS_TYPE_INT32) {
+                    dbus_message_iter_get_basic(&st, &v[k++]);
+                    dbus_message_iter_next(&st);
+                }
+                if (k == 4) {
+                    for (int j = 0; j < 4; j++) out[4 * i + j] = v[j];
+                    ok[i] = 1;
+                    b->answered++;
+                }
+            }
+            dbus_message_unref(r);
+        }
     }
-    free(pending);
-    return got;
 }
 
 /// The rectangle a bounds-changed event carries; returns 0 when it carries none.
@@ -117,98 +237,100 @@ static inline int catspi_event_rect(const AtspiEvent *e, int *xywh) {
 }
 
 /// States (a bit mask, as AtspiStateSet keeps them), name and child count of `n` objects,
-/// asked for all at once (Accessible.GetState and Properties.GetAll of the Accessible
-/// interface; every request is sent before any reply is awaited). For objects libatspi does
-/// not cache (GTK 3's transient tree-view cells), where each getter is a round trip.
-/// names[i] is malloc'd (free() it) where ok[i] is 1; returns how many came whole.
-static inline int catspi_basics_batch(AtspiAccessible *const *objs, int n, int timeout_ms,
-                                      unsigned long long *states, char **names, int *child_counts, unsigned char *ok) {
-    DBusPendingCall **pending = (DBusPendingCall **)calloc((size_t)(n > 0 ? 2 * n : 1), sizeof *pending);
-    if (!pending) return 0;
-    long long deadline = catspi_now_ms() + timeout_ms;
-    for (int i = 0; i < n; i++) {
-        ok[i] = 0; names[i] = NULL; states[i] = 0; child_counts[i] = 0;
-        AtspiObject *o = (AtspiObject *)objs[i];
-        if (!o || !o->app || !o->app->bus || !o->app->bus_name || !o->path) continue;
-        DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Accessible", "GetState");
-        if (m) { dbus_connection_send_with_reply(o->app->bus, m, &pending[2 * i], timeout_ms); dbus_message_unref(m); }
-        m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "GetAll");
-        if (m) {
+/// asked for in chunks as `catspi_extents_batch` asks (Accessible.GetState and
+/// Properties.GetAll of the Accessible interface), with the same time limit per answer.
+/// For objects libatspi does not cache (GTK 3's transient tree-view cells), where each
+/// getter is a round trip. names[i] is malloc'd (free() it) where ok[i] is 1; fills `b`
+/// (`answered` counts objects read whole).
+static inline void catspi_basics_batch(AtspiAccessible *const *objs, int n, int timeout_ms, unsigned long long *states,
+                                       char **names, int *child_counts, unsigned char *ok, CatspiBatch *b) {
+    memset(b, 0, sizeof *b);
+    for (int i = 0; i < n; i++) { ok[i] = 0; names[i] = NULL; states[i] = 0; child_counts[i] = 0; }
+    enum { OBJECTS = CATSPI_BATCH_CHUNK / 2 };
+    DBusPendingCall *pending[2 * OBJECTS];
+    for (int start = 0; start < n && !b->timed_out; start += OBJECTS) {
+        int end = start + OBJECTS < n ? start + OBJECTS : n;
+        for (int i = start; i < end; i++) {
+            pending[2 * (i - start)] = pending[2 * (i - start) + 1] = NULL;
+            if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
+            AtspiObject *o = (AtspiObject *)objs[i];
+            pending[2 * (i - start)] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Accessible", "GetState"), timeout_ms, b);
+            DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "GetAll");
             const char *iface = "org.a11y.atspi.Accessible";
-            if (dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_INVALID))
-                dbus_connection_send_with_reply(o->app->bus, m, &pending[2 * i + 1], timeout_ms);
-            dbus_message_unref(m);
+            if (m && !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
+            pending[2 * (i - start) + 1] = catspi_send(o, m, timeout_ms, b);
         }
-    }
-    int got = 0;
-    for (int i = 0; i < n; i++) {
-        int parts = 0;
-        for (int k = 0; k < 2; k++) {
-            DBusPendingCall *p = pending[2 * i + k];
-            if (!p) continue;
-            DBusMessage *r = catspi_take_reply(p, deadline);
-            if (!r) continue;
-            DBusMessageIter it, sub;
-            if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
-                && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_ARRAY) {
-                dbus_message_iter_recurse(&it, &sub);
-                if (k == 0) {
-                    // au: the states, 32 to a word.
-                    int w = 0;
-                    while (w < 2 && dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_UINT32) {
-                        dbus_uint32_t v;
-                        dbus_message_iter_get_basic(&sub, &v);
-                        states[i] |= ((unsigned long long)v) << (32 * w++);
-                        dbus_message_iter_next(&sub);
-                    }
-                    if (w == 2) parts++;
-                } else {
-                    // a{sv}: Name and ChildCount among the interface's properties.
-                    int found = 0;
-                    while (dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_DICT_ENTRY) {
-                        DBusMessageIter entry, var;
-                        const char *key = NULL;
-                        dbus_message_iter_recurse(&sub, &entry);
-                        if (dbus_message_iter_get_arg_type(&entry) == DBUS_TYPE_STRING) {
-                            dbus_message_iter_get_basic(&entry, &key);
-                            dbus_message_iter_next(&entry);
-                            if (dbus_message_iter_get_arg_type(&entry) == DBUS_TYPE_VARIANT) {
-                                dbus_message_iter_recurse(&entry, &var);
-                                int t = dbus_message_iter_get_arg_type(&var);
-                                if (strcmp(key, "Name") == 0 && t == DBUS_TYPE_STRING) {
-                                    const char *s = NULL;
-                                    dbus_message_iter_get_basic(&var, &s);
-                                    free(names[i]);
-                                    names[i] = strdup(s ? s : "");
-                                    found |= 1;
-                                } else if (strcmp(key, "ChildCount") == 0 && t == DBUS_TYPE_INT32) {
-                                    dbus_int32_t c;
-                                    dbus_message_iter_get_basic(&var, &c);
-                                    child_counts[i] = c;
-                                    found |= 2;
+        long long deadline = catspi_now_ms() + timeout_ms;
+        for (int i = start; i < end; i++) {
+            int parts = 0;
+            for (int k = 0; k < 2; k++) {
+                DBusPendingCall *p = pending[2 * (i - start) + k];
+                if (!p) continue;
+                DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
+                if (!r) continue;
+                DBusMessageIter it, sub;
+                if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
+                    && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_ARRAY) {
+                    dbus_message_iter_recurse(&it, &sub);
+                    if (k == 0) {
+                        // au: the states, 32 to a word.
+                        int w = 0;
+                        while (w < 2 && dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_UINT32) {
+                            dbus_uint32_t v;
+                            dbus_message_iter_get_basic(&sub, &v);
+                            states[i] |= ((unsigned long long)v) << (32 * w++);
+                            dbus_message_iter_next(&sub);
+                        }
+                        if (w == 2) parts++;
+                    } else {
+                        // a{sv}: Name and ChildCount among the interface's properties.
+                        int found = 0;
+                        while (dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_DICT_ENTRY) {
+                            DBusMessageIter entry, var;
+                            const char *key = NULL;
+                            dbus_message_iter_recurse(&sub, &entry);
+                            if (dbus_message_iter_get_arg_type(&entry) == DBUS_TYPE_STRING) {
+                                dbus_message_iter_get_basic(&entry, &key);
+                                dbus_message_iter_next(&entry);
+                                if (dbus_message_iter_get_arg_type(&entry) == DBUS_TYPE_VARIANT) {
+                                    dbus_message_iter_recurse(&entry, &var);
+                                    int t = dbus_message_iter_get_arg_type(&var);
+                                    if (strcmp(key, "Name") == 0 && t == DBUS_TYPE_STRING) {
+                                        const char *s = NULL;
+                                        dbus_message_iter_get_basic(&var, &s);
+                                        free(names[i]);
+                                        names[i] = strdup(s ? s : "");
+                                        if (names[i]) found |= 1;
+                                    } else if (strcmp(key, "ChildCount") == 0 && t == DBUS_TYPE_INT32) {
+                                        dbus_int32_t c;
+                                        dbus_message_iter_get_basic(&var, &c);
+                                        child_counts[i] = c;
+                                        found |= 2;
+                                    }
                                 }
                             }
+                            dbus_message_iter_next(&sub);
                         }
-                        dbus_message_iter_next(&sub);
+                        if (found == 3) parts++;
                     }
-                    if (found == 3) parts++;
                 }
+                dbus_message_unref(r);
             }
-            dbus_message_unref(r);
+            if (parts == 2) { ok[i] = 1; b->answered++; } else { free(names[i]); names[i] = NULL; }
         }
-        if (parts == 2) { ok[i] = 1; got++; } else { free(names[i]); names[i] = NULL; }
     }
-    free(pending);
-    return got;
 }
 
 /// A GLib source that runs a serial executor's jobs and timers on GLib's loop: `due` says
-/// whether there is work now, else sets *timeout_ms (-1: none); `run` does the work. One
-/// source for every job, so nothing queued is left in GLib when the loop ends.
+/// whether there is work now, else sets *timeout_ms (-1: none); `run` does the work;
+/// `release` is called with the context once, when the source is finalised (the source owns
+/// a reference to it). One source for every job, so nothing queued is left in GLib when the
+/// loop ends.
 typedef struct {
     GSource source;
     gboolean (*due)(void *context, gint *timeout_ms);
     void (*run)(void *context);
+    void (*release)(void *context);
     void *context;
 } CatspiJobSource;
 
@@ -230,12 +352,20 @@ static gboolean catspi_job_dispatch(GSource *s, GSourceFunc callback, gpointer u
     return G_SOURCE_CONTINUE;
 }
 
-static GSourceFuncs catspi_job_funcs = { catspi_job_prepare, catspi_job_check, catspi_job_dispatch, NULL, NULL, NULL };
+static void catspi_job_finalize(GSource *s) {
+    CatspiJobSource *j = (CatspiJobSource *)s;
+    if (j->release) j->release(j->context);
+    j->context = NULL;
+}
 
-static inline GSource *catspi_job_source_new(gboolean (*due)(void *, gint *), void (*run)(void *), void *context) {
+static GSourceFuncs catspi_job_funcs = { catspi_job_prepare, catspi_job_check, catspi_job_dispatch, catspi_job_finalize, NULL, NULL };
+
+static inline GSource *catspi_job_source_new(gboolean (*due)(void *, gint *), void (*run)(void *), void (*release)(void *),
+                                             void *context) {
     CatspiJobSource *j = (CatspiJobSource *)g_source_new(&catspi_job_funcs, sizeof(CatspiJobSource));
     j->due = due;
     j->run = run;
+    j->release = release;
     j->context = context;
     return &j->source;
 }

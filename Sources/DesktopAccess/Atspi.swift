@@ -3,15 +3,46 @@ import CAtspi
 /// One small Swift function per libatspi call used, each freeing what the call returns.
 /// All of them run on the AtspiThread only.
 
-/// A call that failed: libatspi's message. A call to an application that does not answer
-/// (stopped, busy) fails after the timeout set in `Atspi.setUp`.
+/// A call that failed, with the GError's domain and code as libatspi gave them, and what
+/// that means: the application did not answer in time, is gone, or the call failed while
+/// it answers.
 struct AtspiCallError: Error, CustomStringConvertible {
-    var description: String
-    /// The application did not answer in time (D-Bus NoReply or a timeout).
-    var isTimeout: Bool {
-        // libatspi says "The process appears to be hung." once an application has timed out.
-        description.contains("NoReply") || description.contains("imeout") || description.contains("did not receive a reply")
-            || description.contains("hung")
+    enum Kind: Equatable { case timeout, gone, failed }
+
+    var kind: Kind
+    /// The GError's domain (`atspi_error` for libatspi's own) and code; for a batch of raw
+    /// D-Bus requests, `dbus` and 0.
+    var domain: String
+    var code: Int32
+    var message: String
+    /// Of a read that stopped partway: of how many elements' frames, how many were read.
+    var progress: (read: Int, of: Int)?
+
+    /// The application did not answer in time (stopped, hung, busy).
+    var isTimeout: Bool { kind == .timeout }
+
+    var description: String {
+        guard kind == .timeout else { return message }
+        if let progress {
+            return "the frames of \(progress.read) of \(progress.of) elements read before it did not answer for \(Atspi.callTimeoutMilliseconds) ms"
+        }
+        return "it did not answer within \(Atspi.callTimeoutMilliseconds) ms (\(message))"
+    }
+
+    /// An application passed over for a while because it did not answer in time.
+    static let notAnswering = AtspiCallError(kind: .timeout, domain: "dbus", code: 0, message: "it did not answer in time")
+
+    /// The classification of a D-Bus error name.
+    static func kind(ofDBusError name: String) -> Kind {
+        switch name {
+        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.TimedOut":
+            return .timeout
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+             "org.freedesktop.DBus.Error.Disconnected", "org.freedesktop.DBus.Error.NoServer":
+            return .gone
+        default:
+            return .failed
+        }
     }
 }
 
@@ -49,11 +80,37 @@ enum Atspi {
         return true
     }
 
-    static func check(_ err: UnsafeMutablePointer<GError>?) throws(AtspiCallError) {
+    /// How long a failed call's application is given to answer a Ping, which tells a call
+    /// that timed out from one that failed while the application answers.
+    static let pingMilliseconds: Int32 = 100
+
+    /// Frees the GError, if any, and throws it classified by its domain and code. libatspi
+    /// turns every D-Bus error into ATSPI_ERROR_IPC and keeps only its message: the
+    /// application of `object` is then asked (Peer.Ping) which it was.
+    static func check(_ err: UnsafeMutablePointer<GError>?, _ object: AccessibleRef? = nil) throws(AtspiCallError) {
         guard let err else { return }
+        let quark = err.pointee.domain
+        let domain = String(cString: g_quark_to_string(quark))
+        let code = err.pointee.code
         let message = String(cString: catspi_error_message(err))
         g_error_free(err)
-        throw AtspiCallError(description: message)
+        var kind = AtspiCallError.Kind.failed
+        if quark == catspi_error_domain() {
+            switch code {
+            case Int32(CATSPI_ERROR_APPLICATION_GONE): kind = .gone
+            case Int32(CATSPI_ERROR_IPC): kind = object.map { probe($0) } ?? .failed
+            default: kind = .failed
+            }
+        }
+        throw AtspiCallError(kind: kind, domain: domain, code: code, message: message)
+    }
+
+    /// Whether the application of `a` answers a Ping: `.failed` if it does (the call itself
+    /// failed), else what its D-Bus error says.
+    static func probe(_ a: AccessibleRef) -> AtspiCallError.Kind {
+        var name = [CChar](repeating: 0, count: 96)
+        if catspi_ping(a.pointer, pingMilliseconds, &name, Int32(name.count)) != 0 { return .failed }
+        return AtspiCallError.kind(ofDBusError: String(cString: name))
     }
 
     static func take(_ p: UnsafeMutablePointer<gchar>?) -> String {
@@ -69,7 +126,7 @@ enum Atspi {
     static func childCount(_ a: AccessibleRef) throws(AtspiCallError) -> Int {
         var err: UnsafeMutablePointer<GError>?
         let n = atspi_accessible_get_child_count(a.pointer, &err)
-        try check(err)
+        try check(err, a)
         return Int(max(0, n))
     }
 
@@ -77,7 +134,7 @@ enum Atspi {
         var err: UnsafeMutablePointer<GError>?
         // Owned before the error is looked at, so that nothing returned with one leaks.
         let c = atspi_accessible_get_child_at_index(a.pointer, Int32(i), &err).map { AccessibleRef(owning: $0) }
-        try check(err)
+        try check(err, a)
         return c
     }
 
@@ -94,7 +151,7 @@ enum Atspi {
     static func name(_ a: AccessibleRef) throws(AtspiCallError) -> String {
         var err: UnsafeMutablePointer<GError>?
         let s = take(atspi_accessible_get_name(a.pointer, &err))
-        try check(err)
+        try check(err, a)
         return s
     }
 
@@ -108,7 +165,7 @@ enum Atspi {
     static func role(_ a: AccessibleRef) throws(AtspiCallError) -> AtspiRole {
         var err: UnsafeMutablePointer<GError>?
         let r = atspi_accessible_get_role(a.pointer, &err)
-        try check(err)
+        try check(err, a)
         return r
     }
 
@@ -137,6 +194,14 @@ enum Atspi {
         return StateBits(raw: UInt64(bitPattern: Int64(catspi_state_bits(set))))
     }
 
+    /// The states of an object that always has some (a window): libatspi says nothing when
+    /// it could not read them: an empty set is an error, classified by `probe`.
+    static func nonEmptyStates(_ a: AccessibleRef) throws(AtspiCallError) -> StateBits {
+        let s = states(a)
+        guard s.raw == 0 else { return s }
+        throw AtspiCallError(kind: probe(a), domain: "atspi_error", code: Int32(CATSPI_ERROR_IPC), message: "its states could not be read")
+    }
+
     /// Screen extents, or nil where the object has none or they are the "not placed"
     /// marker (INT_MIN) of hidden and unrealised widgets.
     static func extents(_ a: AccessibleRef) throws(AtspiCallError) -> (x: Double, y: Double, width: Double, height: Double)? {
@@ -146,7 +211,7 @@ enum Atspi {
         // libatspi returns a rectangle (of -1s) even when the call fails: it is freed either way.
         let r = atspi_component_get_extents(c, ATSPI_COORD_TYPE_SCREEN, &err)
         defer { if let r { g_free(r) } }
-        try check(err)
+        try check(err, a)
         guard let r else { return nil }
         let e = r.pointee
         guard e.x > Int32.min / 2, e.y > Int32.min / 2, e.width >= 0, e.height >= 0 else { return nil }
@@ -175,11 +240,11 @@ enum Atspi {
         defer { g_object_unref(act) }
         var err: UnsafeMutablePointer<GError>?
         let n = atspi_action_get_n_actions(act, &err)
-        try check(err)
+        try check(err, a)
         var names: [String] = []
         for i in 0..<max(0, n) {
             let s = take(atspi_action_get_action_name(act, i, &err))
-            try check(err)
+            try check(err, a)
             names.append(s)
         }
         return names
@@ -190,7 +255,7 @@ enum Atspi {
         defer { g_object_unref(act) }
         var err: UnsafeMutablePointer<GError>?
         let ok = atspi_action_do_action(act, Int32(index), &err)
-        try check(err)
+        try check(err, a)
         return ok != 0
     }
 
@@ -200,10 +265,10 @@ enum Atspi {
         guard let v = atspi_accessible_get_value_iface(a.pointer) else { return nil }
         defer { g_object_unref(v) }
         var err: UnsafeMutablePointer<GError>?
-        let lo = atspi_value_get_minimum_value(v, &err); try check(err)
-        let hi = atspi_value_get_maximum_value(v, &err); try check(err)
-        let cur = atspi_value_get_current_value(v, &err); try check(err)
-        let step = atspi_value_get_minimum_increment(v, &err); try check(err)
+        let lo = atspi_value_get_minimum_value(v, &err); try check(err, a)
+        let hi = atspi_value_get_maximum_value(v, &err); try check(err, a)
+        let cur = atspi_value_get_current_value(v, &err); try check(err, a)
+        let step = atspi_value_get_minimum_increment(v, &err); try check(err, a)
         return ValueRange(min: lo, max: hi, current: cur, step: step)
     }
 
@@ -212,7 +277,7 @@ enum Atspi {
         defer { g_object_unref(v) }
         var err: UnsafeMutablePointer<GError>?
         let cur = atspi_value_get_current_value(v, &err)
-        try check(err)
+        try check(err, a)
         return cur
     }
 
@@ -221,7 +286,7 @@ enum Atspi {
         defer { g_object_unref(v) }
         var err: UnsafeMutablePointer<GError>?
         let ok = atspi_value_set_current_value(v, x, &err)
-        try check(err)
+        try check(err, a)
         return ok != 0
     }
 
@@ -230,7 +295,7 @@ enum Atspi {
         defer { g_object_unref(c) }
         var err: UnsafeMutablePointer<GError>?
         let ok = atspi_component_grab_focus(c, &err)
-        try check(err)
+        try check(err, a)
         return ok != 0
     }
 
@@ -293,7 +358,7 @@ enum Atspi {
         var err: UnsafeMutablePointer<GError>?
         // The length is in bytes of UTF-8, as GTK's insert takes it.
         let ok = atspi_editable_text_insert_text(e, Int32(clamping: offset), text, Int32(clamping: text.utf8.count), &err)
-        try check(err)
+        try check(err, a)
         return ok != 0
     }
 

@@ -36,9 +36,10 @@ final class GLibLoop: ForeignLoop, @unchecked Sendable {
         }, { context in
             let thread = Unmanaged<SerialThread>.fromOpaque(context!).takeUnretainedValue()
             if !thread.runDue() { atspi_event_quit() }
-        }, Unmanaged.passUnretained(thread).toOpaque())
-        // The thread holds its executor while it runs, so the unretained context outlives
-        // the source.
+        }, { context in
+            Unmanaged<SerialThread>.fromOpaque(context!).release()
+        }, Unmanaged.passRetained(thread).toOpaque())
+        // The source holds the thread until GLib finalises it (the release above).
         g_source_attach(source, nil)
         atspi_event_main()
         g_source_destroy(source)

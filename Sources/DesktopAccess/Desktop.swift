@@ -13,8 +13,20 @@ public struct DesktopError: Error, CustomStringConvertible {
 
     static let stopped = DesktopError(description: "Error: the desktop is no longer followed (it was stopped).")
 
-    static func noApplication(_ name: String?, known: [String]) -> DesktopError {
+    /// Nothing to scan. `unread`: why the applications that could not be read were not
+    /// (slow to answer, going away): accessibility is on for them, so the message says that,
+    /// not how to turn it on.
+    static func noApplication(_ name: String?, known: [String], unread: [AtspiCallError] = []) -> DesktopError {
         let list = known.isEmpty ? "none" : known.map { "'\($0)'" }.joined(separator: ", ")
+        let slow = unread.filter { $0.kind != .gone }
+        if !slow.isEmpty {
+            let count = slow.count == 1 ? "1 more application" : "\(slow.count) more applications"
+            return DesktopError(description: """
+                Error: no \(name.map { "application named '\($0)' with a " } ?? "")showing window could be read \
+                (applications there: \(list); \(count) did not answer in time: slow or busy, and a big window \
+                takes a while to read the first time). Try again in a moment; 'switchscan desktop' lists them.
+                """)
+        }
         if let name {
             return DesktopError(description: """
                 Error: no application named '\(name)' with a showing window is on the accessibility bus \
@@ -27,6 +39,19 @@ public struct DesktopError: Error, CustomStringConvertible {
             (GNOME), QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 for Qt applications; GTK 3 and GTK 4 need nothing, \
             unless NO_AT_BRIDGE=1 or GTK_A11Y=none is set.
             """)
+    }
+
+    /// A window that could not be read whole: slow to answer (how much was read), gone, or
+    /// a call that failed.
+    static func unreadWindow(_ title: String, of app: String, _ error: AtspiCallError) -> DesktopError {
+        switch error.kind {
+        case .timeout:
+            return DesktopError(description: "Error: '\(app)' is slow to answer: reading its window '\(title)' stopped, \(error). Try again in a moment.")
+        case .gone:
+            return DesktopError(description: "Error: '\(app)' went away while its window '\(title)' was read (\(error.message)).")
+        case .failed:
+            return DesktopError(description: "Error: reading the window '\(title)' of '\(app)' failed: \(error).")
+        }
     }
 }
 

@@ -23,7 +23,7 @@ public final class DesktopAccess: @unchecked Sendable {
     /// The last snapshot read: a change to one element is applied to it.
     private var lastSnapshot: DesktopSnapshot?
     /// The policy: when to read, what to hand on.
-    private var follower = DesktopFollower()
+    var follower = DesktopFollower()
     /// The timer that wakes the follower.
     private var wakeToken: Int?
     /// While `follow` reads the first snapshot: it is returned, not handed to `onChange`.
@@ -38,6 +38,11 @@ public final class DesktopAccess: @unchecked Sendable {
     private var appName: String?
     private var onChange: ((DesktopSnapshot) -> Void)?
     private var listeners: [UnsafeMutablePointer<AtspiEventListener>] = []
+    /// Applications the last read of the desktop could not read (bus name → the object and
+    /// why): slow to answer, busy, or going away (DesktopAccess+Slow).
+    var unreadApplications: [String: (ref: AccessibleRef, error: AtspiCallError)] = [:]
+    /// Applications waited for in vain once: not waited for again (DesktopAccess+Slow).
+    var waitedInVain: Set<String> = []
     /// Applications as last read: one that does not answer (the follower passes it over)
     /// keeps its windows as last seen.
     private var knownApps: [String: App] = [:]
@@ -80,6 +85,26 @@ public final class DesktopAccess: @unchecked Sendable {
 
     private init(thread: SerialThread) { self.thread = thread }
 
+    /// Dropped without `stop`: the listeners are deregistered on the AT-SPI thread, and the
+    /// thread ends.
+    deinit {
+        guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
+        let listeners = self.listeners
+        thread.async { Self.deregister(listeners) }
+        thread.stop()
+    }
+
+    private static func deregister(_ listeners: [UnsafeMutablePointer<AtspiEventListener>]) {
+        for l in listeners {
+            for t in eventTypes {
+                var err: UnsafeMutablePointer<GError>?
+                _ = atspi_event_listener_deregister(l, t, &err)
+                if err != nil { g_error_free(err) }
+            }
+            g_object_unref(l)
+        }
+    }
+
     /// Connects to the accessibility bus, or says how to make it reachable.
     public static func connect() throws(DesktopError) -> DesktopAccess {
         // Without a session bus address libdbus may start another session bus through X11,
@@ -111,14 +136,7 @@ public final class DesktopAccess: @unchecked Sendable {
             feed(.stop)
             if let w = wakeToken { thread.cancel(w) }
             wakeToken = nil
-            for l in listeners {
-                for t in Self.eventTypes {
-                    var err: UnsafeMutablePointer<GError>?
-                    _ = atspi_event_listener_deregister(l, t, &err)
-                    if err != nil { g_error_free(err) }
-                }
-                g_object_unref(l)
-            }
+            Self.deregister(listeners)
             listeners.removeAll()
             handles.removeAll()
             elements.removeAll()
@@ -131,15 +149,17 @@ public final class DesktopAccess: @unchecked Sendable {
 
     /// Every application on the bus with its showing windows.
     public func applications() -> [DesktopApplication] {
-        (try? thread.sync { [self] in readApplications().map { $0.info } }) ?? []
+        waitForSlowApplications()
+        return (try? thread.sync { [self] in readApplications().map { $0.info } }) ?? []
     }
 
     /// The window that would be scanned, or why there is none.
     public func choose(app: String?) -> Result<WindowChoice, DesktopError> {
+        waitForSlowApplications()
         do { return try thread.sync { [self] in
             let apps = readApplications()
             guard let c = chooseWindow(apps, app: app) else {
-                return .failure(.noApplication(app, known: apps.map(\.info.name)))
+                return .failure(.noApplication(app, known: apps.map(\.info.name), unread: unreadApplications.map(\.value.error)))
             }
             return .success(WindowChoice(application: c.app.info.name, window: c.window.info, reason: c.reason))
         } } catch { return .failure(.stopped) }
@@ -147,13 +167,16 @@ public final class DesktopAccess: @unchecked Sendable {
 
     /// The chosen window read once.
     public func snapshot(app: String?) -> Result<DesktopSnapshot, DesktopError> {
+        waitForSlowApplications()
         do { return try thread.sync { [self] in
             let apps = readApplications()
             guard let c = chooseWindow(apps, app: app) else {
-                return .failure(.noApplication(app, known: apps.map(\.info.name)))
+                return .failure(.noApplication(app, known: apps.map(\.info.name), unread: unreadApplications.map(\.value.error)))
             }
             do {
                 return .success(try read(c, screen: screenSize(apps)))
+            } catch let error as AtspiCallError {
+                return .failure(.unreadWindow(c.window.info.title, of: c.app.info.name, error))
             } catch {
                 return .failure(DesktopError(description: "Error: reading the window '\(c.window.info.title)' of '\(c.app.info.name)' failed: \(error)."))
             }
@@ -292,6 +315,7 @@ public final class DesktopAccess: @unchecked Sendable {
 
     func readApplications() -> [App] {
         thread.preconditionOnThread()
+        unreadApplications = [:]
         guard let desktop = Atspi.desktop(), let apps = try? Atspi.children(desktop) else { return [] }
         let now = MonotonicClock.now()
         var out: [App] = []
@@ -300,7 +324,7 @@ public final class DesktopAccess: @unchecked Sendable {
             // One that does not answer keeps its windows as last seen, unread, so that its
             // window stays the scanned one (with its last tree) until it answers or goes.
             if follower.isPassedOver(bus, at: now) {
-                if let known = knownApps[bus] { out.append(known) }
+                if let known = knownApps[bus] { out.append(known) } else { unreadApplications[bus] = (a, .notAnswering) }
                 continue
             }
             do {
@@ -308,7 +332,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 let name = try Atspi.name(a)
                 var windows: [Window] = []
                 for w in try Atspi.children(a) {
-                    let states = Atspi.states(w)
+                    let states = try Atspi.nonEmptyStates(w)
                     guard states.has(ATSPI_STATE_SHOWING) || states.has(ATSPI_STATE_ACTIVE), !states.has(ATSPI_STATE_DEFUNCT) else { continue }
                     let role = try Atspi.role(w)
                     let e = try Atspi.extents(w)
@@ -331,6 +355,7 @@ public final class DesktopAccess: @unchecked Sendable {
                                                                 toolkit: gtk4 ? "gtk4" : toolkit, windows: windows.map(\.info)),
                                windows: windows, gtk4: gtk4))
             } catch {
+                if knownApps[bus] == nil { unreadApplications[bus] = (a, error) }
                 if error.isTimeout {
                     follower.timedOut(bus, at: now)
                     if let known = knownApps[bus] { out.append(known) }
@@ -440,7 +465,9 @@ public final class DesktopAccess: @unchecked Sendable {
 
     private func registerListeners() {
         guard listeners.isEmpty else { return }
-        let box = Unmanaged.passUnretained(self).toOpaque()
+        // The listener owns a box with a weak reference to this object (released by the
+        // listener's destroy notify): an event that comes after this object is gone finds nil.
+        let box = Unmanaged.passRetained(ListenerBox(self)).toOpaque()
         guard let l = atspi_event_listener_new({ ev, ud in
             guard let ev else { return }
             defer { catspi_event_free(ev) }
@@ -454,8 +481,13 @@ public final class DesktopAccess: @unchecked Sendable {
             var xywh: [Int32] = [0, 0, 0, 0]
             let rect: Rect? = catspi_event_rect(ev, &xywh) != 0
                 ? Rect(x: Double(xywh[0]), y: Double(xywh[1]), width: Double(xywh[2]), height: Double(xywh[3])) : nil
-            Unmanaged<DesktopAccess>.fromOpaque(ud).takeUnretainedValue().changed(type: type, bus: bus, id: id, rect: rect)
-        }, box, nil) else { return }
+            Unmanaged<ListenerBox>.fromOpaque(ud).takeUnretainedValue().owner?.changed(type: type, bus: bus, id: id, rect: rect)
+        }, box, { ud in
+            if let ud { Unmanaged<ListenerBox>.fromOpaque(ud).release() }
+        }) else {
+            Unmanaged<ListenerBox>.fromOpaque(box).release()
+            return
+        }
         for t in Self.eventTypes {
             var err: UnsafeMutablePointer<GError>?
             _ = atspi_event_listener_register(l, t, &err)

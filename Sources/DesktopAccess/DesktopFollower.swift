@@ -182,6 +182,9 @@ struct DesktopFollower {
         return until > now
     }
 
+    /// An application passed over answers again (a ping while it was waited for).
+    mutating func answered(_ bus: String) { unresponsive[bus] = nil }
+
     /// An application did not answer in time: it is passed over for `timing.passOver`.
     mutating func timedOut(_ bus: String, at now: ScanInstant) {
         unresponsive = unresponsive.filter { $0.value > now }

@@ -62,8 +62,18 @@ struct LiveHandle {
 /// Extents, actions and values are fetched only for what is kept: they cost a D-Bus round
 /// trip each, while name, role, states and children come from libatspi's cache.
 struct Walker {
-    static let maxNodes = 5000
+    static let maxNodes = 30_000
     static let maxDepth = 64
+
+    /// Whether frames and the basics of uncached objects are asked for in batches of raw
+    /// D-Bus requests (`catspi_*_batch`); else, and wherever a batch cannot be used or fails
+    /// with an unexpected error, they are read one object at a time through libatspi.
+    /// `SWITCHSCAN_ATSPI_BATCH=0` turns batches off.
+    static let batches: Bool = {
+        guard let v = getenv("SWITCHSCAN_ATSPI_BATCH") else { return true }
+        return String(cString: v) != "0"
+    }()
+    var useBatches = Walker.batches
 
     /// The state that says a node is on the screen. GTK 4 sets `showing` on windows only,
     /// and leaves widgets that are not shown out of the tree: there, `visible`.
@@ -123,18 +133,51 @@ struct Walker {
         compact()
     }
 
-    /// Every frame the walk needs, in one batch.
+    /// Every frame the walk needs: in batches where they can be used, else (or for what a
+    /// batch failed to read with an unexpected error) one object at a time. An application
+    /// that stops answering partway ends the read with a timeout that says how much came.
     private mutating func readExtents() throws(AtspiCallError) {
         let n = pendingExtents.count
         guard n > 0 else { return }
         var out = [Int32](repeating: 0, count: 4 * n)
         var ok = [UInt8](repeating: 0, count: n)
-        let objects: [UnsafeMutablePointer<AtspiAccessible>?] = pendingExtents.map { $0.ref.pointer }
-        let got = objects.withUnsafeBufferPointer { objs in
-            catspi_extents_batch(objs.baseAddress, Int32(n), 0 /* ATSPI_COORD_TYPE_SCREEN */, Atspi.callTimeoutMilliseconds, &out, &ok)
+        var retry = Array(0..<n)
+        if useBatches {
+            var b = CatspiBatch()
+            let objects: [UnsafeMutablePointer<AtspiAccessible>?] = pendingExtents.map { $0.ref.pointer }
+            objects.withUnsafeBufferPointer { objs in
+                catspi_extents_batch(objs.baseAddress, Int32(n), 0 /* ATSPI_COORD_TYPE_SCREEN */, Int32(Atspi.callTimeoutMilliseconds),
+                                     &out, &ok, &b)
+            }
+            let errorName = withUnsafeBytes(of: b.error_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let answered = Int(b.answered)
+            if b.timed_out != 0 {
+                // No answer: slow, or gone (a process that dies leaves NoReply errors too).
+                let gone = Atspi.probe(pendingExtents[0].ref) == .gone
+                throw AtspiCallError(kind: gone ? .gone : .timeout, domain: "dbus", code: 0,
+                                     message: gone ? "the application went away" : "org.freedesktop.DBus.Error.NoReply",
+                                     progress: (answered, n))
+            }
+            if !errorName.isEmpty && AtspiCallError.kind(ofDBusError: errorName) == .gone && answered == 0 {
+                throw AtspiCallError(kind: .gone, domain: "dbus", code: 0, message: errorName)
+            }
+            // Whatever the batch could not send, or lost to an unexpected error, is read
+            // one object at a time; an object without extents (an error answer while the
+            // application answers the rest) stays without a frame.
+            retry = b.unsent > 0 || (!errorName.isEmpty && answered == 0) ? (0..<n).filter { ok[$0] == 0 } : []
         }
-        // Nothing came back at all from a window that has nodes: the application does not answer.
-        if got == 0 { throw AtspiCallError(description: "NoReply: no extents were read") }
+        for (done, k) in retry.enumerated() {
+            do {
+                guard let e = try Atspi.extents(pendingExtents[k].ref) else { continue }
+                out[4 * k] = Int32(e.x); out[4 * k + 1] = Int32(e.y); out[4 * k + 2] = Int32(e.width); out[4 * k + 3] = Int32(e.height)
+                ok[k] = 1
+            } catch {
+                if error.kind == .failed { continue }
+                var e = error
+                e.progress = (n - retry.count + done, n)
+                throw e
+            }
+        }
         for (k, p) in pendingExtents.enumerated() where ok[k] != 0 {
             let x = out[4 * k], y = out[4 * k + 1], w = out[4 * k + 2], h = out[4 * k + 3]
             // INT_MIN marks hidden and unrealised widgets.
@@ -215,7 +258,7 @@ struct Walker {
     /// The children that were `transient` in an earlier read (libatspi does not cache
     /// them, so each of their getters is a round trip) read together, by index.
     private func readAhead(_ kids: [AccessibleRef]) -> [Int: Basics] {
-        guard !known.transient.isEmpty else { return [:] }
+        guard useBatches, !known.transient.isEmpty else { return [:] }
         let picks = kids.indices.filter { known.transient.contains(Self.id(of: kids[$0])) }
         guard picks.count >= 2 else { return [:] }
         let n = picks.count
@@ -223,9 +266,12 @@ struct Walker {
         var names = [UnsafeMutablePointer<CChar>?](repeating: nil, count: n)
         var counts = [Int32](repeating: 0, count: n)
         var ok = [UInt8](repeating: 0, count: n)
+        var b = CatspiBatch()
         let objects: [UnsafeMutablePointer<AtspiAccessible>?] = picks.map { kids[$0].pointer }
-        _ = objects.withUnsafeBufferPointer { objs in
-            catspi_basics_batch(objs.baseAddress, Int32(n), Atspi.callTimeoutMilliseconds, &states, &names, &counts, &ok)
+        // What the batch did not read (it could not be sent, an error, no answer) is read by
+        // the walk one object at a time.
+        objects.withUnsafeBufferPointer { objs in
+            catspi_basics_batch(objs.baseAddress, Int32(n), Int32(Atspi.callTimeoutMilliseconds), &states, &names, &counts, &ok, &b)
         }
         var out: [Int: Basics] = [:]
         for (k, i) in picks.enumerated() {

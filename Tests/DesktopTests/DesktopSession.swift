@@ -98,6 +98,8 @@ final class DesktopSession: @unchecked Sendable {
             Self.markerVariable: marker,
         ]
         if let ld = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"] { env["LD_LIBRARY_PATH"] = ld }
+        // A sanitizer run's options reach the switchscan children built with it.
+        if let asan = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] { env["ASAN_OPTIONS"] = asan }
 
         let clock = ContinuousClock()
         let began = clock.now

@@ -1,4 +1,5 @@
 @testable import DesktopAccess
+import CAtspi
 import Foundation
 import ScanCore
 import Testing
@@ -9,18 +10,43 @@ import Glibc
 
 /// DesktopAccess in this process: once stopped, every call returns at once (an error,
 /// nothing, or is dropped) instead of waiting for a thread that has ended.
-@Suite("Desktop access after stop", .serialized, .timeLimit(.minutes(2)))
+@Suite("Desktop access after stop or dropped", .serialized, .timeLimit(.minutes(2)))
 struct StoppedDesktopTests {
     @Test func callsAfterStopReturnAtOnce() throws {
         let session = try DesktopSession()
         defer { session.stop() }
-        _ = try session.startFixture()
+        let fixture = try session.startFixture()
         // libatspi finds the accessibility bus through the session bus. Only this test talks
         // to AT-SPI in this process; the others run switchscan as a child.
         let bus = try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"])
         setenv("DBUS_SESSION_BUS_ADDRESS", bus, 1)
+        // Dropped without `stop` while it follows the window: its listeners are deregistered
+        // and its thread ends (another DesktopAccess could not run GLib's loop while it
+        // ran), and an event after that calls nothing that is gone.
+        weak var dropped: DesktopAccess?
+        do {
+            let first = try DesktopAccess.connect()
+            dropped = first
+            #expect(first.follow(app: nil) { _ in } != nil)
+        }
+        guard Self.waitUntil({ dropped == nil }) else {
+            Issue.record("something keeps a dropped DesktopAccess (its listener?)")
+            return
+        }
+        // GLib's loop is free for another thread: the dropped one's thread has ended.
+        guard g_main_context_acquire(nil) != 0 else {
+            Issue.record("the dropped DesktopAccess's AT-SPI thread still runs GLib's loop")
+            return
+        }
+        g_main_context_release(nil)
+        try session.doAction(app: fixture.applicationName, role: "push button", name: "Btn 1", action: "click")
+        try fixture.waitForLine(matching: "clicked Btn 1")
+
         let desktop = try DesktopAccess.connect()
         #expect(!desktop.applications().isEmpty, "the fixture is on the bus")
+        // Following works after the dropped one, and sees the click made since.
+        let first = desktop.follow(app: nil) { _ in }
+        #expect(first?.tree.nodes.contains { $0.label == "status: clicked Btn 1" } == true)
         desktop.stop()
 
         #expect(desktop.applications().isEmpty)
@@ -36,5 +62,15 @@ struct StoppedDesktopTests {
         desktop.followField(nil)
         desktop.keysSent(.typed("a"))
         desktop.stop()  // twice: harmless
+    }
+
+    /// Waits up to 5 s for `condition`; true once it holds.
+    static func waitUntil(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<250 {
+            if condition() { return true }
+            var none = pollfd()
+            _ = poll(&none, 0, 20)
+        }
+        return condition()
     }
 }

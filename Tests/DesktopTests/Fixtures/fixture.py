@@ -33,6 +33,10 @@ Flags:
     --quit-after S   quit after S seconds
     --typing         a window of text fields instead: "Message", "Password" and a "Send" button
     --ticker         a label first in the window whose text ("tick N") changes every millisecond
+    --many N         N labels ("Item 1" … "Item N") in a grid bigger than the screen, with one
+                     button ("Many 1" …) every hundred: a big application's window
+    --slow MS        answer slowly but steadily: stopped for MS milliseconds after every 2 ms
+                     it runs
 """
 import argparse
 import signal
@@ -57,6 +61,8 @@ parser.add_argument("--move", nargs=2, type=int, metavar=("X", "Y"))
 parser.add_argument("--quit-after", type=float)
 parser.add_argument("--typing", action="store_true")
 parser.add_argument("--ticker", action="store_true")
+parser.add_argument("--many", type=int)
+parser.add_argument("--slow", type=float)
 args = parser.parse_args()
 
 GLib.set_prgname(args.app_name)
@@ -96,6 +102,19 @@ def typing_window():
     send.connect("clicked", lambda b: log("clicked Send"))
     box.pack_start(send, False, False, 0)
 
+def many_window(n):
+    """N labels in a grid of 100 columns (bigger than the screen, all of it showing), one
+    button every hundred."""
+    grid = Gtk.Grid(column_spacing=2, row_spacing=2)
+    for i in range(n):
+        if i % 100 == 0:
+            widget = Gtk.Button(label=f"Many {i // 100 + 1}")
+        else:
+            widget = Gtk.Label(label=f"Item {i + 1}")
+        grid.attach(widget, i % 100, i // 100, 1, 1)
+    box.pack_start(grid, False, False, 0)
+
+
 if args.typing:
     typing_window()
 
@@ -112,8 +131,11 @@ def ticker_label():
         return GLib.SOURCE_CONTINUE
     GLib.timeout_add(1, tick)
 
+
 if args.ticker:
     ticker_label()
+if args.many:
+    many_window(args.many)
 heading = Gtk.Label(label="Fixture Heading")
 heading.get_accessible().set_role(Atk.Role.HEADING)
 box.pack_start(heading, False, False, 0)
@@ -267,6 +289,24 @@ for signum in (signal.SIGTERM, signal.SIGINT):
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, quit_app, "terminated")
 if args.quit_after is not None:
     GLib.timeout_add(int(args.quit_after * 1000), quit_app, "quit")
+
+if args.slow:
+    # Slow but steady: a helper process stops this one for the given time every 2 ms of
+    # running (SIGSTOP, SIGCONT), so every answer comes, but late. It ends with this one.
+    import os
+    import time
+    parent = os.getpid()
+    if os.fork() == 0:
+        os.setsid()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        while os.getppid() == parent:
+            os.kill(parent, signal.SIGSTOP)
+            time.sleep(args.slow / 1000)
+            os.kill(parent, signal.SIGCONT)
+            time.sleep(0.002)
+        os._exit(0)
 
 win.show_all()
 Gtk.main()
