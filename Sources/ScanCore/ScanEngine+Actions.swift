@@ -29,6 +29,7 @@ extension ScanEngine {
         }
         let hit = tree.hitTest(p)
         emit(.activate(element: node.id, point: p, target: hit.map { tree[$0].id }))
+        watchForChanges(after: node.id)
         guard let hit, let h = tree.tapHandler(from: hit) else { return EffectOutcome(firstOutputIndex: out.count) }
         return runEffects(tree[h].onTap ?? [], of: h)
     }
@@ -38,6 +39,7 @@ extension ScanEngine {
     mutating func tapAt(_ p: Point) -> EffectOutcome {
         let hit = tree.hitTest(p)
         emit(.tap(p, element: hit.map { tree[$0].id }))
+        if presented == nil { watchForChanges(after: hit.map { tree[$0].id }) }
         if presented != nil, let hit, tree[hit].isAccessibilityElement { return answerPresented(tree[hit].id) }
         guard let hit, let h = tree.tapHandler(from: hit) else { return EffectOutcome(firstOutputIndex: out.count) }
         return runEffects(tree[h].onTap ?? [], of: h)
@@ -235,5 +237,41 @@ extension ScanEngine {
         emitHighlight()
         armMove(from: now, firstOfCycle: i == 0)
         return true
+    }
+}
+
+// MARK: - Hearing what changed
+
+extension ScanEngine {
+    /// How long after an action a change of the window's texts counts as its result.
+    static let changeWindow = ScanDuration.seconds(2)
+    /// At most this many changed texts are said, in screen order.
+    static let changedTextsSaid = 3
+
+    /// An action on the host's screen: the next snapshot whose texts changed within
+    /// `changeWindow` is announced.
+    mutating func watchForChanges(after element: String?) {
+        guard settings.announceChanges else { return }
+        changeWatch = (element, now + Self.changeWindow)
+    }
+
+    /// The texts of the window that changed since the action being watched for (not the
+    /// element acted on, which the user chose and sees), as one announcement; nil when none
+    /// did or no action is watched for. Once said, the watch ends: one per action.
+    mutating func changedTexts(in newTree: ElementTree) -> String? {
+        guard let watch = changeWatch else { return nil }
+        guard started, presented == nil, now <= watch.until else { changeWatch = nil; return nil }
+        var said: [String] = []
+        for i in newTree.nodes.indices.dropFirst() where said.count < Self.changedTextsSaid {
+            let n = newTree[i]
+            guard n.isVisible, !n.hidden, n.id != watch.element, n.traits.contains(.staticText) || n.textEntry != nil,
+                  let o = tree.index(of: n.id).map({ tree[$0] }) else { continue }
+            let text = n.value ?? n.label ?? ""
+            guard !text.isEmpty, text != (o.value ?? o.label ?? "") else { continue }
+            said.append(text)
+        }
+        guard !said.isEmpty else { return nil }
+        changeWatch = nil
+        return said.joined(separator: ", ")
     }
 }

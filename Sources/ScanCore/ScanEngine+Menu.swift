@@ -129,7 +129,7 @@ extension ScanEngine {
         out.insert(TimedEffect(now, .customAction(element: tree[n].id, action: action.name,
                                                   succeeded: !outcome.failed)),
                    at: outcome.firstOutputIndex)
-        if outcome.failed { emit(.announce("\(action.name) failed")) }
+        if outcome.failed { emit(.announce("\(action.name) failed")) } else { watchForChanges(after: tree[n].id) }
         finishAction(target, focus: .same, outcome: outcome, selected: true)
     }
 

@@ -164,6 +164,9 @@ public struct ScanEngine: Sendable {
     var effectsAtStart: [Effect] = []
     /// How many screens have been shown (`Effect.screen`).
     var screensShown = 0
+    /// After an action on the host's screen: the element acted on, and until when a change
+    /// of the window's texts is announced (`announceChanges`).
+    var changeWatch: (element: String?, until: ScanInstant)?
     /// Makes the keyboard that selecting a text field opens; without one, a text field is
     /// tapped like any element.
     public var keyboardProvider: (any KeyboardProvider)?
@@ -273,7 +276,9 @@ public struct ScanEngine: Sendable {
     public mutating func replaceTree(_ newTree: ElementTree, at t: ScanInstant) -> [TimedEffect] {
         begin(t)
         if newTree.screenID == tree.screenID {
+            let changed = changedTexts(in: newTree)
             keepPlace(in: newTree)
+            if let changed { emit(.announce(changed)) }
         } else if presented != nil {
             presented!.beneath = newTree
         } else {

@@ -51,6 +51,7 @@ public struct ScanSettings: Hashable, Sendable {
     /// By element id; elements not named weigh 1.
     public var weights: [String: Double] = [:]
     public var reactionTime = ScanDuration.seconds(0.3)
+    public var announceChanges = true
 
     /// How the scan is shown and heard on a real screen (the engine does not read these).
     public var feedback = FeedbackSettings()
@@ -115,6 +116,8 @@ public struct ScanSettings: Hashable, Sendable {
               "After an activation the scan waits, its place highlighted, this many seconds or until a press (which only resumes)."),
         .init("resumeAt", .choice(\.resumeAt),
               "After an escape, or when a group's loops run out: stay (the element; the group in its parent), or go to the first top-level item."),
+        .init("announceChanges", .flag(\.announceChanges),
+              "After an action, a text of the window that changed (a calculator's display, a status line) is announced, once per action."),
         .init("keyboardLayout", .choice(\.typing.keyboardLayout),
               "The scanning keyboard's letters: frequency (the commonest nearest the start), qwerty, alphabetical."),
         .init("autoCapitalize", .flag(\.typing.autoCapitalize), "A capital at the start of a field and after . ? !"),
