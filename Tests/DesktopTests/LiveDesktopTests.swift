@@ -193,10 +193,13 @@ struct LiveDesktopTests {
         let scan = try ScanDriver(session, ["--app", fixture.applicationName])
         defer { scan.stop() }
 
-        // A button: select opens the scanner menu, its Tap clicks the real button.
+        // A button: select opens the scanner menu, its Tap clicks the real button; the status
+        // line it changed is announced (announceChanges), once.
         try scan.go(to: "Btn 2")
+        let tapped = scan.seen.count
         try scan.choose("Tap")
         try fixture.waitForLine(matching: "clicked Btn 2")
+        try scan.find(since: tapped, "the changed status announced") { $0.effect == "announce" && $0.text == "status: clicked Btn 2" }
 
         // A check box is toggled, and the application's own state says so.
         try scan.go(to: "Check me")
