@@ -7,6 +7,7 @@ import Darwin
 /// Why a file could not be read, said for a person.
 public struct FileReadError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    public init(description: String) { self.description = description }
 }
 
 /// Reads a whole data file, refusing one past `limit` bytes before reading it (a regular
