@@ -161,6 +161,12 @@ public struct SetupFlow: Sendable {
         return [.choices(labels, highlighted: shown % labels.count)]
     }
 
+    /// A device plugged in during setup: its switches count from now on.
+    public mutating func deviceAdded(_ device: SetupDevice) -> [SetupOutput] {
+        guard devices.updateValue(device, forKey: device.node) == nil, phase != .done, phase != .failed else { return [] }
+        return [.say("\(device.name) (\(device.node)) is connected: its switches can be pressed now.")]
+    }
+
     /// A device went away (unplugged, or its node vanished).
     public mutating func deviceGone(_ node: String, at t: ScanInstant) -> [SetupOutput] {
         guard let device = devices.removeValue(forKey: node) else { return [] }
