@@ -22,6 +22,8 @@ public enum SetupOutput: Hashable, Sendable {
     case choices([String], highlighted: Int)
     case saveProfile([Assignment])
     case saveSettings([SettingLine])
+    /// A short practice run on the example screen, once setup has finished.
+    case practice
     case finished
     case failed(String)
 }
@@ -48,6 +50,8 @@ public struct SetupFlow: Sendable {
         /// Presses this soon after a question appears are ignored: a press meant for the
         /// step before must not answer it.
         public var questionGuard = ScanDuration.milliseconds(300)
+        /// Whether a practice run is offered at the end (where it can be shown: a terminal).
+        public var offerPractice = false
         public init() {}
     }
 
@@ -59,6 +63,8 @@ public struct SetupFlow: Sendable {
         case action(HeardSwitch, [SwitchAction?])
         /// A scanning style, with the auto-scan interval in seconds.
         case style(ScanStyle, Double)
+        /// A practice run now?
+        case practice
     }
 
     public enum Phase: Hashable, Sendable {
@@ -286,15 +292,25 @@ public struct SetupFlow: Sendable {
             case "Faster":
                 return askStyle(style, max(Self.intervalRange.lowerBound, interval - 0.25), at: t)
             case "Yes":
-                phase = .done
                 var lines = [SettingLine("style", jsonString(style.rawValue))]
                 if style == .auto { lines.append(SettingLine("autoScanInterval", jsonNumber(interval))) }
-                return [.saveSettings(lines), .say("Setup is done. Start scanning with: switchscan run"), .finished]
+                return [.saveSettings(lines)] + end(at: t, "Setup is done.")
             default:
-                phase = .done
-                return [.say("Your settings were left as they are. Setup is done. Start scanning with: switchscan run"), .finished]
+                return end(at: t, "Your settings were left as they are. Setup is done.")
             }
+        case .practice:
+            phase = .done
+            return index == 0 ? [.say("A practice run on the example screen, for a minute: q ends it."), .practice, .finished]
+                              : [.say("Start scanning with: switchscan run"), .finished]
         }
+    }
+
+    mutating func end(at t: ScanInstant, _ text: String) -> [SetupOutput] {
+        guard options.offerPractice else {
+            phase = .done
+            return [.say(text + " Start scanning with: switchscan run"), .finished]
+        }
+        return [.say(text)] + ask(.practice, "Practise now on an example screen?", at: t)
     }
 
     /// The auto-scan speeds setup offers, seconds per item.
@@ -304,7 +320,7 @@ public struct SetupFlow: Sendable {
         switch q {
         case .action(_, let actions): actions.map { $0.map(label) ?? "Nothing" }
         case .style(.auto, _): ["Yes", "Slower", "Faster", "No"]
-        case .style: ["Yes", "No"]
+        case .style, .practice: ["Yes", "No"]
         }
     }
 

@@ -182,12 +182,14 @@ struct Setup: ParsableCommand {
         }
         var options = SetupFlow.Options()
         options.choiceInterval = .seconds(interval)
+        options.offerPractice = interactive && TerminalState.outputIsTerminal
         if let current = try? loadSettings(settingsPath), FileManager.default.fileExists(atPath: settingsPath),
            SetupFlow.intervalRange.contains(current.autoScanInterval.seconds), current.autoScanInterval != ScanSettings().autoScanInterval {
             options.proposedInterval = current.autoScanInterval.seconds
         }
         var flow = SetupFlow(devices: inputs.values.map { SetupDevice($0.description) }.sorted { $0.node < $1.node }, options: options)
         var choiceLineOpen = false
+        var practise = false
 
         func say(_ text: String) {
             if choiceLineOpen { writeOut("\n"); choiceLineOpen = false }
@@ -239,6 +241,8 @@ struct Setup: ParsableCommand {
                         stop(error.description + "\nThe switches are saved; the scanning style is not.", status: 1)
                     }
                     say("Saved the scanning style in \(settingsPath).")
+                case .practice:
+                    practise = true
                 case .finished:
                     return false
                 case .failed(let message):
@@ -315,6 +319,18 @@ struct Setup: ParsableCommand {
                 }
             }
             if running { running = perform(flow.handleDeadline(at: MonotonicClock.now())) }
+        }
+        if practise {
+            // The devices are closed as the process becomes the run: it opens them with the
+            // new profile and reads the new settings.
+            fflush(csys_stdout())
+            TerminalState.restore()
+            speech?.finish()
+            var arguments = ["switchscan", "run", "--duration", "60"] + (noSpeech ? [] : ["--speech"])
+            arguments += device.flatMap { ["--device", $0] }
+            var cArguments = arguments.map { strdup($0) } + [nil]
+            execv("/proc/self/exe", &cArguments)
+            stop("Error: could not start the practice run (\(errnoName(errno))); start it with: switchscan run", status: 1)
         }
         stop("", status: 0)
     }

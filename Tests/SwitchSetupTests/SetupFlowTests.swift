@@ -177,3 +177,19 @@ struct SetupFlowTests {
         #expect(press(&flow, sw(btn0), 4).isEmpty)
     }
 }
+
+@Suite("switchscan setup's practice run")
+struct SetupPracticeTests {
+    @Test func aPracticeRunIsOfferedAtTheEndWhereItCanBeShown() {
+        var options = SetupFlow.Options()
+        options.offerPractice = true
+        var flow = SetupFlow(devices: [box], options: options)
+        _ = flow.start()
+        _ = press(&flow, sw(btn0), 1); _ = press(&flow, sw(btn0), 2); _ = press(&flow, sw(btn0), 3); _ = press(&flow, sw(btn0), 4)
+        let yes = press(&flow, sw(btn0), 4.5)
+        #expect(said(yes) == ["Setup is done.", "Practise now on an example screen?"])
+        #expect(flow.phase != .done)
+        #expect(flow.handleKey("y", at: at(5)) == [.say("A practice run on the example screen, for a minute: q ends it."), .practice, .finished])
+        #expect(flow.phase == .done)
+    }
+}
