@@ -283,7 +283,8 @@ fi
 #     has them the other way round), each pressed twice; the select switch finishes and
 #     accepts the two-switch style. A following run scans with them; --list shows them,
 #     --reset removes them, and a termination signal (as Ctrl-C; a background job here
-#     ignores SIGINT itself) stops a setup with nothing written.
+#     ignores SIGINT itself) stops a setup with nothing written. At a terminal (script's
+#     pseudo-terminal), the terminal's keys answer the questions too.
 if only 12; then
   H=$OUT/home12; mkdir -p "$H"
   LOCAL=$H/.config/switchscan/devices/90-local.json
@@ -329,6 +330,22 @@ if only 12; then
   kill -TERM $SETUP; wait $SETUP
   expect "$OUT/setup12b.err" "Setup stopped; nothing was written." "12: a signal stops setup with a message"
   if [ -e "$LOCAL" ]; then fail "12: nothing is written after the signal"; else pass "12: nothing is written after the signal"; fi
+  mkfifo /tmp/tty12.in
+  script -qfec "HOME=$H $BIN setup --no-speech --device $NODE" "$OUT/setup12c.txt" < /tmp/tty12.in > /dev/null 2>&1 &
+  SETUP=$!
+  exec 4> /tmp/tty12.in
+  wait_for "$OUT/setup12c.txt" "Press the switch" 30
+  for b in 1 1 1; do say "sleep 300"; say "press BTN_$b"; done
+  wait_for "$OUT/setup12c.txt" "Press a switch for another action" 20
+  say "sleep 300"; say "press BTN_1"; wait_for "$OUT/setup12c.txt" "Use this?" 20
+  printf n >&4; wait_for "$OUT/setup12c.txt" "Practise now" 20
+  printf n >&4
+  n=0; while kill -0 $SETUP 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+  kill -TERM $SETUP 2>/dev/null; wait $SETUP; echo "setup at a terminal exited with $?" >> "$OUT/setup12c.txt"
+  exec 4>&-
+  sed 's/^/    setup (terminal) | /' "$OUT/setup12c.txt"
+  expect "$OUT/setup12c.txt" "Your settings were left as they are" "12: at a terminal, n answers a question"
+  expect "$OUT/setup12c.txt" "exited with 0" "12: at a terminal, setup finishes"
 fi
 
 say destroy
