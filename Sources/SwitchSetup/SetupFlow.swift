@@ -50,6 +50,8 @@ public struct SetupFlow: Sendable {
         /// Presses this soon after a question appears are ignored: a press meant for the
         /// step before must not answer it.
         public var questionGuard = ScanDuration.milliseconds(300)
+        /// A key down at the start is said to be held once it has stayed down this long.
+        public var heldNotice = ScanDuration.seconds(1)
         /// Whether a practice run is offered at the end (where it can be shown: a terminal).
         public var offerPractice = false
         public init() {}
@@ -90,6 +92,9 @@ public struct SetupFlow: Sendable {
     public private(set) var devices: [String: SetupDevice]
     /// Switches held down (at the start, or repeating): ignored until let go.
     var held: Set<HeardSwitch> = []
+    /// Keys down at the start, said only if still down `heldNotice` later: the Enter that
+    /// started setup is usually still on its way up.
+    var heldAtStart: [HeardSwitch: ScanInstant] = [:]
 
     public init(devices: [SetupDevice], options: Options = Options()) {
         self.options = options
@@ -116,8 +121,10 @@ public struct SetupFlow: Sendable {
         switch change {
         case .heldAtStart(let s):
             held.insert(s)
-            return [.say("\(s.label) is held down: it is ignored until it is let go.")]
+            heldAtStart[s] = t
+            return []
         case .repeating(let s):
+            if heldAtStart[s] != nil { return sayHeld(s) }
             guard held.insert(s).inserted else { return [] }
             if case .confirming(let step, let candidate, _) = phase, candidate == s {
                 phase = .listening(step)
@@ -125,6 +132,7 @@ public struct SetupFlow: Sendable {
             }
             return [.say("\(s.label) is repeating (held down): it is ignored until it is let go.")]
         case .up(let s):
+            heldAtStart[s] = nil
             if held.remove(s) != nil { return [] }
             if case .confirming(let step, let candidate, nil) = phase, candidate == s {
                 phase = .confirming(step, s, releasedAt: t)
@@ -138,8 +146,10 @@ public struct SetupFlow: Sendable {
     }
 
     /// A key typed on the terminal: y, n, or a choice's number, while a question is asked.
+    /// (A key that is also the select switch must not answer twice: the guard after a
+    /// question appears holds for keys too.)
     public mutating func handleKey(_ key: Character, at t: ScanInstant) -> [SetupOutput] {
-        guard case .asking(let q, _, _) = phase else { return [] }
+        guard case .asking(let q, let since, _) = phase, t >= since + options.questionGuard else { return [] }
         let labels = Self.labels(q)
         let wanted: Int?
         switch key.lowercased() {
@@ -152,19 +162,30 @@ public struct SetupFlow: Sendable {
     }
 
     public var nextDeadline: ScanInstant? {
-        guard case .asking(_, let since, let shown) = phase else { return nil }
-        return since + options.choiceInterval * Int64(shown + 1)
+        let notice = heldAtStart.values.min().map { $0 + options.heldNotice }
+        guard case .asking(_, let since, let shown) = phase else { return notice }
+        let next = since + options.choiceInterval * Int64(shown + 1)
+        return notice.map { min($0, next) } ?? next
     }
 
-    /// The next choice of the question is highlighted.
+    mutating func sayHeld(_ s: HeardSwitch) -> [SetupOutput] {
+        guard heldAtStart.removeValue(forKey: s) != nil else { return [] }
+        return [.say("\(s.label) is held down: it is ignored until it is let go.")]
+    }
+
+    /// Keys held since the start are said; the next choice of a question is highlighted.
     public mutating func handleDeadline(at t: ScanInstant) -> [SetupOutput] {
-        guard case .asking(let q, let since, var shown) = phase else { return [] }
+        var out: [SetupOutput] = []
+        for (s, since) in heldAtStart.sorted(by: { $0.key.label < $1.key.label }) where since + options.heldNotice <= t {
+            out += sayHeld(s)
+        }
+        guard case .asking(let q, let since, var shown) = phase else { return out }
         var moved = false
         while since + options.choiceInterval * Int64(shown + 1) <= t { shown += 1; moved = true }
-        guard moved else { return [] }
+        guard moved else { return out }
         phase = .asking(q, since: since, shown: shown)
         let labels = Self.labels(q)
-        return [.choices(labels, highlighted: shown % labels.count)]
+        return out + [.choices(labels, highlighted: shown % labels.count)]
     }
 
     /// A device plugged in during setup: its switches count from now on.

@@ -124,6 +124,11 @@ struct Setup: ParsableCommand {
         guard let settingsPath = SettingsFile.userPath(environment: env) else {
             throw fail("Error: no home folder (HOME and XDG_CONFIG_HOME are unset), so there is no place for your settings. Set HOME.")
         }
+        // A local profile that could not take setup's sections is said now, not after the pressing.
+        if FileManager.default.fileExists(atPath: path) {
+            do { _ = try LocalProfile.merged(try readFile(path, what: "device profile", limit: ProfileLibrary.maxFileSize), sections: [], file: path, codes: LibevdevCodes()) }
+            catch { throw fail(error.description) }
+        }
         let udev: Udev
         do { udev = try Udev() } catch { throw fail("Error: \(error)") }
         var found = udev.inputDevices()
@@ -191,10 +196,11 @@ struct Setup: ParsableCommand {
         var choiceLineOpen = false
         var practise = false
 
-        func say(_ text: String) {
+        /// Shown, and spoken as `spoken` (the text itself by default).
+        func say(_ text: String, spoken: String? = nil) {
             if choiceLineOpen { writeOut("\n"); choiceLineOpen = false }
             writeOut(TerminalText.visible(text) + "\n")
-            speech.map { try? $0.present([TimedEffect(MonotonicClock.now(), .announce(text))]) }
+            speech.map { try? $0.present([TimedEffect(MonotonicClock.now(), .announce(spoken ?? text))]) }
         }
         func stop(_ message: String, status: Int32) -> Never {
             if choiceLineOpen { writeOut("\n") }
@@ -233,14 +239,14 @@ struct Setup: ParsableCommand {
                     } catch {
                         stop(error.description, status: 1)
                     }
-                    say("Saved the switches in \(path).")
+                    say("Saved the switches in \(path).", spoken: "The switches are saved.")
                 case .saveSettings(let lines):
                     do {
                         for line in lines { try SettingsFile.set(line.key, to: line.json, in: settingsPath) }
                     } catch {
                         stop(error.description + "\nThe switches are saved; the scanning style is not.", status: 1)
                     }
-                    say("Saved the scanning style in \(settingsPath).")
+                    say("Saved the scanning style in \(settingsPath).", spoken: "The scanning style is saved.")
                 case .practice:
                     practise = true
                 case .finished:

@@ -55,12 +55,35 @@ struct SetupFlowTests {
     @Test func aKeyHeldAtTheStartIsRefusedUntilLetGo() {
         var flow = SetupFlow(devices: [box])
         _ = flow.start()
-        #expect(said(flow.handle(.heldAtStart(sw(keyZ)), at: at(0))) == ["KEY_Z on X-Keys Switch Interface is held down: it is ignored until it is let go."])
-        #expect(flow.handle(.repeating(sw(keyZ)), at: at(0.5)).isEmpty)
-        #expect(flow.handle(.up(sw(keyZ)), at: at(1)).isEmpty)
+        // Said once it has stayed down a second (a repeat says it at once), and once only.
+        #expect(flow.handle(.heldAtStart(sw(keyZ)), at: at(0)).isEmpty)
+        #expect(flow.nextDeadline == at(1))
+        #expect(said(flow.handleDeadline(at: at(1))) == ["KEY_Z on X-Keys Switch Interface is held down: it is ignored until it is let go."])
+        #expect(flow.nextDeadline == nil)
+        #expect(flow.handle(.repeating(sw(keyZ)), at: at(1.5)).isEmpty)
+        #expect(flow.handle(.up(sw(keyZ)), at: at(2)).isEmpty)
         #expect(flow.phase == .listening(.select))
         // Let go, it is an ordinary key again.
         #expect(said(press(&flow, sw(keyZ), 2)).first?.hasPrefix("Heard KEY_Z") == true)
+    }
+
+    @Test func theEnterThatStartedSetupIsNotSaidToBeHeld() {
+        var flow = SetupFlow(devices: [box])
+        _ = flow.start()
+        let enter = sw(EventCode(type: 1, code: 28, name: "KEY_ENTER"))
+        _ = flow.handle(.heldAtStart(enter), at: at(0))
+        _ = flow.handle(.up(enter), at: at(0.1))
+        #expect(flow.nextDeadline == nil)
+        #expect(flow.handleDeadline(at: at(2)).isEmpty)
+    }
+
+    @Test func aKeyThatIsAlsoTheSelectSwitchDoesNotAnswerTwice() {
+        var flow = SetupFlow(devices: [box])
+        _ = flow.start()
+        _ = press(&flow, sw(btn0), 1); _ = press(&flow, sw(btn0), 2); _ = press(&flow, sw(btn0), 3); _ = press(&flow, sw(btn0), 4)
+        _ = press(&flow, sw(btn0), 6.1)  // Slower: asked again at 6.1
+        #expect(flow.handleKey("1", at: at(6.11)).isEmpty)
+        guard case .asking(.style(.auto, 1.75), _, _) = flow.phase else { Issue.record("\(flow.phase)"); return }
     }
 
     @Test func aRepeatingKeyIsRefused() {
