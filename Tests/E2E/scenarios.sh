@@ -284,7 +284,8 @@ fi
 #     accepts the two-switch style. A following run scans with them; --list shows them,
 #     --reset removes them, and a termination signal (as Ctrl-C; a background job here
 #     ignores SIGINT itself) stops a setup with nothing written. At a terminal (script's
-#     pseudo-terminal), the terminal's keys answer the questions too.
+#     pseudo-terminal), the terminal's keys answer the questions too, and the practice run
+#     offered at the end scans with the new switch.
 if only 12; then
   H=$OUT/home12; mkdir -p "$H"
   LOCAL=$H/.config/switchscan/devices/90-local.json
@@ -350,14 +351,17 @@ if only 12; then
   for b in 1 1 1; do say "sleep 300"; say "press BTN_$b"; done
   wait_for "$OUT/setup12c.txt" "Press a switch for another action" 20
   say "sleep 300"; say "press BTN_1"; wait_for "$OUT/setup12c.txt" "Use this?" 20
-  sleep 0.6; printf n >&4; wait_for "$OUT/setup12c.txt" "Practise now" 20
-  sleep 0.6; printf n >&4
+  sleep 0.6; printf y >&4; wait_for "$OUT/setup12c.txt" "Practise now" 20
+  sleep 0.6; printf y >&4; wait_for "$OUT/setup12c.txt" "Using $NODE" 30
+  sleep 1; say "press BTN_1"; sleep 1; printf q >&4
   n=0; while kill -0 $SETUP 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
   kill -TERM $SETUP 2>/dev/null; wait $SETUP; echo "setup at a terminal exited with $?" >> "$OUT/setup12c.txt"
   exec 4>&-
   sed 's/^/    setup (terminal) | /' "$OUT/setup12c.txt"
-  expect "$OUT/setup12c.txt" "Your settings were left as they are" "12: at a terminal, n answers a question"
-  expect "$OUT/setup12c.txt" "exited with 0" "12: at a terminal, setup finishes"
+  expect "$H/.config/switchscan/settings.json" '"autoScanInterval": 1.5' "12: at a terminal, y accepts the proposed style"
+  expect "$H/.config/switchscan/settings.json" '"style": "auto"' "12: one switch: auto scanning"
+  expect "$OUT/setup12c.txt" "Using $NODE" "12: the practice run scans with the switch"
+  expect "$OUT/setup12c.txt" "exited with 0" "12: at a terminal, setup and its practice run end well"
 fi
 
 say destroy

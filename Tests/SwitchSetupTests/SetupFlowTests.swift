@@ -190,6 +190,21 @@ struct SetupFlowTests {
         #expect(tracker.handle(absX, value: 100).isEmpty)  // not a joystick: axes are not switches
     }
 
+    @Test func aDevicePluggedInMidSetupCounts() {
+        var flow = SetupFlow(devices: [box])
+        _ = flow.start()
+        #expect(said(flow.deviceAdded(pad)) == ["Gamepad (/dev/input/event7) is connected: its switches can be pressed now."])
+        #expect(flow.deviceAdded(pad).isEmpty)
+        #expect(flow.devices.count == 2)
+    }
+
+    @Test func theSelectSwitchUnpluggedAfterTheProfileIsSaved() {
+        var flow = SetupFlow(devices: [box])
+        _ = flow.start()
+        _ = press(&flow, sw(btn0), 1); _ = press(&flow, sw(btn0), 2); _ = press(&flow, sw(btn0), 3); _ = press(&flow, sw(btn0), 4)
+        #expect(flow.deviceGone(box.node, at: at(5)) == [.failed("X-Keys Switch Interface (/dev/input/event5) was unplugged during setup. The switches were saved; the scanning style was not changed. Plug it back in and run 'switchscan setup' again to choose it.")])
+    }
+
     @Test func aDeviceUnpluggedMidSetup() {
         var flow = SetupFlow(devices: [box, pad])
         _ = flow.start()
