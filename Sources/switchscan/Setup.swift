@@ -154,7 +154,15 @@ struct Setup: ParsableCommand {
             do { inputs[d.node] = try Self.open(d) } catch { problems.append(error) }
         }
         guard !inputs.isEmpty else {
-            throw fail("Error: No input device can be read, so no switch can be heard.\n" + problems.map { "  " + $0.description }.joined(separator: "\n"))
+            // Usually one reason for all (no permission): said once, with its hint.
+            var lines = problems.map { "  " + $0.description }
+            if let first = problems.first, problems.allSatisfy({ $0.errno == first.errno && $0.hint == first.hint }) {
+                let nodes = problems.map { $0.attempted.hasPrefix("opening ") ? String($0.attempted.dropFirst(8)) : $0.attempted }
+                var all = first
+                all.attempted = "opening " + (nodes.count <= 3 ? nodes.joined(separator: ", ") : nodes.prefix(3).joined(separator: ", ") + " and \(nodes.count - 3) more")
+                lines = ["  " + all.description]
+            }
+            throw fail("Error: No input device can be read, so no switch can be heard.\n" + lines.joined(separator: "\n"))
         }
         for p in problems { writeErr("Left out: \(p.description)\n") }
 
