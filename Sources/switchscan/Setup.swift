@@ -236,8 +236,10 @@ struct Setup: ParsableCommand {
                 case .saveProfile(let assignments):
                     var mapped: [String: [EventCode]] = [:]
                     for a in assignments {
-                        let m = profiles.mapping(for: inputs[a.heard.device.node]?.description ?? a.heard.device.description)
-                        mapped[a.heard.device.node] = Array(m.switches.keys) + Array(m.axes.keys)
+                        let input = inputs[a.heard.device.node]
+                        let m = profiles.mapping(for: input?.description ?? a.heard.device.description)
+                        // Only codes the device has: a generic profile names many it lacks.
+                        mapped[a.heard.device.node] = (Array(m.switches.keys) + Array(m.axes.keys)).filter { input?.device.hasCode($0) ?? true }
                     }
                     let sections = LocalProfile.sections(assignments, mapped: mapped)
                     do {
