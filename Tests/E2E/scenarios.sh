@@ -306,6 +306,7 @@ if only 12; then
   n=0; while kill -0 $SETUP 2>/dev/null && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
   kill -TERM $SETUP 2>/dev/null; wait $SETUP; echo "setup exited with $?" >> "$OUT/setup12.err"
   cat "$OUT/setup12.out" "$OUT/setup12.err" | sed 's/^/    setup | /'
+  sed 's/^/    profile | /' "$LOCAL" 2>/dev/null
   expect "$OUT/setup12.out" "KEY_Z on SwitchScan Test XK-3 Switch Interface is held down" "12: a key held from the start is refused"
   expect "$OUT/setup12.out" "BTN_0 on SwitchScan Test XK-3 Switch Interface is repeating" "12: a repeating key is refused"
   expect "$OUT/setup12.out" "BTN_1 on SwitchScan Test XK-3 Switch Interface selects" "12: the select switch is confirmed"
