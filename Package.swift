@@ -37,6 +37,8 @@ let package = Package(
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The only module that talks to libevdev and libudev.
         .target(name: "SwitchInput", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "CEvdev", "CUdev", "CSys"]),
+        // `switchscan setup` as a pure state machine: presses and the time in, prompts and files to write out.
+        .target(name: "SwitchSetup", dependencies: ["ScanCore", "ScanFormats", "JSONTape"]),
         // Host concurrency, the counterpart of NIOConcurrencyHelpers: the one lock, the serial
         // thread executor every adapter runs on, confinement checks, the clock and the
         // presenter protocol. Glibc only, so that every adapter module can use it.
@@ -71,6 +73,7 @@ let package = Package(
             dependencies: [
                 "ScanCore", "ScanHost", "JSONTape", "ScanFormats", "ScanRuntime", "ScanSession", "CommandSupport", "SwitchInput", "DesktopAccess",
                 "CSys", "WordPrediction", "Typing",
+                "SwitchSetup", "SpeechOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,6 +98,7 @@ let package = Package(
         .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "JSONTape", "ScanRuntime", "Typing", "WordPrediction"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport", "ScanFormats"]),
+        .testTarget(name: "SwitchSetupTests", dependencies: ["ScanCore", "ScanFormats", "SwitchSetup"]),
         .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanHost", "ScanSession", "ScanRuntime"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan", "switchscan-bench", "JSONTape"]),
         // The desktop's policy, role mapping and ids, without a display or a bus.

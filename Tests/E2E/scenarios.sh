@@ -278,6 +278,93 @@ if only 11; then
   else fail "11: $AFTER effects after Enter: it came back as a press"; sed -n '/"key":"enter"/,$p' "$OUT/run11.json" | sed 's/^/    | /' | head; fi
 fi
 
+# 12. setup with the switch alone (no terminal): a key held from the start and a key that
+#     repeats are refused; BTN_1 is assigned to select and BTN_0 to next (the X-Keys profile
+#     has them the other way round), each pressed twice; the select switch finishes and
+#     accepts the two-switch style. A following run scans with them; --list shows them,
+#     --reset removes them, and a termination signal (as Ctrl-C; a background job here
+#     ignores SIGINT itself) stops a setup with nothing written. At a terminal (script's
+#     pseudo-terminal), the terminal's keys answer the questions too, and the practice run
+#     offered at the end scans with the new switch.
+if only 12; then
+  H=$OUT/home12; mkdir -p "$H"
+  LOCAL=$H/.config/switchscan/devices/90-local.json
+  setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$H" "$BIN" setup --no-speech < /dev/null > "$OUT/setup12-nobody.txt" 2>&1
+  expect "$OUT/setup12-nobody.txt" "Permission denied (EACCES). Hint: add your user to the 'input' group" "12: without permission to read the devices, setup says how to get it"
+  say "down KEY_Z"; sleep 0.3
+  HOME=$H "$BIN" setup --no-speech --interval 3 --device "$NODE" < /dev/null > "$OUT/setup12.out" 2> "$OUT/setup12.err" &
+  SETUP=$!
+  wait_for "$OUT/setup12.out" "Press the switch you want to use to select" 30 || fail "12: setup asks for the select switch"
+  wait_for "$OUT/setup12.out" "KEY_Z .* is held down" 10
+  say "repeat KEY_Z 3"; say "up KEY_Z"
+  say "down BTN_0"; wait_for "$OUT/setup12.out" "Heard BTN_0" 10
+  say "repeat BTN_0 3"; say "up BTN_0"; wait_for "$OUT/setup12.out" "BTN_0 .* is repeating" 10
+  for b in 1 1 0 0; do say "sleep 300"; say "press BTN_$b"; done
+  wait_for "$OUT/setup12.out" "Press a switch for another action" 20
+  say "sleep 300"; say "press BTN_1"; wait_for "$OUT/setup12.out" "Use this?" 20
+  sleep 0.6; say "press BTN_1"
+  n=0; while kill -0 $SETUP 2>/dev/null && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+  kill -TERM $SETUP 2>/dev/null; wait $SETUP; echo "setup exited with $?" >> "$OUT/setup12.err"
+  cat "$OUT/setup12.out" "$OUT/setup12.err" | sed 's/^/    setup | /'
+  sed 's/^/    profile | /' "$LOCAL" 2>/dev/null
+  expect "$OUT/setup12.out" "KEY_Z on SwitchScan Test XK-3 Switch Interface is held down" "12: a key held from the start is refused"
+  expect "$OUT/setup12.out" "BTN_0 on SwitchScan Test XK-3 Switch Interface is repeating" "12: a repeating key is refused"
+  expect "$OUT/setup12.out" "BTN_1 on SwitchScan Test XK-3 Switch Interface selects" "12: the select switch is confirmed"
+  expect "$OUT/setup12.err" "setup exited with 0" "12: setup finishes"
+  expect "$LOCAL" '"BTN_1": "select", "BTN_0": "next"' "12: the local profile assigns BTN_1 select, BTN_0 next"
+  if grep -q KEY_Z "$LOCAL" 2>/dev/null; then fail "12: the held key is not in the profile"; else pass "12: the held key is not in the profile"; fi
+  expect "$H/.config/switchscan/settings.json" '"style": "manual"' "12: the two-switch style is saved once accepted"
+  HOME=$H "$BIN" setup --list > "$OUT/setup12-list.txt" 2>&1
+  expect "$OUT/setup12-list.txt" "BTN_1 select, BTN_0 next" "12: setup --list shows them"
+  HOME=$H "$BIN" devices > "$OUT/devices12.txt" 2>&1
+  expect "$OUT/devices12.txt" "switchscan setup: SwitchScan Test XK-3" "12: devices shows the setup section on the switch"
+  HOME=$H "$BIN" run --output json --rt-priority 0 --no-mlock --allow-deep-idle --duration 60 --device "$NODE" > "$OUT/run12.json" 2> "$OUT/run12.err" &
+  RUN=$!
+  wait_for "$OUT/run12.err" "Using $NODE" 60 || fail "12: run did not take $NODE"
+  say "press BTN_0"; wait_for "$OUT/run12.json" '"item":"btn1"' 20
+  say "sleep 300"; say "press BTN_1"; wait_for "$OUT/run12.json" '"effect":"menuOpen"' 20
+  kill -TERM $RUN; wait $RUN
+  expect "$OUT/run12.json" '"item":"btn1"' "12: run: BTN_0 is next now"
+  expect "$OUT/run12.json" '"effect":"menuOpen","element":"btn1"' "12: run: BTN_1 selects now"
+  HOME=$H "$BIN" setup --reset > "$OUT/setup12-reset.txt" 2>&1
+  expect "$OUT/setup12-reset.txt" "Removed the switches assigned with setup" "12: setup --reset removes them"
+  if [ -e "$LOCAL" ]; then fail "12: the local profile is gone after --reset"; else pass "12: the local profile is gone after --reset"; fi
+  # All devices (qemu's keyboard too): the switch unplugged before it is chosen, and plugged
+  # back in, is used again.
+  HOME=$H "$BIN" setup --no-speech < /dev/null > "$OUT/setup12b.out" 2> "$OUT/setup12b.err" &
+  SETUP=$!
+  wait_for "$OUT/setup12b.out" "Press the switch" 30
+  say destroy; wait_for "$OUT/setup12b.out" "was unplugged; setup goes on" 20
+  say create; udevadm settle -t 10; NODE=$(grep /dev/input/event /tmp/switch.out | tail -1)
+  wait_for "$OUT/setup12b.out" "is connected" 20
+  say "press BTN_1"; wait_for "$OUT/setup12b.out" "Heard BTN_1" 10
+  kill -TERM $SETUP; wait $SETUP
+  sed 's/^/    setup (hotplug) | /' "$OUT/setup12b.out" "$OUT/setup12b.err"
+  expect "$OUT/setup12b.out" "was unplugged; setup goes on" "12: a switch unplugged during setup is said, and setup goes on"
+  expect "$OUT/setup12b.out" "is connected: its switches can be pressed now" "12: plugged back in, it is used again"
+  expect "$OUT/setup12b.err" "Setup stopped; nothing was written." "12: a signal stops setup with a message"
+  if [ -e "$LOCAL" ]; then fail "12: nothing is written after the signal"; else pass "12: nothing is written after the signal"; fi
+  mkfifo /tmp/tty12.in
+  script -qfec "HOME=$H $BIN setup --no-speech --device $NODE" "$OUT/setup12c.txt" < /tmp/tty12.in > /dev/null 2>&1 &
+  SETUP=$!
+  exec 4> /tmp/tty12.in
+  wait_for "$OUT/setup12c.txt" "Press the switch" 30
+  for b in 1 1 1; do say "sleep 300"; say "press BTN_$b"; done
+  wait_for "$OUT/setup12c.txt" "Press a switch for another action" 20
+  say "sleep 300"; say "press BTN_1"; wait_for "$OUT/setup12c.txt" "Use this?" 20
+  sleep 0.6; printf y >&4; wait_for "$OUT/setup12c.txt" "Practise now" 20
+  sleep 0.6; printf y >&4; wait_for "$OUT/setup12c.txt" "Using $NODE" 30
+  sleep 1; say "press BTN_1"; sleep 1; printf q >&4
+  n=0; while kill -0 $SETUP 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+  kill -TERM $SETUP 2>/dev/null; wait $SETUP; echo "setup at a terminal exited with $?" >> "$OUT/setup12c.txt"
+  exec 4>&-
+  sed 's/^/    setup (terminal) | /' "$OUT/setup12c.txt"
+  expect "$H/.config/switchscan/settings.json" '"autoScanInterval": 1.5' "12: at a terminal, y accepts the proposed style"
+  expect "$H/.config/switchscan/settings.json" '"style": "auto"' "12: one switch: auto scanning"
+  expect "$OUT/setup12c.txt" "Using $NODE" "12: the practice run scans with the switch"
+  expect "$OUT/setup12c.txt" "exited with 0" "12: at a terminal, setup and its practice run end well"
+fi
+
 say destroy
 exec 3>&-
 echo "e2e: $failures of $checks checks failed"

@@ -3,6 +3,7 @@
  *   create | destroy            make or remove the device (its node is printed on stdout)
  *   press CODE | down CODE | up CODE
  *   flood N CODE                N press/release pairs at once (overflows evdev's buffer)
+ *   repeat CODE N               N autorepeats (value 2), 30 ms apart, as a held key sends
  *   sleep MS
  * usage: uinput-switch NAME VENDOR_HEX PRODUCT_HEX */
 #include <libevdev/libevdev.h>
@@ -59,6 +60,10 @@ int main(int argc, char **argv) {
             if (strcmp(cmd, "up")) { emit(EV_KEY, code, 1); emit(EV_SYN, SYN_REPORT, 0); }
             if (!strcmp(cmd, "press")) ms(40);
             if (strcmp(cmd, "down")) { emit(EV_KEY, code, 0); emit(EV_SYN, SYN_REPORT, 0); }
+        } else if (!strcmp(cmd, "repeat")) {
+            int code = libevdev_event_code_from_name(EV_KEY, arg);
+            if (code < 0) { fprintf(stderr, "uinput-switch: unknown code %s\n", arg); return 2; }
+            for (long k = 0; k < atol(arg2); k++) { emit(EV_KEY, code, 2); emit(EV_SYN, SYN_REPORT, 0); ms(30); }
         } else if (!strcmp(cmd, "flood")) {
             int code = libevdev_event_code_from_name(EV_KEY, arg2);
             for (long k = 0; k < atol(arg); k++) {

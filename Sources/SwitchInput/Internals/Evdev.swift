@@ -114,6 +114,25 @@ public final class EvdevDevice: @unchecked Sendable {
         codes.contains { $0.type == RawInputEvent.key && libevdev_get_event_value(dev, UInt32($0.type), UInt32($0.code)) != 0 }
     }
 
+    /// The keys and buttons down now (the kernel's state), by name: `setup` tells the person
+    /// which are held, and never takes one of them for a press.
+    public func keysDown() -> [EventCode] {
+        let names = LibevdevCodes()
+        return (0...cevdev_key_max()).filter {
+            libevdev_has_event_code(dev, cevdev_ev_key(), $0) == 1 && libevdev_get_event_value(dev, cevdev_ev_key(), $0) != 0
+        }.map { EventCode(type: RawInputEvent.key, code: UInt16($0), name: names.name(type: RawInputEvent.key, code: UInt16($0))) }
+    }
+
+    /// Every axis the device has: its range and its value now.
+    public func axes() -> [UInt16: (range: ClosedRange<Int32>, value: Int32)] {
+        var out: [UInt16: (range: ClosedRange<Int32>, value: Int32)] = [:]
+        for c in 0...cevdev_abs_max() where libevdev_has_event_code(dev, cevdev_ev_abs(), c) == 1 {
+            guard let info = libevdev_get_abs_info(dev, c), info.pointee.minimum < info.pointee.maximum else { continue }
+            out[UInt16(c)] = (info.pointee.minimum...info.pointee.maximum, info.pointee.value)
+        }
+        return out
+    }
+
     /// Exclusive access, so the switch's key presses do not also type into other programs.
     public func grab() throws(InputError) {
         guard !grabbed else { return }
