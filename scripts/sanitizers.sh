@@ -14,7 +14,7 @@ if [ "$which" = all ] || [ "$which" = address ]; then
     # The desktop's error paths too: an application killed while it is read, a DesktopAccess
     # dropped without stop (their switchscan children are built with it too).
     ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address \
-        --filter 'ScanCoreTests|ScanHostTests|ScanFormatsTests|ScanCoreLayoutTests|ScanRuntimeTests|SwitchInputTests|SwitchScanCLITests|WordPredictionTests|DesktopAccessTests|ScanSessionTests|CommandSupportTests|DesktopTests.BigApplicationTests|DesktopTests.CallErrorTests|DesktopTests.StoppedDesktopTests'
+        --filter 'ScanCoreTests|ScanHostTests|ScanFormatsTests|ScanCoreLayoutTests|ScanRuntimeTests|SwitchInputTests|SwitchScanCLITests|WordPredictionTests|DesktopAccessTests|ScanSessionTests|CommandSupportTests|SwitchSetupTests|DesktopTests.BigApplicationTests|DesktopTests.CallErrorTests|DesktopTests.StoppedDesktopTests'
 fi
 if [ "$which" = all ] || [ "$which" = thread ]; then
     # Speech with a real server is left out: libspeechd ends its event thread with
