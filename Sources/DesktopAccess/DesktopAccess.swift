@@ -425,7 +425,7 @@ public final class DesktopAccess: @unchecked Sendable {
             out.append(e)
         }
         if out.isEmpty { out.append(ElementNode(id: screenID)) }
-        return ElementTree(screenID: screenID, size: screen, naturalOrder: .document, nodes: out)
+        return ElementTree(screenID: screenID, size: screen, naturalOrder: .application, nodes: out)
     }
 
     // MARK: - Following changes (AT-SPI thread)

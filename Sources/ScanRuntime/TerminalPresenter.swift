@@ -16,6 +16,8 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
     let queue: DispatchQueue
     let clock: () -> ScanInstant
     var highlight: (frame: Rect?, label: String, kind: HighlightKind, item: String)?
+    /// A group's outline where its frame would hold other items: each rectangle is boxed.
+    var highlightOutline: [Rect]?
     var menu: (element: String?, entries: [String], titles: [String], current: String?)?
     var mode = ScanMode.item
     var sweep: Sweep?
@@ -82,8 +84,9 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
         case .screen(let shown):
             tree = shown.tree
             boxes = Self.boxes(of: shown.tree)
-        case let .highlight(item, kind, frame, label, _):
+        case let .highlight(item, kind, frame, label, _, outline):
             highlight = (frame, label ?? item, kind, item)
+            highlightOutline = outline
             if kind == .menuEntry, menu != nil { menu!.current = item }
             stopped = false
         case let .menuOpen(element, entries, titles):
@@ -221,7 +224,9 @@ public final class TerminalPresenter: EffectPresenter, @unchecked Sendable {
 
         for b in keyboard?.boxes ?? boxes { drawBox(b.frame, b.label, style: 1, heavy: false) }
         if let h = highlight, let f = h.frame, h.kind != .menuEntry || menu == nil {
-            drawBox(f, h.kind == .exit ? "Exit group" : h.label, style: 2, heavy: true)
+            for (k, r) in (highlightOutline ?? [f]).enumerated() {
+                drawBox(r, k > 0 ? "" : h.kind == .exit ? "Exit group" : h.label, style: 2, heavy: true)
+            }
         } else if let m = menu, let h = highlight, let f = h.frame {
             drawBox(f, m.element ?? "", style: 2, heavy: true)
         }
