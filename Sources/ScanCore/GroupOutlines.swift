@@ -153,7 +153,12 @@ extension GroupOutlines {
         func outline(_ g: Int) -> [Rect] { scan.groups[g].outline ?? [scan.groups[g].frame ?? tree[scan.groups[g].node].frame] }
         func name(_ g: Int) -> String { scan.groups[g].id ?? tree[scan.groups[g].node].id }
         let all = Regrouping.elementsInOrder(scan)
-        for g in scan.groups.indices.dropFirst() {
+        // The groups reached from the top level (a screen that was one group leaves its
+        // group behind, empty).
+        var reached: [Int] = []
+        func reach(_ g: Int) { for case .group(let sub) in scan.groups[g].items { reached.append(sub); reach(sub) } }
+        reach(0)
+        for g in reached {
             let rects = outline(g), inside = Set(members(g))
             func held(_ p: Point) -> Bool { rects.contains { $0.contains(p) } }
             for n in inside {
