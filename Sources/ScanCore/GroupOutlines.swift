@@ -22,6 +22,7 @@ enum GroupOutlines {
             frame[n].width > 0 || frame[n].height > 0 ? frame[n] : Rect(x: point[n].x, y: point[n].y, width: 0, height: 0)
         }
         var stamp = [Int](repeating: -1, count: tree.count)
+        var grid = Grid(all, frame: frame, point: point, nodes: tree.count)
 
         func members(_ g: Int, into out: inout [Int]) {
             for item in scan.groups[g].items {
@@ -34,7 +35,7 @@ enum GroupOutlines {
 
         var pending = [0]
         while let g = pending.popLast() {
-            var placed: [Rect] = []
+            grid.clearPlaced()
             for item in scan.groups[g].items {
                 guard case .group(let sub) = item else { continue }
                 pending.append(sub)
@@ -48,12 +49,102 @@ enum GroupOutlines {
                 let own = given.contains(bounds) ? given : given.union(bounds)
                 let area = own
                 var others: [Other] = []
-                for n in all where stamp[n] != sub && (area.overlaps(frame[n]) || area.contains(point[n])) {
-                    others.append(Other(body: frame[n].body, point: point[n]))
+                grid.visit(area) { n in
+                    if stamp[n] != sub && (area.overlaps(frame[n]) || area.contains(point[n])) {
+                        others.append(Other(body: frame[n].body, point: point[n]))
+                    }
                 }
-                let rects = outline(frame: own, members: inside.map(extent), others: others, before: placed)
+                let rects = outline(frame: own, members: inside.map(extent), others: others, before: grid.placed(near: area))
                 scan.groups[sub].outline = rects == [given] ? nil : rects
-                placed += rects
+                for r in rects { grid.place(r) }
+            }
+        }
+    }
+
+    /// The scanned elements by where they are, so that a group looks only at its
+    /// neighbours (a screen has up to a hundred thousand elements and as many groups): a
+    /// grid of about one cell per element, each element in the cells its frame and point
+    /// touch; an element over more than 64 cells is looked at by every query.
+    struct Grid {
+        var origin = Point(x: 0, y: 0)
+        var cell = 1.0
+        var columns = 1, rows = 1
+        var cells: [[Int]] = [[]]
+        var large: [Int] = []
+        /// Elements seen by the current query (deduplicated by query number).
+        var seen: [Int]
+        var query = 0
+
+        init(_ elements: [Int], frame: [Rect], point: [Point], nodes: Int) {
+            seen = [Int](repeating: -1, count: nodes)
+            guard let first = elements.first else { return }
+            var bounds = frame[first].union(Rect(x: point[first].x, y: point[first].y, width: 0, height: 0))
+            for n in elements { bounds = bounds.union(frame[n]).union(Rect(x: point[n].x, y: point[n].y, width: 0, height: 0)) }
+            origin = Point(x: bounds.minX, y: bounds.minY)
+            // Square cells, about as many as elements over the area they cover.
+            cell = max(1, (max(1, bounds.width) * max(1, bounds.height) / Double(elements.count)).squareRoot())
+            columns = max(1, Int((bounds.width / cell).rounded(.up)) + 1)
+            rows = max(1, Int((bounds.height / cell).rounded(.up)) + 1)
+            cells = Array(repeating: [], count: columns * rows)
+            for n in elements {
+                let r = frame[n].union(Rect(x: point[n].x, y: point[n].y, width: 0, height: 0))
+                let (c0, r0, c1, r1) = span(r)
+                if (c1 - c0 + 1) * (r1 - r0 + 1) > 64 { large.append(n); continue }
+                for y in r0...r1 { for x in c0...c1 { cells[y * columns + x].append(n) } }
+            }
+        }
+
+        func span(_ r: Rect) -> (Int, Int, Int, Int) {
+            func clamp(_ v: Double, _ limit: Int) -> Int { Swift.min(limit - 1, Swift.max(0, Int(v))) }
+            return (clamp((r.minX - origin.x) / cell, columns), clamp((r.minY - origin.y) / cell, rows),
+                    clamp((r.maxX - origin.x) / cell, columns), clamp((r.maxY - origin.y) / cell, rows))
+        }
+
+        /// The outlines of the groups before at one level, in the same cells.
+        var placed: [Rect] = []
+        var placedCells: [[Int]] = []
+        var placedLarge: [Int] = []
+        var touched: [Int] = []
+
+        mutating func clearPlaced() {
+            for c in touched { placedCells[c].removeAll(keepingCapacity: true) }
+            touched.removeAll(keepingCapacity: true)
+            placed.removeAll(keepingCapacity: true)
+            placedLarge.removeAll(keepingCapacity: true)
+        }
+
+        mutating func place(_ r: Rect) {
+            if placedCells.isEmpty { placedCells = Array(repeating: [], count: cells.count) }
+            let k = placed.count
+            placed.append(r)
+            let (c0, r0, c1, r1) = span(r)
+            if (c1 - c0 + 1) * (r1 - r0 + 1) > 64 { placedLarge.append(k); return }
+            for y in r0...r1 { for x in c0...c1 { placedCells[y * columns + x].append(k); touched.append(y * columns + x) } }
+        }
+
+        /// The outlines placed so far that meet `r`.
+        func placed(near r: Rect) -> [Rect] {
+            var found = Set<Int>()
+            for k in placedLarge where placed[k].overlaps(r) { found.insert(k) }
+            if !placedCells.isEmpty {
+                let (c0, r0, c1, r1) = span(r)
+                for y in r0...r1 { for x in c0...c1 { for k in placedCells[y * columns + x] where placed[k].overlaps(r) { found.insert(k) } } }
+            }
+            return found.sorted().map { placed[$0] }
+        }
+
+        /// Every element whose cells meet `r`, once.
+        mutating func visit(_ r: Rect, _ body: (Int) -> Void) {
+            query += 1
+            for n in large { body(n) }
+            let (c0, r0, c1, r1) = span(r)
+            for y in r0...r1 {
+                for x in c0...c1 {
+                    for n in cells[y * columns + x] where seen[n] != query {
+                        seen[n] = query
+                        body(n)
+                    }
+                }
             }
         }
     }
