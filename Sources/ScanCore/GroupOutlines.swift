@@ -55,7 +55,7 @@ enum GroupOutlines {
                     }
                 }
                 let rects = outline(frame: own, members: inside.map(extent), others: others, before: grid.placed(near: area))
-                scan.groups[sub].outline = rects == [given] ? nil : rects
+                scan.groups[sub].outline = rects.count == 1 && rects[0] == given ? nil : rects
                 for r in rects { grid.place(r) }
             }
         }
@@ -69,28 +69,48 @@ enum GroupOutlines {
         var origin = Point(x: 0, y: 0)
         var cell = 1.0
         var columns = 1, rows = 1
-        var cells: [[Int]] = [[]]
+        /// Each cell's elements: `members[start[c]..<start[c + 1]]` (one flat array: a
+        /// hundred thousand small ones cost more to make than the whole query work).
+        var start: [Int32] = [0, 0]
+        var members: [Int32] = []
         var large: [Int] = []
         /// Elements seen by the current query (deduplicated by query number).
         var seen: [Int]
         var query = 0
+        var cellCount: Int { columns * rows }
 
         init(_ elements: [Int], frame: [Rect], point: [Point], nodes: Int) {
             seen = [Int](repeating: -1, count: nodes)
             guard let first = elements.first else { return }
-            var bounds = frame[first].union(Rect(x: point[first].x, y: point[first].y, width: 0, height: 0))
-            for n in elements { bounds = bounds.union(frame[n]).union(Rect(x: point[n].x, y: point[n].y, width: 0, height: 0)) }
+            func extent(_ n: Int) -> Rect { frame[n].union(Rect(x: point[n].x, y: point[n].y, width: 0, height: 0)) }
+            var bounds = extent(first)
+            for n in elements { bounds = bounds.union(extent(n)) }
             origin = Point(x: bounds.minX, y: bounds.minY)
             // Square cells, about as many as elements over the area they cover.
             cell = max(1, (max(1, bounds.width) * max(1, bounds.height) / Double(elements.count)).squareRoot())
             columns = max(1, Int((bounds.width / cell).rounded(.up)) + 1)
             rows = max(1, Int((bounds.height / cell).rounded(.up)) + 1)
-            cells = Array(repeating: [], count: columns * rows)
+            var count = [Int32](repeating: 0, count: columns * rows + 1)
+            var small: [Int] = []
+            small.reserveCapacity(elements.count)
             for n in elements {
-                let r = frame[n].union(Rect(x: point[n].x, y: point[n].y, width: 0, height: 0))
-                let (c0, r0, c1, r1) = span(r)
+                let (c0, r0, c1, r1) = span(extent(n))
                 if (c1 - c0 + 1) * (r1 - r0 + 1) > 64 { large.append(n); continue }
-                for y in r0...r1 { for x in c0...c1 { cells[y * columns + x].append(n) } }
+                small.append(n)
+                for y in r0...r1 { for x in c0...c1 { count[y * columns + x + 1] += 1 } }
+            }
+            for c in 1..<count.count { count[c] += count[c - 1] }
+            start = count
+            var next = count
+            members = [Int32](repeating: 0, count: Int(count[count.count - 1]))
+            for n in small {
+                let (c0, r0, c1, r1) = span(extent(n))
+                for y in r0...r1 {
+                    for x in c0...c1 {
+                        members[Int(next[y * columns + x])] = Int32(n)
+                        next[y * columns + x] += 1
+                    }
+                }
             }
         }
 
@@ -102,6 +122,7 @@ enum GroupOutlines {
 
         /// The outlines of the groups before at one level, in the same cells.
         var placed: [Rect] = []
+        var placedQuery: [Int] = []
         var placedCells: [[Int]] = []
         var placedLarge: [Int] = []
         var touched: [Int] = []
@@ -114,23 +135,32 @@ enum GroupOutlines {
         }
 
         mutating func place(_ r: Rect) {
-            if placedCells.isEmpty { placedCells = Array(repeating: [], count: cells.count) }
+            if placedCells.isEmpty { placedCells = Array(repeating: [], count: cellCount) }
             let k = placed.count
             placed.append(r)
+            if placedQuery.count <= k { placedQuery.append(-1) }
             let (c0, r0, c1, r1) = span(r)
             if (c1 - c0 + 1) * (r1 - r0 + 1) > 64 { placedLarge.append(k); return }
             for y in r0...r1 { for x in c0...c1 { placedCells[y * columns + x].append(k); touched.append(y * columns + x) } }
         }
 
-        /// The outlines placed so far that meet `r`.
-        func placed(near r: Rect) -> [Rect] {
-            var found = Set<Int>()
-            for k in placedLarge where placed[k].overlaps(r) { found.insert(k) }
-            if !placedCells.isEmpty {
-                let (c0, r0, c1, r1) = span(r)
-                for y in r0...r1 { for x in c0...c1 { for k in placedCells[y * columns + x] where placed[k].overlaps(r) { found.insert(k) } } }
+        /// The outlines placed so far that meet `r`, in the order placed.
+        mutating func placed(near r: Rect) -> [Rect] {
+            guard !placed.isEmpty else { return [] }
+            query += 1
+            var found: [Int] = []
+            for k in placedLarge where placed[k].overlaps(r) { found.append(k) }
+            let (c0, r0, c1, r1) = span(r)
+            for y in r0...r1 {
+                for x in c0...c1 {
+                    for k in placedCells[y * columns + x] where placedQuery[k] != query && placed[k].overlaps(r) {
+                        placedQuery[k] = query
+                        found.append(k)
+                    }
+                }
             }
-            return found.sorted().map { placed[$0] }
+            if found.count > 1 { found.sort() }
+            return found.map { placed[$0] }
         }
 
         /// Every element whose cells meet `r`, once.
@@ -140,7 +170,10 @@ enum GroupOutlines {
             let (c0, r0, c1, r1) = span(r)
             for y in r0...r1 {
                 for x in c0...c1 {
-                    for n in cells[y * columns + x] where seen[n] != query {
+                    let c = y * columns + x
+                    for k in Int(start[c])..<Int(start[c + 1]) {
+                        let n = Int(members[k])
+                        guard seen[n] != query else { continue }
                         seen[n] = query
                         body(n)
                     }
@@ -156,7 +189,7 @@ enum GroupOutlines {
         var point: Point
     }
 
-    static func outline(frame: Rect, members: [Rect], others: [Other], before: [Rect]) -> [Rect] {
+    static func outline(frame: Rect, members: @autoclosure () -> [Rect], others: [Other], before: [Rect]) -> [Rect] {
         func clear(_ r: Rect) -> Bool {
             for o in others where r.contains(o.point) || r.overlaps(o.body) { return false }
             for b in before where r.overlaps(b.body) { return false }
@@ -164,7 +197,7 @@ enum GroupOutlines {
         }
         if clear(frame) { return [frame] }
         var rects: [Rect] = []
-        for m in members {
+        for m in members() {
             if let last = rects.last, clear(last.union(m)) { rects[rects.count - 1] = last.union(m) } else { rects.append(m) }
         }
         // Join what stays clear (a block of rows whose runs were cut apart); a group of many
