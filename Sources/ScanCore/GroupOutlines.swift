@@ -44,9 +44,10 @@ enum GroupOutlines {
                 guard let first = inside.first else { continue }
                 for n in inside { stamp[n] = sub }
                 let bounds = inside.dropFirst().reduce(extent(first)) { $0.union(extent($1)) }
-                // The frame, grown to hold members drawn outside it.
+                // The frame, grown to hold members drawn outside it (the members' bounds
+                // for a container without a frame).
                 let given = scan.groups[sub].frame ?? tree[scan.groups[sub].node].frame
-                let own = given.contains(bounds) ? given : given.union(bounds)
+                let own = given.width <= 0 && given.height <= 0 ? bounds : given.contains(bounds) ? given : given.union(bounds)
                 let area = own
                 var others: [Other] = []
                 grid.visit(area) { n in

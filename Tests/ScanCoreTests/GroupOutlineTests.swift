@@ -9,7 +9,7 @@ import Testing
 /// A screen of keys (accessible buttons) at the given frames, in the document order given,
 /// optionally inside combined containers (lists of key ids).
 func keysScreen(_ id: String, _ keys: [(String, Rect)], containers: [(String, [String])] = [],
-                order: NaturalOrder = .document, size: (Double, Double) = (800, 600)) -> ElementTree {
+                order: NaturalOrder = .document, size: (Double, Double) = (800, 600), framedContainers: Bool = true) -> ElementTree {
     var nodes = [ElementNode(id: "root")]
     nodes[0].frame = Rect(x: 0, y: 0, width: size.0, height: size.1)
     nodes[0].activationPoint = nodes[0].frame.center
@@ -35,7 +35,7 @@ func keysScreen(_ id: String, _ keys: [(String, Rect)], containers: [(String, [S
         nodes[parent].children.append(nodes.count)
         nodes.append(n)
     }
-    for c in nodes.indices.dropFirst() where !nodes[c].children.isEmpty {
+    for c in nodes.indices.dropFirst() where !nodes[c].children.isEmpty && framedContainers {
         let f = nodes[c].children.dropFirst().reduce(nodes[nodes[c].children[0]].frame) { $0.union(nodes[$1].frame) }
         nodes[c].frame = f
         nodes[c].activationPoint = f.center
@@ -199,6 +199,17 @@ struct GroupOutlineTests {
         // "1 2 3 −" and the tall "=": the outline follows the union, clear of "0 . % +".
         #expect(third.outline == [Rect(x: 10, y: 188, width: 252, height: 40), gridKey("equals", 4, 2, h: 2).1])
         #expect(scan.groups[4].outline == nil, "the row of 0 is its frame")
+    }
+
+    /// A container without a frame (as some toolkits give): its outline is its members'
+    /// bounds, not a rectangle from the screen's corner.
+    @Test func aContainerWithoutAFrameIsOutlinedByItsMembers() {
+        let tree = keysScreen("frameless", [gridKey("a", 3, 3), gridKey("b", 4, 3), gridKey("c", 6, 0)],
+                              containers: [("box", ["a", "b"])], framedContainers: false)
+        let scan = ScanTreeBuilder.build(tree, settings: settings(.layout))
+        let box = scan.groups.firstIndex { $0.node == tree.index(of: "box") }!
+        #expect(scan.groups[box].outline == [gridKey("a", 3, 3).1.union(gridKey("b", 4, 3).1)])
+        #expect(GroupOutlines.problems(scan, tree: tree) == [])
     }
 
     @Test func theGroupsHighlightCarriesItsOutline() {
