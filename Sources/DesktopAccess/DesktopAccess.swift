@@ -439,6 +439,13 @@ public final class DesktopAccess: @unchecked Sendable {
                 e.frame = f
                 e.activationPoint = f.center
             }
+            // A control with what it holds (a page tab and its page): kept together, the
+            // control first, where the control is, when the window is scanned in screen order.
+            if n.role == "content", let control = n.children.first, control < nodes.count, let f = nodes[control].frame {
+                e.shouldGroupChildren = true
+                e.frame = f
+                e.activationPoint = f.center
+            }
             e.viewIsModal = i != 0 && n.modal
             e.navigationStyle = n.flatten ? .separate : .automatic
             e.respondsToUserInteraction = n.respondsToUserInteraction
@@ -450,7 +457,7 @@ public final class DesktopAccess: @unchecked Sendable {
             out.append(e)
         }
         if out.isEmpty { out.append(ElementNode(id: screenID)) }
-        return ElementTree(screenID: screenID, size: screen, naturalOrder: .document, nodes: out)
+        return ElementTree(screenID: screenID, size: screen, naturalOrder: .application, nodes: out)
     }
 
     // MARK: - Following changes (AT-SPI thread)

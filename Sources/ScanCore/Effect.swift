@@ -25,8 +25,10 @@ public enum Effect: Hashable, Sendable {
     case screen(ShownScreen)
     case scanStarted
     case scanStopped(StopReason)
-    /// `group` names the enclosing group for exit items and the element for menu entries.
-    case highlight(item: String, kind: HighlightKind, frame: Rect?, label: String?, context: String?)
+    /// `context` names the enclosing group for exit items and the element for menu entries.
+    /// `outline`: for a group (and its exit item) whose frame would hold other items, the
+    /// rectangles whose union is drawn instead (SPEC §12); nil: the frame is the outline.
+    case highlight(item: String, kind: HighlightKind, frame: Rect?, label: String?, context: String?, outline: [Rect]? = nil)
     case enterGroup(String)
     case exitGroup(String)
     /// `entries` are names (stable, for programs), `titles` what the user sees and hears.

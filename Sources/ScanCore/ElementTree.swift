@@ -1,6 +1,9 @@
 public enum NavigationStyle: String, CaseIterable, Sendable { case automatic, separate, combined }
 public enum ModalScope: String, CaseIterable, Sendable { case siblings, screen }
-public enum NaturalOrder: String, CaseIterable, Sendable { case geometric, document }
+/// How a container's children are ordered: by rows of the screen, as listed, or as the
+/// application's toolkit lists them (a live window), which the `order` setting turns into
+/// screen order unless it says `application`.
+public enum NaturalOrder: String, CaseIterable, Sendable { case geometric, document, application }
 /// What is typed into a text field: plain text, a password (nothing predicted, nothing
 /// learned) or a terminal (nothing learned).
 public enum TextEntryKind: String, CaseIterable, Sendable { case text, password, terminal }

@@ -1,6 +1,7 @@
-/// The `grouping` setting: the layout's scan tree regrouped. Every grouping keeps the
-/// layout's order of elements (reading order); it changes only which runs of consecutive
-/// elements are groups, so members of a group stay neighbours on the screen.
+/// The `grouping` setting: the layout's scan tree regrouped. `linear` keeps the layout's
+/// reading order; `rowColumn` and `optimal` group by rows as they stand on the screen (rows
+/// top to bottom, each in the `order` setting's direction), so a group is a row, a run of one
+/// row, or a block of whole rows: something a person sees as one (SPEC §12).
 enum Regrouping {
     /// A group's contents: elements and groups in order.
     indirect enum Shape {
@@ -18,11 +19,15 @@ enum Regrouping {
     static func apply(_ scan: ScanTree, tree: ElementTree, settings: ScanSettings) -> ScanTree {
         let order = elementsInOrder(scan)
         let top: [Shape]
+        let rightToLeft = settings.order == .screenRightToLeft
         switch settings.grouping {
         case .layout: return scan
         case .linear: top = order.map(Shape.element)
-        case .rowColumn: top = rows(order, tree)
-        case .optimal: top = optimal(order, weights: order.map { settings.weights[tree[$0].id] ?? 1 }, timing: Timing(settings))
+        case .rowColumn:
+            top = screenRows(order, tree, rightToLeft: rightToLeft).map { $0.count == 1 ? .element($0[0]) : .group($0.map(Shape.element)) }
+        case .optimal:
+            top = optimal(rows: screenRows(order, tree, rightToLeft: rightToLeft),
+                          weight: { settings.weights[tree[$0].id] ?? 1 }, timing: Timing(settings))
         }
         return build(top, scan: scan, tree: tree)
     }
@@ -42,24 +47,31 @@ enum Regrouping {
         return out
     }
 
-    /// Rows of the screen: an element starts a new row unless its top is less than half the
-    /// smaller height below the row's first; a row of two or more is a group.
-    static func rows(_ order: [Int], _ tree: ElementTree) -> [Shape] {
-        var result: [Shape] = []
-        var row: [Int] = []
+    /// The rows of the screen as a person sees them, top to bottom: an element joins a row
+    /// when its top is less than half the smaller height from the top of the row's first
+    /// (a tall key spanning two rows is in the row of its top); within a row, left to right
+    /// (right to left). Ties keep the reading order.
+    static func screenRows(_ order: [Int], _ tree: ElementTree, rightToLeft: Bool = false) -> [[Int]] {
+        var keyed = order.enumerated().map { (frame: tree[$0.element].frame, k: $0.offset, node: $0.element) }
+        keyed.sort { a, b in a.frame.minY != b.frame.minY ? a.frame.minY < b.frame.minY : a.k < b.k }
+        var rows: [[Int]] = []
+        var row: [(frame: Rect, k: Int, node: Int)] = []
+        var first = Rect.zero
         func flush() {
-            if row.count == 1 { result.append(.element(row[0])) } else if !row.isEmpty { result.append(.group(row.map(Shape.element))) }
-            row = []
-        }
-        for n in order {
-            if let first = row.first {
-                let a = tree[first].frame, b = tree[n].frame
-                if abs(b.minY - a.minY) >= min(a.height, b.height) / 2 { flush() }
+            row.sort { a, b in
+                let xa = rightToLeft ? -a.frame.maxX : a.frame.minX, xb = rightToLeft ? -b.frame.maxX : b.frame.minX
+                return xa != xb ? xa < xb : a.k < b.k
             }
-            row.append(n)
+            if !row.isEmpty { rows.append(row.map(\.node)) }
+            row.removeAll(keepingCapacity: true)
+        }
+        for e in keyed {
+            if !row.isEmpty && abs(e.frame.minY - first.minY) >= min(e.frame.height, first.height) / 2 { flush() }
+            if row.isEmpty { first = e.frame }
+            row.append(e)
         }
         flush()
-        return result
+        return rows
     }
 
     /// The times of auto scanning that decide what a place in a group costs: the item at
@@ -81,38 +93,69 @@ enum Regrouping {
         }
     }
 
-    /// Groups of consecutive elements that minimise the expected time to reach one (weighted):
-    /// dynamic programming over contiguous runs, exact up to `exactLimit` items; beyond, runs
-    /// of about that many are first made optimal groups of their own, and the groups are then
-    /// arranged the same way.
+    /// Groups that minimise the expected time to reach an element (weighted), among the
+    /// groups a person sees: runs of one row, or blocks of whole rows. Dynamic programming
+    /// over runs of the screen order, exact up to `exactLimit` items; beyond, blocks of whole
+    /// rows (or runs of a longer row) of about that many are first made optimal groups of
+    /// their own, and those are then arranged the same way.
     static let exactLimit = 160
 
-    static func optimal(_ order: [Int], weights: [Double], timing: Timing) -> [Shape] {
-        var leaves = zip(order, weights).map { Leaf(shape: .element($0.0), weight: $0.1, inner: 0) }
+    static func optimal(rows: [[Int]], weight: (Int) -> Double, timing: Timing) -> [Shape] {
+        var leaves: [Leaf] = []
+        for (r, row) in rows.enumerated() {
+            for (j, n) in row.enumerated() {
+                leaves.append(Leaf(shape: .element(n), weight: weight(n), inner: 0,
+                                   firstRow: r, lastRow: r, startsRow: j == 0, endsRow: j == row.count - 1))
+            }
+        }
         while leaves.count > exactLimit {
-            let chunks = (leaves.count + exactLimit - 1) / exactLimit
-            let size = (leaves.count + chunks - 1) / chunks
-            leaves = stride(from: 0, to: leaves.count, by: size).map { start in
-                let part = Array(leaves[start..<min(start + size, leaves.count)])
+            // Whole rows, packed up to the limit; a longer row is cut inside it.
+            var segments: [[Leaf]] = []
+            for l in leaves {
+                if l.startsRow || segments.isEmpty { segments.append([]) }
+                segments[segments.count - 1].append(l)
+            }
+            var chunks: [[Leaf]] = []
+            var packing: [Leaf] = []
+            for segment in segments {
+                if segment.count > exactLimit {
+                    if !packing.isEmpty { chunks.append(packing); packing = [] }
+                    for start in stride(from: 0, to: segment.count, by: exactLimit) {
+                        chunks.append(Array(segment[start..<min(start + exactLimit, segment.count)]))
+                    }
+                    continue
+                }
+                if packing.count + segment.count > exactLimit { chunks.append(packing); packing = [] }
+                packing += segment
+            }
+            if !packing.isEmpty { chunks.append(packing) }
+            leaves = chunks.map { part in
                 let (shapes, cost) = arrange(part, timing: timing)
-                return Leaf(shape: shapes.count == 1 ? shapes[0] : .group(shapes), weight: part.reduce(0) { $0 + $1.weight }, inner: cost)
+                return Leaf(shape: shapes.count == 1 ? shapes[0] : .group(shapes), weight: part.reduce(0) { $0 + $1.weight }, inner: cost,
+                            firstRow: part[0].firstRow, lastRow: part[part.count - 1].lastRow,
+                            startsRow: part[0].startsRow, endsRow: part[part.count - 1].endsRow)
             }
         }
         return arrange(leaves, timing: timing).shapes
     }
 
-    /// An item to arrange: an element, or a group already arranged, with its total weight
-    /// and the weighted time spent inside it once entered.
+    /// An item to arrange: an element, or a group already arranged, with its total weight,
+    /// the weighted time spent inside it once entered, and the screen rows it spans.
     struct Leaf {
         var shape: Shape
         var weight: Double
         var inner: Double
+        var firstRow: Int
+        var lastRow: Int
+        /// It begins (ends) its first (last) row.
+        var startsRow: Bool
+        var endsRow: Bool
     }
 
     /// The best contents of one group made of `leaves` in order, and its weighted cost
     /// measured from the group's start. f[a][b]: runs a..<b as a group's whole contents
     /// (two children or more, or a single leaf); g[a][b]: the same runs as children at
-    /// positions 1, 2, ….
+    /// positions 1, 2, …. A run becomes a group only if it lies in one row or is whole rows.
     static func arrange(_ leaves: [Leaf], timing: Timing) -> (shapes: [Shape], cost: Double) {
         let n = leaves.count
         guard n > 1 else { return (leaves.map(\.shape), leaves.first.map { $0.weight * timing.reaction + $0.inner } ?? 0) }
@@ -128,13 +171,20 @@ enum Regrouping {
         var gCut = fCut
         let later = timing.at(1), reaction = timing.reaction, interval = timing.interval
         let leafInner = leaves.map(\.inner), leafWeight = leaves.map(\.weight)
+        let firstRow = leaves.map(\.firstRow), lastRow = leaves.map(\.lastRow)
+        let startsRow = leaves.map(\.startsRow), endsRow = leaves.map(\.endsRow)
         prefix.withUnsafeBufferPointer { w in
         f.withUnsafeMutableBufferPointer { f in
         g.withUnsafeMutableBufferPointer { g in
         fCut.withUnsafeMutableBufferPointer { fCut in
         gCut.withUnsafeMutableBufferPointer { gCut in
             // The inner cost of run a..<e as one child: a leaf's own, or a group of it.
-            @inline(__always) func inner(_ a: Int, _ e: Int) -> Double { e == a + 1 ? leafInner[a] : f[a * side + e] }
+            // Groups a person can see: a run of one row, or whole rows.
+            @inline(__always) func inner(_ a: Int, _ e: Int) -> Double {
+                if e == a + 1 { return leafInner[a] }
+                guard firstRow[a] == lastRow[e - 1] || (startsRow[a] && endsRow[e - 1]) else { return inf }
+                return f[a * side + e]
+            }
             for length in 1...n {
                 for a in 0...(n - length) {
                     let b = a + length
@@ -173,10 +223,21 @@ enum Regrouping {
         return (contents(0, n), f[n])
     }
 
-    /// The scan tree of `top`: group 0 the top level; a group made here is named after its
-    /// first element and framed by its members.
+    /// The scan tree of `top`: group 0 the top level; a group made here is framed by its
+    /// members and named after them, so that the same screen read again gives the same ids
+    /// (the cursor is kept by id across snapshots): `group:` and its first element's id, and
+    /// for a group inside one that starts with the same element, `/` and its last's.
     static func build(_ top: [Shape], scan: ScanTree, tree: ElementTree) -> ScanTree {
         var groups = [ScanGroup(node: scan.groups.first?.node ?? 0, items: [], parent: nil, indexInParent: 0)]
+        var used: Set<String> = []
+        func name(_ members: [Int]) -> String {
+            var id = "group:" + tree[members[0]].id
+            if used.contains(id) { id += "/" + tree[members[members.count - 1]].id }
+            var k = 2
+            while used.contains(id) { id = "group:" + tree[members[0]].id + "/" + tree[members[members.count - 1]].id + "#\(k)"; k += 1 }
+            used.insert(id)
+            return id
+        }
         func add(_ shapes: [Shape], into g: Int) {
             var items: [ScanItem] = []
             for (k, shape) in shapes.enumerated() {
@@ -191,7 +252,7 @@ enum Regrouping {
                         ? Int(scan.accessibilityParent[first]) : 0
                     let sub = groups.count
                     groups.append(ScanGroup(node: container, items: [], parent: g, indexInParent: k,
-                                            id: "group:" + tree[first].id, frame: frame))
+                                            id: name(members), frame: frame))
                     items.append(.group(sub))
                     add(parts, into: sub)
                 }

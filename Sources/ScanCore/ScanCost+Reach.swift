@@ -65,7 +65,7 @@ extension ScanCost {
                               _ r: inout Reach, lastPress: ScanInstant?) -> ScanInstant? {
         let settings = engine.settings
         func matches(_ e: Effect?) -> Bool {
-            if case .highlight(let item, let kind, _, _, _)? = e { return item == wanted.id && kind == wanted.kind }
+            if case .highlight(let item, let kind, _, _, _, _)? = e { return item == wanted.id && kind == wanted.kind }
             return false
         }
         // Step scanning selects by resting only after a move, or on entering a group.

@@ -181,7 +181,7 @@ public enum ScanCost {
         }
 
         func highlightTime(_ effects: [TimedEffect], _ id: String, _ kind: HighlightKind) -> ScanInstant? {
-            effects.last { if case .highlight(let item, let k, _, _, _) = $0.effect { return item == id && k == kind } else { return false } }?.time
+            effects.last { if case .highlight(let item, let k, _, _, _, _) = $0.effect { return item == id && k == kind } else { return false } }?.time
         }
 
         /// Moves the highlight from what is shown since `h` to `id`: auto scanning waits,

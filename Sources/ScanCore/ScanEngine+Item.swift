@@ -93,7 +93,12 @@ extension ScanEngine {
                 menu.loops += 1
                 if menu.loops >= settings.loops {
                     closeMenu()
-                    returnFromMenu(menu.target)
+                    // Unanswered: scanning resumes where `resumeAt` says, as after an escape.
+                    if settings.resumeAt == .first && mode == .item && !menu.target.isPoint {
+                        resumeAfterAction(.first)
+                    } else {
+                        returnFromMenu(menu.target)
+                    }
                     return
                 }
                 menu.index = 0
@@ -257,10 +262,12 @@ extension ScanEngine {
                 label = groupLabel(g)
                 groupLabels[g] = label
             }
-            emit(.highlight(item: groupID(g), kind: .group, frame: groupFrame(g), label: label, context: nil))
+            emit(.highlight(item: groupID(g), kind: .group, frame: groupFrame(g), label: label, context: nil,
+                            outline: scan.groups[g].outline))
         case .exit:
             let g = item.cursor.scope
-            emit(.highlight(item: "exit", kind: .exit, frame: groupFrame(g), label: "Exit group", context: groupID(g)))
+            emit(.highlight(item: "exit", kind: .exit, frame: groupFrame(g), label: "Exit group", context: groupID(g),
+                            outline: scan.groups[g].outline))
         case .screenMenu:
             emit(.highlight(item: "menu", kind: .menuEntry, frame: nil, label: "Menu", context: nil))
         }

@@ -258,7 +258,12 @@ extension ScanEngine {
     func cursor(at a: Anchor, _ slots: [Slot]) -> Cursor? {
         switch a {
         case .node(let id):
-            guard let n = tree.index(of: id), slots[n].group >= 0 else { return nil }
+            guard let n = tree.index(of: id), slots[n].group >= 0 else {
+                // A group `grouping` made: found by its id, which its members give it.
+                guard let sub = madeGroup(id) else { return nil }
+                let g = scan.groups[sub].parent ?? 0
+                return Cursor(scopes: scan.ancestors(of: g) + [g], index: scan.groups[sub].indexInParent)
+            }
             let g = Int(slots[n].group)
             return Cursor(scopes: scan.ancestors(of: g) + [g], index: Int(slots[n].index))
         case .exit(let id):
@@ -272,11 +277,18 @@ extension ScanEngine {
         }
     }
 
-    /// The group whose container has this id, if it is one in the current scan.
+    /// The group whose container has this id, or a group `grouping` made with this id, if
+    /// it is one in the current scan.
     func group(of id: String, _ slots: [Slot]) -> Int? {
         guard let n = tree.index(of: id), slots[n].group >= 0,
-              case .group(let sub) = scan.groups[Int(slots[n].group)].items[Int(slots[n].index)] else { return nil }
+              case .group(let sub) = scan.groups[Int(slots[n].group)].items[Int(slots[n].index)] else { return madeGroup(id) }
         return sub
+    }
+
+    /// The group `grouping` made with this id (ids of such groups are not nodes').
+    func madeGroup(_ id: String) -> Int? {
+        guard id.hasPrefix("group:") else { return nil }
+        return scan.groups.indices.dropFirst().first { scan.groups[$0].id == id }
     }
 
     /// Every item's position, by node, for finding many ids at once.
@@ -358,7 +370,7 @@ extension ScanEngine {
     /// Whether two highlights show the same item (its frame or label may differ).
     func sameItem(_ a: Effect?, _ b: Effect?) -> Bool {
         switch (a, b) {
-        case let (.highlight(i1, k1, _, _, c1)?, .highlight(i2, k2, _, _, c2)?): return i1 == i2 && k1 == k2 && c1 == c2
+        case let (.highlight(i1, k1, _, _, c1, _)?, .highlight(i2, k2, _, _, c2, _)?): return i1 == i2 && k1 == k2 && c1 == c2
         case (nil, nil): return true
         default: return false
         }

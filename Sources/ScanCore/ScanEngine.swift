@@ -26,6 +26,8 @@ public struct ScanEngine: Sendable {
         case point(Point, element: Int?)
         /// A page of the screen menu.
         case page(MenuPage)
+
+        var isPoint: Bool { if case .point = self { return true } else { return false } }
     }
 
     /// An open menu: its page's items as they were offered when it opened (or when a
@@ -325,7 +327,7 @@ public struct ScanEngine: Sendable {
     /// name), or nil.
     public var currentHighlightID: String? {
         mutating get {
-            if case .highlight(let item, _, _, _, _)? = currentHighlight() { return item }
+            if case .highlight(let item, _, _, _, _, _)? = currentHighlight() { return item }
             return nil
         }
     }

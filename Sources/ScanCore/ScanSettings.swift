@@ -8,6 +8,12 @@ public enum ActOn: String, CaseIterable, Sendable { case press, release }
 /// How item mode groups what it scans: the layout's own groups, none, rows of the screen,
 /// or groups built to minimise the expected time to reach an element (ScanCost.swift).
 public enum Grouping: String, CaseIterable, Sendable { case layout, linear, rowColumn, optimal }
+/// The order of what is scanned where the screen does not say it: a live window's
+/// elements in screen order (rows top to bottom, each left to right, or right to left for
+/// a right-to-left language), or in the order the application's toolkit gives them. The
+/// direction also orders the rows of layouts in geometric order and of `rowColumn` and
+/// `optimal` grouping.
+public enum ScanOrder: String, CaseIterable, Sendable { case screen, screenRightToLeft, application }
 /// Where scanning resumes after an escape or after a group's loops run out: where it was
 /// (the element, the group in its parent), or at the first top-level item.
 public enum ResumeAt: String, CaseIterable, Sendable { case same, first }
@@ -47,6 +53,7 @@ public struct ScanSettings: Hashable, Sendable {
     public var fineSpeedFactor = 0.5
     public var grouping = Grouping.layout
     public var resumeAt = ResumeAt.same
+    public var order = ScanOrder.screen
     public var pauseAfterSelection = PauseAfterSelection.off
     /// By element id; elements not named weigh 1.
     public var weights: [String: Double] = [:]
@@ -115,7 +122,9 @@ public struct ScanSettings: Hashable, Sendable {
         .init("pauseAfterSelection", .pause(\.pauseAfterSelection, 0.1...60),
               "After an activation the scan waits, its place highlighted, this many seconds or until a press (which only resumes)."),
         .init("resumeAt", .choice(\.resumeAt),
-              "After an escape, or when a group's loops run out: stay (the element; the group in its parent), or go to the first top-level item."),
+              "After an escape, when a group's loops run out, or when a menu closes unanswered: stay (the element; the group in its parent), or go to the first top-level item."),
+        .init("order", .choice(\.order),
+              "A live window is scanned in screen order: rows top to bottom, each left to right (screen) or right to left (screenRightToLeft, also for layouts and rowColumn and optimal rows); application: in the order the application gives."),
         .init("announceChanges", .flag(\.announceChanges),
               "After an action, a text of the window that changed (a calculator's display, a status line) is announced, once per action."),
         .init("keyboardLayout", .choice(\.typing.keyboardLayout),

@@ -15,6 +15,10 @@ public struct ScanGroup: Hashable, Sendable {
     /// element's id) and frame (its members' union); nil: the node's.
     public var id: String? = nil
     public var frame: Rect? = nil
+    /// What is drawn when its frame would hold other items (SPEC §12): rectangles whose
+    /// union holds its members and no other item's activation point, clear of the outlines
+    /// of the groups before it at its level; nil: the frame.
+    public var outline: [Rect]? = nil
 }
 
 /// The scan structure of a screen: group 0 is the top level.
@@ -66,7 +70,9 @@ public struct ScanTreeBuilder {
 
     public static func build(_ tree: ElementTree, settings: ScanSettings) -> ScanTree {
         var b = ScanTreeBuilder(tree: tree, settings: settings)
-        return Regrouping.apply(b.run(), tree: tree, settings: settings)
+        var scan = Regrouping.apply(b.run(), tree: tree, settings: settings)
+        GroupOutlines.assign(&scan, tree: tree)
+        return scan
     }
 
     init(tree: ElementTree, settings: ScanSettings) {
@@ -183,7 +189,11 @@ public struct ScanTreeBuilder {
         if tree[i].elements != nil { return members(i) }
         var blocks: [Int] = []
         collectBlocks(i, into: &blocks)
-        if tree.naturalOrder == .geometric { blocks = geometricOrder(blocks) }
+        switch tree.naturalOrder {
+        case .geometric: blocks = geometricOrder(blocks)
+        case .application: if settings.order != .application { blocks = geometricOrder(blocks) }
+        case .document: break
+        }
         if blocks.contains(where: { tree[$0].sortPriority != nil }) {
             blocks = blocks.enumerated().sorted { a, b in
                 let pa = tree[a.element].sortPriority ?? 0, pb = tree[b.element].sortPriority ?? 0
@@ -199,8 +209,9 @@ public struct ScanTreeBuilder {
         }
     }
 
-    /// Rows top to bottom, left to right within a row: a block joins the current row when
-    /// its top is within half the smaller height of the row's first block.
+    /// Rows top to bottom, left to right within a row (right to left with `order:
+    /// screenRightToLeft`): a block joins the current row when its top is within half the
+    /// smaller height of the row's first block.
     private func geometricOrder(_ blocks: [Int]) -> [Int] {
         guard blocks.count > 1 else { return blocks }
         // Sort plain keys: a closure over the builder would copy it for every sort.
@@ -214,8 +225,10 @@ public struct ScanTreeBuilder {
         result.reserveCapacity(keyed.count)
         var row: [(frame: Rect, doc: Int32, node: Int)] = []
         var first = Rect.zero
+        let rightToLeft = settings.order == .screenRightToLeft
         func flush() {
             row.sort { a, b in
+                if rightToLeft && a.frame.maxX != b.frame.maxX { return a.frame.maxX > b.frame.maxX }
                 if a.frame.minX != b.frame.minX { return a.frame.minX < b.frame.minX }
                 if a.frame.minY != b.frame.minY { return a.frame.minY < b.frame.minY }
                 return a.doc < b.doc

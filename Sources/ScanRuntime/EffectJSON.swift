@@ -28,7 +28,7 @@ public enum EffectJSON {
             s += "\"scanStarted\""
         case .scanStopped(let reason):
             s += "\"scanStopped\""; text("reason", reason.rawValue)
-        case let .highlight(item, kind, frame, label, context):
+        case let .highlight(item, kind, frame, label, context, outline):
             s += "\"highlight\""
             text("item", item); text("kind", kind.rawValue)
             switch kind {
@@ -37,6 +37,7 @@ public enum EffectJSON {
             default: break
             }
             if let frame { field("frame", rect(frame)) }
+            if let outline { field("outline", "[" + outline.map(rect).joined(separator: ",") + "]") }
             if let label { text("label", label) }
         case .enterGroup(let g):
             s += "\"enterGroup\""; text("group", g)

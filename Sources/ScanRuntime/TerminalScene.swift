@@ -10,7 +10,8 @@ public struct TerminalScene: Sendable {
 
     var tree = ElementTree(screenID: "", size: (1, 1), nodes: [ElementNode(id: "")])
     var boxes: [TerminalLayout.Box] = []
-    var highlight: (frame: Rect?, label: String, kind: HighlightKind, item: String)?
+    /// `outline`: a group's rectangles where its frame would hold other items.
+    var highlight: (frame: Rect?, label: String, kind: HighlightKind, item: String, outline: [Rect]?)?
     var menu: (element: String?, entries: [String], titles: [String], current: String?)?
     var mode = ScanMode.item
     var sweep: Sweep?
@@ -50,7 +51,7 @@ public struct TerminalScene: Sendable {
             tree = shown.tree
             boxes = Self.boxes(of: shown.tree)
             version += 1
-        case let .highlight(item, kind, frame, label, _):
+        case let .highlight(item, kind, frame, label, _, outline):
             let shown: String
             switch kind {
             case .element: shown = label.flatMap { $0.isEmpty ? nil : $0 } ?? name(of: item)
@@ -58,7 +59,7 @@ public struct TerminalScene: Sendable {
             case .exit: shown = label ?? "Exit group"
             case .menuEntry: shown = label ?? item
             }
-            highlight = (frame, shown, kind, item)
+            highlight = (frame, shown, kind, item, outline)
             if kind == .menuEntry, menu != nil { menu!.current = item }
             stopped = false
         case let .menuOpen(element, entries, titles):
@@ -154,7 +155,8 @@ public struct TerminalScene: Sendable {
         var lit = [Bool](repeating: false, count: layout.placed.count)
         var litAny = false
         if let h = highlight, let f = h.frame {
-            for (i, p) in layout.placed.enumerated() where p.form != .hidden && f.contains(drawn[i]) {
+            let area = h.outline ?? [f]
+            for (i, p) in layout.placed.enumerated() where p.form != .hidden && area.contains(where: { $0.contains(drawn[i]) }) {
                 lit[i] = true
                 litAny = true
             }

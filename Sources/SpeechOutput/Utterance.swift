@@ -48,7 +48,7 @@ struct UtterancePlan {
             switch e.effect {
             case .screen(let shown):
                 screen = shown.tree
-            case .highlight(let item, let kind, _, let label, _):
+            case .highlight(let item, let kind, _, let label, _, _):
                 let text = speech ? Self.highlightText(kind: kind, label: label, traits: kind == .element ? traits(item) : nil) : nil
                 let icon = selected ? selectSound : moveSound
                 selected = false

@@ -56,6 +56,21 @@ enum OverlayGeometry {
         ].filter { !$0.isEmpty }
     }
 
+    /// The outline around a union of rectangles (a group whose members no one rectangle
+    /// encloses, SPEC §12): a band `thickness` pixels wide just outside the union. `cover`
+    /// is the rectangles grown by the thickness (on the screen), `holes` the rectangles
+    /// themselves: the band is the cover's union less the holes'. `outer` bounds the cover.
+    /// Nil when nothing of it is on the screen.
+    static func unionRing(around rects: [Rect], thickness: Int, screen: PixelRect) -> (outer: PixelRect, cover: [PixelRect], holes: [PixelRect])? {
+        let cover = rects.map { PixelRect(covering: $0).insetBy(-thickness).intersection(screen) }.filter { !$0.isEmpty }
+        guard let first = cover.first else { return nil }
+        let outer = cover.dropFirst().reduce(first) { a, b in
+            let x0 = min(a.x, b.x), y0 = min(a.y, b.y)
+            return PixelRect(x: x0, y: y0, width: max(a.maxX, b.maxX) - x0, height: max(a.maxY, b.maxY) - y0)
+        }
+        return (outer, cover, rects.map { PixelRect(covering: $0) }.filter { !$0.isEmpty })
+    }
+
     /// A line `width` pixels wide (plus a 1-pixel dark edge each side) across the screen, on
     /// coordinate `at` of `axis`: vertical for x, horizontal for y. The result is the
     /// window's outer rectangle, edges included.

@@ -39,7 +39,7 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
 
     /// What is to be shown, from the effects so far.
     struct Scene {
-        var outline: (frame: Rect, kind: HighlightKind)?
+        var outline: (frame: Rect, kind: HighlightKind, union: [Rect]?)?
         var menu: Menu?
         var sweep: Sweep?
         /// The x a press fixed, drawn while y sweeps (kept while stopped: a press restarts y).
@@ -158,7 +158,7 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
 
     func apply(_ e: TimedEffect) {
         switch e.effect {
-        case let .highlight(item, kind, frame, label, _):
+        case let .highlight(item, kind, frame, label, _, outline):
             if kind == .menuEntry {
                 if var m = scene.menu, !m.isStop {
                     if let i = m.names.firstIndex(of: item) {
@@ -174,7 +174,7 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
             } else if scene.menu?.isStop == true {
                 scene.menu = nil
             }
-            scene.outline = frame.map { ($0, kind) }
+            scene.outline = frame.map { ($0, kind, outline) }
         case let .menuOpen(_, entries, titles):
             let anchor = scene.menu?.anchor ?? scene.outline?.frame
             scene.menu = Menu(names: entries, titles: titles,
@@ -237,7 +237,14 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
             sent = keyboard.hide() || sent
         }
 
-        if let o = scene.outline, let ring = OverlayGeometry.ring(around: o.frame, thickness: thickness, screen: screen) {
+        if let o = scene.outline, let rects = o.union,
+           let ring = OverlayGeometry.unionRing(around: rects, thickness: thickness, screen: screen) {
+            // A group no one rectangle encloses: the band follows its members' union.
+            let moved = outline.show(outer: ring.outer, cover: ring.cover, holes: ring.holes,
+                                     color: o.kind == .group ? palette.group : palette.highlight)
+            if !moved && keyboardShown { outline.raise() }
+            sent = moved || sent
+        } else if let o = scene.outline, o.union == nil, let ring = OverlayGeometry.ring(around: o.frame, thickness: thickness, screen: screen) {
             let moved = outline.show(outer: ring.outer, hole: ring.hole,
                                      color: o.kind == .group ? palette.group : palette.highlight)
             if !moved && keyboardShown { outline.raise() }

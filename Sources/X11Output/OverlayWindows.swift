@@ -82,10 +82,10 @@ func configure(_ x: X11Display, _ w: Window, _ r: PixelRect, raise: Bool) {
     XConfigureWindow(x.pointer, w, UInt32(mask), &changes)
 }
 
-func setShape(_ x: X11Display, _ w: Window, _ rects: [PixelRect]) {
+func setShape(_ x: X11Display, _ w: Window, _ rects: [PixelRect], operation: Int32 = ShapeSet) {
     var xr = rects.map { XRectangle(x: Int16(clamping: $0.x), y: Int16(clamping: $0.y),
                                     width: UInt16(clamping: $0.width), height: UInt16(clamping: $0.height)) }
-    XShapeCombineRectangles(x.pointer, w, ShapeBounding, 0, 0, &xr, Int32(xr.count), ShapeSet, Unsorted)
+    XShapeCombineRectangles(x.pointer, w, ShapeBounding, 0, 0, &xr, Int32(xr.count), operation, Unsorted)
 }
 
 /// The outline: a dark ring (the window) holding a coloured ring one pixel narrower on each
@@ -97,6 +97,8 @@ final class RingWindow {
     let window: Window
     let inner: Window
     private(set) var drawn: (outer: PixelRect, hole: PixelRect, color: UInt)?
+    /// The union drawn (`show(outer:cover:holes:color:)`), nil for a plain ring.
+    private(set) var drawnUnion: [PixelRect]?
     private var innerColor: UInt
 
     init(_ x: X11Display, name: String, palette: OverlayPalette) {
@@ -112,7 +114,8 @@ final class RingWindow {
     /// Returns whether anything was sent.
     @discardableResult
     func show(outer: PixelRect, hole: PixelRect, color: UInt) -> Bool {
-        if let d = drawn, d.outer == outer, d.hole == hole, d.color == color { return false }
+        if let d = drawn, d.outer == outer, d.hole == hole, d.color == color, drawnUnion == nil { return false }
+        drawnUnion = nil
         let innerRect = PixelRect(x: 1, y: 1, width: outer.width - 2, height: outer.height - 2)
         let innerHole = hole.isEmpty ? hole : hole.insetBy(-1)
         // The child's ring, in its own coordinates.
@@ -131,11 +134,38 @@ final class RingWindow {
         return true
     }
 
+    /// A band around a union of rectangles (`OverlayGeometry.unionRing`, absolute
+    /// coordinates): the window is the cover less the holes, its coloured child the cover
+    /// one pixel narrower less the holes one pixel wider.
+    @discardableResult
+    func show(outer: PixelRect, cover: [PixelRect], holes: [PixelRect], color: UInt) -> Bool {
+        let key = cover + [PixelRect(x: 0, y: 0, width: 0, height: 0)] + holes
+        if let d = drawn, d.outer == outer, d.color == color, drawnUnion == key { return false }
+        let innerRect = PixelRect(x: 1, y: 1, width: outer.width - 2, height: outer.height - 2)
+        let innerOrigin = (outer.x + 1, outer.y + 1)
+        setShape(x, inner, cover.map { $0.insetBy(1).offsetBy(-innerOrigin.0, -innerOrigin.1) })
+        setShape(x, inner, holes.map { $0.insetBy(-1).offsetBy(-innerOrigin.0, -innerOrigin.1) }, operation: ShapeSubtract)
+        configure(x, inner, innerRect, raise: false)
+        if color != innerColor {
+            XSetWindowBackground(x.pointer, inner, color)
+            XClearWindow(x.pointer, inner)
+            innerColor = color
+        }
+        setShape(x, window, cover.map { $0.offsetBy(-outer.x, -outer.y) })
+        setShape(x, window, holes.map { $0.offsetBy(-outer.x, -outer.y) }, operation: ShapeSubtract)
+        configure(x, window, outer, raise: true)
+        if drawn == nil { XMapRaised(x.pointer, window) }
+        drawn = (outer, PixelRect(x: 0, y: 0, width: 0, height: 0), color)
+        drawnUnion = key
+        return true
+    }
+
     @discardableResult
     func hide() -> Bool {
         guard drawn != nil else { return false }
         XUnmapWindow(x.pointer, window)
         drawn = nil
+        drawnUnion = nil
         return true
     }
 

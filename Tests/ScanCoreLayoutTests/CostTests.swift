@@ -59,6 +59,19 @@ struct CostTests {
         }
     }
 
+    /// SPEC §12 on the bundled layouts: under every grouping each group's outline holds its
+    /// members and no other item's activation point, and outlines at one level do not overlap.
+    @Test(arguments: layouts, Grouping.allCases)
+    func everyGroupCanBeSeen(_ layout: String, _ grouping: Grouping) throws {
+        let tree = try Self.tree(layout)
+        for scope in ItemScope.allCases {
+            var s = Self.settings(grouping)
+            s.itemScope = scope
+            let scan = ScanTreeBuilder.build(tree, settings: s)
+            #expect(GroupOutlines.problems(scan, tree: tree) == [], "\(layout) \(grouping) \(scope)")
+        }
+    }
+
     /// Point mode: the crosshair placed on each element's activation point and tapped.
     @Test(arguments: layouts, [false, true])
     func pointModePressTimesTapAtExactlyTheSeconds(_ layout: String, _ precise: Bool) throws {

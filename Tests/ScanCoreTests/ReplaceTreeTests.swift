@@ -156,7 +156,7 @@ struct ReplaceTreeTests {
         let effects = engine.replaceTree(moved, at: at(1.7)).scanned
         #expect(effects == timed(1.7, lit("b", in: moved)))
         #expect(effects.count == 1)
-        if case .highlight(_, _, let frame, _, _)? = effects.first?.effect {
+        if case .highlight(_, _, let frame, _, _, _)? = effects.first?.effect {
             #expect(frame == Rect(x: 10.5, y: 60, width: 120, height: 40))
         }
         #expect(engine.nextDeadline == at(2), "same item: the timer keeps its phase")

@@ -74,7 +74,7 @@ struct WindowsPageTests {
         #expect(chosen.contains(.window(.activate, window: "0x300", title: "Music")))
         #expect(chosen.contains(.menuClose(element: nil)))
         #expect(engine.item.menu == nil)
-        guard case .highlight(let item, .element, _, _, _)? = chosen.last else {
+        guard case .highlight(let item, .element, _, _, _, _)? = chosen.last else {
             Issue.record("scanning goes on: \(chosen)")
             return
         }

@@ -25,3 +25,20 @@ struct EffectJSONSettingTests {
         #expect(EffectJSON.lines([screen, TimedEffect(.zero, .scanStarted)]) == #"{"t":0.000,"effect":"scanStarted"}"# + "\n")
     }
 }
+
+/// A group whose frame would hold other items carries its outline (SPEC §12); otherwise
+/// the frame is the outline and no `outline` is printed.
+@Suite("Effect JSON: outlines")
+struct EffectJSONOutlineTests {
+    @Test func aGroupsOutlineFollowsItsFrame() throws {
+        let frame = Rect(x: 10, y: 188, width: 316, height: 84)
+        let outline = [Rect(x: 10, y: 188, width: 252, height: 40), Rect(x: 266, y: 188, width: 60, height: 84)]
+        let line = try #require(EffectJSON.line(TimedEffect(.seconds(2), .highlight(item: "group:1", kind: .group, frame: frame,
+                                                                                   label: "1, 2, 3 and 2 more", context: nil, outline: outline))))
+        #expect(line == #"{"t":2.000,"effect":"highlight","item":"group:1","kind":"group","frame":[10.0,188.0,316.0,84.0],"#
+                + #""outline":[[10.0,188.0,252.0,40.0],[266.0,188.0,60.0,84.0]],"label":"1, 2, 3 and 2 more"}"#)
+        let plain = try #require(EffectJSON.line(TimedEffect(.seconds(2), .highlight(item: "row", kind: .group, frame: frame,
+                                                                                    label: nil, context: nil))))
+        #expect(!plain.contains("outline"))
+    }
+}

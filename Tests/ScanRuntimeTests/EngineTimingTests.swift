@@ -11,7 +11,7 @@ func loadLayout(_ name: String) throws -> ElementTree {
 
 func highlights(_ effects: [TimedEffect]) -> [(ScanInstant, String)] {
     effects.compactMap { e in
-        if case let .highlight(item, _, _, _, _) = e.effect { return (e.time, item) }
+        if case let .highlight(item, _, _, _, _, _) = e.effect { return (e.time, item) }
         return nil
     }
 }
@@ -40,7 +40,7 @@ struct EngineTimingTests {
         let late = driver.deliver(SwitchEvent(.select, down: true, at: .seconds(0.98)))
         let kinds = late.map { e -> String in
             switch e.effect {
-            case .highlight(let item, _, _, _, _): return "highlight \(item)"
+            case .highlight(let item, _, _, _, _, _): return "highlight \(item)"
             case .enterGroup(let g): return "enter \(g)"
             default: return "other"
             }

@@ -135,7 +135,7 @@ struct LiveScannerTests {
         let scanner = LiveScanner(engine: ScanEngine(tree: try loadLayout("switch-control.uikit.json"), settings: settings), queue: q) { effects in
             for e in effects {
                 switch e.effect {
-                case .highlight(let item, _, _, _, _):
+                case .highlight(let item, _, _, _, _, _):
                     log.add(item)
                     if log.items.count == 2 { moved.signal() }
                 case .enterGroup(let g): log.add("enter \(g)"); entered.signal()

@@ -323,7 +323,7 @@ func compact(_ e: TimedEffect) -> String {
     case .screen(let shown): return "\(t) screen \(shown.tree.screenID)"
     case .scanStarted: return "\(t) scanStarted"
     case .scanStopped(let r): return "\(t) scanStopped \(r.rawValue)"
-    case let .highlight(item, kind, _, _, _): return "\(t) highlight \(kind.rawValue) \(item)"
+    case let .highlight(item, kind, _, _, _, _): return "\(t) highlight \(kind.rawValue) \(item)"
     case .enterGroup(let g): return "\(t) enterGroup \(g)"
     case .exitGroup(let g): return "\(t) exitGroup \(g)"
     case let .menuOpen(el, entries, _): return "\(t) menuOpen \(el ?? "-") \(entries.joined(separator: ","))"

@@ -26,6 +26,16 @@ struct OverlayGeometryTests {
         #expect(OverlayGeometry.ringRectangles(outer: point.outer, hole: point.hole) == [PixelRect(x: 0, y: 0, width: 12, height: 12)])
     }
 
+    @Test("around a union: each rectangle grown by the thickness, less the rectangles; off the screen there is none")
+    func union() throws {
+        let u = try #require(OverlayGeometry.unionRing(around: [Rect(x: 10, y: 20, width: 100, height: 50), Rect(x: 110, y: 20.5, width: 40, height: 90)],
+                                                      thickness: 6, screen: screen))
+        #expect(u.cover == [PixelRect(x: 4, y: 14, width: 112, height: 62), PixelRect(x: 104, y: 14, width: 52, height: 103)])
+        #expect(u.holes == [PixelRect(x: 10, y: 20, width: 100, height: 50), PixelRect(x: 110, y: 20, width: 40, height: 91)])
+        #expect(u.outer == PixelRect(x: 4, y: 14, width: 152, height: 103))
+        #expect(OverlayGeometry.unionRing(around: [Rect(x: 2000, y: 0, width: 10, height: 10)], thickness: 6, screen: screen) == nil)
+    }
+
     @Test("the panel goes right of the outline, else left, else below; centred without an anchor")
     func panel() {
         let size = (width: 100, height: 80)

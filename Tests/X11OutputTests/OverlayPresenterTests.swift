@@ -148,6 +148,31 @@ struct OverlayPresenterTests {
         #expect(full[640, 400] == before[640, 400])
     }
 
+    @Test("a group whose members no rectangle encloses is outlined around their union")
+    func unionOutline() throws {
+        let rig = try OverlayRig()
+        let before = try rig.server.screenshot()
+        // "1 2 3 −" and a tall "=" beside them: an L.
+        let row: Box = (100, 100, 300, 50), tall: Box = (400, 100, 60, 120)
+        try rig.present([.highlight(item: "group:1", kind: .group, frame: Rect(x: 100, y: 100, width: 360, height: 120), label: nil,
+                                    context: nil, outline: [Rect(x: 100, y: 100, width: 300, height: 50),
+                                                            Rect(x: 400, y: 100, width: 60, height: 120)])])
+        let shot = try rig.server.screenshot()
+        for (x, y) in [(250, 97), (250, 152), (97, 125), (462, 160), (430, 222), (397, 190), (462, 97)] {
+            #expect(shot[x, y] == groupBlue, "the band at (\(x), \(y))")
+        }
+        #expect(shot[250, 99] == black && shot[250, 94] == black, "dark edges inside and out")
+        for (x, y) in [(250, 125), (430, 200), (400, 125), (250, 190), (300, 215)] {
+            #expect(shot[x, y] == before[x, y], "nothing drawn at (\(x), \(y)): inside the union, or outside it in its bounds")
+        }
+        expectUnchanged(shot, before: before, rings: [row, tall])
+        // A plain frame again: the ring is a rectangle.
+        try rig.present([.highlight(item: "row", kind: .group, frame: Rect(x: 100, y: 100, width: 300, height: 50), label: nil, context: nil)])
+        let plain = try rig.server.screenshot()
+        expectOutline(plain, before: before, frame: row, color: groupBlue, width: rig.width)
+        expectUnchanged(plain, before: before, rings: [row])
+    }
+
     @Test("the overlay takes neither the focus nor the pointer; a click on the outline reaches the window below")
     func noFocusClickThrough() throws {
         let rig = try OverlayRig(openbox: true)
