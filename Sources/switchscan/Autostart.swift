@@ -136,7 +136,8 @@ struct AutostartEnable: ParsableCommand {
         case (.unit, .success):
             useUnit = true
         case (.unit, .failure(let why)):
-            throw fail("Error: cannot use a systemd user unit: \(why.reason). Run 'switchscan autostart enable' to start SwitchScan from the desktop entry instead.")
+            writeErr("Error: cannot use a systemd user unit: \(why.reason). Run 'switchscan autostart enable' to start SwitchScan from the desktop entry instead.\n")
+            throw ExitCode(1)
         case (.auto, .success(let m)):
             useUnit = m.graphicalSessionActive
             if !useUnit { why = " (systemd's user manager runs, but this session did not start graphical-session.target, so a unit would never start)" }
@@ -150,7 +151,8 @@ struct AutostartEnable: ParsableCommand {
             _ = m.run(["daemon-reload"])
             let enabled = m.run(["enable", AutostartFiles.unitName])
             guard enabled.status == 0 else {
-                throw fail("Error: 'systemctl --user enable \(AutostartFiles.unitName)' failed: \(enabled.output.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines))")
+                writeErr("Error: 'systemctl --user enable \(AutostartFiles.unitName)' failed: \(enabled.output.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines))\n")
+                throw ExitCode(1)
             }
             writeOut("""
                 Enabled: SwitchScan starts with your graphical session, from the systemd user unit \(paths.unit); \
