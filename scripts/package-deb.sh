@@ -78,7 +78,7 @@ subcommands() {  # the names listed under SUBCOMMANDS: in a help text
 page() {  # one command's section, then its subcommands'
     help=$("$bin" help "$@" 2>&1)
     printf '.SS "switchscan %s"\n' "$*"
-    printf '%s\n' "$help" | sed '/^OVERVIEW: /d' | roff
+    printf '%s\n' "$help" | sed 's/^OVERVIEW: //' | roff
     for sub in $(printf '%s\n' "$help" | subcommands); do page "$@" "$sub"; done
 }
 top=$("$bin" --help)
