@@ -212,6 +212,24 @@ struct AutostartTests {
         #expect(!FileManager.default.fileExists(atPath: home.unitFolder + "/switchscan.service"))
     }
 
+    /// The run a session starts waits for the accessibility bus rather than failing at once,
+    /// asks for it without libatspi meanwhile (which would abort on a second try), and
+    /// when it never comes says what is missing.
+    @Test func aRunStartedWithTheSessionWaitsForTheBus() throws {
+        let home = try Home()
+        defer { home.dir.remove() }
+        var env = home.environment()
+        env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(home.dir.url.path)/no-bus"
+        let started = Date()
+        let r = try CLI.run(["run", "--desktop", "--wait-for-desktop", "1.5", "--output", "quiet", "--no-terminal-keys"], environment: env)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(r.status == 1 && r.stdout.isEmpty, "\(r)")
+        #expect(r.stderr.hasPrefix("Error: the accessibility bus (AT-SPI) cannot be reached"), "\(r)")
+        #expect(seconds >= 1.5, "it gave up after \(seconds) s")
+        let bad = try CLI.run(["run", "--wait-for-desktop", "5"], environment: env)
+        #expect(bad.status == 64 && bad.stderr.contains("--wait-for-desktop goes with --desktop"), "\(bad)")
+    }
+
     static let systemdAnalyze = "/usr/bin/systemd-analyze"
 
     /// The unit and its failure unit as `autostart print` gives them (and the package
