@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds switchscan_<version>_<arch>.deb from a release build with the Swift runtime linked in
 # (--static-swift-stdlib: installing it needs no Swift toolchain), into the folder given
-# (default: the current one); prints the package's path last.
+# (default: the current one); prints the package's path.
 #
 #   /usr/bin/switchscan                      the binary, stripped
 #   /usr/share/switchscan/{Devices,Layouts,Words}   the bundled data (found beside bin/)
@@ -24,7 +24,8 @@ arch=$(dpkg --print-architecture)
 maintainer=$(git log -1 --format='%an <%ae>' 2>/dev/null || true)
 [ -n "$maintainer" ] || maintainer="SwitchScan maintainers <switchscan@example.org>"
 
-swift build -c release --product switchscan --static-swift-stdlib
+# The build's messages go to stderr: stdout is the package's path alone.
+swift build -c release --product switchscan --static-swift-stdlib >&2
 bin="$(swift build -c release --static-swift-stdlib --show-bin-path)/switchscan"
 [ "$("$bin" --version)" = "$version" ] || { echo "package-deb.sh: $bin --version does not say $version" >&2; exit 1; }
 

@@ -136,10 +136,14 @@ struct AutostartTests {
         let r: RunResult
         if getuid() == 0 {
             // Root writes anywhere: the refusal is an ordinary user's (nobody), who can reach
-            // the binary and the folders but write none of them.
-            try #require(RefusedRealTimeTests.canDropRights, "root needs setpriv, and a binary others can run, to test as an ordinary user")
-            for url in [home.dir.url, home.config, home.bin] { chmod(url.path, 0o755) }
-            r = try Self.runAsNobody(["autostart", "enable"], environment: home.environment())
+            // the folders and a copy of the binary but write none of them.
+            try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "root needs setpriv (util-linux) to test as an ordinary user")
+            let copy = home.dir.url.appendingPathComponent("exe")
+            try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: try #require(CLI.binary), to: copy.appendingPathComponent("switchscan"))
+            for url in [home.dir.url, home.config, home.bin, copy] { chmod(url.path, 0o755) }
+            chmod(copy.appendingPathComponent("switchscan").path, 0o755)
+            r = try Self.runAsNobody(copy.appendingPathComponent("switchscan"), ["autostart", "enable"], environment: home.environment())
         } else {
             r = try CLI.run(["autostart", "enable"], environment: home.environment())
         }
@@ -148,8 +152,7 @@ struct AutostartTests {
         #expect(!FileManager.default.fileExists(atPath: home.entry))
     }
 
-    static func runAsNobody(_ arguments: [String], environment: [String: String]) throws -> RunResult {
-        let binary = try #require(CLI.binary)
+    static func runAsNobody(_ binary: URL, _ arguments: [String], environment: [String: String]) throws -> RunResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments
