@@ -10,6 +10,7 @@
 #   /usr/share/applications/switchscan.desktop      the menu entry (no /etc/xdg/autostart:
 #                                            starting at login is per user, 'autostart enable')
 #   /usr/lib/udev/rules.d/70-switchscan.rules       switches and /dev/uinput for the seated user
+#                                            (packaging/postinst applies it to those plugged in)
 #
 # The version is the one `switchscan --version` prints (Sources/CommandSupport/Version.swift);
 # the dependencies are dpkg-shlibdeps' reading of the binary.
@@ -136,6 +137,7 @@ Description: switch access scanning for the Linux desktop
  .
  'switchscan autostart enable' starts it at login.
 EOF
+install -m 0755 packaging/postinst "$root/DEBIAN/postinst"
 (cd "$root" && find usr -type f -exec md5sum {} + | sort -k2) >"$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
 
