@@ -104,10 +104,13 @@ public final class ScanSession: @unchecked Sendable {
         case .desktop(let app):
             guard problems.isEmpty else { throw SessionError(problems.joined(separator: "\n"), status: 2) }
             let access = try connectDesktop()
-            // Started with the session, the run may also come before any window.
+            // Started with the session, the run may also come before any window: it waits for
+            // one, and after the wait starts with nothing to scan (the follower reads the
+            // desktop again while nothing can be scanned, and brings the first window that shows).
             let windowDeadline = MonotonicClock.now() + .seconds(c.waitForDesktop)
             while case .failure(let e) = access.choose(app: app) {
                 if MonotonicClock.now() < windowDeadline { usleep(250_000); continue }
+                if c.waitForDesktop > 0 { break }
                 access.stop()
                 throw SessionError(e.description, status: 1)
             }

@@ -47,7 +47,7 @@ struct Run: ParsableCommand {
     @Option(help: "terminal (draw the screen), json (effects as JSON lines) or quiet (nothing; for a run the session starts). Default: terminal when stdout is a terminal.")
     var output: RunConfiguration.Output?
 
-    @Option(name: .customLong("wait-for-desktop"), help: ArgumentHelp("With --desktop: wait up to this many seconds for the X display, the accessibility bus and a window (a run started with the session comes before them).", valueName: "seconds"))
+    @Option(name: .customLong("wait-for-desktop"), help: ArgumentHelp("With --desktop: wait up to this many seconds for the X display, the accessibility bus and a window (a run started with the session comes before them); with no window by then, scan the first that shows.", valueName: "seconds"))
     var waitForDesktop: String?
 
     @Flag(name: .customLong("no-terminal-keys"), help: "Do not read keys from the terminal (for a run the session starts, which has none); a signal ends the run.")

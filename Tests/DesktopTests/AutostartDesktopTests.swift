@@ -54,4 +54,19 @@ struct AutostartDesktopTests {
         let status = try session.runSwitchscan(["autostart", "status"])
         #expect(status.stdout == "SwitchScan does not start at login. 'switchscan autostart enable' turns that on.\n", "\(status)")
     }
+
+    /// A run the session started on an empty desktop keeps going after its wait, with
+    /// nothing to scan, and scans the first window that shows.
+    @Test func afterTheWaitTheFirstWindowIsScanned() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let run = try session.startSwitchscan(["run", "--desktop", "--wait-for-desktop", "0.5", "--output", "json", "--no-devices"])
+        usleep(1_500_000)
+        #expect(run.process.isRunning, "it ended with nothing to scan.\n\(run.stderr)")
+        let fixture = try session.startFixture()
+        let line = try run.waitForLine("a highlight in the fixture's window", timeout: 15) { line in
+            line.contains(#""effect":"highlight""#) && !line.contains(#""item":"none""#)
+        }
+        #expect(fixture.isRunning, "\(line)")
+    }
 }
