@@ -18,6 +18,9 @@ public struct RunConfiguration: Sendable {
         case terminal
         /// Effects as JSON lines.
         case json
+        /// Nothing on standard output: a run the desktop session started, whose output would
+        /// fill the session's log.
+        case quiet
     }
 
     /// How taps and keys reach the screen.
@@ -45,6 +48,9 @@ public struct RunConfiguration: Sendable {
     /// Read the terminal's keys (switches when no device is in use, q to quit). A front end
     /// of its own turns this off and ends the session itself.
     public var terminalKeys = true
+    /// With the live desktop: how long to wait for the X display and the accessibility bus
+    /// (a run started with the session may come before them); 0: not at all.
+    public var waitForDesktop: Double = 0
     /// Draw the highlight over the screen where a display can be opened.
     public var overlay = true
     /// nil: chosen from the environment (`SessionPlan`).

@@ -104,7 +104,13 @@ public final class ScanSession: @unchecked Sendable {
         case .desktop(let app):
             guard problems.isEmpty else { throw SessionError(problems.joined(separator: "\n"), status: 2) }
             let access = try connectDesktop()
-            if case .failure(let e) = access.choose(app: app) {
+            // Started with the session, the run may also come before any window: it waits for
+            // one, and after the wait starts with nothing to scan (the follower reads the
+            // desktop again while nothing can be scanned, and brings the first window that shows).
+            let windowDeadline = MonotonicClock.now() + .seconds(c.waitForDesktop)
+            while case .failure(let e) = access.choose(app: app) {
+                if MonotonicClock.now() < windowDeadline { usleep(250_000); continue }
+                if c.waitForDesktop > 0 { break }
                 access.stop()
                 throw SessionError(e.description, status: 1)
             }
@@ -149,7 +155,7 @@ public final class ScanSession: @unchecked Sendable {
             }
         }
         let terminal = plan.output == .terminal ? TerminalPresenter(queue: presentQueue) : nil
-        presenters.append(terminal ?? JSONLinesPresenter(fd: c.jsonOutput, origin: origin))
+        if plan.output != .quiet { presenters.append(terminal ?? JSONLinesPresenter(fd: c.jsonOutput, origin: origin)) }
         if let live { presenters.append(DesktopActuator(live)) }
         var feedback = scanSettings.feedback
         if c.speech { feedback.speech = true }
@@ -281,9 +287,22 @@ public final class ScanSession: @unchecked Sendable {
         }
     }
 
-    /// The accessibility bus, within 10 s.
+    /// The accessibility bus, within 10 s; with `waitForDesktop`, first the X display (when
+    /// DISPLAY names one) and the bus are waited for that long. libatspi cannot try twice in
+    /// a process, so the bus is asked without it until it answers.
     private func connectDesktop() throws(SessionError) -> DesktopAccess {
-        try DesktopConnection.connect()
+        let wait = configuration.waitForDesktop
+        guard wait > 0 else { return try DesktopConnection.connect() }
+        let deadline = MonotonicClock.now() + .seconds(wait)
+        let display = configuration.environment["DISPLAY"] ?? ""
+        while !display.isEmpty && XTestPointer.screenSize(display: nil) == nil {
+            guard MonotonicClock.now() < deadline else {
+                throw SessionError("Error: the X display \(display) could not be opened within \(formatFixed(wait, decimals: 0)) s.", status: 1)
+            }
+            usleep(250_000)
+        }
+        while !DesktopAccess.busAnswers(timeoutMilliseconds: 2000) && MonotonicClock.now() < deadline { usleep(250_000) }
+        return try DesktopConnection.connect()
     }
 
     /// The pointer for taps, as planned. A pointer asked for by name that cannot be made is
@@ -359,7 +378,8 @@ public final class ScanSession: @unchecked Sendable {
             lock.withLock { self.devices = devices }
         }
         if !using {
-            say("No switch device found; using the terminal keyboard (space select, tab next, m menu, esc exit, q quit).")
+            say(configuration.terminalKeys ? "No switch device found; using the terminal keyboard (space select, tab next, m menu, esc exit, q quit)."
+                : "No switch device found yet; one plugged in is used at once.")
         }
         return using
     }

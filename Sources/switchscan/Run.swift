@@ -44,8 +44,14 @@ struct Run: ParsableCommand {
 
     @OptionGroup var options: ScanOptions
 
-    @Option(help: "terminal (draw the screen) or json (effects as JSON lines). Default: terminal when stdout is a terminal.")
+    @Option(help: "terminal (draw the screen), json (effects as JSON lines) or quiet (nothing; for a run the session starts). Default: terminal when stdout is a terminal.")
     var output: RunConfiguration.Output?
+
+    @Option(name: .customLong("wait-for-desktop"), help: ArgumentHelp("With --desktop: wait up to this many seconds for the X display, the accessibility bus and a window (a run started with the session comes before them); with no window by then, scan the first that shows.", valueName: "seconds"))
+    var waitForDesktop: String?
+
+    @Flag(name: .customLong("no-terminal-keys"), help: "Do not read keys from the terminal (for a run the session starts, which has none); a signal ends the run.")
+    var noTerminalKeys = false
 
     @Flag(name: .customLong("no-overlay"), help: "Do not draw the highlight over the screen (it is drawn whenever an X display can be opened).")
     var noOverlay = false
@@ -93,6 +99,12 @@ struct Run: ParsableCommand {
         if desktop && layout != nil { throw ValidationError("--desktop scans the live desktop; leave out --layout, or leave out --desktop to scan the layout.") }
         if app != nil && !desktop { throw ValidationError("--app goes with --desktop, e.g. switchscan run --desktop --app gtk3-widget-factory") }
         guard (0...99).contains(rtPriority) else { throw ValidationError("--rt-priority takes 0 (none) to 99, e.g. --rt-priority 20") }
+        if let waitForDesktop {
+            guard desktop else { throw ValidationError("--wait-for-desktop goes with --desktop, e.g. switchscan run --desktop --wait-for-desktop 60") }
+            guard let s = Seconds(argument: waitForDesktop), s.value <= 3600 else {
+                throw ValidationError("--wait-for-desktop takes seconds from 0 to 3600, e.g. --wait-for-desktop 60")
+            }
+        }
         if let duration, !(duration > 0 && duration <= 86_400) {
             throw ValidationError("--duration takes seconds between 0 and 86400, e.g. --duration 30")
         }
@@ -111,6 +123,8 @@ struct Run: ParsableCommand {
         c.style = options.style
         c.mode = options.mode
         c.output = output
+        c.waitForDesktop = waitForDesktop.flatMap { Seconds(argument: $0)?.value } ?? 0
+        c.terminalKeys = !noTerminalKeys
         c.overlay = !noOverlay
         c.injection = pointer
         c.screenSize = screen.map { ($0.width, $0.height) }

@@ -11,7 +11,9 @@ struct SwitchScan: ParsableCommand {
         Exit status: 0 on success, 2 when a layout, settings or events file is invalid \
         (every problem is printed on stderr with its file and place), 64 for a bad command line.
         """,
-        subcommands: [Run.self, Setup.self, Simulate.self, Validate.self, Cost.self, SettingsCommand.self, Words.self, Devices.self, Desktop.self, Snapshot.self, Record.self, Replay.self]
+        version: switchScanVersion,
+        subcommands: [Run.self, Setup.self, Autostart.self, Simulate.self, Validate.self, Cost.self, SettingsCommand.self, Words.self, Devices.self,
+                      Desktop.self, Snapshot.self, Record.self, Replay.self]
     )
 
     static func main() { runCommand(SwitchScan.self) }

@@ -94,7 +94,7 @@ enum CLI {
     /// terminated and recorded as a test failure.
     static func run(
         _ arguments: [String], stdin: String? = nil, timeout: Double = CLI.timeout, directory: URL? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation
+        environment: [String: String]? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> RunResult {
         let (binary, arguments) = try command(arguments, sourceLocation: sourceLocation)
         let scratch = try TempDir()
@@ -111,6 +111,7 @@ enum CLI {
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? packageRoot
+        if let environment { process.environment = environment }
         process.standardOutput = outHandle
         process.standardError = errHandle
         let input = stdin.map { _ in Pipe() }

@@ -1,0 +1,170 @@
+/// The files that start SwitchScan with the user's desktop session, as text: an XDG
+/// autostart entry, a systemd user unit with the unit that speaks when it gives up, and the
+/// applications-menu entry the package installs. `switchscan autostart` writes the first
+/// three for one user; scripts/package-deb.sh installs what `autostart print` gives.
+/// Pure: paths come from the environment handed in, nothing is read or written here.
+public enum AutostartFiles {
+    /// The unit's and the entries' file names.
+    public static let unitName = "switchscan.service"
+    public static let failureUnitName = "switchscan-failed.service"
+    public static let entryName = "switchscan.desktop"
+
+    /// How long a run started with the session waits for the display and the accessibility bus.
+    public static let waitSeconds = 60
+    /// The restart policy: a crash is restarted after `restartSeconds`; `burst` starts within
+    /// `intervalSeconds` and systemd stops restarting (and the failure unit speaks).
+    public static let restartSeconds = 1
+    public static let intervalSeconds = 60
+    public static let burst = 3
+
+    /// What a session starts: the live desktop, waiting for it, nothing on standard output
+    /// (it would fill the session's log), and no terminal to read keys from.
+    public static func runArguments() -> [String] {
+        ["run", "--desktop", "--wait-for-desktop", String(waitSeconds), "--output", "quiet", "--no-terminal-keys"]
+    }
+
+    /// `$XDG_CONFIG_HOME`, else `~/.config` (a relative or empty value counts as unset, as
+    /// the XDG rules say and `SettingsFile.userPath` does); nil without a home.
+    public static func configHome(environment env: [String: String]) -> String? {
+        env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? env["HOME"].flatMap { $0.hasPrefix("/") ? $0 + "/.config" : nil }
+    }
+
+    /// Where the user's files go: `autostart/switchscan.desktop` and
+    /// `systemd/user/switchscan{,-failed}.service` under the config home.
+    public struct Paths: Sendable, Equatable {
+        public var entry: String
+        public var unitFolder: String
+        public var unit: String { unitFolder + "/" + AutostartFiles.unitName }
+        public var failureUnit: String { unitFolder + "/" + AutostartFiles.failureUnitName }
+        /// The link `systemctl --user enable` makes.
+        public var unitWants: String { unitFolder + "/graphical-session.target.wants/" + AutostartFiles.unitName }
+
+        public init?(environment: [String: String]) {
+            guard let config = AutostartFiles.configHome(environment: environment) else { return nil }
+            entry = config + "/autostart/" + AutostartFiles.entryName
+            unitFolder = config + "/systemd/user"
+        }
+    }
+
+    /// The XDG autostart entry (`~/.config/autostart/switchscan.desktop`).
+    public static func autostartEntry(executable: String) -> String {
+        """
+        [Desktop Entry]
+        Type=Application
+        Name=SwitchScan
+        Comment=Scan the desktop with switches (started at login by 'switchscan autostart enable')
+        Exec=\(desktopExec([executable] + runArguments()))
+        Terminal=false
+        NoDisplay=true
+        X-GNOME-Autostart-enabled=true
+
+        """
+    }
+
+    /// The entry in the applications menu (/usr/share/applications): the same run, started by hand.
+    public static func applicationEntry(executable: String) -> String {
+        """
+        [Desktop Entry]
+        Type=Application
+        Name=SwitchScan
+        GenericName=Switch access
+        Comment=Scan the desktop with switches
+        Exec=\(desktopExec([executable] + runArguments()))
+        Terminal=false
+        Categories=Utility;Accessibility;
+        Keywords=switch;scanning;accessibility;
+
+        """
+    }
+
+    /// The systemd user unit: started with the graphical session, stopped with it, restarted
+    /// after a crash within `restartSeconds`, until `burst` starts in `intervalSeconds`; then
+    /// the failure unit says so.
+    public static func unit(executable: String) -> String {
+        """
+        [Unit]
+        Description=SwitchScan switch access scanning
+        Documentation=man:switchscan(1)
+        PartOf=graphical-session.target
+        After=graphical-session.target
+        StartLimitIntervalSec=\(intervalSeconds)
+        StartLimitBurst=\(burst)
+        OnFailure=\(failureUnitName)
+
+        [Service]
+        Type=exec
+        ExecStart=\(systemdExec([executable] + runArguments()))
+        Restart=on-failure
+        RestartSec=\(restartSeconds)
+
+        [Install]
+        WantedBy=graphical-session.target
+
+        """
+    }
+
+    /// What the user hears and the journal keeps once systemd stops restarting SwitchScan.
+    public static let failureMessage = "SwitchScan stopped and will not be restarted: it failed \(burst) times within \(intervalSeconds) seconds."
+
+    /// Run when switchscan.service fails for good: a line in the journal, and the same said
+    /// through speech-dispatcher where `spd-say` is installed.
+    public static func failureUnit() -> String {
+        let hint = " Start it again with: systemctl --user restart switchscan"
+        let script = "echo \(shellQuote(failureMessage + hint)) >&2; command -v spd-say >/dev/null && spd-say --wait \(shellQuote(failureMessage)) || true"
+        return """
+        [Unit]
+        Description=Tell the user that SwitchScan stopped after repeated failures
+        Documentation=man:switchscan(1)
+
+        [Service]
+        Type=oneshot
+        ExecStart=\(systemdExec(["/bin/sh", "-c", script]))
+
+        """
+    }
+
+    // MARK: Quoting
+
+    /// A word for `sh`, in single quotes where it needs any.
+    public static func shellQuote(_ word: String) -> String {
+        if !word.isEmpty, word.allSatisfy(isPlain) { return word }
+        return "'" + word.replacingAll("'", with: "'\\''") + "'"
+    }
+
+    /// An Exec= line of a desktop entry: words with anything but plain characters in double
+    /// quotes, `"`, `` ` ``, `$` and `\` escaped inside them, then every `\` doubled for the
+    /// entry's string escapes and `%` doubled (field codes).
+    public static func desktopExec(_ words: [String]) -> String {
+        words.map { word in
+            guard word.isEmpty || !word.allSatisfy(isPlain) else { return word }
+            var quoted = "\""
+            for c in word {
+                if c == "\"" || c == "`" || c == "$" || c == "\\" { quoted.append("\\") }
+                quoted.append(c)
+            }
+            return quoted + "\""
+        }.joined(separator: " ").replacingAll("\\", with: "\\\\").replacingAll("%", with: "%%")
+    }
+
+    /// An ExecStart= line of a unit: words in double quotes where needed (`\` and `"` escaped),
+    /// `%` (specifiers) and `$` (variables) doubled.
+    public static func systemdExec(_ words: [String]) -> String {
+        words.map { word in
+            var w = word.replacingAll("%", with: "%%").replacingAll("$", with: "$$")
+            guard word.isEmpty || !word.allSatisfy(isPlain) else { return w }
+            w = w.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"")
+            return "\"" + w + "\""
+        }.joined(separator: " ")
+    }
+
+    static func isPlain(_ c: Character) -> Bool {
+        c.isASCII && (c.isLetter || c.isNumber || "/._+-=:,@".contains(c))
+    }
+}
+
+extension String {
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

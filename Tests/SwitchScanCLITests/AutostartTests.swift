@@ -1,0 +1,275 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `switchscan autostart`: the desktop entry where no user manager runs, the systemd user
+/// unit where one does (a stand-in `systemctl` on PATH), never both; and `--version`.
+@Suite("switchscan autostart and --version")
+struct AutostartTests {
+    /// A home of its own: HOME, XDG_CONFIG_HOME (unless `config` is given: that value), and
+    /// a PATH of one folder that holds only what the test puts there.
+    struct Home {
+        let dir: TempDir
+        var config: URL { dir.url.appendingPathComponent("config") }
+        var bin: URL { dir.url.appendingPathComponent("bin") }
+        var entry: String { config.appendingPathComponent("autostart/switchscan.desktop").path }
+        var unitFolder: String { config.appendingPathComponent("systemd/user").path }
+        var log: URL { dir.url.appendingPathComponent("systemctl.log") }
+
+        init() throws {
+            dir = try TempDir()
+            try FileManager.default.createDirectory(at: dir.url.appendingPathComponent("bin"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: dir.url.appendingPathComponent("home"), withIntermediateDirectories: true)
+        }
+
+        func environment(config value: String? = nil) -> [String: String] {
+            ["HOME": dir.url.appendingPathComponent("home").path, "XDG_CONFIG_HOME": value ?? config.path, "PATH": bin.path,
+             "SYSTEMCTL_LOG": log.path]
+        }
+
+        /// A `systemctl` that logs its arguments and answers like a user manager that runs a
+        /// graphical session (or one that does not start graphical-session.target).
+        func fakeUserManager(graphicalSession: Bool = true) throws {
+            let script = """
+                #!/bin/sh
+                echo "$*" >>"$SYSTEMCTL_LOG"
+                case "$*" in
+                    "--user show --property=Version") echo Version=252 ;;
+                    "--user is-active --quiet graphical-session.target") exit \(graphicalSession ? 0 : 3) ;;
+                    "--user is-enabled switchscan.service") echo enabled ;;
+                    "--user is-active switchscan.service") echo inactive; exit 3 ;;
+                esac
+                exit 0
+                """
+            let path = bin.appendingPathComponent("systemctl").path
+            try Data((script + "\n").utf8).write(to: URL(fileURLWithPath: path))
+            chmod(path, 0o755)
+        }
+
+        var systemctlCalls: [String] {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+    }
+
+    /// The binary as /proc/self/exe names it (the files run it again).
+    static var executable: String { (CLI.binary?.resolvingSymlinksInPath().path) ?? "switchscan" }
+
+    static var exec: String { "\(executable) run --desktop --wait-for-desktop 60 --output quiet --no-terminal-keys" }
+
+    static var entryText: String {
+        """
+        [Desktop Entry]
+        Type=Application
+        Name=SwitchScan
+        Comment=Scan the desktop with switches (started at login by 'switchscan autostart enable')
+        Exec=\(exec)
+        Terminal=false
+        NoDisplay=true
+        X-GNOME-Autostart-enabled=true
+
+        """
+    }
+
+    @Test func versionIsTheOneInVersionSwift() throws {
+        let source = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Sources/CommandSupport/Version.swift"), encoding: .utf8)
+        let version = try #require(source.split(separator: "\n").first { $0.hasPrefix("public let switchScanVersion = ") }?
+            .split(separator: "\"").dropFirst().first.map(String.init))
+        let r = try CLI.run(["--version"])
+        #expect(r.status == 0 && r.stderr.isEmpty)
+        #expect(r.stdout == version + "\n")
+        #expect(version.split(separator: ".").count == 3 && version.allSatisfy { $0.isNumber || $0 == "." })
+    }
+
+    @Test func withoutAUserManagerTheDesktopEntryIsWrittenAndRemoved() throws {
+        let home = try Home()
+        defer { home.dir.remove() }
+        let env = home.environment()
+        let off = try CLI.run(["autostart", "status"], environment: env)
+        #expect(off.status == 0 && off.stdout == "SwitchScan does not start at login. 'switchscan autostart enable' turns that on.\n", "\(off)")
+
+        let on = try CLI.run(["autostart", "enable"], environment: env)
+        #expect(on.status == 0 && on.stderr.isEmpty, "\(on)")
+        #expect(on.stdout == """
+            Enabled: SwitchScan starts when you log in to the desktop, from the autostart entry \(home.entry).
+            It runs: \(Self.exec)
+
+            """, "\(on)")
+        #expect((try? String(contentsOfFile: home.entry, encoding: .utf8)) == Self.entryText)
+        #expect(!FileManager.default.fileExists(atPath: home.unitFolder))
+
+        let status = try CLI.run(["autostart", "status"], environment: env)
+        #expect(status.stdout == "On: the autostart entry \(home.entry) starts SwitchScan when you log in to the desktop.\n", "\(status)")
+
+        let disabled = try CLI.run(["autostart", "disable"], environment: env)
+        #expect(disabled.status == 0 && disabled.stdout == "Disabled: removed the autostart entry \(home.entry).\n", "\(disabled)")
+        #expect(!FileManager.default.fileExists(atPath: home.entry))
+        let again = try CLI.run(["autostart", "disable"], environment: env)
+        #expect(again.status == 0 && again.stdout == "Nothing to disable: SwitchScan does not start at login.\n", "\(again)")
+
+        // Asked for the unit, it says why not and changes nothing.
+        let unit = try CLI.run(["autostart", "enable", "--method", "unit"], environment: env)
+        #expect(unit.status == 1 && unit.stdout.isEmpty, "\(unit)")
+        #expect(unit.stderr == "Error: cannot use a systemd user unit: systemctl is not installed. Run 'switchscan autostart enable' to start SwitchScan from the desktop entry instead.\n", "\(unit)")
+        #expect(!FileManager.default.fileExists(atPath: home.entry))
+    }
+
+    @Test func aRelativeConfigHomeIsIgnored() throws {
+        let home = try Home()
+        defer { home.dir.remove() }
+        let r = try CLI.run(["autostart", "enable"], environment: home.environment(config: "relative/config"))
+        #expect(r.status == 0, "\(r)")
+        let entry = home.dir.url.appendingPathComponent("home/.config/autostart/switchscan.desktop").path
+        #expect(r.stdout.hasPrefix("Enabled: SwitchScan starts when you log in to the desktop, from the autostart entry \(entry).\n"), "\(r)")
+        #expect(FileManager.default.fileExists(atPath: entry))
+    }
+
+    @Test func aReadOnlyFolderIsRefusedWithAMessage() throws {
+        let home = try Home()
+        defer { home.dir.remove() }
+        let folder = home.config.appendingPathComponent("autostart")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        chmod(folder.path, 0o555)
+        defer { chmod(folder.path, 0o755) }
+        let r: RunResult
+        if getuid() == 0 {
+            // Root writes anywhere: the refusal is an ordinary user's (nobody), who can reach
+            // the folders and a copy of the binary but write none of them.
+            try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "root needs setpriv (util-linux) to test as an ordinary user")
+            let copy = home.dir.url.appendingPathComponent("exe")
+            try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: try #require(CLI.binary), to: copy.appendingPathComponent("switchscan"))
+            for url in [home.dir.url, home.config, home.bin, copy] { chmod(url.path, 0o755) }
+            chmod(copy.appendingPathComponent("switchscan").path, 0o755)
+            r = try Self.runAsNobody(copy.appendingPathComponent("switchscan"), ["autostart", "enable"], environment: home.environment())
+        } else {
+            r = try CLI.run(["autostart", "enable"], environment: home.environment())
+        }
+        #expect(r.status == 1 && r.stdout.isEmpty, "\(r)")
+        #expect(r.stderr == "Error: cannot write \(home.entry) (creating a file in \(folder.path): Permission denied); it was left unchanged.\n", "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: home.entry))
+    }
+
+    static func runAsNobody(_ binary: URL, _ arguments: [String], environment: [String: String]) throws -> RunResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments
+        process.environment = environment
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return RunResult(status: process.terminationStatus, stdout: stdout, stderr: stderr, timedOut: false)
+    }
+
+    @Test func withAUserManagerTheUnitReplacesTheEntry() throws {
+        let home = try Home()
+        defer { home.dir.remove() }
+        let env = home.environment()
+        #expect(try CLI.run(["autostart", "enable", "--method", "entry"], environment: env).status == 0)
+        #expect(FileManager.default.fileExists(atPath: home.entry))
+        try home.fakeUserManager()
+
+        let on = try CLI.run(["autostart", "enable"], environment: env)
+        let unit = home.unitFolder + "/switchscan.service"
+        #expect(on.status == 0 && on.stdout == """
+            Enabled: SwitchScan starts with your graphical session, from the systemd user unit \(unit); after a crash it is restarted within 2 s (3 failures within 60 s end the restarts).
+            Removed the autostart entry \(home.entry): the unit starts it instead.
+            Start it now with: systemctl --user start switchscan
+            It runs: \(Self.exec)
+
+            """, "\(on)")
+        #expect(!FileManager.default.fileExists(atPath: home.entry), "never both")
+        let text = try String(contentsOfFile: unit, encoding: .utf8)
+        for line in ["ExecStart=\(Self.exec)", "Restart=on-failure", "RestartSec=1", "StartLimitIntervalSec=60", "StartLimitBurst=3",
+                     "OnFailure=switchscan-failed.service", "PartOf=graphical-session.target", "WantedBy=graphical-session.target"] {
+            #expect(text.split(separator: "\n").contains(Substring(line)), "\(line) in\n\(text)")
+        }
+        let failure = try String(contentsOfFile: home.unitFolder + "/switchscan-failed.service", encoding: .utf8)
+        #expect(failure.contains("spd-say --wait 'SwitchScan stopped and will not be restarted: it failed 3 times within 60 seconds.'"), "\(failure)")
+        #expect(home.systemctlCalls.suffix(2) == ["--user daemon-reload", "--user enable switchscan.service"], "\(home.systemctlCalls)")
+
+        let status = try CLI.run(["autostart", "status"], environment: env)
+        #expect(status.stdout == "On: the systemd user unit \(unit) (enabled, not running now (inactive)).\n", "\(status)")
+
+        let off = try CLI.run(["autostart", "disable"], environment: env)
+        #expect(off.status == 0 && off.stdout == "Disabled: removed the systemd user unit \(unit).\n", "\(off)")
+        #expect(home.systemctlCalls.suffix(2) == ["--user disable switchscan.service", "--user daemon-reload"], "\(home.systemctlCalls)")
+        #expect(!FileManager.default.fileExists(atPath: unit) && !FileManager.default.fileExists(atPath: home.unitFolder + "/switchscan-failed.service"))
+    }
+
+    @Test func aUserManagerWithoutAGraphicalSessionGetsTheEntry() throws {
+        let home = try Home()
+        defer { home.dir.remove() }
+        try home.fakeUserManager(graphicalSession: false)
+        let r = try CLI.run(["autostart", "enable"], environment: home.environment())
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.hasPrefix("Enabled: SwitchScan starts when you log in to the desktop, from the autostart entry \(home.entry) (systemd's user manager runs, but this session did not start graphical-session.target, so a unit would never start).\n"), "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: home.unitFolder + "/switchscan.service"))
+    }
+
+    /// The run a session starts waits for the accessibility bus rather than failing at once,
+    /// asks for it without libatspi meanwhile (which would abort on a second try), and
+    /// when it never comes says what is missing.
+    @Test func aRunStartedWithTheSessionWaitsForTheBus() throws {
+        let home = try Home()
+        defer { home.dir.remove() }
+        var env = home.environment()
+        env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(home.dir.url.path)/no-bus"
+        let started = Date()
+        let r = try CLI.run(["run", "--desktop", "--wait-for-desktop", "1.5", "--output", "quiet", "--no-terminal-keys"], environment: env)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(r.status == 1 && r.stdout.isEmpty, "\(r)")
+        #expect(r.stderr.hasPrefix("Error: the accessibility bus (AT-SPI) cannot be reached"), "\(r)")
+        #expect(seconds >= 1.5, "it gave up after \(seconds) s")
+        let bad = try CLI.run(["run", "--wait-for-desktop", "5"], environment: env)
+        #expect(bad.status == 64 && bad.stderr.contains("--wait-for-desktop goes with --desktop"), "\(bad)")
+    }
+
+    static let systemdAnalyze = "/usr/bin/systemd-analyze"
+
+    /// The unit and its failure unit as `autostart print` gives them (and the package
+    /// installs them) pass systemd's own check.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: systemdAnalyze),
+                   "precondition: systemd-analyze (Debian package systemd) checks the unit; not installed here"))
+    func theUnitPassesSystemdAnalyzeVerify() throws {
+        try withTempDir { dir in
+            let unit = try CLI.run(["autostart", "print", "unit"])
+            let failure = try CLI.run(["autostart", "print", "failure-unit"])
+            #expect(unit.status == 0 && failure.status == 0)
+            let path = try dir.write("switchscan.service", unit.stdout)
+            try dir.write("switchscan-failed.service", failure.stdout)
+            let runtime = dir.url.appendingPathComponent("run")
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            // The user manager's checks (--user needs a runtime folder); the manual page is
+            // the package's, not installed by the tests.
+            func verify(_ files: [String]) throws -> (Int32, String) {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: Self.systemdAnalyze)
+                process.arguments = ["verify", "--man=no", "--user"] + files
+                process.environment = ["XDG_RUNTIME_DIR": runtime.path, "HOME": dir.url.path, "PATH": "/usr/bin:/bin"]
+                let out = Pipe()
+                process.standardOutput = out
+                process.standardError = out
+                try process.run()
+                let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (process.terminationStatus, said)
+            }
+            let (status, said) = try verify([path, dir.url.appendingPathComponent("switchscan-failed.service").path])
+            #expect(status == 0 && said.isEmpty, "\(said)")
+            // And it does check: a unit with a bad value fails.
+            let bad = try dir.write("broken.service", unit.stdout.replacingOccurrences(of: "Type=exec", with: "Type=sometimes")
+                .replacingOccurrences(of: "OnFailure=switchscan-failed.service\n", with: ""))
+            let (badStatus, badSaid) = try verify([bad])
+            #expect(badStatus != 0 || badSaid.contains("sometimes"), "\(badSaid)")
+        }
+    }
+}
