@@ -40,4 +40,32 @@ struct GestureTests {
         let position = Double(scrolled.dropFirst("scrolled ".count)) ?? 0
         #expect(position > 100, "scrolled by most of the 200-pixel pane: \(scrolled)")
     }
+
+    /// A scroll goes through AT-SPI (the pane's scroll bar), so it needs no pointer; a right
+    /// click does, and without one it is said to have failed.
+    @Test func aScrollNeedsNoPointerARightClickDoes() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--gestures"])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName, "--pointer", "none"])
+        defer { scan.stop() }
+
+        try scan.go(to: "Rows")
+        try scan.select(expecting: "entering the list") { $0.effect == "enterGroup" }
+        try scan.go(to: "Row 1")
+        try Self.gestures(scan, "Scroll down")
+        try scan.select(expecting: "the scroll") { $0.effect == "gesture" && $0.fields["gesture"] as? String == "scrollDown" }
+        _ = try fixture.waitForLine { $0.hasPrefix("scrolled ") }
+        try scan.process.send("\u{1b}")   // Esc leaves the page
+        try scan.next("the page closing") { $0.effect == "menuClose" }
+        try scan.process.send("\u{1b}")   // and the list
+        try scan.next("leaving the list") { $0.effect == "exitGroup" }
+
+        try scan.go(to: "Context Target")
+        try Self.gestures(scan, "Right click")
+        try scan.select(expecting: "the right click") { $0.effect == "gesture" && $0.fields["gesture"] as? String == "rightClick" }
+        let said = try scan.next("the failure said") { $0.effect == "announce" }
+        #expect(said.text == "Right click on Context Target failed: no pointer to make it with", "\(said)")
+        try fixture.expectNoLine(matching: "context menu Context Target", within: 0.5)
+    }
 }
