@@ -18,6 +18,10 @@ static inline unsigned int cevdev_abs_x(void) { return ABS_X; }
 static inline unsigned int cevdev_abs_y(void) { return ABS_Y; }
 static inline unsigned int cevdev_btn_left(void) { return BTN_LEFT; }
 static inline unsigned int cevdev_btn_right(void) { return BTN_RIGHT; }
+static inline unsigned int cevdev_btn_middle(void) { return BTN_MIDDLE; }
+static inline unsigned int cevdev_ev_rel(void) { return EV_REL; }
+static inline unsigned int cevdev_rel_wheel(void) { return REL_WHEEL; }
+static inline unsigned int cevdev_rel_hwheel(void) { return REL_HWHEEL; }
 static inline unsigned int cevdev_syn_report(void) { return SYN_REPORT; }
 static inline unsigned int cevdev_bus_virtual(void) { return BUS_VIRTUAL; }
 static inline int cevdev_uinput_managed(void) { return LIBEVDEV_UINPUT_OPEN_MANAGED; }

@@ -138,6 +138,13 @@ enum Atspi {
         return c
     }
 
+    static func parent(_ a: AccessibleRef) throws(AtspiCallError) -> AccessibleRef? {
+        var err: UnsafeMutablePointer<GError>?
+        let p = atspi_accessible_get_parent(a.pointer, &err).map { AccessibleRef(owning: $0) }
+        try check(err, a)
+        return p
+    }
+
     /// `count`: the child count when the caller has it already (each read is a call).
     static func children(_ a: AccessibleRef, count: Int? = nil) throws(AtspiCallError) -> [AccessibleRef] {
         let n: Int

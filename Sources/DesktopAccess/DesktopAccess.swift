@@ -61,6 +61,10 @@ public final class DesktopAccess: @unchecked Sendable {
     /// Clicks at a screen point for activations without an AT-SPI action and point-mode
     /// taps; returns whether it was done. Unset: the accessibility registry's injector (X11).
     public var click: (@Sendable (Point) -> Bool)?
+    /// The Gestures page's gestures made with the pointer (a right click at the point, a
+    /// drag to the second point, …); returns whether it was done. Unset: only scrolls that
+    /// AT-SPI can make are made.
+    public var gesture: (@Sendable (Gesture, Point, Point?) -> Bool)?
     /// The screen's size where the caller knows it (from the display); otherwise it is
     /// taken from the accessibility registry and the windows.
     public var screen: (width: Double, height: Double)?
@@ -209,7 +213,7 @@ public final class DesktopAccess: @unchecked Sendable {
         var work: [Effect] = []
         for e in effects {
             switch e.effect {
-            case .activate, .customAction, .adjust, .tap: work.append(e.effect)
+            case .activate, .customAction, .adjust, .tap, .gesture: work.append(e.effect)
             default: break
             }
         }
@@ -246,17 +250,30 @@ public final class DesktopAccess: @unchecked Sendable {
                 guard let i = h.actions.firstIndex(of: action) else { return fail("\(what) failed: the element has no such action") }
                 if !(try Atspi.doAction(h.ref, i)) { fail("\(what) failed: the application refused it") }
             case let .adjust(element, direction, _):
-                guard let h = handles[element] else { return fail("\(direction == .increment ? "Increment" : "Decrement") failed: the element is no longer on the screen") }
-                what = "\(direction == .increment ? "Increment" : "Decrement") of \(h.label)"
+                guard let h = handles[element] else { return fail("\(direction.title) failed: the element is no longer on the screen") }
+                what = "\(direction.title) of \(h.label)"
                 bus = h.ref.busName
                 guard try answersAgain(h, what) else { return }
                 guard let v = try Atspi.value(h.ref), v.max > v.min else { return fail("\(what) failed: it has no value to adjust") }
-                let step = v.step > 0 ? v.step : (v.max - v.min) / 20
-                let next = min(v.max, max(v.min, v.current + (direction == .increment ? step : -step)))
+                // AT-SPI has no page increment: a page is a tenth of the range, at least a step.
+                let small = v.step > 0 ? v.step : (v.max - v.min) / 20
+                let step = direction.isPage ? max(small, (v.max - v.min) / 10) : small
+                let next = min(v.max, max(v.min, v.current + Double(direction.sign) * step))
                 if next != v.current, !(try Atspi.setValue(h.ref, next)) { fail("\(what) failed: the application refused the value") }
             case let .tap(point, _):
                 what = "Tap at \(Int(point.x)), \(Int(point.y))"
                 try clickAt(point, what)
+            case let .gesture(g, element, point, to):
+                let h = element.flatMap { handles[$0] }
+                what = g.title + (h.map { " on \($0.label)" } ?? " at \(Int(point.x)), \(Int(point.y))")
+                if let h {
+                    bus = h.ref.busName
+                    guard try answersAgain(h, what) else { return }
+                    // A scroll through the scroll bar of the pane around the element, where
+                    // there is one; clicks, presses and drags only the pointer can make.
+                    if g.isScroll, try scroll(from: h.ref, g) { return }
+                }
+                try gestureAt(g, point, to, what)
             default:
                 break
             }
@@ -298,6 +315,45 @@ public final class DesktopAccess: @unchecked Sendable {
             return
         }
         try Atspi.click(x: p.x, y: p.y)
+    }
+
+    /// Scrolls the nearest scroll pane around `a` (or `a` itself) by most of what it shows,
+    /// through its scroll bar's value. False where there is no such pane or bar, or the bar
+    /// is at its end already (the pointer's wheel is tried then: the application may scroll
+    /// something AT-SPI does not show).
+    private func scroll(from a: AccessibleRef, _ g: Gesture) throws(AtspiCallError) -> Bool {
+        let vertical = g == .scrollUp || g == .scrollDown
+        var cur: AccessibleRef? = a
+        var depth = 0
+        while let c = cur, depth < 64 {
+            if try Atspi.role(c) == ATSPI_ROLE_SCROLL_PANE {
+                for bar in try Atspi.children(c) where try Atspi.role(bar) == ATSPI_ROLE_SCROLL_BAR {
+                    let states = Atspi.states(bar)
+                    guard states.has(vertical ? ATSPI_STATE_VERTICAL : ATSPI_STATE_HORIZONTAL),
+                          let v = try Atspi.value(bar), v.max > v.min else { continue }
+                    // GTK's scroll bars count in pixels: most of the pane's length, as Page
+                    // Down scrolls; at least a step, at most a tenth of the range unknown.
+                    let length = try Atspi.extents(c).map { vertical ? $0.height : $0.width } ?? 0
+                    let page = max(v.step, length > 0 ? length * 0.8 : (v.max - v.min) / 10)
+                    let sign: Double = g == .scrollDown || g == .scrollRight ? 1 : -1
+                    let next = min(v.max, max(v.min, v.current + sign * page))
+                    guard next != v.current else { return false }
+                    return try Atspi.setValue(bar, next)
+                }
+                return false
+            }
+            cur = try Atspi.parent(c)
+            depth += 1
+        }
+        return false
+    }
+
+    private func gestureAt(_ g: Gesture, _ p: Point, _ to: Point?, _ what: String) throws(AtspiCallError) {
+        if framesAreWindowRelative {
+            return fail("\(what) failed: this GTK 4 window does not say where it is on the screen, so it is not made")
+        }
+        guard let gesture else { return fail("\(what) failed: no pointer to make it with") }
+        if !gesture(g, p, to) { fail("\(what) failed: the pointer could not make it") }
     }
 
     private func fail(_ message: String) { report?(message) }

@@ -1,5 +1,39 @@
 public enum HighlightKind: String, Sendable { case element, group, exit, menuEntry }
-public enum AdjustDirection: String, Sendable { case increment, decrement }
+/// A step up or down, small (the element's step) or a page (a tenth of its range).
+public enum AdjustDirection: String, Sendable {
+    case increment, decrement, pageIncrement, pageDecrement
+    /// +1 up, -1 down.
+    public var sign: Int { self == .increment || self == .pageIncrement ? 1 : -1 }
+    public var isPage: Bool { self == .pageIncrement || self == .pageDecrement }
+    /// The menu's title for it.
+    public var title: String {
+        switch self {
+        case .increment: return "Increment"
+        case .decrement: return "Decrement"
+        case .pageIncrement: return "Page increment"
+        case .pageDecrement: return "Page decrement"
+        }
+    }
+}
+/// What the element menu's Gestures page does with the pointer, where a tap is not enough:
+/// scrolling, the other clicks, a press held, a drag to a point chosen in point mode.
+public enum Gesture: String, CaseIterable, Sendable {
+    case scrollUp, scrollDown, scrollLeft, scrollRight, rightClick, doubleClick, longPress, drag
+    public var isScroll: Bool { self == .scrollUp || self == .scrollDown || self == .scrollLeft || self == .scrollRight }
+    /// The Gestures page's title for it.
+    public var title: String {
+        switch self {
+        case .scrollUp: return "Scroll up"
+        case .scrollDown: return "Scroll down"
+        case .scrollLeft: return "Scroll left"
+        case .scrollRight: return "Scroll right"
+        case .rightClick: return "Right click"
+        case .doubleClick: return "Double click"
+        case .longPress: return "Long press"
+        case .drag: return "Drag"
+        }
+    }
+}
 /// Keys the scanner menu sends to the focused application, for applications whose
 /// accessibility tree does not offer everything.
 public enum SpecialKey: String, CaseIterable, Sendable { case escape, enter, tab, up, down, left, right }
@@ -42,6 +76,9 @@ public enum Effect: Hashable, Sendable {
     case sweep(Sweep)
     case pointSelected(Point)
     case tap(Point, element: String?)
+    /// A gesture at `at` (the element's activation point, or a chosen point); a drag's drop
+    /// is `to`. `element` is the element it was chosen on, if any.
+    case gesture(Gesture, element: String?, at: Point, to: Point?)
     case announce(String)
     /// A message from the host for whoever watches the screen (a device in use, a warning):
     /// shown on a status line, not spoken, not part of the JSON lines (stderr has it).

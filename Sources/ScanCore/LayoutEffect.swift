@@ -52,21 +52,24 @@ public struct Adjustable: Hashable, Sendable {
         self.kind = kind; self.current = current; self.onChange = onChange
     }
 
-    /// Moves one step; nil at a bound (nothing changes there).
-    public func moved(by direction: Int) -> Adjustable? {
+    /// Moves one step, or a page (a tenth of the range, at least a step) with `page`;
+    /// clamped to the range, nil at a bound (nothing changes there).
+    public func moved(by direction: Int, page: Bool = false) -> Adjustable? {
         var next = self
         switch kind {
         case let .numeric(lo, hi, step, decimals, _):
             // Round to the displayed precision so repeated float steps cannot drift past a bound.
-            var v = current + Double(direction) * step
+            let size = page ? Swift.max(step, (hi - lo) / 10) : step
+            var v = current + Double(direction) * size
             let scale = pow10(max(decimals, 6))
             v = (v * scale).rounded() / scale
             v = Swift.min(hi, Swift.max(lo, v))
             if v == current { return nil }
             next.current = v
         case let .list(values):
-            let i = Int(current) + direction
-            if i < 0 || i >= values.count { return nil }
+            let size = page ? Swift.max(1, values.count / 10) : 1
+            let i = Swift.min(values.count - 1, Swift.max(0, Int(current) + direction * size))
+            if i == Int(current) || values.isEmpty { return nil }
             next.current = Double(i)
         }
         return next

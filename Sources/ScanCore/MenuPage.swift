@@ -92,6 +92,7 @@ extension MenuPage {
         .item(.escape, when: { e, t in e.escapeHandler(for: t) != nil }),
         .item(.pointMode, when: { e, _ in e.mode == .item }),
         .item(.itemMode, when: { e, _ in e.mode == .point }),
+        .item(.gestures),
         // One switch and the default tap behaviour reach menus of elements only: the
         // settings must be reachable from there too.
         .item(.screenMenu),
@@ -108,6 +109,16 @@ extension MenuPage {
         .item(settings.opener),
         .item(keys.opener),
         .item(windows.opener, when: { e, _ in !e.windows.isEmpty }),
+        .item(.exit),
+    ])
+
+    /// What else the pointer can do at an element or a point (Apple's Gestures): an
+    /// adjustable element's page steps, scrolling, the other clicks, a press held, a drag.
+    /// Opened from the element menu, about the same target; its Exit goes back to scanning.
+    static let gestures = MenuPage(name: "gestures", title: "Gestures", rows: [
+        .item(.pageIncrement, when: { e, t in e.isAdjustable(t) }),
+        .item(.pageDecrement, when: { e, t in e.isAdjustable(t) }),
+        .list { _, _ in Gesture.allCases.map(MenuItem.gesture) },
         .item(.exit),
     ])
 
@@ -150,16 +161,28 @@ extension MenuItem {
         }
     }
 
-    static let increment = adjust("increment", "Increment", .increment)
-    static let decrement = adjust("decrement", "Decrement", .decrement)
+    static let increment = adjust(.increment)
+    static let decrement = adjust(.decrement)
+    static let pageIncrement = adjust(.pageIncrement)
+    static let pageDecrement = adjust(.pageDecrement)
 
-    static func adjust(_ name: String, _ title: String, _ direction: AdjustDirection) -> MenuItem {
-        MenuItem(name, title) { e, target in
+    static func adjust(_ direction: AdjustDirection) -> MenuItem {
+        MenuItem(direction.rawValue, direction.title) { e, target in
             guard let n = e.targetNode(target) else { return }
             e.adjust(n, direction: direction)
             // The menu stays open on the same item, so repeated presses keep adjusting.
             e.rearmMenu()
         }
+    }
+
+    /// Opens the Gestures page about the same element or point.
+    static let gestures = MenuItem("gestures", MenuPage.gestures.title) { e, target in
+        e.closeMenu()
+        e.openMenu(target, page: .gestures)
+    }
+
+    static func gesture(_ g: Gesture) -> MenuItem {
+        MenuItem(g.rawValue, g.title) { e, target in e.performGesture(g, target) }
     }
 
     static let escape = MenuItem("escape", "Escape") { e, target in

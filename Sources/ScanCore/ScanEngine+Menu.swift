@@ -57,9 +57,10 @@ extension ScanEngine {
         return nil
     }
 
-    mutating func openMenu(_ target: MenuTarget) {
-        let items = menuItems(for: target)
-        item.menu = Menu(target: target, items: items)
+    /// Opens the target's menu, or another `page` about it.
+    mutating func openMenu(_ target: MenuTarget, page: MenuPage? = nil) {
+        let items = (page ?? self.page(for: target)).items(self, target)
+        item.menu = Menu(target: target, items: items, page: page)
         emit(.menuOpen(element: targetID(target), entries: items.map(\.name),
                        titles: items.map { $0.title(settings) }))
         emitHighlight()
@@ -158,11 +159,11 @@ extension ScanEngine {
         enterScreen(screen)
     }
 
-    /// Increment or decrement an adjustable element by one step, clamped: at a bound
-    /// nothing changes and nothing is reported.
+    /// Increment or decrement an adjustable element by one step or a page, clamped: at a
+    /// bound nothing changes and nothing is reported.
     mutating func adjust(_ n: Int, direction: AdjustDirection) {
         guard let adj = tree[n].adjustable,
-              let moved = adj.moved(by: direction == .increment ? 1 : -1) else { return }
+              let moved = adj.moved(by: direction.sign, page: direction.isPage) else { return }
         tree.update(n) { $0.adjustable = moved }
         emit(.adjust(element: tree[n].id, direction: direction, value: moved.displayValue))
         if !moved.onChange.isEmpty {
@@ -195,6 +196,34 @@ extension ScanEngine {
         case .screen, .page:
             returnFromMenu(target)
         }
+    }
+
+    /// A gesture from the Gestures page, at the element's activation point or the chosen
+    /// point. A scroll leaves the page open on itself, so that repeated presses keep
+    /// scrolling; a drag first asks for the drop point in point mode.
+    mutating func performGesture(_ g: Gesture, _ target: MenuTarget) {
+        let at: Point
+        switch target {
+        case .element(let n): at = tree[n].activationPoint
+        case .point(let p, _): at = p
+        case .screen, .page: return
+        }
+        let id = targetID(target)
+        if g.isScroll {
+            emit(.gesture(g, element: id, at: at, to: nil))
+            rearmMenu()
+            return
+        }
+        closeMenu()
+        if g == .drag {
+            let fromItems = mode == .item
+            emit(.announce("Choose where to drop"))
+            if fromItems { enterPointMode() } else { restartSweeps() }
+            point.drag = PendingDrag(from: at, element: id, backToItems: fromItems)
+            return
+        }
+        emit(.gesture(g, element: id, at: at, to: nil))
+        finishAction(target, focus: .same, outcome: EffectOutcome(firstOutputIndex: out.count), selected: true)
     }
 
     mutating func finishAction(_ target: MenuTarget, focus: FocusAfterTap, outcome: EffectOutcome, selected: Bool = false) {

@@ -187,7 +187,8 @@ extension ScanEngine {
     /// commands name the window they act on), so nothing moves under the user.
     mutating func refreshMenu(names before: [String], shown: Effect?) {
         guard var menu = item.menu else { return }
-        let items = page(for: menu.target).keepsItems ? menu.items : menuItems(for: menu.target)
+        let shownPage = menu.page ?? page(for: menu.target)
+        let items = shownPage.keepsItems ? menu.items : shownPage.items(self, menu.target)
         let names = items.map(\.name)
         menu.items = items
         if names != before {

@@ -9,6 +9,16 @@ struct PointState: Sendable {
     /// The item-mode state to come back to; nil if item scanning had stopped (it starts
     /// again at the first item).
     var savedItem: ScanEngine.ItemState?
+    /// A drag waiting for its drop point (the Gestures page's Drag).
+    var drag: PendingDrag?
+}
+
+/// A drag chosen on the Gestures page: where it starts, on which element, and whether
+/// point mode was entered for it (item scanning resumes after the drop).
+struct PendingDrag: Hashable, Sendable {
+    var from: Point
+    var element: String?
+    var backToItems: Bool
 }
 
 extension ScanEngine {
@@ -127,6 +137,12 @@ extension ScanEngine {
         point.sweep = nil
         point.running = false
         emit(.pointSelected(p))
+        if let drag = point.drag {
+            point.drag = nil
+            emit(.gesture(.drag, element: drag.element, at: drag.from, to: p))
+            if drag.backToItems { leavePointMode() } else { restartSweeps() }
+            return
+        }
         selectTarget(.point(p, element: tree.hitTest(p).flatMap(accessibleOwner)))
     }
 

@@ -35,6 +35,8 @@ public struct ScanEngine: Sendable {
     struct Menu: Sendable {
         var target: MenuTarget
         var items: [MenuItem]
+        /// A page about the target other than its menu (an element's Gestures).
+        var page: MenuPage?
         var index = 0
         var loops = 0
     }

@@ -68,6 +68,9 @@ public enum EffectJSON {
             s += "\"pointSelected\""; field("x", number(p.x)); field("y", number(p.y))
         case let .tap(p, element):
             s += "\"tap\""; field("x", number(p.x)); field("y", number(p.y)); optionalText("element", element)
+        case let .gesture(g, element, at, to):
+            s += "\"gesture\""; text("gesture", g.rawValue); optionalText("element", element); field("point", pair(at))
+            if let to { field("to", pair(to)) }
         case .announce(let t):
             s += "\"announce\""; text("text", t)
         case .settingChanged(let change):

@@ -77,6 +77,9 @@ public struct TerminalScene: Sendable {
             message = "Point (\(Int(p.x)), \(Int(p.y)))"
         case let .tap(p, element):
             message = "Tapped (\(Int(p.x)), \(Int(p.y)))" + (element.map { " on \(name(of: $0))" } ?? "")
+        case let .gesture(g, element, at, to):
+            message = g.title + (element.map { " on \(name(of: $0))" } ?? " at (\(Int(at.x)), \(Int(at.y)))")
+                + (to.map { " to (\(Int($0.x)), \(Int($0.y)))" } ?? "")
         case let .activate(element, _, target):
             message = "Activated \(name(of: element))"
                 + (target.map { $0 == element ? "" : " (tap reached \(name(of: $0)))" } ?? " (the tap reached nothing)")

@@ -9,6 +9,8 @@ import X11Output
 /// Clicks at screen points, however they are made.
 protocol PointerClicker: AnyObject, Sendable {
     func click(at p: Point) -> Bool
+    /// A gesture of the Gestures page at `p` (a drag to `to`).
+    func perform(_ g: Gesture, at p: Point, to: Point?) -> Bool
     var summary: String { get }
 }
 
@@ -16,6 +18,7 @@ final class XTestClicker: PointerClicker, @unchecked Sendable {
     let pointer: XTestPointer
     init(_ pointer: XTestPointer) { self.pointer = pointer }
     func click(at p: Point) -> Bool { pointer.click(at: p) }
+    func perform(_ g: Gesture, at p: Point, to: Point?) -> Bool { pointer.perform(g, at: p, to: to) }
     var summary: String { "xtest" }
 }
 
@@ -23,6 +26,7 @@ final class UinputClicker: PointerClicker, @unchecked Sendable {
     let pointer: UinputPointer
     init(_ pointer: UinputPointer) { self.pointer = pointer }
     func click(at p: Point) -> Bool { pointer.click(at: p) }
+    func perform(_ g: Gesture, at p: Point, to: Point?) -> Bool { pointer.perform(g, at: p, to: to) }
     var summary: String { "uinput (\(pointer.node ?? "no node")), \(pointer.width)x\(pointer.height)" }
 }
 
@@ -174,16 +178,31 @@ final class KeyPresenter: EffectPresenter, @unchecked Sendable {
     func finish() { injector.queue.sync {} }
 }
 
-/// Point-mode taps of a layout run, clicked on the real screen (only with --pointer).
+/// Point-mode taps and the Gestures page's gestures of a layout run, made on the real screen
+/// (only with --pointer), in order, on a queue of their own: a uinput long press or drag
+/// takes most of a second, which the presenters do not wait for.
 final class PointerPresenter: EffectPresenter, @unchecked Sendable {
     let clicker: PointerClicker
     let warn: @Sendable (String) -> Void
+    let queue = DispatchQueue(label: "switchscan.pointer")
     init(_ clicker: PointerClicker, warn: @escaping @Sendable (String) -> Void) { self.clicker = clicker; self.warn = warn }
     func present(_ effects: [TimedEffect]) throws {
         for e in effects {
-            if case .tap(let p, _) = e.effect, !clicker.click(at: p) { warn("The click at \(Int(p.x)), \(Int(p.y)) could not be made.") }
+            switch e.effect {
+            case .tap(let p, _):
+                queue.async { [clicker, warn] in
+                    if !clicker.click(at: p) { warn("The click at \(Int(p.x)), \(Int(p.y)) could not be made.") }
+                }
+            case let .gesture(g, _, p, to):
+                queue.async { [clicker, warn] in
+                    if !clicker.perform(g, at: p, to: to) { warn("\(g.title) at \(Int(p.x)), \(Int(p.y)) could not be made.") }
+                }
+            default:
+                continue
+            }
         }
     }
-    func finish() {}
+    /// What is queued is made before the process ends.
+    func finish() { queue.sync {} }
 }
 

@@ -172,7 +172,10 @@ public final class ScanSession: @unchecked Sendable {
             throw error
         }
         if let clicker {
-            if let live { live.click = { p in clicker.click(at: p) } } else { presenters.append(PointerPresenter(clicker, warn: warn)) }
+            if let live {
+                live.click = { p in clicker.click(at: p) }
+                live.gesture = { g, p, to in clicker.perform(g, at: p, to: to) }
+            } else { presenters.append(PointerPresenter(clicker, warn: warn)) }
             notes.append("Pointer: \(clicker.summary)")
         }
         // The Keys page's keys go where the clicks go.

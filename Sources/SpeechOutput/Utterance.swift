@@ -60,7 +60,7 @@ struct UtterancePlan {
                 guard speech, !text.isEmpty else { continue }
                 out.append(Utterance(priority: .message, text: text, icon: selected ? selectSound : nil))
                 selected = false
-            case .activate, .customAction, .adjust, .enterGroup, .tap, .window:
+            case .activate, .customAction, .adjust, .enterGroup, .tap, .gesture, .window:
                 if selectSound != nil { selected = true }
             case .notice, .scanStarted, .scanStopped, .exitGroup, .menuOpen, .menuClose, .modeChanged, .sweep,
                  .pointSelected, .emit, .settingChanged, .key, .keyboard, .typeText, .deleteText, .keyboardClose, .learnWord, .shortcut:

@@ -207,7 +207,7 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
             scene.menu = nil
             scene.sweep = nil
             scene.chosen = nil
-        case .screen, .notice, .scanStarted, .tap, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup, .settingChanged, .key, .window,
+        case .screen, .notice, .scanStarted, .tap, .gesture, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup, .settingChanged, .key, .window,
              .typeText, .deleteText, .learnWord, .shortcut:
             break
         case .keyboard(let keys):

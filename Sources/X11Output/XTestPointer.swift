@@ -39,6 +39,64 @@ public final class XTestPointer: @unchecked Sendable {
         return moved && pressed && released && !x.isLost
     }
 
+    /// A gesture at `p`: a right click (button 3), a double click (button 1 twice), a long
+    /// press (button 1 held 0.8 s), a drag (button 1 pressed at `p`, moved in steps to `to`
+    /// and released there) or a scroll (five notches of the wheel: buttons 4 to 7). The
+    /// waits are the server's (XTest's delays), so this returns at once and nothing here
+    /// sleeps. False when the server refused or the connection is gone.
+    public func perform(_ gesture: Gesture, at p: Point, to: Point? = nil) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !x.isLost, p.x.isFinite, p.y.isFinite else { return false }
+        let d = x.pointer
+        func px(_ p: Point) -> (Int32, Int32) { (Int32(clamping: Int(p.x.rounded())), Int32(clamping: Int(p.y.rounded()))) }
+        func move(_ p: Point, after delay: UInt = 0) -> Bool {
+            let (x, y) = px(p)
+            return XTestFakeMotionEvent(d, self.x.screen, x, y, delay) != 0
+        }
+        func button(_ b: UInt32, _ down: Bool, after delay: UInt = 0) -> Bool {
+            XTestFakeButtonEvent(d, b, down ? 1 : 0, delay) != 0
+        }
+        func click(_ b: UInt32, after delay: UInt = 0) -> Bool { button(b, true, after: delay) && button(b, false) }
+        var ok = move(p)
+        switch gesture {
+        case .rightClick:
+            ok = ok && click(3)
+        case .doubleClick:
+            // Well inside any toolkit's double-click time (GTK 400 ms, Qt 400 ms).
+            ok = ok && click(1) && click(1, after: 40)
+        case .longPress:
+            ok = ok && button(1, true) && button(1, false, after: UInt(Self.longPressMilliseconds))
+        case .drag:
+            guard let to, to.x.isFinite, to.y.isFinite else { return false }
+            // Toolkits start a drag only after the pointer moved past a threshold with the
+            // button down, and follow it by motion events: ten steps, 20 ms apart.
+            ok = ok && button(1, true)
+            let steps = 10
+            for k in 1...steps where ok {
+                let f = Double(k) / Double(steps)
+                ok = move(Point(x: p.x + (to.x - p.x) * f, y: p.y + (to.y - p.y) * f), after: k == 1 ? 100 : 20)
+            }
+            ok = ok && button(1, false, after: 100)
+        case .scrollUp, .scrollDown, .scrollLeft, .scrollRight:
+            let b: UInt32 = switch gesture {
+            case .scrollUp: 4
+            case .scrollDown: 5
+            case .scrollLeft: 6
+            default: 7
+            }
+            for _ in 0..<Self.wheelNotches where ok { ok = click(b) }
+        }
+        var event = XEvent()
+        while !x.isLost, XPending(d) > 0 { XNextEvent(d, &event) }
+        return ok && !x.isLost
+    }
+
+    /// How long a long press holds the button.
+    public static let longPressMilliseconds = 800
+    /// How many notches of the wheel a scroll turns.
+    public static let wheelNotches = 5
+
     /// Presses and releases `key` for the window that has the keyboard focus. False when
     /// the server has no such key or refused.
     public func press(_ key: SpecialKey) -> Bool {

@@ -41,8 +41,8 @@ struct MenuPageTests {
 
     @Test func aPlainElementOffersTapTheModeTheScreenMenuAndExit() {
         let (e, a) = engine()
-        #expect(names(e, .element(a)) == ["tap", "pointMode", "screenMenu", "exit"])
-        #expect(titles(e, .element(a)) == ["Tap", "Point mode", "Settings and more", "Exit menu"])
+        #expect(names(e, .element(a)) == ["tap", "pointMode", "gestures", "screenMenu", "exit"])
+        #expect(titles(e, .element(a)) == ["Tap", "Point mode", "Gestures", "Settings and more", "Exit menu"])
     }
 
     @Test func customActionsComeInDeclaredOrderAfterTapAndAdjustingAfterThem() {
@@ -50,7 +50,7 @@ struct MenuPageTests {
             n.customActions = [CustomAction(name: "Reply"), CustomAction(name: "Delete")]
             n.adjustable = Adjustable(kind: .list(["low", "high"]), current: 0)
         }
-        #expect(names(e, .element(a)) == ["tap", "Reply", "Delete", "increment", "decrement", "pointMode", "screenMenu", "exit"])
+        #expect(names(e, .element(a)) == ["tap", "Reply", "Delete", "increment", "decrement", "pointMode", "gestures", "screenMenu", "exit"])
         #expect(titles(e, .element(a)).prefix(3) == ["Tap", "Reply", "Delete"])
     }
 
@@ -60,14 +60,14 @@ struct MenuPageTests {
             n.customActions = [CustomAction(name: "Why")]
             n.adjustable = Adjustable(kind: .list(["low", "high"]), current: 0)
         }
-        #expect(names(e, .element(a)) == ["Why", "pointMode", "screenMenu", "exit"])
+        #expect(names(e, .element(a)) == ["Why", "pointMode", "gestures", "screenMenu", "exit"])
     }
 
     @Test func escapeIsOfferedWhereTheElementOrAnAncestorAnswersIt() {
         let (plain, a) = engine()
         #expect(!names(plain, .element(a)).contains("escape"))
         let (own, b) = engine { $0.onEscape = [] }
-        #expect(names(own, .element(b)) == ["tap", "escape", "pointMode", "screenMenu", "exit"])
+        #expect(names(own, .element(b)) == ["tap", "escape", "pointMode", "gestures", "screenMenu", "exit"])
         // The screen's root answers: every element's menu and the screen menu offer it.
         var s = ScanSettings()
         s.style = .manual
@@ -81,7 +81,7 @@ struct MenuPageTests {
     @Test func aTextFieldOffersTheKeyboardFirstWhenThereIsOne() {
         let field: (inout ElementNode) -> Void = { $0.textEntry = .text }
         let (with, a) = engine(keyboard: true, change: field)
-        #expect(names(with, .element(a)) == ["keyboard", "tap", "pointMode", "screenMenu", "exit"])
+        #expect(names(with, .element(a)) == ["keyboard", "tap", "pointMode", "gestures", "screenMenu", "exit"])
         let (without, b) = engine(change: field)
         #expect(names(without, .element(b)).first == "tap", "no keyboard provider: no keyboard")
         let (disabled, c) = engine(keyboard: true) { $0.textEntry = .text; $0.traits.insert(.notEnabled) }
@@ -93,8 +93,43 @@ struct MenuPageTests {
     @Test func aPointsMenuTapsThereAndOffersItemMode() {
         let (e, a) = engine(.point) { $0.customActions = [CustomAction(name: "Share")] }
         let p = Point(x: 1, y: 1)
-        #expect(names(e, .point(p, element: nil)) == ["tap", "itemMode", "screenMenu", "exit"])
-        #expect(names(e, .point(p, element: a)) == ["tap", "Share", "itemMode", "screenMenu", "exit"])
+        #expect(names(e, .point(p, element: nil)) == ["tap", "itemMode", "gestures", "screenMenu", "exit"])
+        #expect(names(e, .point(p, element: a)) == ["tap", "Share", "itemMode", "gestures", "screenMenu", "exit"])
+    }
+
+    // MARK: - the Gestures page
+
+    @Test func theGesturesPageOffersPageStepsOnAdjustableElementsThenEveryGestureThenExit() {
+        let gestures = Gesture.allCases.map(\.rawValue)
+        let (plain, a) = engine()
+        #expect(MenuPage.gestures.items(plain, .element(a)).map(\.name) == gestures + ["exit"])
+        #expect(MenuPage.gestures.items(plain, .element(a)).map { $0.title(plain.settings) }
+                == ["Scroll up", "Scroll down", "Scroll left", "Scroll right", "Right click", "Double click", "Long press", "Drag", "Exit menu"])
+        #expect(MenuPage.gestures.items(plain, .point(Point(x: 1, y: 1), element: nil)).map(\.name) == gestures + ["exit"])
+        let (slider, b) = engine { $0.adjustable = Adjustable(kind: .numeric(min: 0, max: 100, step: 1, decimals: 0, format: "{value}"), current: 50) }
+        #expect(MenuPage.gestures.items(slider, .element(b)).map(\.name) == ["pageIncrement", "pageDecrement"] + gestures + ["exit"])
+        #expect(MenuPage.gestures.items(slider, .element(b)).prefix(2).map { $0.title(slider.settings) } == ["Page increment", "Page decrement"])
+        let (disabled, c) = engine { $0.adjustable = Adjustable(kind: .list(["low", "high"]), current: 0); $0.traits.insert(.notEnabled) }
+        #expect(!MenuPage.gestures.items(disabled, .element(c)).map(\.name).contains("pageIncrement"))
+    }
+
+    /// A page is a tenth of the range, at least a step; it stops at the bound, and at the
+    /// bound nothing moves.
+    @Test func aPageStepIsATenthOfTheRangeAtLeastAStepClampedAtTheBounds() {
+        func numeric(_ lo: Double, _ hi: Double, step: Double, at v: Double) -> Adjustable {
+            Adjustable(kind: .numeric(min: lo, max: hi, step: step, decimals: 0, format: "{value}"), current: v)
+        }
+        #expect(numeric(0, 100, step: 1, at: 50).moved(by: 1, page: true)?.current == 60)
+        #expect(numeric(0, 100, step: 1, at: 50).moved(by: -1, page: true)?.current == 40)
+        #expect(numeric(0, 100, step: 1, at: 50).moved(by: 1)?.current == 51)
+        #expect(numeric(0, 100, step: 25, at: 50).moved(by: 1, page: true)?.current == 75, "at least a step")
+        #expect(numeric(0, 100, step: 1, at: 95).moved(by: 1, page: true)?.current == 100)
+        #expect(numeric(0, 100, step: 1, at: 100).moved(by: 1, page: true) == nil)
+        let list = (0..<30).map { "v\($0)" }
+        #expect(Adjustable(kind: .list(list), current: 5).moved(by: 1, page: true)?.current == 8)
+        #expect(Adjustable(kind: .list(list), current: 1).moved(by: -1, page: true)?.current == 0)
+        #expect(Adjustable(kind: .list(["a", "b"]), current: 0).moved(by: 1, page: true)?.current == 1)
+        #expect(Adjustable(kind: .list(["a", "b"]), current: 1).moved(by: 1) == nil)
     }
 
     // MARK: - the screen menu

@@ -204,7 +204,7 @@ struct ReplaceTreeTests {
     @Test func aMenuOnAnElementThatSurvivesStaysOpenOnIt() {
         var engine = running(abc, until: 1.5)
         #expect(engine.handle(press(.select, at: 1.5), at: at(1.5)).scanned
-                == timed(1.5, .menuOpen(element: "b", entries: ["tap", "pointMode", "screenMenu", "exit"], titles: ["Tap", "Point mode", "Settings and more", "Exit menu"]), litEntry("tap", "Tap", of: "b", in: abc)))
+                == timed(1.5, .menuOpen(element: "b", entries: ["tap", "pointMode", "gestures", "screenMenu", "exit"], titles: ["Tap", "Point mode", "Gestures", "Settings and more", "Exit menu"]), litEntry("tap", "Tap", of: "b", in: abc)))
         _ = engine.handle(release(.select, at: 1.6), at: at(1.6))
         let inserted = screen(buttons("x", "a", "b", "c"))
         #expect(engine.replaceTree(inserted, at: at(1.7)).scanned == [])
@@ -239,8 +239,8 @@ struct ReplaceTreeTests {
         var withAction = screen(buttons("a", "b", "c"))
         withAction.update(withAction.index(of: "b")!) { $0.customActions = [CustomAction(name: "Delete")] }
         #expect(engine.replaceTree(withAction, at: at(2.7)).scanned
-                == timed(2.7, .menuOpen(element: "b", entries: ["tap", "Delete", "pointMode", "screenMenu", "exit"],
-                                            titles: ["Tap", "Delete", "Point mode", "Settings and more", "Exit menu"]),
+                == timed(2.7, .menuOpen(element: "b", entries: ["tap", "Delete", "pointMode", "gestures", "screenMenu", "exit"],
+                                            titles: ["Tap", "Delete", "Point mode", "Gestures", "Settings and more", "Exit menu"]),
                          litEntry("pointMode", "Point mode", of: "b", in: withAction)))
         #expect(engine.nextDeadline == at(3.7))
     }
@@ -352,7 +352,7 @@ struct ReplaceTreeTests {
         let inserted = screen(buttons("x", "y", "a", "b", "c"))
         _ = engine.replaceTree(inserted, at: at(1.6))
         #expect(engine.handle(press(.select, at: 1.7), at: at(1.7)).scanned
-                == timed(1.7, .menuOpen(element: "b", entries: ["tap", "pointMode", "screenMenu", "exit"], titles: ["Tap", "Point mode", "Settings and more", "Exit menu"]), litEntry("tap", "Tap", of: "b", in: inserted)))
+                == timed(1.7, .menuOpen(element: "b", entries: ["tap", "pointMode", "gestures", "screenMenu", "exit"], titles: ["Tap", "Point mode", "Gestures", "Settings and more", "Exit menu"]), litEntry("tap", "Tap", of: "b", in: inserted)))
     }
 
     @Test func aPressFromBeforeTheChangeActsOnWhatIsHighlightedNow() {
@@ -361,7 +361,7 @@ struct ReplaceTreeTests {
         // history of steps over the old tree is gone, so it acts on what is there now.
         _ = engine.replaceTree(screen(buttons("x", "a", "b", "c")), at: at(1.2))
         let effects = engine.handle(press(.select, at: 0.9), at: at(1.3))
-        #expect(effects.first?.effect == .menuOpen(element: "b", entries: ["tap", "pointMode", "screenMenu", "exit"], titles: ["Tap", "Point mode", "Settings and more", "Exit menu"]))
+        #expect(effects.first?.effect == .menuOpen(element: "b", entries: ["tap", "pointMode", "gestures", "screenMenu", "exit"], titles: ["Tap", "Point mode", "Gestures", "Settings and more", "Exit menu"]))
     }
 }
 

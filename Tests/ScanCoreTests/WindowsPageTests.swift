@@ -16,11 +16,11 @@ struct WindowsPageTests {
     }
 
     /// Manual scanning on a screen of buttons, the first one's menu open on its "Settings
-    /// and more" entry, selected: the screen menu's entries and titles.
+    /// and more" entry (the one before Exit), selected: the screen menu's entries and titles.
     func openScreenMenu(_ engine: inout ScanEngine) -> (entries: [String], titles: [String])? {
         _ = click(&engine, .select, at: 0.1)
-        _ = click(&engine, .next, at: 0.2)
-        _ = click(&engine, .next, at: 0.3)
+        _ = click(&engine, .previous, at: 0.2)
+        _ = click(&engine, .previous, at: 0.3)
         return opened(click(&engine, .select, at: 0.4))
     }
 
@@ -51,10 +51,10 @@ struct WindowsPageTests {
     @Test func anElementsMenuLeadsToTheScreenMenu() {
         var engine = manualEngine("a", "b", windows: [])
         let menu = opened(click(&engine, .select, at: 0.1))
-        #expect(menu?.entries == ["tap", "pointMode", "screenMenu", "exit"])
-        #expect(menu?.titles == ["Tap", "Point mode", "Settings and more", "Exit menu"])
-        _ = click(&engine, .next, at: 0.2)
-        _ = click(&engine, .next, at: 0.3)
+        #expect(menu?.entries == ["tap", "pointMode", "gestures", "screenMenu", "exit"])
+        #expect(menu?.titles == ["Tap", "Point mode", "Gestures", "Settings and more", "Exit menu"])
+        _ = click(&engine, .previous, at: 0.2)
+        _ = click(&engine, .previous, at: 0.3)
         let screenMenu = opened(click(&engine, .select, at: 0.4))
         #expect(screenMenu?.entries.contains("windows") == false, "no windows: no Windows page")
     }
@@ -130,8 +130,8 @@ struct WindowsPageTests {
         // Leave the screen menu, then open it again through the element's menu.
         _ = click(&engine, .exit, at: 0.45)
         _ = click(&engine, .select, at: 0.5)
-        _ = click(&engine, .next, at: 0.6)
-        _ = click(&engine, .next, at: 0.7)
+        _ = click(&engine, .previous, at: 0.6)
+        _ = click(&engine, .previous, at: 0.7)
         let again = opened(click(&engine, .select, at: 0.8))
         #expect(again?.entries.contains("windows") == true)
     }

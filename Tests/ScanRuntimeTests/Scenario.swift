@@ -305,7 +305,7 @@ struct ScenarioError: Error, CustomStringConvertible {
 /// The effect names `compact` prints.
 let effectNames = [
     "scanStarted", "scanStopped", "highlight", "enterGroup", "exitGroup", "menuOpen", "menuClose", "activate",
-    "customAction", "adjust", "modeChanged", "sweep", "pointSelected", "tap", "announce", "emit", "settingChanged",
+    "customAction", "adjust", "modeChanged", "sweep", "pointSelected", "tap", "gesture", "announce", "emit", "settingChanged",
     "key", "window", "keyboard", "typeText", "deleteText", "keyboardClose", "shortcut", "learnWord",
 ]
 
@@ -337,6 +337,8 @@ func compact(_ e: TimedEffect) -> String {
             + (s.phase == .band ? " width \(num(s.width))" : "")
     case .pointSelected(let p): return "\(t) pointSelected (\(num(p.x)),\(num(p.y)))"
     case let .tap(p, el): return "\(t) tap (\(num(p.x)),\(num(p.y))) \(el ?? "-")"
+    case let .gesture(g, el, at, to):
+        return "\(t) gesture \(g.rawValue) \(el ?? "-") (\(num(at.x)),\(num(at.y)))" + (to.map { " to (\(num($0.x)),\(num($0.y)))" } ?? "")
     case .announce(let text): return "\(t) announce \(text)"
     case .notice(let text): return "\(t) notice \(text)"
     case let .emit(name, _, _): return "\(t) emit \(name)"

@@ -44,7 +44,7 @@ struct SimulateTests {
         at("3.000", thirdGroup),
         #"{"t":3.200,"effect":"enterGroup","group":"thirdGroup"}"#,
         #"{"t":3.200,"effect":"highlight","item":"btn5","kind":"element","frame":[88.0,416.0,200.0,44.0],"label":"Btn 5"}"#,
-        #"{"t":3.500,"effect":"menuOpen","element":"btn5","entries":["tap","pointMode","screenMenu","exit"],"titles":["Tap","Point mode","Settings and more","Exit menu"]}"#,
+        #"{"t":3.500,"effect":"menuOpen","element":"btn5","entries":["tap","pointMode","gestures","screenMenu","exit"],"titles":["Tap","Point mode","Gestures","Settings and more","Exit menu"]}"#,
         #"{"t":3.500,"effect":"highlight","item":"tap","kind":"menuEntry","element":"btn5","frame":[88.0,416.0,200.0,44.0],"label":"Tap"}"#,
         #"{"t":4.000,"effect":"menuClose","element":"btn5"}"#,
         #"{"t":4.000,"effect":"activate","element":"btn5","point":[188.0,438.0],"target":"btn5"}"#,
@@ -72,7 +72,7 @@ struct SimulateTests {
         #expect(lines[enter].raw == #"{"t":3.200,"effect":"enterGroup","group":"thirdGroup"}"#)
         #expect(lines[menu].millis == 3500)
         #expect(lines[menu].object["element"] as? String == "btn5")
-        #expect(lines[menu].object["entries"] as? [String] == ["tap", "pointMode", "screenMenu", "exit"])
+        #expect(lines[menu].object["entries"] as? [String] == ["tap", "pointMode", "gestures", "screenMenu", "exit"])
         #expect(lines[activate].millis == 4000)
         #expect(lines[activate].object["element"] as? String == "btn5")
         #expect(lines[activate].object["point"] as? [Double] == [188.0, 438.0])

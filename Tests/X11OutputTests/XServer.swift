@@ -357,7 +357,7 @@ final class XProbe {
         var a = XSetWindowAttributes()
         a.background_pixel = pixel(color)
         a.override_redirect = overrideRedirect ? 1 : 0
-        a.event_mask = Int(ButtonPressMask | StructureNotifyMask | VisibilityChangeMask | FocusChangeMask)
+        a.event_mask = Int(ButtonPressMask | ButtonReleaseMask | StructureNotifyMask | VisibilityChangeMask | FocusChangeMask)
         let w = XCreateWindow(d, root, Int32(x), Int32(y), UInt32(width), UInt32(height), 0, Int32(CopyFromParent),
                               UInt32(InputOutput), nil, UInt(CWBackPixel | CWOverrideRedirect | CWEventMask), &a)
         XStoreName(d, w, "probe")
@@ -455,6 +455,27 @@ final class XProbe {
             _ = poll(&pfd, 1, 50)
         }
         return nil
+    }
+
+    /// Waits for `count` button presses and releases on `window`, in order: each one's
+    /// button, whether it is a press, its root position and server time (ms).
+    func nextButtonEvents(on window: Window, count: Int, timeout: Double = 5) -> [(button: Int, press: Bool, x: Int, y: Int, time: Int)] {
+        let deadline = now() + timeout
+        var out: [(button: Int, press: Bool, x: Int, y: Int, time: Int)] = []
+        var event = XEvent()
+        while now() < deadline && out.count < count {
+            while XPending(d) > 0 && out.count < count {
+                XNextEvent(d, &event)
+                if event.type == ButtonPress || event.type == ButtonRelease, event.xbutton.window == window {
+                    out.append((Int(event.xbutton.button), event.type == ButtonPress,
+                                Int(event.xbutton.x_root), Int(event.xbutton.y_root), Int(event.xbutton.time)))
+                }
+            }
+            if out.count >= count { break }
+            var pfd = pollfd(fd: XConnectionNumber(d), events: Int16(POLLIN), revents: 0)
+            _ = poll(&pfd, 1, 50)
+        }
+        return out
     }
 
     /// Waits until `window` (made by `window(…)`) has the focus (a window manager gives it

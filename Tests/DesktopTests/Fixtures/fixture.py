@@ -21,6 +21,9 @@ so that a test can wait for it:
     collapsed Fruits
     activated Apple            a tree row was activated (table cell action "activate", not the first)
     key Escape                 a key was pressed in the window (its GDK name)
+    context menu Context Target   (--gestures) the button was right-clicked (button 3)
+    double click Context Target   (--gestures) the button was double-clicked
+    scrolled 160.0             (--gestures) the list "Rows" scrolled to this position
     text Message: Hello        (--typing) the text of an entry changed: "Message" or "Password"
     terminated                 SIGTERM or SIGINT; the fixture then exits with status 0
     quit                       --quit-after elapsed, or the window was closed
@@ -35,6 +38,9 @@ Flags:
     --ticker         a label first in the window whose text ("tick N") changes every millisecond
     --many N         N labels ("Item 1" … "Item N") in a grid bigger than the screen, with one
                      button ("Many 1" …) every hundred: a big application's window
+    --gestures       a window for the Gestures page instead: a button "Context Target" that
+                     logs right and double clicks, and a list "Rows" of 60 rows in a scrolled
+                     window 200 pixels high
     --slow MS        answer slowly but steadily: stopped for MS milliseconds after every 2 ms
                      it runs
 """
@@ -63,6 +69,7 @@ parser.add_argument("--typing", action="store_true")
 parser.add_argument("--ticker", action="store_true")
 parser.add_argument("--many", type=int)
 parser.add_argument("--slow", type=float)
+parser.add_argument("--gestures", action="store_true")
 args = parser.parse_args()
 
 GLib.set_prgname(args.app_name)
@@ -119,6 +126,31 @@ if args.typing:
     typing_window()
 
 
+def gestures_window():
+    """A button that logs right and double clicks, and a list taller than its scrolled window."""
+    target = Gtk.Button(label="Context Target")
+
+    def pressed(button, event):
+        if event.type == Gdk.EventType.BUTTON_PRESS and event.button == 3:
+            log(f"context menu {button.get_label()}")
+        elif event.type == Gdk.EventType._2BUTTON_PRESS and event.button == 1:
+            log(f"double click {button.get_label()}")
+        return False
+    target.connect("button-press-event", pressed)
+    box.pack_start(target, False, False, 0)
+    rows = Gtk.ListBox()
+    rows.get_accessible().set_name("Rows")
+    for i in range(60):
+        rows.add(Gtk.Label(label=f"Row {i + 1}"))
+    scrolled = Gtk.ScrolledWindow()
+    scrolled.set_min_content_height(200)
+    scrolled.set_max_content_height(200)
+    scrolled.set_policy(Gtk.PolicyType.NEVER, Gtk.PolicyType.ALWAYS)
+    scrolled.add(rows)
+    scrolled.get_vadjustment().connect("value-changed", lambda a: log(f"scrolled {a.get_value()}"))
+    box.pack_start(scrolled, False, False, 0)
+
+
 def ticker_label():
     """A label whose text changes every millisecond (as fast as GLib's loop goes)."""
     label = Gtk.Label(label="tick 0")
@@ -132,6 +164,8 @@ def ticker_label():
     GLib.timeout_add(1, tick)
 
 
+if args.gestures:
+    gestures_window()
 if args.ticker:
     ticker_label()
 if args.many:
