@@ -233,7 +233,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 what = "Tap on \(h.label)"
                 bus = h.ref.busName
                 guard try answersAgain(h, what) else { return }
-                if let i = h.primaryAction, try Atspi.doAction(h.ref, i) { return }
+                if let i = h.primaryAction, try Atspi.doActionAlone(h.ref, i) { return }
                 // No action: focus it (a text field is then ready for typing), and click it.
                 let focused = (try? Atspi.grabFocus(h.ref)) ?? false
                 if h.editable && focused { return }
@@ -244,7 +244,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 bus = h.ref.busName
                 guard try answersAgain(h, what) else { return }
                 guard let i = h.actions.firstIndex(of: action) else { return fail("\(what) failed: the element has no such action") }
-                if !(try Atspi.doAction(h.ref, i)) { fail("\(what) failed: the application refused it") }
+                if !(try Atspi.doActionAlone(h.ref, i)) { fail("\(what) failed: the application refused it") }
             case let .adjust(element, direction, _):
                 guard let h = handles[element] else { return fail("\(direction == .increment ? "Increment" : "Decrement") failed: the element is no longer on the screen") }
                 what = "\(direction == .increment ? "Increment" : "Decrement") of \(h.label)"

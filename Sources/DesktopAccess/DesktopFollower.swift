@@ -29,6 +29,10 @@ struct DesktopFollower {
         var recheckQuick = ScanDuration.milliseconds(250)
         var quickRechecks = 8
         var recheckSlow = ScanDuration.milliseconds(1000)
+        /// After an action the window is read at once, and again (the window chosen anew) this
+        /// long after it: what an action opens or closes may say nothing, or come after the
+        /// first read (a modal dialog run from a menu item, a menu closing without an event).
+        var afterAction: [ScanDuration] = [.milliseconds(100), .milliseconds(250)]
         /// A read that failed (the window went as it was read) is tried again after this.
         var retryAfterFailure = ScanDuration.milliseconds(250)
         /// An application that did not answer in time is passed over this long.
@@ -50,7 +54,7 @@ struct DesktopFollower {
         case stop
         case event(DesktopEvent)
         /// An action was performed on the window: it is read whole (some toolkits say
-        /// nothing of what an action changed).
+        /// nothing of what an action changed), at once and again `timing.afterAction` later.
         case acted
         /// The time asked for with `wakeAt` (or later) has come.
         case wake
@@ -112,6 +116,8 @@ struct DesktopFollower {
     private var readAt: ScanInstant?
     private var recheckAt: ScanInstant?
     private var retryAt: ScanInstant?
+    /// The reads still to come after the last action, soonest first.
+    private var afterActionAt: [ScanInstant] = []
     private var rechecks = 0
     private var lastReadStart: ScanInstant?
     private var announcedWake: ScanInstant?
@@ -125,7 +131,7 @@ struct DesktopFollower {
 
     /// When the follower wants `.wake` next.
     var nextDeadline: ScanInstant? {
-        [readAt, recheckAt, retryAt].compactMap { $0 }.min()
+        [readAt, recheckAt, retryAt, afterActionAt.first].compactMap { $0 }.min()
     }
 
     mutating func handle(_ input: Input, at now: ScanInstant) -> [Output] {
@@ -142,12 +148,14 @@ struct DesktopFollower {
             readAt = nil
             recheckAt = nil
             retryAt = nil
+            afterActionAt = []
         case let .event(e):
             event(e, at: now)
         case .acted:
             guard following else { break }
             wholeWindowChanged = true
             scheduleRead(at: now, urgent: true)
+            afterActionAt = timing.afterAction.map { now + $0 }.sorted()
         case .wake:
             // Asked for again below if something is still to come (a wake a little early).
             announcedWake = nil
@@ -160,6 +168,14 @@ struct DesktopFollower {
                 retryAt = nil
                 wholeWindowChanged = true
                 scheduleRead(at: now)
+            }
+            if let t = afterActionAt.first, t <= now {
+                // Read now (reads still start `coalesce` apart), whatever floods.
+                afterActionAt.removeAll { $0 <= now }
+                wholeWindowChanged = true
+                var at = now
+                if let last = lastReadStart, last + timing.coalesce > at { at = last + timing.coalesce }
+                if readAt.map({ $0 > at }) ?? true { readAt = at }
             }
             if let t = readAt, t <= now {
                 readAt = nil

@@ -298,13 +298,15 @@ struct Walker {
             known.roles[id] = role.rawValue
         }
         var kind = RoleMapping.kind(of: role)
-        let childCount: Int, name: String
+        let childCount: Int, rawName: String
         if let basics {
-            (childCount, name) = (basics.childCount, basics.name)
+            (childCount, rawName) = (basics.childCount, basics.name)
         } else {
             childCount = try Atspi.childCount(a)
-            name = try Atspi.name(a)
+            rawName = try Atspi.name(a)
         }
+        // GTK 3 pads a menu item's name before its accelerator ("Open...      ").
+        let name = RoleMapping.trimmed(rawName)
 
         // An open menu (a combo box's list, a submenu) is scanned on its own.
         // A menu with nothing showing in it is a menu bar's closed menu: its title is a

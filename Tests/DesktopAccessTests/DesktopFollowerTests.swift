@@ -134,6 +134,38 @@ import Testing
         #expect(h.reads.map(\.read) == [.window, .window])
     }
 
+    /// What an action opens may come with no event, or after the read that follows the
+    /// action (a dialog run from a menu item): the window is chosen and read again 100 and
+    /// 250 ms after the action.
+    @Test func afterAnActionTheWindowIsChosenAgainAt100And250ms() {
+        var h = Self.started()
+        h.advance(H.ms(100))
+        let acted = h.now
+        h.feed(.acted)
+        h.advance(H.ms(150))
+        // A dialog shows, and nothing says so.
+        h.desktop = .window(bus: Self.app, id: "a1.5:9", elements: ["a1.5:10"], version: 0)
+        h.advance(.seconds(2))
+        #expect(h.windowReads.filter { $0 > acted }.map { $0 - acted } == [H.ms(2), H.ms(100), H.ms(250)])
+        #expect(h.delivered.last?.snapshot.window.id == "a1.5:9")
+        #expect(h.delivered.last?.at == acted + H.ms(250))
+        #expect(h.follower.nextDeadline == nil, "nothing more after the last check")
+    }
+
+    /// A second action starts the checks again from its own time.
+    @Test func anotherActionStartsTheChecksAgain() {
+        var h = Self.started()
+        h.advance(H.ms(100))
+        let first = h.now
+        h.feed(.acted)
+        h.advance(H.ms(150))
+        let second = h.now
+        h.feed(.acted)
+        h.advance(.seconds(2))
+        #expect(h.windowReads.filter { $0 > first }.map { $0 - first }
+                == [H.ms(2), H.ms(100), H.ms(152), H.ms(250), H.ms(400)], "\(second)")
+    }
+
     @Test func afterStopNothingIsRead() {
         var h = Self.started()
         h.advance(H.ms(100))
