@@ -61,6 +61,11 @@ public final class DesktopAccess: @unchecked Sendable {
     /// Clicks at a screen point for activations without an AT-SPI action and point-mode
     /// taps; returns whether it was done. Unset: the accessibility registry's injector (X11).
     public var click: (@Sendable (Point) -> Bool)?
+    /// Sends a key to the focused window (the Close entry of a menu scanned alone sends
+    /// Escape); returns whether it could be sent. Unset: Close says it cannot.
+    public var sendKey: (@Sendable (SpecialKey) -> Bool)?
+    /// The Close entry of the menu scanned alone, if one is.
+    private var closeID: String?
     /// The screen's size where the caller knows it (from the display); otherwise it is
     /// taken from the accessibility registry and the windows.
     public var screen: (width: Double, height: Double)?
@@ -228,6 +233,10 @@ public final class DesktopAccess: @unchecked Sendable {
         var bus: String?
         do {
             switch effect {
+            case let .activate(element, _, _) where element == closeID:
+                // The menu's Close entry: Escape, as the Keys page sends it.
+                guard let sendKey else { return fail("Close failed: keys cannot be sent") }
+                if !sendKey(.escape) { fail("Close failed: the Escape key could not be sent") }
             case let .activate(element, point, _):
                 guard let h = handles[element] else { return fail("Tap failed: the element is no longer on the screen") }
                 what = "Tap on \(h.label)"
@@ -399,6 +408,7 @@ public final class DesktopAccess: @unchecked Sendable {
         // Only what the window still shows is remembered, so the cache cannot grow without bound.
         let learnt = walker.known.keeping(Set(walker.nodes.map(\.id)))
         var info = c.window.info
+        var menuAlone = false
         if let menu = walker.openPopups.last {
             var inner = Walker()
             inner.known = walker.known
@@ -407,6 +417,7 @@ public final class DesktopAccess: @unchecked Sendable {
             try inner.walkRoot(menu)
             if inner.nodes.count > 1 {
                 walker = inner
+                menuAlone = true
                 info = DesktopWindow(id: inner.nodes[0].id, title: inner.nodes[0].label.isEmpty ? "menu" : inner.nodes[0].label,
                                      role: inner.nodes[0].role, active: info.active, modal: true, frame: inner.nodes[0].frame)
             }
@@ -414,10 +425,11 @@ public final class DesktopAccess: @unchecked Sendable {
         handles = walker.handles
         elements = walker.elements
         known = learnt
-        lastNodes = walker.nodes
+        lastNodes = menuAlone ? Self.withCloseEntry(walker.nodes, screenHeight: screen.height) : walker.nodes
+        closeID = menuAlone ? lastNodes.last?.id : nil
         lastWindowID = info.id
         // A window without a title (GTK header bars) is announced by its application's name.
-        let tree = Self.tree(walker.nodes, screenID: info.id, title: info.title.isEmpty ? c.app.info.name : info.title, screen: screen)
+        let tree = Self.tree(lastNodes, screenID: info.id, title: info.title.isEmpty ? c.app.info.name : info.title, screen: screen)
         let snapshot = DesktopSnapshot(tree: tree, application: c.app.info.name, window: info,
                                        nodeCount: walker.nodes.count, truncated: walker.truncated)
         lastSnapshot = snapshot

@@ -219,6 +219,13 @@ public final class ScanSession: @unchecked Sendable {
             injector?.insert = { text in live.insertIntoField(text) }
             injector?.sent = { keys in live.keysSent(keys) }
             live.report = report
+            // A menu's Close entry sends Escape where the Keys page's keys go.
+            if let injector, let send = injector.key {
+                live.sendKey = { key in
+                    injector.queue.async { _ = send(key); injector.sent?(.other) }
+                    return true
+                }
+            }
             live.onFieldText = { scanner.fieldText($0) }
             live.onFieldLeft = { scanner.dismissPresented() }
             liveTrees.attach { scanner.replaceTree($0) }

@@ -272,7 +272,7 @@ struct LiveDesktopTests {
         #expect(first.label == "Red" || first.label == "Red, selected", "\(first)")
         scan.settle()
         let items = try scan.cycle()
-        #expect(items == ["Red, selected", "Green", "Blue"], "only the open menu: \(items)")
+        #expect(items == ["Red, selected", "Green", "Blue", "Close"], "only the open menu, and its Close: \(items)")
         try scan.go(to: "Green")
         let closing = scan.seen.count
         try scan.choose("Tap")

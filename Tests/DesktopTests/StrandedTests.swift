@@ -114,4 +114,41 @@ struct StrandedTests {
         // build that alone can take 250 ms. The bound says "never stranded"; the figure is printed.
         #expect(delays.allSatisfy { $0 <= 1000 }, "\(delays)")
     }
+
+    /// A combo box's list, and a context menu, closed with their Close entry (Escape): the
+    /// window is scanned again, its choice unchanged; a context menu's item still acts.
+    @Test func aComboListAndAContextMenuCloseWithTheirCloseEntry() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--menus"])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        try scan.go(to: "Red")
+        var mark = scan.seen.count
+        try scan.choose("Tap")
+        try scan.find(since: mark, "the list scanned") { $0.effect == "highlight" && $0.label?.hasPrefix("Red") == true && $0.time > 0 }
+        scan.settle()
+        #expect(try scan.cycle().last == "Close")
+        try scan.go(to: "Close")
+        mark = scan.seen.count
+        try scan.choose("Tap")
+        try Self.arrives(scan, since: mark, title: "SwitchScan Fixture")
+        try fixture.expectNoLine(matching: "combo Green", within: 0.2)
+        scan.settle()
+        try scan.go(to: "Red")   // the choice as it was
+
+        // A context menu: its item acts; opened again, Close closes it.
+        for entry in ["Copy", "Close"] {
+            try scan.go(to: "Popup Menu")
+            mark = scan.seen.count
+            try scan.choose("Tap")
+            try scan.find(since: mark, "the context menu scanned") { $0.effect == "highlight" && $0.label?.hasPrefix("Copy") == true }
+            scan.settle()
+            try scan.go(to: entry)
+            mark = scan.seen.count
+            try scan.choose("Tap")
+            if entry == "Copy" { try fixture.waitForLine(matching: "popup Copy") }
+            try Self.arrives(scan, since: mark, title: "SwitchScan Fixture")
+        }
+    }
 }
