@@ -320,7 +320,13 @@ public final class DesktopAccess: @unchecked Sendable {
         /// GTK 4: `visible` says what is shown, extents are window-relative.
         var gtk4 = false
     }
-    struct Window { let ref: AccessibleRef; var info: DesktopWindow; var popup: Bool }
+    struct Window {
+        let ref: AccessibleRef
+        var info: DesktopWindow
+        var popup: Bool
+        /// It has no title of its own: `info.title` is its application's name.
+        var untitled = false
+    }
 
     func readApplications() -> [App] {
         thread.preconditionOnThread()
@@ -356,7 +362,10 @@ public final class DesktopAccess: @unchecked Sendable {
                         popup = true
                         if info.title.isEmpty { info.title = "menu" }
                     }
-                    windows.append(Window(ref: w, info: info, popup: popup))
+                    // A window without a title (Qt's, GTK header bars) is called by its application.
+                    let untitled = info.title.isEmpty
+                    if untitled { info.title = name }
+                    windows.append(Window(ref: w, info: info, popup: popup, untitled: untitled))
                 }
                 let toolkit = Atspi.toolkit(a)
                 let gtk4 = toolkit.lowercased() == "gtk" && Atspi.toolkitVersion(a).hasPrefix("4.")
@@ -401,7 +410,7 @@ public final class DesktopAccess: @unchecked Sendable {
         framesAreWindowRelative = false
         if c.app.gtk4 {
             walker.shownState = ATSPI_STATE_VISIBLE
-            if let o = windowOrigin?(c.app.info.processID, c.window.info.title) { walker.origin = o } else { framesAreWindowRelative = true }
+            if let o = windowOrigin?(c.app.info.processID, c.window.untitled ? "" : c.window.info.title) { walker.origin = o } else { framesAreWindowRelative = true }
         }
         try walker.walkRoot(c.window.ref)
         lastWalkSettings = (walker.shownState, walker.origin)
@@ -538,6 +547,9 @@ public final class DesktopAccess: @unchecked Sendable {
             case let .readElements(ids):
                 let result = readElements(ids)
                 work += follower.handle(.read(result), at: MonotonicClock.now())
+            case let .notAnswering(bus):
+                let name = knownApps[bus]?.info.name ?? bus
+                report?("'\(name)' does not answer: scanning goes on with what it showed last, and it is looked at again every \(Int(follower.timing.passOver.seconds)) seconds.")
             case let .deliver(snapshot):
                 if firstSnapshot != nil { firstSnapshot = .some(snapshot) } else { onChange?(snapshot) }
             case let .wakeAt(t):

@@ -89,6 +89,9 @@ struct DesktopFollower {
         case deliver(DesktopSnapshot)
         /// Send `.wake` at this time (it replaces any earlier request).
         case wakeAt(ScanInstant)
+        /// The scanned window's application does not answer: say so (once until it answers
+        /// again); scanning goes on with what it showed last.
+        case notAnswering(bus: String)
     }
 
     var timing: Timing
@@ -122,6 +125,8 @@ struct DesktopFollower {
     private var lastReadStart: ScanInstant?
     private var announcedWake: ScanInstant?
 
+    /// Applications said not to answer, until a read of theirs succeeds.
+    private var toldNotAnswering: Set<String> = []
     /// Applications that did not answer in time, and when they are no longer passed over.
     private var unresponsive: [String: ScanInstant] = [:]
     /// The latest events of each application that sent events lately, for the flood guard.
@@ -325,6 +330,7 @@ struct DesktopFollower {
         case let .window(snapshot, bus, ids, shown, changed):
             // A read that found no window leaves what is known of the last one.
             if let bus {
+                toldNotAnswering.remove(bus)
                 scannedBus = bus
                 elementIDs = ids
                 framed = shown
@@ -345,11 +351,13 @@ struct DesktopFollower {
         case let .passedOver(bus):
             // Scanning goes on with what the application showed last.
             if following, let until = unresponsive[bus] { retry(at: until + timing.afterPassOver) }
+            if following, toldNotAnswering.insert(bus).inserted { out.append(.notAnswering(bus: bus)) }
             recheckWhileEmpty(at: now)
         case let .failed(bus, timeout):
             // The application stopped answering mid-read (or its window went as it was
             // read): scanning goes on with what was known, and the window is looked at again.
             if timeout { timedOut(bus, at: now) }
+            if following, timeout, toldNotAnswering.insert(bus).inserted { out.append(.notAnswering(bus: bus)) }
             if following { retry(at: now + (timeout ? timing.passOver : timing.retryAfterFailure)) }
             recheckWhileEmpty(at: now)
         }

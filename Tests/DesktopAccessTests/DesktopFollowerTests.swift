@@ -235,6 +235,30 @@ import Testing
         #expect(h.delivered.count == 2)
     }
 
+    /// The scanner follows the focused window or says why not: an application that does
+    /// not answer is said so once, and again only after it answered in between.
+    @Test func anApplicationThatDoesNotAnswerIsSaidSoOnceUntilItAnswers() {
+        var h = Self.started()
+        h.advance(H.ms(100))
+        let t0 = h.now
+        h.desktop = .hung(bus: Self.app)
+        h.feed(.acted)
+        h.advance(.seconds(7))
+        #expect(h.toldNotAnswering.map(\.bus) == [Self.app])
+        #expect(h.toldNotAnswering.first?.at == t0 + H.ms(2), "at the first read that found it so")
+        h.desktop = Self.showing(1)
+        h.advance(.seconds(4))
+        h.desktop = .hung(bus: Self.app)
+        h.feed(.acted)
+        h.advance(H.ms(10))
+        #expect(h.toldNotAnswering.count == 2)
+        // A window that went as it was read is no application that does not answer.
+        h.desktop = .gone(bus: ":1.9")
+        h.event("window:destroy", bus: ":1.9", id: "a1.9:root")
+        h.advance(.seconds(1))
+        #expect(h.toldNotAnswering.count == 2)
+    }
+
     @Test func aWindowThatWentAsItWasReadIsLookedAtAgainAfter250ms() {
         var h = Self.started()
         h.advance(H.ms(100))
