@@ -126,8 +126,14 @@ public final class ScanSession: @unchecked Sendable {
         }
         // The live window's first snapshot; later ones reach the scanner as they come.
         let liveTrees = LiveTrees()
+        /// The window `--app` chose when it is not the active one (covered, or behind): it is
+        /// raised and activated, so that what is highlighted can be seen.
+        var toRaise: String?
         if let live {
-            tree = live.follow(app: { if case .desktop(let app) = c.target { app } else { nil } }()) { liveTrees.put($0.tree) }?.tree
+            let app: String? = if case .desktop(let app) = c.target { app } else { nil }
+            let first = live.follow(app: app) { liveTrees.put($0.tree) }
+            tree = first?.tree
+            if app != nil, let w = first?.window, !w.active, !w.title.isEmpty, w.role != "menu" { toRaise = w.title }
             // A window that could not be read yet: scanning starts with nothing, and the
             // next read brings it.
             if tree == nil { tree = ElementTree(screenID: "none", size: (1, 1), nodes: [ElementNode(id: "none")]) }
@@ -212,7 +218,17 @@ public final class ScanSession: @unchecked Sendable {
             }
         }
         self.scanner = scanner
-        desktopWindows?.start { scanner.setWindows($0) }
+        let raise = Locked(toRaise)
+        desktopWindows?.start { [weak desktopWindows] list in
+            scanner.setWindows(list)
+            // Once, with the first list that has it.
+            let target: ManagedWindow? = raise.withLock { title in
+                guard let t = title, let w = list.first(where: { $0.title == t }) else { return nil }
+                title = nil
+                return w
+            }
+            if let target, !target.active { desktopWindows?.perform(.activate, window: target.id) }
+        }
         if let live {
             // Text goes into the field through AT-SPI where its toolkit does that well and the
             // field confirms it; keys elsewhere (docs/TYPING.md).
