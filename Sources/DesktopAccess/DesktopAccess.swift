@@ -51,10 +51,10 @@ public final class DesktopAccess: @unchecked Sendable {
     /// it until then (a user who tried again would get it twice).
     private var pendingActions: [String: String] = [:]
 
-    /// Where a GTK 4 window is on the screen (its extents are relative to it), by process
-    /// id and title, where the caller can ask the display; unset, such frames stay
-    /// window-relative.
-    public var windowOrigin: (@Sendable (Int32, String) -> Point?)?
+    /// Where a GTK 4 window is on the screen (its extents are relative to it): the X
+    /// window's screen rectangle, by process id and title ("": any of its windows), where
+    /// the caller can ask the display; unset or nil, such frames stay window-relative.
+    public var windowFrame: (@Sendable (Int32, String) -> Rect?)?
 
     /// Where a failed action is reported (on the AT-SPI thread).
     public var report: (@Sendable (String) -> Void)?
@@ -410,7 +410,11 @@ public final class DesktopAccess: @unchecked Sendable {
         framesAreWindowRelative = false
         if c.app.gtk4 {
             walker.shownState = ATSPI_STATE_VISIBLE
-            if let o = windowOrigin?(c.app.info.processID, c.window.untitled ? "" : c.window.info.title) { walker.origin = o } else { framesAreWindowRelative = true }
+            if let x = windowFrame?(c.app.info.processID, c.window.untitled ? "" : c.window.info.title) {
+                walker.origin = Self.gtk4Origin(xWindow: x, window: c.window.info.frame)
+            } else {
+                framesAreWindowRelative = true
+            }
         }
         try walker.walkRoot(c.window.ref)
         lastWalkSettings = (walker.shownState, walker.origin)
@@ -443,6 +447,14 @@ public final class DesktopAccess: @unchecked Sendable {
                                        nodeCount: walker.nodes.count, truncated: walker.truncated)
         lastSnapshot = snapshot
         return snapshot
+    }
+
+    /// Where a GTK 4 window's own coordinates start on the screen: its X window's corner,
+    /// moved in by the margin its client-side decorations leave around it (the X window is
+    /// larger than the window AT-SPI reports by that margin on every side).
+    static func gtk4Origin(xWindow x: Rect, window: Rect?) -> Point {
+        guard let w = window, w.width > 0, w.height > 0, w.width <= x.width, w.height <= x.height else { return Point(x: x.x, y: x.y) }
+        return Point(x: x.x + ((x.width - w.width) / 2).rounded(.down), y: x.y + ((x.height - w.height) / 2).rounded(.down))
     }
 
     /// LiveNodes (preorder, 0 the window) as an ElementTree.

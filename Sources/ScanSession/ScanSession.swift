@@ -441,7 +441,10 @@ public enum DesktopConnection {
                 """, status: 1)
         }
         switch outcome {
-        case .success(let access): return access
+        case .success(let access):
+            // GTK 4 gives extents relative to the window: the display says where it is.
+            if let frames = try? WindowFrames() { access.windowFrame = { frames.frame(processID: $0, title: $1) } }
+            return access
         case .failure(let error): throw SessionError(error.description, status: 1)
         }
     }

@@ -43,3 +43,38 @@ extension ToolkitTests {
         try scan.go(to: "Btn 1")
     }
 }
+
+extension ToolkitTests {
+    /// GTK 4 (gtk4-widget-factory, Debian's gtk-4-examples) gives extents relative to its
+    /// window: a snapshot places them on the screen through the X window's corner, wherever
+    /// the window was moved.
+    @Test func gtk4FramesAreOnTheScreenWhereverTheWindowIs() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gtk4-widget-factory") else {
+            print("Skipped: gtk4-widget-factory is not installed (gtk-4-examples)")
+            return
+        }
+        let session = try DesktopSession()
+        defer { session.stop() }
+        _ = try session.launchApplication("/usr/bin/gtk4-widget-factory", [], applicationName: "gtk4-widget-factory", title: "GTK Widget Factory")
+        _ = try session.waitForApplication(named: "gtk4-widget-factory", timeout: 20)
+        let id = try session.waitForWindow(titled: "GTK Widget Factory", timeout: 20)
+        _ = try session.runX(.xdotool, ["windowsize", "--sync", id, "700", "500"])
+        _ = try session.runX(.xdotool, ["windowmove", "--sync", id, "300", "200"])
+        let x = try session.windowFrame(id: id)
+        #expect(x.x == 300 && x.y == 200, "\(x)")
+        let file = session.directory.appendingPathComponent("gtk4.json")
+        var root: [String: Any] = [:]
+        for _ in 0..<20 {
+            let r = try session.runSwitchscan(["snapshot", "--app", "gtk4-widget-factory", "-o", file.path], timeout: 60)
+            #expect(r.status == 0, "\(r)")
+            let layout = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            root = layout["root"] as? [String: Any] ?? [:]
+            if (LiveDesktopTests.frame(root)?.first ?? 0) >= 300 { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let frame = try #require(LiveDesktopTests.frame(root), "\(root)")
+        // The window inside the X window, which is larger by its decorations' margin.
+        #expect(frame[0] >= Double(x.x) && frame[0] < Double(x.x) + 30 && frame[1] >= Double(x.y) && frame[1] < Double(x.y) + 30,
+                "\(frame) in \(x)")
+    }
+}
