@@ -328,8 +328,10 @@ struct Walker {
         case .ignored:
             return nil
         case .container(let flatten):
-            node.flatten = flatten && name.isEmpty
-            node.label = name
+            // GTK 4 names unnamed containers after their type ("GtkFrame"): no name.
+            let named = RoleMapping.isTypeName(name) ? "" : name
+            node.flatten = flatten && named.isEmpty
+            node.label = named
             node.modal = states.has(ATSPI_STATE_MODAL)
             let index = nodes.count
             nodes.append(node)
@@ -349,7 +351,7 @@ struct Walker {
             }
             return index
         case .staticText, .heading, .image:
-            node.label = name.isEmpty || RoleMapping.isTypeName(name) ? Atspi.description(a) : name
+            node.label = name.isEmpty || RoleMapping.isTypeName(name) ? RoleMapping.trimmed(Atspi.description(a)) : name
             if RoleMapping.isTypeName(node.label) { node.label = "" }
             if kind == .staticText, role == ATSPI_ROLE_TEXT || role == ATSPI_ROLE_PROGRESS_BAR || role == ATSPI_ROLE_LEVEL_BAR {
                 node.value = try valueText(a, role: role)
@@ -463,15 +465,22 @@ struct Walker {
         // The relation is remembered, not the text: the label's name is read each time.
         let targets = known.labelledBy[id] ?? Atspi.labelledBy(a)
         known.labelledBy[id] = targets
-        let by = targets.compactMap { try? Atspi.name($0) }.filter { !$0.isEmpty }.joined(separator: " ")
+        // GTK 4 labels a button by its image ("GtkImage") or twice by the same label ("7 7").
+        var names: [String] = []
+        for t in targets {
+            guard let n = try? Atspi.name(t) else { continue }
+            let name = RoleMapping.trimmed(n)
+            if !name.isEmpty && !RoleMapping.isTypeName(name) && !names.contains(name) { names.append(name) }
+        }
+        let by = names.joined(separator: " ")
         if !by.isEmpty { return by }
         if childCount > 0, childCount < 50 {
             for c in try Atspi.children(a, count: childCount) {
-                let n = try Atspi.name(c)
+                let n = RoleMapping.trimmed(try Atspi.name(c))
                 if !n.isEmpty && !RoleMapping.isTypeName(n) { return n }
             }
         }
-        let d = Atspi.description(a)
+        let d = RoleMapping.trimmed(Atspi.description(a))
         if !d.isEmpty && !RoleMapping.isTypeName(d) { return d }
         let r = roleWords(a)
         return r.isEmpty ? "unlabelled" : r

@@ -47,7 +47,7 @@ extension ToolkitTests {
 extension ToolkitTests {
     /// GTK 4 (gtk4-widget-factory, Debian's gtk-4-examples) gives extents relative to its
     /// window: a snapshot places them on the screen through the X window's corner, wherever
-    /// the window was moved.
+    /// the window was moved. Its type names ("GtkImage") are no labels.
     @Test func gtk4FramesAreOnTheScreenWhereverTheWindowIs() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gtk4-widget-factory") else {
             print("Skipped: gtk4-widget-factory is not installed (gtk-4-examples)")
@@ -72,6 +72,20 @@ extension ToolkitTests {
             if (LiveDesktopTests.frame(root)?.first ?? 0) >= 300 { break }
             Thread.sleep(forTimeInterval: 0.2)
         }
+        // No type name ("GtkImage", "GtkFrame") and no doubled label is anyone's name.
+        var labels: [String] = []
+        func walk(_ n: [String: Any]) {
+            if let l = n["label"] as? String { labels.append(l) }
+            for c in n["children"] as? [[String: Any]] ?? [] { walk(c) }
+        }
+        walk(root)
+        #expect(labels.count > 20, "\(labels)")
+        #expect(!labels.contains { $0.hasPrefix("Gtk") && !$0.contains(" ") }, "\(labels)")
+        #expect(!labels.contains { l in
+            let w = l.split(separator: " ")
+            return w.count >= 2 && w.count % 2 == 0 && Array(w.prefix(w.count / 2)) == Array(w.suffix(w.count / 2))
+        }, "\(labels)")
+        #expect(!labels.contains { $0 != $0.trimmingCharacters(in: .whitespaces) || $0.isEmpty }, "\(labels)")
         let frame = try #require(LiveDesktopTests.frame(root), "\(root)")
         // The window inside the X window, which is larger by its decorations' margin.
         #expect(frame[0] >= Double(x.x) && frame[0] < Double(x.x) + 30 && frame[1] >= Double(x.y) && frame[1] < Double(x.y) + 30,
