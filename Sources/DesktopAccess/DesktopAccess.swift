@@ -369,6 +369,16 @@ public final class DesktopAccess: @unchecked Sendable {
                 }
                 let toolkit = Atspi.toolkit(a)
                 let gtk4 = toolkit.lowercased() == "gtk" && Atspi.toolkitVersion(a).hasPrefix("4.")
+                // GTK 4 says its windows are at 0,0: the display says where they are.
+                if gtk4, let windowFrame {
+                    let pid = Atspi.processID(a)
+                    for k in windows.indices {
+                        guard let f = windows[k].info.frame,
+                              let x = windowFrame(pid, windows[k].untitled ? "" : windows[k].info.title) else { continue }
+                        let o = Self.gtk4Origin(xWindow: x, window: f)
+                        windows[k].info.frame = Rect(x: o.x, y: o.y, width: f.width, height: f.height)
+                    }
+                }
                 out.append(App(ref: a, info: DesktopApplication(name: name, processID: Atspi.processID(a),
                                                                 toolkit: gtk4 ? "gtk4" : toolkit, windows: windows.map(\.info)),
                                windows: windows, gtk4: gtk4))

@@ -87,6 +87,9 @@ extension ToolkitTests {
         }, "\(labels)")
         #expect(!labels.contains { $0 != $0.trimmingCharacters(in: .whitespaces) || $0.isEmpty }, "\(labels)")
         let frame = try #require(LiveDesktopTests.frame(root), "\(root)")
+        // `switchscan desktop` lists it where it is too.
+        let listing = try session.runSwitchscan(["desktop"], timeout: 60)
+        #expect(listing.stdout.contains("\"GTK Widget Factory\" at \(Int(frame[0])),\(Int(frame[1])) "), "\(listing.stdout)")
         // The window inside the X window, which is larger by its decorations' margin.
         #expect(frame[0] >= Double(x.x) && frame[0] < Double(x.x) + 30 && frame[1] >= Double(x.y) && frame[1] < Double(x.y) + 30,
                 "\(frame) in \(x)")
