@@ -452,7 +452,9 @@ struct Walker {
         default:
             break
         }
-        if states.has(ATSPI_STATE_CHECKED) || states.has(ATSPI_STATE_PRESSED) || states.has(ATSPI_STATE_SELECTED) {
+        // A menu item is `selected` while the pointer or the keyboard is on it: no choice.
+        let hovered = role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_CHECK_MENU_ITEM || role == ATSPI_ROLE_RADIO_MENU_ITEM
+        if states.has(ATSPI_STATE_CHECKED) || states.has(ATSPI_STATE_PRESSED) || (states.has(ATSPI_STATE_SELECTED) && !hovered) {
             t.insert(.selected)
         }
         return t

@@ -69,7 +69,7 @@ struct StrandedTests {
         try scan.go(to: "File")
         mark = scan.seen.count
         try scan.choose("Tap")
-        try scan.find(since: mark, "the File menu scanned") { $0.effect == "highlight" && $0.label?.hasPrefix("Run Dialog...") == true }
+        try scan.find(since: mark, "the File menu scanned") { $0.effect == "highlight" && $0.label == "Run Dialog..." }
         try scan.go(to: "Run Dialog...")
         mark = scan.seen.count
         try scan.choose("Tap")
