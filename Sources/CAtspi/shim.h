@@ -119,6 +119,77 @@ static inline int catspi_ping(AtspiAccessible *a, int timeout_ms, char *error_na
     return ok;
 }
 
+/// Copies a D-Bus error name into `error_name` (`size` bytes).
+static inline void catspi_note_name(char *error_name, int size, const char *name) {
+    if (size > 0 && name) { strncpy(error_name, name, (size_t)size - 1); error_name[size - 1] = 0; }
+}
+
+/// Action.DoAction(`index`) on `a`, sent over a connection of its own straight to the
+/// application (the peer-to-peer address its GetApplicationBusAddress gives), closed after
+/// the answer. An action that runs a modal loop (GTK 3's gtk_dialog_run behind a menu item
+/// or a button) runs it inside the dispatch of the connection that carried the action: the
+/// application then answers nothing more on that connection until the dialog closes, and
+/// a connection used for reading would see the application hang. Returns 1 and the
+/// action's answer in `*done`; 0 with the D-Bus error name (NoReply: no answer in
+/// `timeout_ms`) in `error_name`; -1 when no connection of its own can be made (the
+/// application offers no address, or it cannot be reached): the caller acts as before.
+static inline int catspi_do_action_alone(AtspiAccessible *a, int index, int timeout_ms, int *done, char *error_name, int size) {
+    if (size > 0) error_name[0] = 0;
+    AtspiObject *o = (AtspiObject *)a;
+    DBusConnection *bus = atspi_get_a11y_bus();
+    if (!o || !o->app || !o->app->bus_name || !o->path || !bus || !dbus_connection_get_is_connected(bus)) return -1;
+    DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, "/org/a11y/atspi/accessible/root",
+                                                  "org.a11y.atspi.Application", "GetApplicationBusAddress");
+    if (!m) return -1;
+    DBusError err;
+    dbus_error_init(&err);
+    DBusMessage *r = dbus_connection_send_with_reply_and_block(bus, m, timeout_ms, &err);
+    dbus_message_unref(m);
+    const char *address = NULL;
+    char copy[512];
+    copy[0] = 0;
+    if (r && dbus_message_get_args(r, NULL, DBUS_TYPE_STRING, &address, DBUS_TYPE_INVALID) && address) {
+        strncpy(copy, address, sizeof copy - 1);
+        copy[sizeof copy - 1] = 0;
+    }
+    if (r) dbus_message_unref(r);
+    if (dbus_error_is_set(&err)) dbus_error_free(&err);
+    if (!copy[0]) return -1;
+    DBusConnection *c = dbus_connection_open_private(copy, &err);
+    if (!c) {
+        if (dbus_error_is_set(&err)) dbus_error_free(&err);
+        return -1;
+    }
+    dbus_connection_set_exit_on_disconnect(c, FALSE);
+    m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Action", "DoAction");
+    dbus_int32_t i = index;
+    if (!m || !dbus_message_append_args(m, DBUS_TYPE_INT32, &i, DBUS_TYPE_INVALID)) {
+        if (m) dbus_message_unref(m);
+        dbus_connection_close(c);
+        dbus_connection_unref(c);
+        return -1;
+    }
+    r = dbus_connection_send_with_reply_and_block(c, m, timeout_ms, &err);
+    dbus_message_unref(m);
+    int ok = 0;
+    if (r) {
+        dbus_bool_t answer = FALSE;
+        if (dbus_message_get_args(r, NULL, DBUS_TYPE_BOOLEAN, &answer, DBUS_TYPE_INVALID)) {
+            *done = answer ? 1 : 0;
+            ok = 1;
+        } else {
+            catspi_note_name(error_name, size, DBUS_ERROR_INVALID_ARGS);
+        }
+        dbus_message_unref(r);
+    } else if (dbus_error_is_set(&err)) {
+        catspi_note_name(error_name, size, err.name);
+    }
+    if (dbus_error_is_set(&err)) dbus_error_free(&err);
+    dbus_connection_close(c);
+    dbus_connection_unref(c);
+    return ok;
+}
+
 /// The CPU time process `pid` has used, in clock ticks (utime + stime of /proc/PID/stat),
 /// or -1; `*stopped` is set to 1 when it is stopped (state T or t).
 static inline long long catspi_process_cpu_ticks(int pid, int *stopped) {

@@ -266,6 +266,26 @@ enum Atspi {
         return ok != 0
     }
 
+    /// DoAction over a connection of its own to the application, closed after the answer
+    /// (`catspi_do_action_alone`): an action that runs a modal loop (GTK 3's
+    /// `gtk_dialog_run`) leaves the application answering nothing more on the connection
+    /// that carried it until the dialog closes, and the connection libatspi reads through
+    /// must not be that one. Where no such connection can be made, libatspi's.
+    static func doActionAlone(_ a: AccessibleRef, _ index: Int) throws(AtspiCallError) -> Bool {
+        var done: Int32 = 0
+        var name = [CChar](repeating: 0, count: 96)
+        switch catspi_do_action_alone(a.pointer, Int32(index), callTimeoutMilliseconds, &done, &name, Int32(name.count)) {
+        case 1:
+            return done != 0
+        case 0:
+            let error = String(cString: name)
+            throw AtspiCallError(kind: AtspiCallError.kind(ofDBusError: error), domain: "dbus", code: 0,
+                                 message: error.isEmpty ? "the action could not be sent" : error)
+        default:
+            return try doAction(a, index)
+        }
+    }
+
     struct ValueRange { var min: Double; var max: Double; var current: Double; var step: Double }
 
     static func value(_ a: AccessibleRef) throws(AtspiCallError) -> ValueRange? {

@@ -51,10 +51,10 @@ public final class DesktopAccess: @unchecked Sendable {
     /// it until then (a user who tried again would get it twice).
     private var pendingActions: [String: String] = [:]
 
-    /// Where a GTK 4 window is on the screen (its extents are relative to it), by process
-    /// id and title, where the caller can ask the display; unset, such frames stay
-    /// window-relative.
-    public var windowOrigin: (@Sendable (Int32, String) -> Point?)?
+    /// Where a GTK 4 window is on the screen (its extents are relative to it): the X
+    /// window's screen rectangle, by process id and title ("": any of its windows), where
+    /// the caller can ask the display; unset or nil, such frames stay window-relative.
+    public var windowFrame: (@Sendable (Int32, String) -> Rect?)?
 
     /// Where a failed action is reported (on the AT-SPI thread).
     public var report: (@Sendable (String) -> Void)?
@@ -65,6 +65,11 @@ public final class DesktopAccess: @unchecked Sendable {
     /// drag to the second point, …); returns whether it was done. Unset: only scrolls that
     /// AT-SPI can make are made.
     public var gesture: (@Sendable (Gesture, Point, Point?) -> Bool)?
+    /// Sends a key to the focused window (the Close entry of a menu scanned alone sends
+    /// Escape); returns whether it could be sent. Unset: Close says it cannot.
+    public var sendKey: (@Sendable (SpecialKey) -> Bool)?
+    /// The Close entry of the menu scanned alone, if one is.
+    private var closeID: String?
     /// The screen's size where the caller knows it (from the display); otherwise it is
     /// taken from the accessibility registry and the windows.
     public var screen: (width: Double, height: Double)?
@@ -232,12 +237,16 @@ public final class DesktopAccess: @unchecked Sendable {
         var bus: String?
         do {
             switch effect {
+            case let .activate(element, _, _) where element == closeID:
+                // The menu's Close entry: Escape, as the Keys page sends it.
+                guard let sendKey else { return fail("Close failed: keys cannot be sent") }
+                if !sendKey(.escape) { fail("Close failed: the Escape key could not be sent") }
             case let .activate(element, point, _):
                 guard let h = handles[element] else { return fail("Tap failed: the element is no longer on the screen") }
                 what = "Tap on \(h.label)"
                 bus = h.ref.busName
                 guard try answersAgain(h, what) else { return }
-                if let i = h.primaryAction, try Atspi.doAction(h.ref, i) { return }
+                if let i = h.primaryAction, try Atspi.doActionAlone(h.ref, i) { return }
                 // No action: focus it (a text field is then ready for typing), and click it.
                 let focused = (try? Atspi.grabFocus(h.ref)) ?? false
                 if h.editable && focused { return }
@@ -248,7 +257,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 bus = h.ref.busName
                 guard try answersAgain(h, what) else { return }
                 guard let i = h.actions.firstIndex(of: action) else { return fail("\(what) failed: the element has no such action") }
-                if !(try Atspi.doAction(h.ref, i)) { fail("\(what) failed: the application refused it") }
+                if !(try Atspi.doActionAlone(h.ref, i)) { fail("\(what) failed: the application refused it") }
             case let .adjust(element, direction, _):
                 guard let h = handles[element] else { return fail("\(direction.title) failed: the element is no longer on the screen") }
                 what = "\(direction.title) of \(h.label)"
@@ -367,7 +376,13 @@ public final class DesktopAccess: @unchecked Sendable {
         /// GTK 4: `visible` says what is shown, extents are window-relative.
         var gtk4 = false
     }
-    struct Window { let ref: AccessibleRef; var info: DesktopWindow; var popup: Bool }
+    struct Window {
+        let ref: AccessibleRef
+        var info: DesktopWindow
+        var popup: Bool
+        /// It has no title of its own: `info.title` is its application's name.
+        var untitled = false
+    }
 
     func readApplications() -> [App] {
         thread.preconditionOnThread()
@@ -403,10 +418,23 @@ public final class DesktopAccess: @unchecked Sendable {
                         popup = true
                         if info.title.isEmpty { info.title = "menu" }
                     }
-                    windows.append(Window(ref: w, info: info, popup: popup))
+                    // A window without a title (Qt's, GTK header bars) is called by its application.
+                    let untitled = info.title.isEmpty
+                    if untitled { info.title = name }
+                    windows.append(Window(ref: w, info: info, popup: popup, untitled: untitled))
                 }
                 let toolkit = Atspi.toolkit(a)
                 let gtk4 = toolkit.lowercased() == "gtk" && Atspi.toolkitVersion(a).hasPrefix("4.")
+                // GTK 4 says its windows are at 0,0: the display says where they are.
+                if gtk4, let windowFrame {
+                    let pid = Atspi.processID(a)
+                    for k in windows.indices {
+                        guard let f = windows[k].info.frame,
+                              let x = windowFrame(pid, windows[k].untitled ? "" : windows[k].info.title) else { continue }
+                        let o = Self.gtk4Origin(xWindow: x, window: f)
+                        windows[k].info.frame = Rect(x: o.x, y: o.y, width: f.width, height: f.height)
+                    }
+                }
                 out.append(App(ref: a, info: DesktopApplication(name: name, processID: Atspi.processID(a),
                                                                 toolkit: gtk4 ? "gtk4" : toolkit, windows: windows.map(\.info)),
                                windows: windows, gtk4: gtk4))
@@ -448,13 +476,18 @@ public final class DesktopAccess: @unchecked Sendable {
         framesAreWindowRelative = false
         if c.app.gtk4 {
             walker.shownState = ATSPI_STATE_VISIBLE
-            if let o = windowOrigin?(c.app.info.processID, c.window.info.title) { walker.origin = o } else { framesAreWindowRelative = true }
+            if let x = windowFrame?(c.app.info.processID, c.window.untitled ? "" : c.window.info.title) {
+                walker.origin = Self.gtk4Origin(xWindow: x, window: c.window.info.frame)
+            } else {
+                framesAreWindowRelative = true
+            }
         }
         try walker.walkRoot(c.window.ref)
         lastWalkSettings = (walker.shownState, walker.origin)
         // Only what the window still shows is remembered, so the cache cannot grow without bound.
         let learnt = walker.known.keeping(Set(walker.nodes.map(\.id)))
         var info = c.window.info
+        var menuAlone = false
         if let menu = walker.openPopups.last {
             var inner = Walker()
             inner.known = walker.known
@@ -463,6 +496,7 @@ public final class DesktopAccess: @unchecked Sendable {
             try inner.walkRoot(menu)
             if inner.nodes.count > 1 {
                 walker = inner
+                menuAlone = true
                 info = DesktopWindow(id: inner.nodes[0].id, title: inner.nodes[0].label.isEmpty ? "menu" : inner.nodes[0].label,
                                      role: inner.nodes[0].role, active: info.active, modal: true, frame: inner.nodes[0].frame)
             }
@@ -470,14 +504,23 @@ public final class DesktopAccess: @unchecked Sendable {
         handles = walker.handles
         elements = walker.elements
         known = learnt
-        lastNodes = walker.nodes
+        lastNodes = menuAlone ? Self.withCloseEntry(walker.nodes, screenHeight: screen.height) : walker.nodes
+        closeID = menuAlone ? lastNodes.last?.id : nil
         lastWindowID = info.id
         // A window without a title (GTK header bars) is announced by its application's name.
-        let tree = Self.tree(walker.nodes, screenID: info.id, title: info.title.isEmpty ? c.app.info.name : info.title, screen: screen)
+        let tree = Self.tree(lastNodes, screenID: info.id, title: info.title.isEmpty ? c.app.info.name : info.title, screen: screen)
         let snapshot = DesktopSnapshot(tree: tree, application: c.app.info.name, window: info,
                                        nodeCount: walker.nodes.count, truncated: walker.truncated)
         lastSnapshot = snapshot
         return snapshot
+    }
+
+    /// Where a GTK 4 window's own coordinates start on the screen: its X window's corner,
+    /// moved in by the margin its client-side decorations leave around it (the X window is
+    /// larger than the window AT-SPI reports by that margin on every side).
+    static func gtk4Origin(xWindow x: Rect, window: Rect?) -> Point {
+        guard let w = window, w.width > 0, w.height > 0, w.width <= x.width, w.height <= x.height else { return Point(x: x.x, y: x.y) }
+        return Point(x: x.x + ((x.width - w.width) / 2).rounded(.down), y: x.y + ((x.height - w.height) / 2).rounded(.down))
     }
 
     /// LiveNodes (preorder, 0 the window) as an ElementTree.
@@ -589,6 +632,9 @@ public final class DesktopAccess: @unchecked Sendable {
             case let .readElements(ids):
                 let result = readElements(ids)
                 work += follower.handle(.read(result), at: MonotonicClock.now())
+            case let .notAnswering(bus):
+                let name = knownApps[bus]?.info.name ?? bus
+                report?("'\(name)' does not answer: scanning goes on with what it showed last, and it is looked at again every \(Int(follower.timing.passOver.seconds)) seconds.")
             case let .deliver(snapshot):
                 if firstSnapshot != nil { firstSnapshot = .some(snapshot) } else { onChange?(snapshot) }
             case let .wakeAt(t):

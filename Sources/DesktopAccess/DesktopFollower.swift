@@ -29,6 +29,10 @@ struct DesktopFollower {
         var recheckQuick = ScanDuration.milliseconds(250)
         var quickRechecks = 8
         var recheckSlow = ScanDuration.milliseconds(1000)
+        /// After an action the window is read at once, and again (the window chosen anew) this
+        /// long after it: what an action opens or closes may say nothing, or come after the
+        /// first read (a modal dialog run from a menu item, a menu closing without an event).
+        var afterAction: [ScanDuration] = [.milliseconds(100), .milliseconds(250)]
         /// A read that failed (the window went as it was read) is tried again after this.
         var retryAfterFailure = ScanDuration.milliseconds(250)
         /// An application that did not answer in time is passed over this long.
@@ -50,7 +54,7 @@ struct DesktopFollower {
         case stop
         case event(DesktopEvent)
         /// An action was performed on the window: it is read whole (some toolkits say
-        /// nothing of what an action changed).
+        /// nothing of what an action changed), at once and again `timing.afterAction` later.
         case acted
         /// The time asked for with `wakeAt` (or later) has come.
         case wake
@@ -85,6 +89,9 @@ struct DesktopFollower {
         case deliver(DesktopSnapshot)
         /// Send `.wake` at this time (it replaces any earlier request).
         case wakeAt(ScanInstant)
+        /// The scanned window's application does not answer: say so (once until it answers
+        /// again); scanning goes on with what it showed last.
+        case notAnswering(bus: String)
     }
 
     var timing: Timing
@@ -112,10 +119,14 @@ struct DesktopFollower {
     private var readAt: ScanInstant?
     private var recheckAt: ScanInstant?
     private var retryAt: ScanInstant?
+    /// The reads still to come after the last action, soonest first.
+    private var afterActionAt: [ScanInstant] = []
     private var rechecks = 0
     private var lastReadStart: ScanInstant?
     private var announcedWake: ScanInstant?
 
+    /// Applications said not to answer, until a read of theirs succeeds.
+    private var toldNotAnswering: Set<String> = []
     /// Applications that did not answer in time, and when they are no longer passed over.
     private var unresponsive: [String: ScanInstant] = [:]
     /// The latest events of each application that sent events lately, for the flood guard.
@@ -125,7 +136,7 @@ struct DesktopFollower {
 
     /// When the follower wants `.wake` next.
     var nextDeadline: ScanInstant? {
-        [readAt, recheckAt, retryAt].compactMap { $0 }.min()
+        [readAt, recheckAt, retryAt, afterActionAt.first].compactMap { $0 }.min()
     }
 
     mutating func handle(_ input: Input, at now: ScanInstant) -> [Output] {
@@ -142,12 +153,14 @@ struct DesktopFollower {
             readAt = nil
             recheckAt = nil
             retryAt = nil
+            afterActionAt = []
         case let .event(e):
             event(e, at: now)
         case .acted:
             guard following else { break }
             wholeWindowChanged = true
             scheduleRead(at: now, urgent: true)
+            afterActionAt = timing.afterAction.map { now + $0 }.sorted()
         case .wake:
             // Asked for again below if something is still to come (a wake a little early).
             announcedWake = nil
@@ -160,6 +173,14 @@ struct DesktopFollower {
                 retryAt = nil
                 wholeWindowChanged = true
                 scheduleRead(at: now)
+            }
+            if let t = afterActionAt.first, t <= now {
+                // Read now (reads still start `coalesce` apart), whatever floods.
+                afterActionAt.removeAll { $0 <= now }
+                wholeWindowChanged = true
+                var at = now
+                if let last = lastReadStart, last + timing.coalesce > at { at = last + timing.coalesce }
+                if readAt.map({ $0 > at }) ?? true { readAt = at }
             }
             if let t = readAt, t <= now {
                 readAt = nil
@@ -309,6 +330,7 @@ struct DesktopFollower {
         case let .window(snapshot, bus, ids, shown, changed):
             // A read that found no window leaves what is known of the last one.
             if let bus {
+                toldNotAnswering.remove(bus)
                 scannedBus = bus
                 elementIDs = ids
                 framed = shown
@@ -329,11 +351,13 @@ struct DesktopFollower {
         case let .passedOver(bus):
             // Scanning goes on with what the application showed last.
             if following, let until = unresponsive[bus] { retry(at: until + timing.afterPassOver) }
+            if following, toldNotAnswering.insert(bus).inserted { out.append(.notAnswering(bus: bus)) }
             recheckWhileEmpty(at: now)
         case let .failed(bus, timeout):
             // The application stopped answering mid-read (or its window went as it was
             // read): scanning goes on with what was known, and the window is looked at again.
             if timeout { timedOut(bus, at: now) }
+            if following, timeout, toldNotAnswering.insert(bus).inserted { out.append(.notAnswering(bus: bus)) }
             if following { retry(at: now + (timeout ? timing.passOver : timing.retryAfterFailure)) }
             recheckWhileEmpty(at: now)
         }

@@ -66,12 +66,22 @@ enum RoleMapping {
     /// action in the scanner menu.
     static let primaryActions = ["click", "press", "activate", "toggle", "jump", "open"]
 
-    /// Toolkit-internal action names that mean nothing to a user (GTK 4's widget actions).
+    /// Toolkit-internal action names that mean nothing to a user (GTK 4's widget actions,
+    /// Qt's SetFocus on every button).
     static func isInternalAction(_ name: String) -> Bool {
-        if name.isEmpty { return true }
+        if name.isEmpty || name == "SetFocus" { return true }
         for prefix in ["clipboard.", "selection.", "menu.", "link.", "window.", "win.", "misc.", "text.", "app."]
             where name.hasPrefix(prefix) { return true }
         return false
+    }
+
+    /// A name without the white space around it (GTK 3 pads menu items' names before
+    /// their accelerators: "Open...      ").
+    static func trimmed(_ name: String) -> String {
+        guard let first = name.firstIndex(where: { !$0.isWhitespace }),
+              let last = name.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        if first == name.startIndex && name.index(after: last) == name.endIndex { return name }
+        return String(name[first...last])
     }
 
     /// GTK 4 names unnamed widgets after their type ("GtkSwitch"): no label for a person.

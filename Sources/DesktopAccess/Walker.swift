@@ -298,13 +298,15 @@ struct Walker {
             known.roles[id] = role.rawValue
         }
         var kind = RoleMapping.kind(of: role)
-        let childCount: Int, name: String
+        let childCount: Int, rawName: String
         if let basics {
-            (childCount, name) = (basics.childCount, basics.name)
+            (childCount, rawName) = (basics.childCount, basics.name)
         } else {
             childCount = try Atspi.childCount(a)
-            name = try Atspi.name(a)
+            rawName = try Atspi.name(a)
         }
+        // GTK 3 pads a menu item's name before its accelerator ("Open...      ").
+        let name = RoleMapping.trimmed(rawName)
 
         // An open menu (a combo box's list, a submenu) is scanned on its own.
         // A menu with nothing showing in it is a menu bar's closed menu: its title is a
@@ -326,8 +328,10 @@ struct Walker {
         case .ignored:
             return nil
         case .container(let flatten):
-            node.flatten = flatten && name.isEmpty
-            node.label = name
+            // GTK 4 names unnamed containers after their type ("GtkFrame"): no name.
+            let named = RoleMapping.isTypeName(name) ? "" : name
+            node.flatten = flatten && named.isEmpty
+            node.label = named
             node.modal = states.has(ATSPI_STATE_MODAL)
             let index = nodes.count
             nodes.append(node)
@@ -347,7 +351,7 @@ struct Walker {
             }
             return index
         case .staticText, .heading, .image:
-            node.label = name.isEmpty || RoleMapping.isTypeName(name) ? Atspi.description(a) : name
+            node.label = name.isEmpty || RoleMapping.isTypeName(name) ? RoleMapping.trimmed(Atspi.description(a)) : name
             if RoleMapping.isTypeName(node.label) { node.label = "" }
             if kind == .staticText, role == ATSPI_ROLE_TEXT || role == ATSPI_ROLE_PROGRESS_BAR || role == ATSPI_ROLE_LEVEL_BAR {
                 node.value = try valueText(a, role: role)
@@ -448,7 +452,9 @@ struct Walker {
         default:
             break
         }
-        if states.has(ATSPI_STATE_CHECKED) || states.has(ATSPI_STATE_PRESSED) || states.has(ATSPI_STATE_SELECTED) {
+        // A menu item is `selected` while the pointer or the keyboard is on it: no choice.
+        let hovered = role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_CHECK_MENU_ITEM || role == ATSPI_ROLE_RADIO_MENU_ITEM
+        if states.has(ATSPI_STATE_CHECKED) || states.has(ATSPI_STATE_PRESSED) || (states.has(ATSPI_STATE_SELECTED) && !hovered) {
             t.insert(.selected)
         }
         return t
@@ -461,15 +467,22 @@ struct Walker {
         // The relation is remembered, not the text: the label's name is read each time.
         let targets = known.labelledBy[id] ?? Atspi.labelledBy(a)
         known.labelledBy[id] = targets
-        let by = targets.compactMap { try? Atspi.name($0) }.filter { !$0.isEmpty }.joined(separator: " ")
+        // GTK 4 labels a button by its image ("GtkImage") or twice by the same label ("7 7").
+        var names: [String] = []
+        for t in targets {
+            guard let n = try? Atspi.name(t) else { continue }
+            let name = RoleMapping.trimmed(n)
+            if !name.isEmpty && !RoleMapping.isTypeName(name) && !names.contains(name) { names.append(name) }
+        }
+        let by = names.joined(separator: " ")
         if !by.isEmpty { return by }
         if childCount > 0, childCount < 50 {
             for c in try Atspi.children(a, count: childCount) {
-                let n = try Atspi.name(c)
+                let n = RoleMapping.trimmed(try Atspi.name(c))
                 if !n.isEmpty && !RoleMapping.isTypeName(n) { return n }
             }
         }
-        let d = Atspi.description(a)
+        let d = RoleMapping.trimmed(Atspi.description(a))
         if !d.isEmpty && !RoleMapping.isTypeName(d) { return d }
         let r = roleWords(a)
         return r.isEmpty ? "unlabelled" : r

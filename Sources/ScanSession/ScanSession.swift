@@ -132,8 +132,14 @@ public final class ScanSession: @unchecked Sendable {
         }
         // The live window's first snapshot; later ones reach the scanner as they come.
         let liveTrees = LiveTrees()
+        /// The window `--app` chose when it is not the active one (covered, or behind): it is
+        /// raised and activated, so that what is highlighted can be seen.
+        var toRaise: String?
         if let live {
-            tree = live.follow(app: { if case .desktop(let app) = c.target { app } else { nil } }()) { liveTrees.put($0.tree) }?.tree
+            let app: String? = if case .desktop(let app) = c.target { app } else { nil }
+            let first = live.follow(app: app) { liveTrees.put($0.tree) }
+            tree = first?.tree
+            if app != nil, let w = first?.window, !w.active, !w.title.isEmpty, w.role != "menu" { toRaise = w.title }
             // A window that could not be read yet: scanning starts with nothing, and the
             // next read brings it.
             if tree == nil { tree = ElementTree(screenID: "none", size: (1, 1), nodes: [ElementNode(id: "none")]) }
@@ -221,13 +227,30 @@ public final class ScanSession: @unchecked Sendable {
             }
         }
         self.scanner = scanner
-        desktopWindows?.start { scanner.setWindows($0) }
+        let raise = Locked(toRaise)
+        desktopWindows?.start { [weak desktopWindows] list in
+            scanner.setWindows(list)
+            // Once, with the first list that has it.
+            let target: ManagedWindow? = raise.withLock { title in
+                guard let t = title, let w = list.first(where: { $0.title == t }) else { return nil }
+                title = nil
+                return w
+            }
+            if let target, !target.active { desktopWindows?.perform(.activate, window: target.id) }
+        }
         if let live {
             // Text goes into the field through AT-SPI where its toolkit does that well and the
             // field confirms it; keys elsewhere (docs/TYPING.md).
             injector?.insert = { text in live.insertIntoField(text) }
             injector?.sent = { keys in live.keysSent(keys) }
             live.report = report
+            // A menu's Close entry sends Escape where the Keys page's keys go.
+            if let injector, let send = injector.key {
+                live.sendKey = { key in
+                    injector.queue.async { _ = send(key); injector.sent?(.other) }
+                    return true
+                }
+            }
             live.onFieldText = { scanner.fieldText($0) }
             live.onFieldLeft = { scanner.dismissPresented() }
             liveTrees.attach { scanner.replaceTree($0) }
@@ -441,7 +464,10 @@ public enum DesktopConnection {
                 """, status: 1)
         }
         switch outcome {
-        case .success(let access): return access
+        case .success(let access):
+            // GTK 4 gives extents relative to the window: the display says where it is.
+            if let frames = try? WindowFrames() { access.windowFrame = { frames.frame(processID: $0, title: $1) } }
+            return access
         case .failure(let error): throw SessionError(error.description, status: 1)
         }
     }

@@ -134,6 +134,38 @@ import Testing
         #expect(h.reads.map(\.read) == [.window, .window])
     }
 
+    /// What an action opens may come with no event, or after the read that follows the
+    /// action (a dialog run from a menu item): the window is chosen and read again 100 and
+    /// 250 ms after the action.
+    @Test func afterAnActionTheWindowIsChosenAgainAt100And250ms() {
+        var h = Self.started()
+        h.advance(H.ms(100))
+        let acted = h.now
+        h.feed(.acted)
+        h.advance(H.ms(150))
+        // A dialog shows, and nothing says so.
+        h.desktop = .window(bus: Self.app, id: "a1.5:9", elements: ["a1.5:10"], version: 0)
+        h.advance(.seconds(2))
+        #expect(h.windowReads.filter { $0 > acted }.map { $0 - acted } == [H.ms(2), H.ms(100), H.ms(250)])
+        #expect(h.delivered.last?.snapshot.window.id == "a1.5:9")
+        #expect(h.delivered.last?.at == acted + H.ms(250))
+        #expect(h.follower.nextDeadline == nil, "nothing more after the last check")
+    }
+
+    /// A second action starts the checks again from its own time.
+    @Test func anotherActionStartsTheChecksAgain() {
+        var h = Self.started()
+        h.advance(H.ms(100))
+        let first = h.now
+        h.feed(.acted)
+        h.advance(H.ms(150))
+        let second = h.now
+        h.feed(.acted)
+        h.advance(.seconds(2))
+        #expect(h.windowReads.filter { $0 > first }.map { $0 - first }
+                == [H.ms(2), H.ms(100), H.ms(152), H.ms(250), H.ms(400)], "\(second)")
+    }
+
     @Test func afterStopNothingIsRead() {
         var h = Self.started()
         h.advance(H.ms(100))
@@ -201,6 +233,30 @@ import Testing
         #expect(h.delivered.last?.at == t0 + H.ms(3004))
         // Scanning went on with what it showed last: nothing was handed on meanwhile.
         #expect(h.delivered.count == 2)
+    }
+
+    /// The scanner follows the focused window or says why not: an application that does
+    /// not answer is said so once, and again only after it answered in between.
+    @Test func anApplicationThatDoesNotAnswerIsSaidSoOnceUntilItAnswers() {
+        var h = Self.started()
+        h.advance(H.ms(100))
+        let t0 = h.now
+        h.desktop = .hung(bus: Self.app)
+        h.feed(.acted)
+        h.advance(.seconds(7))
+        #expect(h.toldNotAnswering.map(\.bus) == [Self.app])
+        #expect(h.toldNotAnswering.first?.at == t0 + H.ms(2), "at the first read that found it so")
+        h.desktop = Self.showing(1)
+        h.advance(.seconds(4))
+        h.desktop = .hung(bus: Self.app)
+        h.feed(.acted)
+        h.advance(H.ms(10))
+        #expect(h.toldNotAnswering.count == 2)
+        // A window that went as it was read is no application that does not answer.
+        h.desktop = .gone(bus: ":1.9")
+        h.event("window:destroy", bus: ":1.9", id: "a1.9:root")
+        h.advance(.seconds(1))
+        #expect(h.toldNotAnswering.count == 2)
     }
 
     @Test func aWindowThatWentAsItWasReadIsLookedAtAgainAfter250ms() {

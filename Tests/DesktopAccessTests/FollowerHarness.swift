@@ -27,6 +27,8 @@ struct FollowerHarness {
     private(set) var wake: ScanInstant?
     /// Every read asked for, with its time.
     private(set) var reads: [(at: ScanInstant, read: Read)] = []
+    /// Every application said not to answer, with the time.
+    private(set) var toldNotAnswering: [(at: ScanInstant, bus: String)] = []
     /// Every snapshot handed on, with its time.
     private(set) var delivered: [(at: ScanInstant, snapshot: DesktopSnapshot)] = []
 
@@ -59,6 +61,8 @@ struct FollowerHarness {
                 delivered.append((now, s))
             case let .wakeAt(t):
                 wake = t
+            case let .notAnswering(bus):
+                toldNotAnswering.append((now, bus))
             }
             i += 1
         }

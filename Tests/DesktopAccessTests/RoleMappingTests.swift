@@ -39,12 +39,19 @@ import Testing
     }
 
     @Test func toolkitInternalActionsAreLeftOut() {
-        for name in ["", "clipboard.copy", "menu.popup", "window.close", "win.save", "app.quit", "text.undo"] {
+        for name in ["", "clipboard.copy", "menu.popup", "window.close", "win.save", "app.quit", "text.undo", "SetFocus"] {
             #expect(RoleMapping.isInternalAction(name), "\(name)")
         }
-        for name in ["click", "expand or contract", "activate", "menu", "windowed"] {
+        for name in ["click", "expand or contract", "activate", "menu", "windowed", "Press", "setfocus now"] {
             #expect(!RoleMapping.isInternalAction(name), "\(name)")
         }
+    }
+
+    /// GTK 3 pads menu items' names before their accelerators.
+    @Test func namesLoseTheWhiteSpaceAroundThem() {
+        let table = [("Open...      ", "Open..."), ("  Save As...\t", "Save As..."), ("New", "New"), ("   ", ""), ("", ""),
+                     ("Btn 1", "Btn 1"), (" a b ", "a b")]
+        for (name, trimmed) in table { #expect(RoleMapping.trimmed(name) == trimmed, "\(name.debugDescription)") }
     }
 
     @Test func gtk4TypeNamesAreNoNames() {

@@ -253,6 +253,8 @@ final class ChildProcess: @unchecked Sendable {
 final class LineCollector: @unchecked Sendable {
     private let condition = NSCondition()
     private var collected: [String] = []
+    /// When each line arrived (CLOCK_MONOTONIC, seconds), as read by the thread.
+    private var arrivals: [Double] = []
     private var partial: [UInt8] = []
     private var cursor = 0
     private var ended = false
@@ -276,10 +278,13 @@ final class LineCollector: @unchecked Sendable {
     }
 
     private func append(_ bytes: ArraySlice<UInt8>) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
         condition.lock()
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {
                 collected.append(String(decoding: partial, as: UTF8.self))
+                arrivals.append(Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
                 partial.removeAll(keepingCapacity: true)
             } else {
                 partial.append(byte)
@@ -291,7 +296,10 @@ final class LineCollector: @unchecked Sendable {
 
     private func finish() {
         condition.lock()
-        if !partial.isEmpty { collected.append(String(decoding: partial, as: UTF8.self)) }
+        if !partial.isEmpty {
+            collected.append(String(decoding: partial, as: UTF8.self))
+            arrivals.append(arrivals.last ?? 0)
+        }
         partial.removeAll()
         ended = true
         condition.broadcast()
@@ -304,6 +312,13 @@ final class LineCollector: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return collected
+    }
+
+    /// When the last line equal to `line` arrived (CLOCK_MONOTONIC, seconds).
+    func arrival(of line: String) -> Double? {
+        condition.lock()
+        defer { condition.unlock() }
+        return collected.lastIndex(of: line).map { arrivals[$0] }
     }
 
     /// True once the writer closed the pipe (normally: the process ended).

@@ -272,6 +272,16 @@ final class DesktopSession: @unchecked Sendable {
         return result
     }
 
+    /// A watcher of windows activated and created on the AT-SPI desktop, listening when this
+    /// returns: its lines say when each window's event arrived (CLOCK_MONOTONIC), as the
+    /// scanner gets it (`atspi-query.py watch-windows`).
+    func watchWindows() throws -> FixtureProcess {
+        let watcher = try launchApplication(DesktopTool.python3.path, [Self.atspiQueryScript.path, "watch-windows"],
+                                            applicationName: "", title: "")
+        try watcher.waitForLine(matching: "watching", timeout: 10)
+        return watcher
+    }
+
     /// The names of the applications on the AT-SPI desktop.
     func applicationNames() throws -> [String] {
         try atspiQueryOrThrow(["apps"]).stdoutLines

@@ -11,6 +11,9 @@ stderr when something is not found in time.
     set-value APP ROLE NAME VALUE          Value.set_current_value; prints "done VALUE"
     text APP ROLE NAME                     the Text interface's whole text, as JSON (a string)
     focused-text APP                       the same, of the focused node that has a Text interface
+    watch-windows                          until killed: "watching" once listening, then one line
+                                           "window:activate TITLE T" for each window activated
+                                           (and window:create), T its arrival (CLOCK_MONOTONIC, s)
 """
 import json
 import sys
@@ -193,6 +196,21 @@ def main(argv):
                 print(json.dumps(text.get_text(0, text.get_character_count())))
                 return
         fail(f"nothing focused in {rest[0]!r} has text")
+    elif command == "watch-windows":
+        from gi.repository import GLib
+
+        def on_event(event):
+            arrived = time.monotonic()
+            try:
+                title = event.source.get_name() if event.source else ""
+            except Exception:
+                title = "?"
+            print(f"{event.type} {title} {arrived:.6f}", flush=True)
+        listener = Atspi.EventListener.new(on_event)
+        listener.register("window:activate")
+        listener.register("window:create")
+        print("watching", flush=True)
+        GLib.MainLoop().run()
     else:
         fail(f"unknown command {command!r}")
 

@@ -25,6 +25,10 @@ so that a test can wait for it:
     double click Context Target   (--gestures) the button was double-clicked
     scrolled 160.0             (--gestures) the list "Rows" scrolled to this position
     text Message: Hello        (--typing) the text of an entry changed: "Message" or "Password"
+    run open                   (--menus) File > Run Dialog... or the "Run Dialog" button showed
+                               the modal "Question" dialog through gtk_dialog_run
+    run closed Yes|No|delete   ... and gtk_dialog_run returned
+    popup Copy|Paste           (--menus) an item of the "Popup Menu" button's context menu
     terminated                 SIGTERM or SIGINT; the fixture then exits with status 0
     quit                       --quit-after elapsed, or the window was closed
 
@@ -41,6 +45,9 @@ Flags:
     --gestures       a window for the Gestures page instead: a button "Context Target" that
                      logs right and double clicks, and a list "Rows" of 60 rows in a scrolled
                      window 200 pixels high
+    --menus          a menu bar first in the window (File: "Run Dialog...", "Quit"), a "Run
+                     Dialog" button (gtk_dialog_run from a click) and a "Popup Menu" button
+                     whose click pops up a context menu ("Copy", "Paste")
     --slow MS        answer slowly but steadily: stopped for MS milliseconds after every 2 ms
                      it runs
 """
@@ -68,6 +75,7 @@ parser.add_argument("--quit-after", type=float)
 parser.add_argument("--typing", action="store_true")
 parser.add_argument("--ticker", action="store_true")
 parser.add_argument("--many", type=int)
+parser.add_argument("--menus", action="store_true")
 parser.add_argument("--slow", type=float)
 parser.add_argument("--gestures", action="store_true")
 args = parser.parse_args()
@@ -166,6 +174,55 @@ def ticker_label():
 
 if args.gestures:
     gestures_window()
+
+
+def run_dialog(_widget):
+    """A modal dialog run with gtk_dialog_run, as GTK 3 applications' file choosers are."""
+    dialog = Gtk.Dialog(title="Question", transient_for=win, modal=True)
+    dialog.add_button("No", Gtk.ResponseType.NO)
+    dialog.add_button("Yes", Gtk.ResponseType.YES)
+    dialog.get_content_area().pack_start(Gtk.Label(label="Go on?"), True, True, 8)
+    dialog.show_all()
+    log("run open")
+    response = dialog.run()
+    dialog.destroy()
+    names = {Gtk.ResponseType.YES: "Yes", Gtk.ResponseType.NO: "No"}
+    log(f"run closed {names.get(response, 'delete')}")
+
+
+def menus():
+    """A menu bar (its File menu runs a modal dialog), and buttons that run one and that pop
+    up a context menu."""
+    bar = Gtk.MenuBar()
+    file_item = Gtk.MenuItem(label="File")
+    file_menu = Gtk.Menu()
+    file_item.set_submenu(file_menu)
+    run_item = Gtk.MenuItem(label="Run Dialog...")
+    run_item.connect("activate", run_dialog)
+    file_menu.append(run_item)
+    quit_item = Gtk.MenuItem(label="Quit")
+    quit_item.connect("activate", lambda i: quit_app("quit"))
+    file_menu.append(quit_item)
+    bar.append(file_item)
+    box.pack_start(bar, False, False, 0)
+    row = Gtk.Box(spacing=4)
+    run_button = Gtk.Button(label="Run Dialog")
+    run_button.connect("clicked", run_dialog)
+    row.pack_start(run_button, False, False, 0)
+    popup = Gtk.Menu()
+    for name in ("Copy", "Paste"):
+        item = Gtk.MenuItem(label=name)
+        item.connect("activate", lambda i, n=name: log(f"popup {n}"))
+        popup.append(item)
+    popup.show_all()
+    popup_button = Gtk.Button(label="Popup Menu")
+    popup_button.connect("clicked", lambda b: popup.popup_at_widget(b, Gdk.Gravity.SOUTH_WEST, Gdk.Gravity.NORTH_WEST, None))
+    row.pack_start(popup_button, False, False, 0)
+    box.pack_start(row, False, False, 0)
+
+
+if args.menus:
+    menus()
 if args.ticker:
     ticker_label()
 if args.many:
