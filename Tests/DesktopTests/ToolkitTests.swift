@@ -50,8 +50,7 @@ extension ToolkitTests {
     /// the window was moved. Its type names ("GtkImage") are no labels.
     @Test func gtk4FramesAreOnTheScreenWhereverTheWindowIs() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gtk4-widget-factory") else {
-            print("Skipped: gtk4-widget-factory is not installed (gtk-4-examples)")
-            return
+            throw DesktopError.missing("/usr/bin/gtk4-widget-factory", package: "gtk-4-examples")
         }
         let session = try DesktopSession()
         defer { session.stop() }
