@@ -35,7 +35,9 @@ final class ScanDriver {
     /// Starts the run and waits for its first `first` effect (a highlight; a sweep in point mode).
     init(_ session: DesktopSession, _ extra: [String], style: String = "manual", first: String = "highlight") throws {
         process = try session.startSwitchscan(["run", "--desktop", "--output", "json", "--no-devices", "--style", style] + extra)
-        try next("the first \(first)") { $0.effect == first }
+        // Starting reads the bus and the window: on a machine busy with other sessions' big
+        // windows that takes seconds, which is not what these tests are about.
+        try next("the first \(first)", timeout: 20) { $0.effect == first }
     }
 
     /// Waits for the next effect line that matches (lines before it are passed over).
