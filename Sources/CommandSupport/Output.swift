@@ -43,6 +43,10 @@ public func finishOutput(_ status: Int32) -> Int32 {
 /// ArgumentParser's own entry for a command line tool, with the output checked before the
 /// process ends.
 public func runCommand<Root: ParsableCommand>(_ root: Root.Type) -> Never {
+// Ctrl-\ quits (with a core dump where enabled), as it does any tool: the Swift runtime's
+// crash backtracer would take it as a crash, print a backtrace and wait at the terminal.
+// (A parent that ignores it keeps it ignored.)
+if csys_signal_ignored(SIGQUIT) == 0 { signal(SIGQUIT, SIG_DFL) }
     // A parent may hand its children the termination signals blocked (a thread pool's
     // mask, inherited through fork): they must still end every command. (Ignored ones
     // stay ignored: that is how `nohup` asks.)
@@ -102,3 +106,6 @@ public func writeOutputFile(_ path: String, _ bytes: [UInt8], what: String) thro
     }
     try UserFile.update(path, what: what, mode: 0o644) { _ throws(FileReadError) in bytes }
 }
+
+/// "1 element", "2 elements", "0 elements".
+public func counted(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }

@@ -20,7 +20,8 @@ public enum TerminalText {
         return Character(picture(ch.unicodeScalars.first(where: needsReplacing)!))
     }
 
-    static func needsReplacing(_ u: Unicode.Scalar) -> Bool {
+    /// Whether `u` is one of the characters shown by their pictures.
+    public static func needsReplacing(_ u: Unicode.Scalar) -> Bool {
         switch u.value {
         case 0x00...0x1F, 0x7F...0x9F: return true
         // Line and paragraph separators; bidi marks, embeddings, overrides and isolates.

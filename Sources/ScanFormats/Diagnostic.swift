@@ -1,4 +1,5 @@
 import JSONTape
+import ScanCore
 
 /// One finding about a data file: where (file, line:column, JSON path, element id), what
 /// was wrong and what would be right.
@@ -21,11 +22,13 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         self.path = path; self.element = element; self.message = message
     }
 
-    /// `file:line:col: error E09: $.path (element "id"): message`
+    /// `file:line:col: error E09: $.path (element "id"): message`, always one line: names
+    /// and values quoted from the file show their control characters (a newline in a key
+    /// cannot forge a line of its own).
     public var description: String {
         var s = "\(file):\(line):\(column): \(severity.rawValue) \(code): \(path)"
         if let element { s += " (element \"\(element)\")" }
-        return s + ": " + message
+        return TerminalText.visible(s + ": " + message)
     }
 }
 

@@ -167,8 +167,8 @@ struct Cost: ParsableCommand {
         } else {
             out += "seconds  presses  text\n"
             for c in costs { out += String(format: "%7.2f  %7d  ", c.seconds, c.presses) + TerminalText.visible(c.text) + "\n" }
-            out += String(format: "%d texts, %d characters: %.2f words a minute, %.2f presses a character (%@ keyboard, %@ scanning, %.2f s a step)\n",
-                          summary.texts, summary.characters, summary.wordsPerMinute, summary.pressesPerCharacter,
+            out += String(format: "%@, %@: %.2f words a minute, %.2f presses a character (%@ keyboard, %@ scanning, %.2f s a step)\n",
+                          counted(summary.texts, "text"), counted(summary.characters, "character"), summary.wordsPerMinute, summary.pressesPerCharacter,
                           scanSettings.typing.keyboardLayout.rawValue, scanSettings.style.rawValue, scanSettings.autoScanInterval.seconds)
         }
         writeOut(out)

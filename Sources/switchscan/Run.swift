@@ -81,7 +81,9 @@ struct Run: ParsableCommand {
     var spinMargin = SpinMargin(ScanDuration(nanoseconds: 50_000))
 
     @Option(help: "Stop after this many seconds (for demos and tests).")
-    var duration: Double?
+    var duration: String?
+    /// Seconds as a person writes them (not "0x3", "1e0", "inf").
+    var durationSeconds: Double? { duration.flatMap { Seconds(argument: $0)?.value } }
 
     @Option(help: "Use only this input device (repeatable), e.g. /dev/input/event5.")
     var device: [String] = []
@@ -105,8 +107,8 @@ struct Run: ParsableCommand {
                 throw ValidationError("--wait-for-desktop takes seconds from 0 to 3600, e.g. --wait-for-desktop 60")
             }
         }
-        if let duration, !(duration > 0 && duration <= 86_400) {
-            throw ValidationError("--duration takes seconds between 0 and 86400, e.g. --duration 30")
+        if let duration, Seconds(argument: duration).map({ $0.value > 0 && $0.value <= 86_400 }) != true {
+            throw ValidationError("--duration takes seconds between 0 and 86400, got \"\(duration)\"; e.g. --duration 30")
         }
     }
 
@@ -131,7 +133,7 @@ struct Run: ParsableCommand {
         c.speech = speech
         c.socket = socket
         c.realTime = .init(priority: rtPriority, lockMemory: !noMlock, wakeupLatency: allowDeepIdle ? nil : 0, spinMargin: spinMargin.duration)
-        c.duration = duration
+        c.duration = durationSeconds
         c.useDevices = !noDevices
         c.devices = device
         c.grab = grab

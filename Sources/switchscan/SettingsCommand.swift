@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandSupport
 import Foundation
+import ScanCore
 import JSONTape
 import ScanFormats
 import ScanSession
@@ -46,7 +47,18 @@ struct SettingsShow: ParsableCommand {
         } catch {
             throw fail(error.message)
         }
-        writeOut(String(decoding: bytes, as: UTF8.self))
+        // The file is valid JSON, so characters that could drive the terminal can only be
+        // inside its strings, where a \u escape means the same: printed so, the output is
+        // the same settings and the terminal is safe.
+        var text = ""
+        for u in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+            if u != "\n" && u != "\t" && u != "\r" && TerminalText.needsReplacing(u) {
+                text += "\\u" + String(repeating: "0", count: 4 - String(u.value, radix: 16).count) + String(u.value, radix: 16, uppercase: true)
+            } else {
+                text.unicodeScalars.append(u)
+            }
+        }
+        writeOut(text)
     }
 }
 

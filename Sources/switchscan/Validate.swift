@@ -43,7 +43,7 @@ struct Validate: ParsableCommand {
                 do {
                     let doc = try LayoutLoader.load(parsed)
                     let items = ScanTreeBuilder.build(doc.tree, settings: ScanSettings()).top.items.count
-                    report += "\(file): ok (layout \"\(doc.tree.screenID)\", \(doc.tree.count) nodes, \(items) top-level items)\n"
+                    report += "\(file): ok (layout \"\(doc.tree.screenID)\", \(counted(doc.tree.count, "node")), \(counted(items, "top-level item")))\n"
                     if warnings { for w in doc.warnings { report += "\(w)\n" } }
                 } catch {
                     report += error.description + "\n"; failed = true
