@@ -26,8 +26,11 @@ struct AutostartTests {
         }
 
         func environment(config value: String? = nil) -> [String: String] {
-            ["HOME": dir.url.appendingPathComponent("home").path, "XDG_CONFIG_HOME": value ?? config.path, "PATH": bin.path,
-             "SYSTEMCTL_LOG": log.path]
+            var env = ["HOME": dir.url.appendingPathComponent("home").path, "XDG_CONFIG_HOME": value ?? config.path, "PATH": bin.path,
+                       "SYSTEMCTL_LOG": log.path]
+            // Under the sanitizers, the children run as the sanitizer run asks (leaks not checked).
+            for key in ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"] { env[key] = ProcessInfo.processInfo.environment[key] }
+            return env
         }
 
         /// A `systemctl` that logs its arguments and answers like a user manager that runs a
