@@ -142,5 +142,5 @@ install -m 0755 packaging/postinst "$root/DEBIAN/postinst"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
 
 deb="$out/switchscan_${version}_$arch.deb"
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+dpkg-deb --root-owner-group -Zgzip --build "$root" "$deb" >/dev/null
 echo "$deb"

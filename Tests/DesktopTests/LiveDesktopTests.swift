@@ -414,10 +414,12 @@ struct LiveDesktopTests {
         let ticks = redrawn.compactMap { $0.label.flatMap { Int($0.dropFirst(5)) } }
         let span = (redrawn.last?.time ?? 0) - (redrawn.first?.time ?? 0)
         let rate = span > 0 ? Double((ticks.last ?? 0) - (ticks.first ?? 0)) / span : 0
-        print("Ticker: \(redrawn.count) redraws in 2 s; the label changed \(Int(rate)) times a second")
+        print("Ticker: \(redrawn.count) redraws in \(span) s; the label changed \(Int(rate)) times a second")
         // The label did change fast enough to flood (each change is two events or more).
         #expect(rate > 150, "\(ticks)")
-        #expect(redrawn.count >= 4 && redrawn.count <= 12, "\(redrawn.map(\.time))")
+        // Redraws a second over the span seen (the wait is longer where tests run slower).
+        let redraws = span > 0 ? Double(redrawn.count - 1) / span : 0
+        #expect(redrawn.count >= 4 && redraws <= 6, "\(redraws) a second: \(redrawn.map(\.time))")
         #expect(zip(redrawn, redrawn.dropFirst()).allSatisfy { $1.time - $0.time >= 0.15 }, "\(redrawn.map(\.time))")
     }
 
