@@ -327,6 +327,20 @@ public enum ScanCost {
         }
     }
 
+    /// Whether a tap that reached node `hit` reached element `n`.
+    static func reaches(_ hit: Int, _ n: Int, in tree: ElementTree) -> Bool {
+        hit == n || tree[n].hasExplicitActivationPoint || isAncestor(n, of: hit, in: tree) || isAncestor(hit, of: n, in: tree)
+    }
+
+    static func isAncestor(_ a: Int, of b: Int, in tree: ElementTree) -> Bool {
+        var p = tree[b].parent
+        while let q = p {
+            if q == a { return true }
+            p = tree[q].parent
+        }
+        return false
+    }
+
     /// Point mode: for every accessible element a tap at its activation point reaches, the
     /// presses that place the crosshair there (each when the sweeping line, or the middle of
     /// the band, is on the point: sweeps are predictable) and tap it, as `tapBehavior` says.
@@ -341,8 +355,11 @@ public enum ScanCost {
         var results: [ElementCost] = []
         for n in 0..<tree.count where tree[n].isAccessibilityElement && tree[n].isVisible && n != tree.root {
             let target = tree[n].activationPoint
-            // A tap at the point reaches something (the element, or what it stands for).
-            guard tree.hitTest(target) != nil else { continue }
+            // A tap at the point reaches the element: itself, a view inside it or around it,
+            // or whatever its own activation point names (it stands for that view). Another
+            // node on top (a modal's scrim, an overlay) takes the tap instead: the element
+            // cannot be reached in point mode.
+            guard let hit = tree.hitTest(target), reaches(hit, n, in: tree) else { continue }
             var fork = engine
             var presses: [ScanInstant] = []
             var current: Sweep? = first

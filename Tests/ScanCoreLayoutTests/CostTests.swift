@@ -88,9 +88,28 @@ struct CostTests {
                 let effects = driver.start() + driver.advance(to: .seconds(c.seconds + 5))
                 let tapped = effects.first { if case .tap = $0.effect { return true } else { return false } }
                 #expect(tapped?.time == .seconds(c.seconds), "\(layout) \(tap) precise \(precise): \(c.element)")
+                // The tap reaches the element (or a view inside it, or the view it stands for),
+                // never a node on top of it such as a modal's scrim.
+                if case .tap(_, let hit?)? = tapped?.effect, let h = tree.index(of: hit), let e = tree.index(of: c.element) {
+                    #expect(ScanCost.reaches(h, e, in: tree), "\(layout): the tap for \(c.element) reached \(hit)")
+                } else {
+                    Issue.record("\(layout): the tap for \(c.element) reached nothing")
+                }
                 #expect(c.presses == (precise ? 4 : 2) + (tap == .menu ? 1 : 0))
             }
         }
+    }
+
+    /// What a modal dialog hides behind its scrim cannot be tapped in point mode either.
+    @Test func pointModeCostsNothingBehindAModal() throws {
+        let tree = try Self.tree("modal-dialog.json")
+        var s = Self.settings(.layout, .menu)
+        s.mode = .point
+        let costed = Set(try ScanCost.computePoint(tree, settings: s).map(\.element))
+        for hidden in ["settingsTitle", "wifiRow", "bluetoothRow", "airplaneToggle", "deleteAccount"] {
+            #expect(!costed.contains(hidden), "\(hidden) lies behind the scrim")
+        }
+        #expect(costed.contains("cancelButton") && costed.contains("deleteButton"))
     }
 
     @Test(arguments: layouts)
