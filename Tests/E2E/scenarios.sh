@@ -217,9 +217,10 @@ if only 9; then
   "$BIN" record "$KNODE" -o "$OUT/keys.evemu" --duration 20 2> "$OUT/record9.err" &
   REC=$!
   wait_for "$OUT/record9.err" "Recording" 20; sleep 1
-  # Btn 1; its menu; next twice: Settings and more; the screen menu (Keyboard first); next
-  # three times: Keys; the page on Escape; Escape sent; next: Enter; Enter sent.
-  for b in 1 0 1 1 0 1 1 1 0 0 1 0; do say "press BTN_$b"; say "sleep 300"; done
+  # Btn 1; its menu; next three times (Point mode, Gestures): Settings and more; the screen
+  # menu (Keyboard first); next three times: Keys; the page on Escape; Escape sent; next:
+  # Enter; Enter sent.
+  for b in 1 0 1 1 1 0 1 1 1 0 0 1 0; do say "press BTN_$b"; say "sleep 300"; done
   wait_for "$OUT/run9.json" '"key":"enter"' 20
   sleep 1; kill -INT $REC 2>/dev/null; wait $REC
   kill -TERM $RUN; wait $RUN
@@ -242,9 +243,9 @@ if only 10; then
   "$BIN" record "$KNODE" -o "$OUT/typed.evemu" --duration 20 2> "$OUT/record10.err" &
   REC=$!
   wait_for "$OUT/record10.err" "Recording" 20; sleep 1
-  # Btn 1; its menu; next twice: Settings and more; the screen menu on Keyboard: opened; next:
-  # the first row of letters; into it, on E; E typed.
-  for b in 1 0 1 1 0 0 1 0 0; do say "press BTN_$b"; say "sleep 300"; done
+  # Btn 1; its menu; next three times (Point mode, Gestures): Settings and more; the screen
+  # menu on Keyboard: opened; next: the first row of letters; into it, on E; E typed.
+  for b in 1 0 1 1 1 0 0 1 0 0; do say "press BTN_$b"; say "sleep 300"; done
   wait_for "$OUT/run10.json" '"effect":"typeText"' 20
   sleep 1; kill -INT $REC 2>/dev/null; wait $REC
   kill -TERM $RUN; wait $RUN
@@ -265,7 +266,7 @@ if only 11; then
   wait_for "$OUT/run11.err" "Keys: uinput" 30 || fail "11: run made the uinput keyboard"
   sleep 1
   # As in 9: Escape, then Enter, from the Keys page.
-  for b in 1 0 1 1 0 1 1 1 0 0 1 0; do say "press BTN_$b"; say "sleep 300"; done
+  for b in 1 0 1 1 1 0 1 1 1 0 0 1 0; do say "press BTN_$b"; say "sleep 300"; done
   wait_for "$OUT/run11.json" '"key":"enter"' 20
   sleep 2
   kill -TERM $RUN; wait $RUN
