@@ -61,7 +61,7 @@ public enum Effect: Hashable, Sendable {
     case scanStopped(StopReason)
     /// `context` names the enclosing group for exit items and the element for menu entries.
     /// `outline`: for a group (and its exit item) whose frame would hold other items, the
-    /// rectangles whose union is drawn instead (SPEC §12); nil: the frame is the outline.
+    /// rectangles whose union is drawn instead (docs/BEHAVIOUR.md, "Groups a person can see"); nil: the frame is the outline.
     case highlight(item: String, kind: HighlightKind, frame: Rect?, label: String?, context: String?, outline: [Rect]? = nil)
     case enterGroup(String)
     case exitGroup(String)

@@ -1,4 +1,4 @@
-/// Groups a person can see (SPEC §12): a group is drawn as one outline and the user decides
+/// Groups a person can see (docs/BEHAVIOUR.md, "Groups a person can see"): a group is drawn as one outline and the user decides
 /// from what lies inside it, so its outline holds its members and no other scanned item's
 /// activation point, and the outlines of the groups at one level do not overlap.
 ///
@@ -262,7 +262,7 @@ extension Rect {
 }
 
 extension GroupOutlines {
-    /// What breaks SPEC §12 in a scan tree, one sentence each (none: every group can be
+    /// What breaks the rule of groups a person can see (docs/BEHAVIOUR.md) in a scan tree, one sentence each (none: every group can be
     /// seen): a member outside its group's outline, another item's activation point inside
     /// it, or the outlines of two groups at one level overlapping.
     static func problems(_ scan: ScanTree, tree: ElementTree) -> [String] {

@@ -1,7 +1,7 @@
 /// The `grouping` setting: the layout's scan tree regrouped. `linear` keeps the layout's
 /// reading order; `rowColumn` and `optimal` group by rows as they stand on the screen (rows
 /// top to bottom, each in the `order` setting's direction), so a group is a row, a run of one
-/// row, or a block of whole rows: something a person sees as one (SPEC §12).
+/// row, or a block of whole rows: something a person sees as one (docs/BEHAVIOUR.md, "Groups a person can see").
 enum Regrouping {
     /// A group's contents: elements and groups in order.
     indirect enum Shape {

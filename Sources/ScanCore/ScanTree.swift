@@ -15,7 +15,7 @@ public struct ScanGroup: Hashable, Sendable {
     /// element's id) and frame (its members' union); nil: the node's.
     public var id: String? = nil
     public var frame: Rect? = nil
-    /// What is drawn when its frame would hold other items (SPEC §12): rectangles whose
+    /// What is drawn when its frame would hold other items (docs/BEHAVIOUR.md, "Groups a person can see"): rectangles whose
     /// union holds its members and no other item's activation point, clear of the outlines
     /// of the groups before it at its level; nil: the frame.
     public var outline: [Rect]? = nil
