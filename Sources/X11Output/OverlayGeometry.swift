@@ -57,7 +57,7 @@ enum OverlayGeometry {
     }
 
     /// The outline around a union of rectangles (a group whose members no one rectangle
-    /// encloses, SPEC §12): a band `thickness` pixels wide just outside the union. `cover`
+    /// encloses, the rule of groups a person can see, docs/BEHAVIOUR.md): a band `thickness` pixels wide just outside the union. `cover`
     /// is the rectangles grown by the thickness (on the screen), `holes` the rectangles
     /// themselves: the band is the cover's union less the holes'. `outer` bounds the cover.
     /// Nil when nothing of it is on the screen.

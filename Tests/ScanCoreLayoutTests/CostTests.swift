@@ -59,7 +59,7 @@ struct CostTests {
         }
     }
 
-    /// SPEC §12 on the bundled layouts: under every grouping each group's outline holds its
+    /// the rule of groups a person can see, docs/BEHAVIOUR.md on the bundled layouts: under every grouping each group's outline holds its
     /// members and no other item's activation point, and outlines at one level do not overlap.
     @Test(arguments: layouts, Grouping.allCases)
     func everyGroupCanBeSeen(_ layout: String, _ grouping: Grouping) throws {

@@ -1,7 +1,7 @@
 import Testing
 @testable import ScanCore
 
-// Groups a person can see (SPEC §12): under every grouping, every group's outline holds its
+// Groups a person can see (the rule of groups a person can see, docs/BEHAVIOUR.md): under every grouping, every group's outline holds its
 // members and no other item's activation point, and the outlines at one level do not
 // overlap; rowColumn and optimal group by rows as they stand on the screen; the groups they
 // make keep their ids when the same screen is read again.

@@ -26,7 +26,7 @@ struct EffectJSONSettingTests {
     }
 }
 
-/// A group whose frame would hold other items carries its outline (SPEC §12); otherwise
+/// A group whose frame would hold other items carries its outline (the rule of groups a person can see, docs/BEHAVIOUR.md); otherwise
 /// the frame is the outline and no `outline` is printed.
 @Suite("Effect JSON: outlines")
 struct EffectJSONOutlineTests {
