@@ -17,9 +17,10 @@ trap 'rm -rf "$work"' EXIT
 # which LeakSanitizer cannot follow: not a leak.
 printf 'leak:SettingsV5table_WZ\n' > "$work/lsan.supp"
 export LSAN_OPTIONS="suppressions=$work/lsan.supp"
-status=0
-for target in $targets; do
-    corpus="$work/$target"
+# Each target runs on one core: two at a time on a two-core machine, more on more.
+jobs=$(nproc 2>/dev/null || echo 1)
+prepare() {
+    target=$1 corpus="$work/$1"
     mkdir -p "$corpus" "crashes/$target"
     case $target in
         FuzzLayout) cp ../Layouts/*.json "$corpus" ;;
@@ -36,15 +37,36 @@ for target in $targets; do
     esac
     # Earlier findings are seeds too, so that a fixed crash stays fixed.
     [ -d "../Tests/Fixtures/fuzz/$target" ] && cp ../Tests/Fixtures/fuzz/"$target"/* "$corpus" 2>/dev/null || true
-    echo "$target: $seconds s"
-    if ! "$bin/$target" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
-            -artifact_prefix="crashes/$target/" -print_final_stats=0 "$corpus" >"$work/$target.log" 2>&1; then
+}
+fuzz() {
+    rc=0
+    "$bin/$1" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
+        -artifact_prefix="crashes/$1/" -print_final_stats=0 "$work/$1" >"$work/$1.log" 2>&1 || rc=$?
+    echo $rc > "$work/$1.status"
+}
+report() {
+    echo "$1: $seconds s"
+    if [ "$(cat "$work/$1.status")" != 0 ]; then
         status=1
-        echo "$target found a problem:"
-        grep -E "ERROR|SUMMARY|Fatal error|Test unit written|==[0-9]+==" "$work/$target.log" | head -20
-        tail -40 "$work/$target.log"
+        echo "$1 found a problem:"
+        grep -E "ERROR|SUMMARY|Fatal error|Test unit written|==[0-9]+==" "$work/$1.log" | head -20
+        tail -40 "$work/$1.log"
     else
-        grep -E "^#[0-9]+.*(DONE|pulse)" "$work/$target.log" | tail -1 || true
+        grep -E "^#[0-9]+.*(DONE|pulse)" "$work/$1.log" | tail -1 || true
+    fi
+}
+status=0
+batch=""
+for target in $targets; do
+    prepare "$target"
+    fuzz "$target" &
+    batch="$batch $target"
+    if [ "$(echo $batch | wc -w)" -ge "$jobs" ]; then
+        wait
+        for t in $batch; do report "$t"; done
+        batch=""
     fi
 done
+wait
+for t in $batch; do report "$t"; done
 exit $status
