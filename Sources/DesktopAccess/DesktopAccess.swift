@@ -556,7 +556,9 @@ public final class DesktopAccess: @unchecked Sendable {
             out.append(e)
         }
         if out.isEmpty { out.append(ElementNode(id: screenID)) }
-        return ElementTree(screenID: screenID, size: screen, naturalOrder: .application, nodes: out)
+        var tree = ElementTree(screenID: screenID, size: screen, naturalOrder: .application, nodes: out)
+        tree.containersAreToolkits = true
+        return tree
     }
 
     // MARK: - Following changes (AT-SPI thread)

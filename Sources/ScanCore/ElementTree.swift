@@ -4,6 +4,9 @@ public enum ModalScope: String, CaseIterable, Sendable { case siblings, screen }
 /// application's toolkit lists them (a live window), which the `order` setting turns into
 /// screen order unless it says `application`.
 public enum NaturalOrder: String, CaseIterable, Sendable { case geometric, document, application }
+/// Whose the containers are: groups the layout's author chose, or a toolkit's (a live
+/// window), whose long levels are scanned by rows.
+public enum Containers: String, CaseIterable, Sendable { case chosen, toolkit }
 /// What is typed into a text field: plain text, a password (nothing predicted, nothing
 /// learned) or a terminal (nothing learned).
 public enum TextEntryKind: String, CaseIterable, Sendable { case text, password, terminal }
@@ -55,6 +58,10 @@ public struct ElementTree: Sendable {
     public var screenID: String
     public var screenSize: Rect
     public var naturalOrder: NaturalOrder
+    /// The containers are a toolkit's (the live desktop, or its snapshot: `containers:
+    /// toolkit`), not groups someone chose: under `grouping: layout` a level longer than
+    /// `Regrouping.longLevel` items is scanned by the rows it shows on the screen.
+    public var containersAreToolkits = false
     public private(set) var nodes: [ElementNode]
     /// Ids to node indices; the first node wins an id.
     private var ids: [String: Int]

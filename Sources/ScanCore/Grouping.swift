@@ -21,7 +21,9 @@ enum Regrouping {
         let top: [Shape]
         let rightToLeft = settings.order == .screenRightToLeft
         switch settings.grouping {
-        case .layout: return scan
+        case .layout:
+            guard tree.containersAreToolkits, settings.order != .application else { return scan }
+            return rowsOfLongLevels(scan, tree: tree, rightToLeft: rightToLeft)
         case .linear: top = order.map(Shape.element)
         case .rowColumn:
             top = screenRows(order, tree, rightToLeft: rightToLeft).map { $0.count == 1 ? .element($0[0]) : .group($0.map(Shape.element)) }
@@ -30,6 +32,54 @@ enum Regrouping {
                           weight: { settings.weights[tree[$0].id] ?? 1 }, timing: Timing(settings))
         }
         return build(top, scan: scan, tree: tree)
+    }
+
+    /// A level with more items than this is scanned by rows when its containers are a
+    /// toolkit's: a calculator's 25 keys in one level are up to 13 s away at 0.5 s a step,
+    /// in rows 3 s; a dialog's dozen items are quick enough as they are.
+    static let longLevel = 15
+
+    /// The toolkit's levels kept, and in a level longer than `longLevel` items each run of
+    /// elements that lies in several screen rows made into its rows: a row of two or more a
+    /// group (named and framed as the groups of `build`), a row of one an item.
+    static func rowsOfLongLevels(_ scan: ScanTree, tree: ElementTree, rightToLeft: Bool) -> ScanTree {
+        var out = scan
+        var used = Set(scan.groups.compactMap(\.id))
+        for g in scan.groups.indices where scan.groups[g].items.count > longLevel {
+            var items: [ScanItem] = []
+            var run: [Int] = []
+            func flush() {
+                defer { run = [] }
+                let rows = run.count > 1 ? screenRows(run, tree, rightToLeft: rightToLeft) : []
+                guard rows.count > 1, rows.contains(where: { $0.count > 1 }) else {
+                    items += run.map(ScanItem.element)
+                    return
+                }
+                for row in rows {
+                    guard row.count > 1 else { items.append(.element(row[0])); continue }
+                    var id = "group:" + tree[row[0]].id
+                    if used.contains(id) { id += "/" + tree[row[row.count - 1]].id }
+                    var k = 2
+                    while used.contains(id) { id = "group:" + tree[row[0]].id + "/" + tree[row[row.count - 1]].id + "#\(k)"; k += 1 }
+                    used.insert(id)
+                    let frame = row.dropFirst().reduce(tree[row[0]].frame) { $0.union(tree[$1].frame) }
+                    let first = row[0]
+                    let container = first < scan.accessibilityParent.count && scan.accessibilityParent[first] >= 0
+                        ? Int(scan.accessibilityParent[first]) : scan.groups[g].node
+                    items.append(.group(out.groups.count))
+                    out.groups.append(ScanGroup(node: container, items: row.map(ScanItem.element), parent: g,
+                                                indexInParent: items.count - 1, id: id, frame: frame))
+                }
+            }
+            for item in scan.groups[g].items {
+                if case .element(let n) = item { run.append(n) } else { flush(); items.append(item) }
+            }
+            flush()
+            guard items.count < scan.groups[g].items.count else { continue }
+            out.groups[g].items = items
+            for (k, item) in items.enumerated() { if case .group(let sub) = item { out.groups[sub].indexInParent = k } }
+        }
+        return out
     }
 
     /// Every element of a scan tree, depth first through its groups.

@@ -109,11 +109,12 @@ struct LayoutReader {
         var size: (Double, Double)?
         var title: String?
         var order = NaturalOrder.geometric
+        var toolkitContainers = false
         var initialFocus: (String, Int)?
     }
 
     static let topKeys: FieldNames = ["schemaVersion", "screen", "root"]
-    static let screenKeys: FieldNames = ["id", "title", "spokenAppName", "size", "language", "naturalOrder", "initialFocus", "onMagicTap"]
+    static let screenKeys: FieldNames = ["id", "title", "spokenAppName", "size", "language", "naturalOrder", "containers", "initialFocus", "onMagicTap"]
     static let sizeKeys: FieldNames = ["width", "height"]
 
     /// Reads the screen and every node; nil when there is no root.
@@ -135,6 +136,9 @@ struct LayoutReader {
             _ = fields.string(screenObject["spokenAppName"], "$.screen", nil)
             if let member = screenObject["language"] { language(member, "$.screen", nil) }
             if let order = fields.enumValue(screenObject["naturalOrder"], NaturalOrder.self, "$.screen", nil) { screen.order = order }
+            if let containers = fields.enumValue(screenObject["containers"], Containers.self, "$.screen", nil) {
+                screen.toolkitContainers = containers == .toolkit
+            }
             if let focus = fields.string(screenObject["initialFocus"], "$.screen", nil) { screen.initialFocus = (focus, screenObject["initialFocus"]!.value.offset) }
             if let member = screenObject["onMagicTap"] { _ = effects(member, "$.screen", nil) }
             if let sizeMember = fields.require(screenObject, "size", in: screenMember.value, "$.screen", nil),
@@ -162,8 +166,9 @@ struct LayoutReader {
     /// The tree of the nodes read, and the checks that need it; nil without a screen size.
     mutating func finish(_ screen: Screen) -> (ElementTree, String?)? {
         // Without a size (an error already) the tree is built all the same, for the checks.
-        let tree = ElementTree(screenID: screen.id, size: screen.size ?? (1, 1), naturalOrder: screen.order,
+        var tree = ElementTree(screenID: screen.id, size: screen.size ?? (1, 1), naturalOrder: screen.order,
                                nodes: nodes, ids: firstID)
+        tree.containersAreToolkits = screen.toolkitContainers
         nodes = []
         checkAccessibility(tree)
         guard screen.size != nil else { return nil }

@@ -34,6 +34,7 @@ public enum LayoutWriter {
         ]
         if let title { screen.append(("title", .string(title))) }
         if tree.naturalOrder != .geometric { screen.append(("naturalOrder", .string(tree.naturalOrder.rawValue))) }
+        if tree.containersAreToolkits { screen.append(("containers", .string(Containers.toolkit.rawValue))) }
         var document: [(String, Value)] = [("schemaVersion", .raw("1")), ("screen", .object(screen))]
         if tree.count > 0 { document.append(("root", node(tree.root, tree))) }
         var out = ""

@@ -241,6 +241,29 @@ struct LayoutWriterTests {
         #expect(errs.map(\.code).sorted() == ["E04", "E11"])
     }
 
+    /// A live window's snapshot scans as the window does: its long levels by rows.
+    @Test func toolkitContainersReadBackAndScanAlike() throws {
+        var b = TreeBuilder()
+        let root = b.add("root", under: nil) { $0.frame = Rect(x: 0, y: 0, width: 800, height: 600) }
+        for k in 0..<20 {
+            b.add("k\(k)", under: root) {
+                $0.isAccessibilityElement = true
+                $0.label = "\(k)"
+                $0.traits = TraitSet([.button])
+                $0.frame = Rect(x: Double(k % 5) * 60, y: Double(k / 5) * 40, width: 56, height: 36)
+            }
+        }
+        var tree = b.tree("keys")
+        tree.containersAreToolkits = true
+        let (text, written) = try roundTrip(tree)
+        #expect(text.contains(#""containers": "toolkit""#))
+        #expect(written.tree.containersAreToolkits)
+        expectEqualScans(tree, written.tree, "toolkit containers")
+        #expect(ScanTreeBuilder.build(written.tree, settings: ScanSettings()).top.items.count == 4, "four rows")
+        tree.containersAreToolkits = false
+        #expect(!LayoutWriter.json(tree).contains("containers"), "chosen containers are the default")
+    }
+
     @Test func anEmptyScreenReadsBackEqual() throws {
         var b = TreeBuilder()
         b.add("root", under: nil) { $0.frame = Rect(x: 0, y: 0, width: 320, height: 200) }

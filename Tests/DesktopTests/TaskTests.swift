@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+/// Everyday tasks done with one switch, as a switch user does them: auto scanning at 0.5 s a
+/// step, a press 0.3 s after the highlight is on what they want — the key itself, or a group
+/// whose outline holds it, and the menu's Tap — and nothing else. Each test prints the
+/// task's time.
+@Suite("Tasks by the outline", .serialized, .timeLimit(.minutes(2)))
+struct TaskTests {
+    /// The user's reaction: pressing this long after the highlight appears.
+    static let reaction = 0.3
+
+    /// An element of the window: its id, label and the centre of its frame.
+    struct Target {
+        var id: String
+        var label: String
+        var centre: (Double, Double)
+    }
+
+    /// The elements of the application's window, as `snapshot` writes them.
+    static func targets(_ session: DesktopSession, app: String) throws -> [Target] {
+        let result = try session.runSwitchscan(["snapshot", "--app", app])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
+        var found: [Target] = []
+        func walk(_ node: [String: Any]) {
+            if let id = node["id"] as? String, let f = (node["frame"] as? [String: NSNumber])?.mapValues(\.doubleValue),
+               let x = f["x"], let y = f["y"], let w = f["width"], let h = f["height"] {
+                found.append(Target(id: id, label: node["label"] as? String ?? "", centre: (x + w / 2, y + h / 2)))
+            }
+            for child in node["children"] as? [[String: Any]] ?? [] { walk(child) }
+        }
+        walk(try #require(document["root"] as? [String: Any]))
+        return found
+    }
+
+    /// Whether this highlight shows the target: the element itself, or a group drawn around it.
+    static func shows(_ e: EffectLine, _ target: Target) -> Bool {
+        if e.kind == "element" { return e.item == target.id }
+        guard e.kind == "group" else { return false }
+        let (x, y) = target.centre
+        let rects = (e.fields["outline"] as? [[NSNumber]])?.map { $0.map(\.doubleValue) } ?? e.frame.map { [$0] } ?? []
+        return rects.contains { r in r.count == 4 && x >= r[0] && x < r[0] + r[2] && y >= r[1] && y < r[1] + r[3] }
+    }
+
+    /// Selects each target by the outline in a running auto scan, then its menu's Tap.
+    static func press(_ targets: [Target], _ scan: LiveProcess) throws {
+        for target in targets {
+            // Each press enters a group or selects the element.
+            var selected = false
+            var presses = 0
+            while !selected {
+                var seen: EffectLine?
+                _ = try scan.waitForLine("the highlight on '\(target.label)' or a group around it", timeout: 40) { line in
+                    guard let e = EffectLine(line), e.effect == "highlight", shows(e, target) else { return false }
+                    seen = e
+                    return true
+                }
+                selected = seen?.kind == "element"
+                Thread.sleep(forTimeInterval: reaction)
+                try scan.send(" ")
+                presses += 1
+                if presses > 8 { throw DesktopError("'\(target.label)': not selected after \(presses) presses") }
+            }
+            // Without auto tap, the press opens the scanner menu: Tap is its first entry.
+            var menu = false
+            _ = try scan.waitForLine("the key tapped, or its menu", timeout: 5) { line in
+                guard let e = EffectLine(line) else { return false }
+                menu = e.effect == "menuOpen"
+                return menu || e.effect == "highlight"
+            }
+            if menu {
+                _ = try scan.waitForLine("Tap in the menu", timeout: 10) { line in
+                    guard let e = EffectLine(line) else { return false }
+                    return e.effect == "highlight" && e.kind == "menuEntry" && e.label == "Tap"
+                }
+                Thread.sleep(forTimeInterval: reaction)
+                try scan.send(" ")
+            }
+        }
+    }
+
+    static func galculator(_ session: DesktopSession) throws {
+        _ = try session.launchApplication("/usr/bin/galculator", [], applicationName: "galculator", title: "galculator",
+                                          extraEnvironment: ["XDG_CONFIG_HOME": session.directory.path])
+        _ = try session.waitForApplication(named: "galculator", timeout: 15)
+    }
+
+    /// galculator's 12 × 7 = with the default grouping (the window's long level of keys in
+    /// rows) and with `grouping: optimal`; the result is heard.
+    @Test(arguments: ["layout", "optimal"])
+    func twelveTimesSevenOnGalculator(grouping: String) throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        try Self.galculator(session)
+        let elements = try Self.targets(session, app: "galculator")
+        let keys = try ["1", "2", "*", "7", "="].map { key in try #require(elements.first { $0.label == key }, "no key '\(key)'") }
+        let settings = session.directory.appendingPathComponent("task-\(grouping).json")
+        try Data(#"{"autoScanInterval": 0.5, "grouping": "\#(grouping)", "announceChanges": true}"#.utf8).write(to: settings)
+        let scan = try session.startSwitchscan(["run", "--desktop", "--app", "galculator", "--output", "json", "--no-devices",
+                                                "--style", "auto", "--settings", settings.path])
+        defer { _ = scan.terminate() }
+        let start = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
+        try Self.press(keys, scan)
+        let result = try #require(EffectLine(try scan.waitForLine("the result announced", timeout: 10) { line in
+            guard let e = EffectLine(line), e.effect == "announce" else { return false }
+            return e.text?.contains("84") == true
+        }))
+        print(String(format: "Task: galculator 12 × 7 = with grouping %@, 0.5 s a step: %.1f s from the scan's start to the result heard",
+                     grouping, result.time - start.time))
+    }
+
+    /// gtk3-widget-factory's element that `cost` finds furthest away with `grouping: optimal`,
+    /// reached and tapped by the outline.
+    @Test func theWidgetFactorysFurthestElementWithOptimalGrouping() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        _ = try session.launchApplication("/usr/bin/gtk3-widget-factory", [], applicationName: "gtk3-widget-factory",
+                                          title: "GTK+ Widget Factory")
+        _ = try session.waitForApplication(named: "gtk3-widget-factory", timeout: 15)
+        let settings = session.directory.appendingPathComponent("task-optimal.json")
+        try Data(#"{"autoScanInterval": 0.5, "grouping": "optimal"}"#.utf8).write(to: settings)
+        let costs = try session.runSwitchscan(["cost", "--desktop", "--app", "gtk3-widget-factory", "--settings", settings.path, "--json"])
+        let worst = try #require(costs.stdoutLines.compactMap { line -> (String, Double)? in
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], o["action"] == nil,
+                  let id = o["element"] as? String, let seconds = (o["seconds"] as? NSNumber)?.doubleValue else { return nil }
+            return (id, seconds)
+        }.max { $0.1 < $1.1 }, "\(costs)")
+        let target = try #require(try Self.targets(session, app: "gtk3-widget-factory").first { $0.id == worst.0 })
+        let scan = try session.startSwitchscan(["run", "--desktop", "--app", "gtk3-widget-factory", "--output", "json", "--no-devices",
+                                                "--style", "auto", "--settings", settings.path])
+        defer { _ = scan.terminate() }
+        let start = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
+        try Self.press([target], scan)
+        let tapped = try #require(EffectLine(try scan.waitForLine("'\(target.label)' activated", timeout: 10) { line in
+            guard let e = EffectLine(line), e.effect == "activate" else { return false }
+            return e.fields["element"] as? String == target.id
+        }))
+        print(String(format: "Task: gtk3-widget-factory's furthest element with grouping optimal ('%@', %.1f s by cost), 0.5 s a step: %.1f s from the scan's start to its tap",
+                     target.label, worst.1, tapped.time - start.time))
+    }
+}
