@@ -80,7 +80,7 @@ public enum AutostartFiles {
 
     /// The systemd user unit: started with the graphical session, stopped with it, restarted
     /// after a crash within `restartSeconds`, until `burst` starts in `intervalSeconds`; then
-    /// the failure unit says so.
+    /// the failure unit says so. Without Swift's crash backtracer, so a crash ends it at once.
     public static func unit(executable: String) -> String {
         """
         [Unit]
@@ -94,6 +94,9 @@ public enum AutostartFiles {
 
         [Service]
         Type=exec
+        # A crash ends the process at once, for systemd to restart it within 2 s: Swift's
+        # backtracer would first symbolicate, and it outlives a SIGSEGV sent by another process.
+        Environment=SWIFT_BACKTRACE=enable=no
         ExecStart=\(systemdExec([executable] + runArguments()))
         Restart=on-failure
         RestartSec=\(restartSeconds)
@@ -103,6 +106,9 @@ public enum AutostartFiles {
 
         """
     }
+
+    /// How long the failure unit may take to say it.
+    public static let failureTimeoutSeconds = 30
 
     /// What the user hears and the journal keeps once systemd stops restarting SwitchScan.
     public static let failureMessage = "SwitchScan stopped and will not be restarted: it failed \(burst) times within \(intervalSeconds) seconds."
@@ -120,6 +126,8 @@ public enum AutostartFiles {
         [Service]
         Type=oneshot
         ExecStart=\(systemdExec(["/bin/sh", "-c", script]))
+        # spd-say --wait waits as long as speech does; where it never ends (no sound), not forever.
+        TimeoutStartSec=\(failureTimeoutSeconds)
 
         """
     }
