@@ -11,9 +11,10 @@ public enum AutostartFiles {
 
     /// How long a run started with the session waits for the display and the accessibility bus.
     public static let waitSeconds = 60
-    /// The restart policy: a crash is restarted after `restartSeconds`; `burst` starts within
-    /// `intervalSeconds` and systemd stops restarting (and the failure unit speaks).
-    public static let restartSeconds = 1
+    /// The restart policy: a crash is restarted after `restartMilliseconds` (half of the 2 s
+    /// from a crash to scanning again; the start limit, not this, ends a crash loop); `burst`
+    /// starts within `intervalSeconds` and systemd stops restarting (and the failure unit speaks).
+    public static let restartMilliseconds = 500
     public static let intervalSeconds = 60
     public static let burst = 3
 
@@ -79,7 +80,7 @@ public enum AutostartFiles {
     }
 
     /// The systemd user unit: started with the graphical session, stopped with it, restarted
-    /// after a crash within `restartSeconds`, until `burst` starts in `intervalSeconds`; then
+    /// after a crash within `restartMilliseconds`, until `burst` starts in `intervalSeconds`; then
     /// the failure unit says so. Without Swift's crash backtracer, so a crash ends it at once.
     public static func unit(executable: String) -> String {
         """
@@ -99,7 +100,7 @@ public enum AutostartFiles {
         Environment=SWIFT_BACKTRACE=enable=no
         ExecStart=\(systemdExec([executable] + runArguments()))
         Restart=on-failure
-        RestartSec=\(restartSeconds)
+        RestartSec=\(restartMilliseconds)ms
 
         [Install]
         WantedBy=graphical-session.target

@@ -34,8 +34,6 @@ final class UserManagerSession: @unchecked Sendable {
     let journal: URL
     /// A folder for the test's own programs (put on the units' PATH with `setEnvironment`).
     let bin: URL
-    /// The environment `systemctl --user` runs with: the session's.
-    var environment: [String: String] { session.environment }
     private let cgroups: [String]
     private let scratch: URL
     private var stopped = false
@@ -70,6 +68,14 @@ final class UserManagerSession: @unchecked Sendable {
             for h in ["unified", "systemd"] where fm.fileExists(atPath: "\(root)/\(h)/cgroup.procs") { hierarchies.append("\(root)/\(h)") }
         }
         guard !hierarchies.isEmpty else { throw DesktopError("No cgroup hierarchy under \(root) to run systemd's user manager in.") }
+        // What a test run that died left behind.
+        for h in hierarchies {
+            for entry in (try? fm.contentsOfDirectory(atPath: h)) ?? [] where entry.hasPrefix("switchscan-user-manager-") {
+                if let owner = pid_t(entry.split(separator: "-")[3]), kill(owner, 0) != 0 && errno == ESRCH {
+                    Self.removeCgroups([h + "/" + entry])
+                }
+            }
+        }
         var made: [String] = []
         for h in hierarchies {
             let path = h + "/" + name
