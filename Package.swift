@@ -104,7 +104,7 @@ let package = Package(
         // The desktop's policy, role mapping and ids, without a display or a bus.
         .testTarget(name: "DesktopAccessTests", dependencies: ["DesktopAccess", "ScanCore", "CAtspi"]),
         // Real applications on a private X server and accessibility bus, started by the tests.
-        .testTarget(name: "DesktopTests", dependencies: ["switchscan", "switchscan-bench", "DesktopAccess", "ScanCore", "CAtspi"], exclude: ["Fixtures"]),
+        .testTarget(name: "DesktopTests", dependencies: ["switchscan", "switchscan-bench", "CommandSupport", "DesktopAccess", "ScanCore", "CAtspi"], exclude: ["Fixtures"]),
         .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "X11Output", "CX11"]),
         .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "SpeechOutput", "switchscan", "switchscan-bench"]),
     ]

@@ -11,9 +11,10 @@ public enum AutostartFiles {
 
     /// How long a run started with the session waits for the display and the accessibility bus.
     public static let waitSeconds = 60
-    /// The restart policy: a crash is restarted after `restartSeconds`; `burst` starts within
-    /// `intervalSeconds` and systemd stops restarting (and the failure unit speaks).
-    public static let restartSeconds = 1
+    /// The restart policy: a crash is restarted after `restartMilliseconds` (half of the 2 s
+    /// from a crash to scanning again; the start limit, not this, ends a crash loop); `burst`
+    /// starts within `intervalSeconds` and systemd stops restarting (and the failure unit speaks).
+    public static let restartMilliseconds = 500
     public static let intervalSeconds = 60
     public static let burst = 3
 
@@ -79,8 +80,8 @@ public enum AutostartFiles {
     }
 
     /// The systemd user unit: started with the graphical session, stopped with it, restarted
-    /// after a crash within `restartSeconds`, until `burst` starts in `intervalSeconds`; then
-    /// the failure unit says so.
+    /// after a crash within `restartMilliseconds`, until `burst` starts in `intervalSeconds`; then
+    /// the failure unit says so. Without Swift's crash backtracer, so a crash ends it at once.
     public static func unit(executable: String) -> String {
         """
         [Unit]
@@ -94,15 +95,21 @@ public enum AutostartFiles {
 
         [Service]
         Type=exec
+        # A crash ends the process at once, for systemd to restart it within 2 s: Swift's
+        # backtracer would first symbolicate, and it outlives a SIGSEGV sent by another process.
+        Environment=SWIFT_BACKTRACE=enable=no
         ExecStart=\(systemdExec([executable] + runArguments()))
         Restart=on-failure
-        RestartSec=\(restartSeconds)
+        RestartSec=\(restartMilliseconds)ms
 
         [Install]
         WantedBy=graphical-session.target
 
         """
     }
+
+    /// How long the failure unit may take to say it.
+    public static let failureTimeoutSeconds = 30
 
     /// What the user hears and the journal keeps once systemd stops restarting SwitchScan.
     public static let failureMessage = "SwitchScan stopped and will not be restarted: it failed \(burst) times within \(intervalSeconds) seconds."
@@ -120,6 +127,8 @@ public enum AutostartFiles {
         [Service]
         Type=oneshot
         ExecStart=\(systemdExec(["/bin/sh", "-c", script]))
+        # spd-say --wait waits as long as speech does; where it never ends (no sound), not forever.
+        TimeoutStartSec=\(failureTimeoutSeconds)
 
         """
     }

@@ -356,27 +356,31 @@ public final class ScanSession: @unchecked Sendable {
 
     /// The scanning keyboard and its predictor. The user's learned words join the
     /// language's; a file that cannot be read is said and left as it is (nothing learned is
-    /// written over it).
+    /// written over it). The language's list is big: it is read on another thread, so that
+    /// the first highlight comes without waiting for it (a keyboard opened before it is read
+    /// waits); a list that cannot be read leaves the keyboard without predictions, and says so.
     private func keyboardMaker(_ settings: ScanSettings, notes: inout [String], presenters: inout [EffectPresenter]) -> KeyboardMaker? {
-        do {
-            var predictor = try loadWords(configuration.wordList)
-            var keepWords = settings.typing.learnWords
-            if let path = configuration.learnedWords {
-                do { predictor = WordPredictor(system: predictor.system, user: try WordsFile.loadUser(path)) } catch {
-                    notes.append("Warning: your learned words are not used: \(error.description)")
-                    keepWords = false
-                }
+        var user = WordList()
+        var keepWords = settings.typing.learnWords
+        if let path = configuration.learnedWords {
+            do { user = try WordsFile.loadUser(path) } catch {
+                notes.append("Warning: your learned words are not used: \(error.description)")
+                keepWords = false
             }
-            var typing = settings.typing
-            typing.learnWords = keepWords
-            if keepWords, let path = configuration.learnedWords {
-                presenters.append(WordsKeeper(path: path, warn: { [log] in log("Warning: \($0)") }))
-            }
-            return KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout), predictor: predictor, settings: typing)
-        } catch {
-            notes.append("Note: the keyboard is not offered: \(error.message)")
-            return nil
         }
+        var typing = settings.typing
+        typing.learnWords = keepWords
+        if keepWords, let path = configuration.learnedWords {
+            presenters.append(WordsKeeper(path: path, warn: { [log] in log("Warning: \($0)") }))
+        }
+        let list = configuration.wordList
+        let words = PredictorLoad { [log, user] in
+            do throws(InputProblem) { return WordPredictor(system: try loadWords(list).system, user: user) } catch {
+                log("Warning: the keyboard predicts no words: \(error.message)")
+                return WordPredictor(system: WordList(), user: user)
+            }
+        }
+        return KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout), settings: typing, predictor: { words.predictor })
     }
 
     /// Opens the switch devices and follows hotplug; whether any is in use.
@@ -470,5 +474,25 @@ public enum DesktopConnection {
             return access
         case .failure(let error): throw SessionError(error.description, status: 1)
         }
+    }
+}
+
+/// A word predictor made on another thread; `predictor` waits for it.
+final class PredictorLoad: @unchecked Sendable {
+    private let done = DispatchGroup()
+    /// Written before `done` is left, read after waiting for it.
+    private var made: WordPredictor?
+
+    init(_ make: @escaping @Sendable () -> WordPredictor) {
+        done.enter()
+        DispatchQueue.global(qos: .utility).async { [self] in
+            made = make()
+            done.leave()
+        }
+    }
+
+    var predictor: WordPredictor {
+        done.wait()
+        return made!
     }
 }

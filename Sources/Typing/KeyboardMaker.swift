@@ -7,13 +7,24 @@ import WordPrediction
 /// What one keyboard learned, the next knows.
 public struct KeyboardMaker: KeyboardProvider {
     public let layout: KeyboardLayout
-    public private(set) var predictor: WordPredictor
     public let settings: TypingSettings
+    /// What the last keyboard left (its learned words); before any, `first`.
+    private var learned: WordPredictor?
+    private let first: @Sendable () -> WordPredictor
+
+    /// The predictor the next keyboard starts from.
+    public var predictor: WordPredictor { learned ?? first() }
 
     public init(layout: KeyboardLayout, predictor: WordPredictor, settings: TypingSettings) {
+        self.init(layout: layout, settings: settings, predictor: { predictor })
+    }
+
+    /// With a predictor made when the first keyboard opens: `predictor` may wait for words
+    /// read on another thread, so that scanning starts without waiting for a big word list.
+    public init(layout: KeyboardLayout, settings: TypingSettings, predictor: @escaping @Sendable () -> WordPredictor) {
         self.layout = layout
-        self.predictor = predictor
         self.settings = settings
+        self.first = predictor
     }
 
     public func keyboard(for field: ElementNode?, screen: Rect) -> (tree: ElementTree, logic: any ScreenLogic, effects: [Effect]) {
@@ -28,6 +39,6 @@ public struct KeyboardMaker: KeyboardProvider {
     }
 
     public mutating func closed(_ logic: any ScreenLogic) {
-        if let keyboard = logic as? Keyboard { predictor = keyboard.predictor }
+        if let keyboard = logic as? Keyboard { learned = keyboard.predictor }
     }
 }

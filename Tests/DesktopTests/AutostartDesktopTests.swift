@@ -55,6 +55,37 @@ struct AutostartDesktopTests {
         #expect(status.stdout == "SwitchScan does not start at login. 'switchscan autostart enable' turns that on.\n", "\(status)")
     }
 
+    /// Login to the first highlight, from the entry: with the accessibility bus up and a
+    /// window open, openbox-session starts; the scanner it starts from the entry highlights
+    /// the window within 2 s (openbox's own start-up included). The figure is printed.
+    @Test func entryLoginToFirstHighlightWithinTwoSeconds() throws {
+        try Self.openboxSession.require()
+        guard FileManager.default.fileExists(atPath: Self.pyxdg) else { throw DesktopError.missing(Self.pyxdg, package: "python3-xdg") }
+        let session = try DesktopSession(windowManager: false)
+        defer { session.stop() }
+        let enabled = try session.runSwitchscan(["autostart", "enable", "--method", "entry"])
+        try #require(enabled.status == 0, "\(enabled)")
+        _ = try session.startFixture()
+        let systemConfig = session.directory.appendingPathComponent("xdg")
+        try FileManager.default.createDirectory(at: systemConfig, withIntermediateDirectories: true)
+
+        let clock = ContinuousClock()
+        let login = clock.now
+        let started = try session.launchApplication(Self.openboxSession.path, [], applicationName: "openbox", title: "",
+                                                    extraEnvironment: ["XDG_CONFIG_DIRS": systemConfig.path])
+        let deadline = Date().addingTimeInterval(10 * TestTime.scale)
+        while try session.windowIDs(named: "^switchscan outline$").isEmpty {
+            guard Date() < deadline else {
+                Issue.record("no highlight within 10 s of the login.\n--- the session's stderr ---\n\(started.stderr)")
+                return
+            }
+            usleep(20_000)
+        }
+        let milliseconds = DesktopSession.milliseconds(clock.now - login)
+        #expect(milliseconds <= 2000, "login to the first highlight: \(Int(milliseconds)) ms")
+        print("autostart-figures: entry login to first highlight ms \(Int(milliseconds.rounded()))")
+    }
+
     /// A run the session started on an empty desktop keeps going after its wait, with
     /// nothing to scan, and scans the first window that shows.
     @Test func afterTheWaitTheFirstWindowIsScanned() throws {
