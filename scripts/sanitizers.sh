@@ -24,7 +24,7 @@ if [ "$which" = all ] || [ "$which" = thread ]; then
     # desktop suites, those that bring threads of their own run here: the live desktop (the
     # AT-SPI thread, its action connection, the engine and the presenters), typing into a
     # field, and access after stop. The others drive the same threads with other
-    # applications or other policies (dialogs, gestures, toolkits, the screen, autostart,
+    # applications or other policies (dialogs, gestures, toolkits, the screen, tasks, autostart,
     # big applications, crash restart under a user manager); under this sanitizer they would take
     # minutes of CI and find nothing new.
     SWITCHSCAN_TEST_TIME_SCALE=4 swift test --scratch-path .build-tsan --sanitize=thread \
