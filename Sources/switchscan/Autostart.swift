@@ -20,7 +20,7 @@ struct Autostart: ParsableCommand {
 
     static func paths() throws -> AutostartFiles.Paths {
         guard let paths = AutostartFiles.Paths(environment: ProcessInfo.processInfo.environment) else {
-            throw fail("Error: no home folder (HOME and XDG_CONFIG_HOME are unset or not absolute); set HOME.")
+            throw fail("Error: no home folder (\(HomeFolder.problem(xdg: "XDG_CONFIG_HOME"))); set HOME to your home folder.")
         }
         return paths
     }

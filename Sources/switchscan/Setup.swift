@@ -50,7 +50,7 @@ struct Setup: ParsableCommand {
     /// Where `run` and `devices` read the user's own profiles: the local profile is there.
     static func localProfile(_ env: [String: String]) throws -> String {
         guard let folder = ProfileLibrary.defaultFolders(devices: "", environment: env).dropFirst().first else {
-            throw fail("Error: no home folder (HOME and XDG_CONFIG_HOME are unset), so there is no place for your switches. Set HOME.")
+            throw fail("Error: no home folder (\(HomeFolder.problem(xdg: "XDG_CONFIG_HOME"))), so there is no place for your switches. Set HOME to your home folder.")
         }
         return folder + "/" + LocalProfile.fileName
     }
@@ -122,7 +122,7 @@ struct Setup: ParsableCommand {
 
     func assign(path: String, env: [String: String]) throws {
         guard let settingsPath = SettingsFile.userPath(environment: env) else {
-            throw fail("Error: no home folder (HOME and XDG_CONFIG_HOME are unset), so there is no place for your settings. Set HOME.")
+            throw fail("Error: no home folder (\(HomeFolder.problem(xdg: "XDG_CONFIG_HOME"))), so there is no place for your settings. Set HOME to your home folder.")
         }
         // A local profile that could not take setup's sections is said now, not after the pressing.
         if FileManager.default.fileExists(atPath: path) {

@@ -34,6 +34,9 @@ struct WordsCommandTests {
             let none = try Self.run(["words", "path"], environment: [:])
             #expect(none.status == 2)
             #expect(none.stderr == "Error: no home folder (HOME and XDG_DATA_HOME are unset); give the file with --file.\n")
+            let relative = try Self.run(["words", "path"], environment: ["HOME": "home/me"])
+            #expect(relative.status == 2)
+            #expect(relative.stderr == "Error: no home folder (HOME is 'home/me', not an absolute path, and XDG_DATA_HOME is unset); give the file with --file.\n")
         }
     }
 

@@ -1,0 +1,15 @@
+import Foundation
+
+/// Why there is no home folder for the user's files: the XDG variable and HOME, each unset,
+/// empty or relative (the XDG rules take only an absolute path).
+public enum HomeFolder {
+    /// "HOME and XDG_CONFIG_HOME are unset", or what each is when set but not usable.
+    public static func problem(xdg: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let home = environment["HOME"] ?? "", other = environment[xdg] ?? ""
+        if home.isEmpty && other.isEmpty { return "HOME and \(xdg) are unset" }
+        func state(_ name: String, _ value: String) -> String {
+            value.isEmpty ? "\(name) is unset" : "\(name) is '\(value)', not an absolute path"
+        }
+        return state("HOME", home) + ", and " + state(xdg, other)
+    }
+}
