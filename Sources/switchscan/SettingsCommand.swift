@@ -70,12 +70,20 @@ struct SettingsSet: ParsableCommand {
     )
     @Argument(help: "The setting, e.g. autoScanInterval.")
     var key: String
-    @Argument(help: "Its value, e.g. 0.8.")
-    var value: String
+    // Every input not an option: a negative number ("-5") looks like one and is a value here.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Its value, e.g. 0.8 or -5.", valueName: "value"))
+    var values: [String] = []
     @Option(help: "The settings file (default: the user's).")
     var file: String?
 
+    func validate() throws {
+        guard values.count == 1 else {
+            throw ValidationError(values.isEmpty ? "Missing expected argument '<value>'" : "One value only, not \(values.count): \(values.joined(separator: " "))")
+        }
+    }
+
     func run() throws {
+        let value = values[0]
         let path = try SettingsCommand.file(file)
         let json = (try? JSONDocument.parse(Array(value.utf8))) != nil ? value : jsonString(value)
         do { try SettingsFile.set(key, to: json, in: path) } catch { throw fail(error.description) }

@@ -58,6 +58,20 @@ struct SettingsFileTests {
         }
     }
 
+    /// A negative number is a value, not an option; one value only.
+    @Test func setTakesANegativeNumberAndOneValue() throws {
+        try withTempDir { dir in
+            let file = try dir.write("s.json", "{}")
+            let set = try CLI.run(["settings", "set", "speechVolume", "-5", "--file", file])
+            #expect(set.status == 0, "\(set.stderr)")
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == "{\n  \"speechVolume\": -5\n}\n")
+            let two = try CLI.run(["settings", "set", "speechVolume", "1", "2", "--file", file])
+            #expect(two.status == 64 && two.stderr.contains("One value only, not 2: 1 2"), "\(two.stderr)")
+            let none = try CLI.run(["settings", "set", "speechVolume", "--file", file])
+            #expect(none.status == 64 && none.stderr.contains("Missing expected argument '<value>'"), "\(none.stderr)")
+        }
+    }
+
     @Test func showRefusesABrokenFileWithItsPlace() throws {
         try withTempDir { dir in
             let file = try dir.write("bad.json", #"{"loops": "x"}"#)
