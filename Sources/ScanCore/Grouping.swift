@@ -28,8 +28,10 @@ enum Regrouping {
         case .rowColumn:
             top = screenRows(order, tree, rightToLeft: rightToLeft).map { $0.count == 1 ? .element($0[0]) : .group($0.map(Shape.element)) }
         case .optimal:
+            // Weights are relative: all of them 0 says nothing, so every element counts alike.
+            let weighed = order.contains { (settings.weights[tree[$0].id] ?? 1) > 0 }
             top = optimal(rows: screenRows(order, tree, rightToLeft: rightToLeft),
-                          weight: { settings.weights[tree[$0].id] ?? 1 }, timing: Timing(settings))
+                          weight: { weighed ? settings.weights[tree[$0].id] ?? 1 : 1 }, timing: Timing(settings))
         }
         return build(top, scan: scan, tree: tree)
     }

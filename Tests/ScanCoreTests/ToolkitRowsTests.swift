@@ -96,4 +96,16 @@ struct ToolkitRowsTests {
         #expect(byRows <= 25, "\(byRows) s")
         #expect(whole > 25 && byRows < whole * 0.7, "\(byRows) s by rows, \(whole) s in one level")
     }
+
+    /// Weights are relative: all of them 0 groups as no weights do, not as one flat list.
+    @Test func optimalWithEveryWeightZeroGroupsAsWithout() {
+        let tree = galculatorScreen(toolkit: false)
+        var plain = ScanSettings()
+        plain.grouping = .optimal
+        var zero = plain
+        zero.weights = Dictionary(uniqueKeysWithValues: (0..<tree.count).map { (tree[$0].id, 0.0) })
+        let a = ScanTreeBuilder.build(tree, settings: plain), b = ScanTreeBuilder.build(tree, settings: zero)
+        #expect(a.groups.count > 3)
+        #expect(describe(a, tree) == describe(b, tree))
+    }
 }
