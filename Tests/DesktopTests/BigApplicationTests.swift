@@ -49,6 +49,13 @@ struct BigApplicationTests {
         defer { session.stop() }
         let slow = try session.startFixture(args: ["--many", "2000", "--slow", "10", "--title", "Slow Window", "--app-name", "slow-fixture"], timeout: 30)
         try slow.waitForLine(matching: "drawn", timeout: 30)
+        // Drawn is not yet on the bus: under load its window's registration comes seconds later.
+        let listed = ContinuousClock.now + .seconds(30)
+        var desktop = try session.runSwitchscan(["desktop", "--app", slow.applicationName], timeout: 30)
+        while desktop.status != 0 && ContinuousClock.now < listed {
+            desktop = try session.runSwitchscan(["desktop", "--app", slow.applicationName], timeout: 30)
+        }
+        try #require(desktop.status == 0, "the slow window never showed: \(desktop)")
         var layouts: [String] = []
         for batches in ["1", "0"] {
             let file = session.directory.appendingPathComponent("slow-\(batches).json")
