@@ -104,8 +104,12 @@ let package = Package(
         // The desktop's policy, role mapping and ids, without a display or a bus.
         .testTarget(name: "DesktopAccessTests", dependencies: ["DesktopAccess", "ScanCore", "CAtspi"]),
         // Real applications on a private X server and accessibility bus, started by the tests.
-        .testTarget(name: "DesktopTests", dependencies: ["switchscan", "switchscan-bench", "CommandSupport", "DesktopAccess", "ScanCore", "CAtspi"], exclude: ["Fixtures"]),
+        .testTarget(name: "DesktopTests", dependencies: ["switchscan", "switchscan-bench", "CommandSupport", "DesktopAccess", "ScanCore", "CAtspi", "SpeechTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "X11Output", "CX11"]),
-        .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "SpeechOutput", "switchscan", "switchscan-bench"]),
+        // A private speech-dispatcher for the tests that speak: SpeechOutputTests and the
+        // desktop's failure unit in DesktopTests. A regular target, as a test target cannot
+        // depend on another; no product has it.
+        .target(name: "SpeechTestSupport", path: "Tests/SpeechTestSupport"),
+        .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "SpeechOutput", "SpeechTestSupport", "switchscan", "switchscan-bench"]),
     ]
 )

@@ -1,5 +1,6 @@
 import CommandSupport
 import Foundation
+import SpeechTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Glibc
 /// graphical-session.target as a login does, and the scanner it runs highlights the window
 /// within 2 s. Killed with SIGSEGV, it is restarted and highlights again within 2 s; the third
 /// crash within a minute ends the restarts, and the failure unit (only then) says so in the
-/// journal and through speech.
+/// journal and, with the real `spd-say`, through a private speech-dispatcher.
 ///
 /// "Highlighting" is seen from outside the process: the overlay's outline window mapped on
 /// the X server. The figures (milliseconds) are printed as `autostart-figures:` lines.
@@ -31,26 +32,23 @@ struct CrashRestartTests {
     static let limitMilliseconds = 2000.0
 
     @Test func restartedWithinTwoSecondsUntilThreeCrashesInAMinute() throws {
+        try SpeechRequirement.say.require()
         let session = try DesktopSession()
         defer { session.stop() }
+        // Speech: the failure unit's `spd-say` talks to a private speech-dispatcher whose
+        // `textlog` module writes each text it is given as a line (no sound here).
+        let speech = try SpeechDaemon(module: .textlog)
+        defer { speech.stop() }
         let manager = try UserManagerSession(session: session)
         defer { manager.stop() }
+        try manager.setEnvironment(["SPEECHD_ADDRESS": "unix_socket:" + speech.socket])
         let clock = ContinuousClock()
 
-        // Speech: what the failure unit's `spd-say` is asked to say, recorded by one first on
-        // the units' PATH (no speech-dispatcher, no sound here).
-        let spoken = session.directory.appendingPathComponent("spoken.log")
-        let spdSay = manager.bin.appendingPathComponent("spd-say")
-        try "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '\(spoken.path)'\n".write(to: spdSay, atomically: true, encoding: .utf8)
-        chmod(spdSay.path, 0o755)
-        try manager.setEnvironment(["PATH": manager.bin.path + ":/usr/local/bin:/usr/bin:/bin"])
         /// The failure unit's line in the journal.
         func told() -> [String] {
             manager.journalEntries().map(\.message).filter { $0.hasPrefix(AutostartFiles.failureMessage) }
         }
-        func saidAloud() -> [String] {
-            String(decoding: (try? Data(contentsOf: spoken)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
-        }
+        func saidAloud() -> [String] { speech.spoken() }
 
         // The login: the display and the bus handed to the manager, then the desktop's session target.
         try Self.sessionTargetText.write(to: manager.unitFolder.appendingPathComponent(Self.sessionTarget), atomically: true, encoding: .utf8)
@@ -132,6 +130,13 @@ struct CrashRestartTests {
                 _ = try waitFor("the failure unit's message", since: crashed, timeout: 10) {
                     !told().isEmpty && !saidAloud().isEmpty
                 }
+                // `spd-say --wait` returned once it was said: the unit ends well within its TimeoutStartSec.
+                var failure: [String: String] = [:]
+                _ = try waitFor("the failure unit done", since: crashed, timeout: 10) {
+                    failure = try manager.show(Self.failureUnit, ["ActiveState", "Result"])
+                    return failure["ActiveState"] != "activating"
+                }
+                #expect(failure == ["ActiveState": "inactive", "Result": "success"], "\(failure)\n--- speech-dispatcher ---\n\(speech.log)\n\(manager.logs)")
             }
         }
         #expect(restarts.allSatisfy { $0 <= Self.limitMilliseconds }, "crash to scanning again (ms): \(restarts)")
@@ -150,7 +155,7 @@ struct CrashRestartTests {
         #expect(managerSaid.contains("\(Self.unit): Start request repeated too quickly. (\(Self.unit))"), "\(manager.logs)")
         #expect(managerSaid.filter { $0.hasPrefix("\(Self.unit): Triggering OnFailure= dependencies.") }.count == 1, "\(manager.logs)")
         #expect(told().count == 1, "in the journal: \(told())\n\(manager.logs)")
-        #expect(saidAloud() == ["--wait " + AutostartFiles.failureMessage], "spoken: \(saidAloud())")
+        #expect(saidAloud() == [AutostartFiles.failureMessage], "spoken: \(saidAloud())\n--- speech-dispatcher ---\n\(speech.log)")
         #expect(fixture.isRunning)
 
         let disabled = try session.runSwitchscan(["autostart", "disable"])

@@ -32,8 +32,6 @@ final class UserManagerSession: @unchecked Sendable {
     let process: ChildProcess
     /// The units' output, "UNIT: line", and the manager's messages, "systemd: MESSAGE (UNIT)".
     let journal: URL
-    /// A folder for the test's own programs (put on the units' PATH with `setEnvironment`).
-    let bin: URL
     private let cgroups: [String]
     private let scratch: URL
     private var stopped = false
@@ -47,9 +45,8 @@ final class UserManagerSession: @unchecked Sendable {
         let fm = FileManager.default
         let dir = session.directory.appendingPathComponent("user-manager")
         scratch = dir.appendingPathComponent("scratch")
-        bin = dir.appendingPathComponent("bin")
         journal = dir.appendingPathComponent("journal.log")
-        for d in [scratch, bin] { try fm.createDirectory(at: d, withIntermediateDirectories: true) }
+        try fm.createDirectory(at: scratch, withIntermediateDirectories: true)
         _ = fm.createFile(atPath: journal.path, contents: nil)
 
         let units = URL(fileURLWithPath: session.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("systemd/user")

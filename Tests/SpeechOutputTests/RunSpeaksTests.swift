@@ -1,4 +1,5 @@
 import Foundation
+import SpeechTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Foundation
 import ScanCore
 import Testing
 @testable import SpeechOutput
+import SpeechTestSupport
 
 #if canImport(Glibc)
 import Glibc

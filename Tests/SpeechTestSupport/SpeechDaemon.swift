@@ -1,28 +1,28 @@
 import Foundation
-import SpeechOutput
 import Testing
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-struct SpeechTestError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct SpeechTestError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// A file the tests need, and the Debian package that has it. Missing means failed, never skipped.
-struct SpeechRequirement {
-    var path: String
-    var package: String
+public struct SpeechRequirement: Sendable {
+    public var path: String
+    public var package: String
 
-    static let daemon = SpeechRequirement(path: "/usr/bin/speech-dispatcher", package: "speech-dispatcher")
-    static let generic = SpeechRequirement(path: "/usr/lib/speech-dispatcher-modules/sd_generic", package: "speech-dispatcher")
-    static let espeak = SpeechRequirement(path: "/usr/lib/speech-dispatcher-modules/sd_espeak-ng", package: "speech-dispatcher-espeak-ng")
-    static let espeakConf = SpeechRequirement(path: "/etc/speech-dispatcher/modules/espeak-ng.conf", package: "speech-dispatcher-espeak-ng")
-    static let soundIcons = SpeechRequirement(path: "/usr/share/sounds/sound-icons/percussion-10.wav", package: "sound-icons")
+    public static let daemon = SpeechRequirement(path: "/usr/bin/speech-dispatcher", package: "speech-dispatcher")
+    public static let generic = SpeechRequirement(path: "/usr/lib/speech-dispatcher-modules/sd_generic", package: "speech-dispatcher")
+    public static let espeak = SpeechRequirement(path: "/usr/lib/speech-dispatcher-modules/sd_espeak-ng", package: "speech-dispatcher-espeak-ng")
+    public static let espeakConf = SpeechRequirement(path: "/etc/speech-dispatcher/modules/espeak-ng.conf", package: "speech-dispatcher-espeak-ng")
+    public static let soundIcons = SpeechRequirement(path: "/usr/share/sounds/sound-icons/percussion-10.wav", package: "sound-icons")
+    public static let say = SpeechRequirement(path: "/usr/bin/spd-say", package: "speech-dispatcher")
 
-    func require() throws {
+    public func require() throws {
         guard access(path, R_OK) == 0 else {
             throw SpeechTestError("\(path) is missing: install the Debian package '\(package)' (apt-get install -y --no-install-recommends \(package)). Speech tests never skip.")
         }
@@ -38,21 +38,20 @@ struct SpeechRequirement {
 /// - `paramlog`: `rate=R volume=V TEXT`.
 /// The generic module plays a sound icon with the audio output's play command (`aplay`);
 /// a stand-in `aplay` first on the daemon's PATH logs `icon NAME` to the same file.
-final class SpeechDaemon {
-    enum Module: String { case textlog, slowlog, paramlog, espeak = "espeak-ng" }
+public final class SpeechDaemon {
+    public enum Module: String { case textlog, slowlog, paramlog, espeak = "espeak-ng" }
 
-    let directory: String
-    let socket: String
-    let pid: pid_t
-    var address: SpeechDispatcherAddress { .unixSocket(socket) }
-    let spokenFile: String
-    let audioFile: String
+    public let directory: String
+    public let socket: String
+    public let pid: pid_t
+    public let spokenFile: String
+    public let audioFile: String
     private let output: DaemonOutput
     /// Everything it logged so far (its modules' messages too).
-    var log: String { output.text }
+    public var log: String { output.text }
 
     /// `settings`: more speechd.conf lines (DefaultRate, DefaultVolume, …).
-    init(module: Module, logLevel: Int = 3, settings: [String] = []) throws {
+    public init(module: Module, logLevel: Int = 3, settings: [String] = []) throws {
         try SpeechRequirement.daemon.require()
         try (module == .espeak ? [SpeechRequirement.espeak, .espeakConf] : [SpeechRequirement.generic]).forEach { try $0.require() }
         var template = Array("/tmp/speechtest.XXXXXX".utf8CString)
@@ -145,7 +144,7 @@ final class SpeechDaemon {
     private var stopped = false
 
     /// Ends the server and its modules (its own process group), then removes the directory.
-    func stop() {
+    public func stop() {
         guard !stopped else { return }
         stopped = true
         kill(-pid, SIGTERM)
@@ -156,7 +155,7 @@ final class SpeechDaemon {
     }
 
     /// The lines written so far.
-    func spoken() -> [String] {
+    public func spoken() -> [String] {
         guard let text = try? String(contentsOfFile: spokenFile, encoding: .utf8) else { return [] }
         return text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
     }
@@ -164,7 +163,7 @@ final class SpeechDaemon {
     /// Waits (at most `timeout`) until `done` holds for the lines; returns them either way.
     /// Woken by inotify on each write to the directory, watched before the first look.
     @discardableResult
-    func waitForSpoken(timeout: TimeInterval = 5, until done: ([String]) -> Bool) -> [String] {
+    public func waitForSpoken(timeout: TimeInterval = 5, until done: ([String]) -> Bool) -> [String] {
         let deadline = Date().addingTimeInterval(timeout)
         let watch = inotify_init1(Int32(IN_CLOEXEC))
         guard watch >= 0, inotify_add_watch(watch, directory, UInt32(IN_CREATE | IN_MODIFY)) >= 0 else {
@@ -288,12 +287,4 @@ final class DaemonOutput: @unchecked Sendable {
             if finished || !condition.wait(until: deadline) { return false }
         }
     }
-}
-
-/// Collects values from other threads.
-final class Collected<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [T] = []
-    func append(_ item: T) { lock.withLock { items.append(item) } }
-    var all: [T] { lock.withLock { items } }
 }
