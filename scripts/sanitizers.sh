@@ -21,9 +21,9 @@ if [ "$which" = all ] || [ "$which" = thread ]; then
     # pthread_cancel, which ThreadSanitizer cannot follow (it stops the run); the speech
     # thread itself is tested with a stand-in server.
     # Its switchscan children run several times slower: the desktop tests wait longer. The
-    # big and slow applications' reads (their threads are those of every desktop test) run
-    # under AddressSanitizer only: under this one they would take minutes of CI.
+    # big and slow applications' reads and the browsers' pages (their threads are those of
+    # every desktop test) are left out: under this one they would take minutes of CI.
     SWITCHSCAN_TEST_TIME_SCALE=4 swift test --scratch-path .build-tsan --sanitize=thread \
         --filter 'ScanHostTests|ScanRuntimeTests|ScanSessionTests|SwitchInputTests|X11OutputTests|SpeechOutputTests.SpeechThreadTests|DesktopTests' \
-        --skip 'BigApplicationTests'
+        --skip 'BigApplicationTests|WebTests'
 fi
