@@ -97,6 +97,8 @@ struct Walker {
     /// Menus open over the window (a combo box's list, a submenu), deepest last.
     var openPopups: [AccessibleRef] = []
     var truncated = false
+    /// Accessible objects looked at, kept or not.
+    var visited = 0
     /// What earlier reads learnt that does not change during a widget's life, by id: each
     /// item costs a round trip to read.
     var known = WalkCache()
@@ -297,6 +299,7 @@ struct Walker {
     /// states, name and child count where they were read ahead.
     mutating func visit(_ a: AccessibleRef, parent: Int, depth: Int, basics: Basics? = nil) throws(AtspiCallError) -> Int? {
         guard nodes.count < Self.maxNodes, depth < Self.maxDepth else { truncated = true; return nil }
+        visited += 1
         let states = basics?.states ?? Atspi.states(a)
         let shown = states.has(shownState) || (inDocument && states.has(ATSPI_STATE_VISIBLE))
         guard shown, !states.has(ATSPI_STATE_DEFUNCT) else { return nil }
@@ -350,7 +353,9 @@ struct Walker {
             let index = nodes.count
             nodes.append(node)
             let mark = pendingExtents.count
-            if !node.flatten { pendingExtents.append((index, a)) }
+            // A page's blocks are outlined around what they hold (their children's union):
+            // one request fewer for each, and no outline wider than its content.
+            if !node.flatten && !inDocument { pendingExtents.append((index, a)) }
             let outer = inDocument
             if RoleMapping.isDocument(role) { inDocument = true }
             defer { inDocument = outer }

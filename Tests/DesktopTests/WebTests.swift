@@ -83,7 +83,11 @@ struct WebTests {
         func first(_ label: String, where p: (Node) -> Bool = { _ in true }) -> Node? { all.first { $0.label == label && p($0) } }
     }
 
-    /// Snapshots the browser's window until the page is in it (the last link read), or fails.
+    /// The labels of the page's items and groups.
+    static let pageLabels: Set<String> = ["Site", "Home", "News", "First link", "Second link", "Form", "Name", "I agree", "Press me",
+                                          "Item link", "Cell link", "Cell button", "Far link"]
+
+    /// Snapshots the browser's window until the whole page is in it, or fails.
     static func pageSnapshot(_ session: DesktopSession, _ browser: Browser) throws -> Node {
         let file = session.directory.appendingPathComponent("\(browser.rawValue).json")
         let deadline = Date().addingTimeInterval(40)
@@ -94,7 +98,9 @@ struct WebTests {
             if r.status == 0, let layout = try? JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any],
                let root = layout["root"] as? [String: Any] {
                 let tree = Node(root)
-                if tree.first("Far link") != nil, tree.first("Cell button") != nil { return tree }
+                // A browser publishes a page's nodes as it lays them out: wait for them all.
+                let labels = Set(tree.all.map(\.label))
+                if Self.pageLabels.isSubset(of: labels) { return tree }
                 last = tree.all.map(\.label).joined(separator: " | ")
             }
             Thread.sleep(forTimeInterval: 0.3)
