@@ -383,6 +383,8 @@ struct Walker {
                 node.value = try valueText(a, role: role)
             }
             guard !node.label.isEmpty || node.value != nil else { return nil }
+            // A page's list bullets and punctuation between links ("•", ", ") say nothing.
+            if inDocument && node.value == nil && !node.label.contains(where: { $0.isLetter || $0.isNumber }) { return nil }
             if node.label.isEmpty { node.label = roleWords(a) }
             node.isElement = true
             node.traits.insert(kind == .heading ? .header : kind == .image ? .image : .staticText)
