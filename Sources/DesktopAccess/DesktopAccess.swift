@@ -96,6 +96,12 @@ public final class DesktopAccess: @unchecked Sendable {
     let fieldInsertable = Locked(false)
 
     private let stopped = Locked(false)
+    /// Accessibility was off on the bus when this connected, and SwitchScan turned it on.
+    public private(set) var turnedAccessibilityOn = false
+
+    /// What to tell the user when accessibility was turned on: applications that read the
+    /// flag only when they start show nothing until they are started again.
+    public static let turnedOnNote = "Note: accessibility was off on the bus; SwitchScan turned it on (IsEnabled). Firefox shows its windows within seconds; Chromium and Electron applications started before show theirs after a restart."
 
     private init(thread: SerialThread) { self.thread = thread }
 
@@ -126,7 +132,7 @@ public final class DesktopAccess: @unchecked Sendable {
         // libatspi then finds the bus through the display (the AT_SPI_BUS property), or not.
         if getenv("DBUS_SESSION_BUS_ADDRESS") == nil { setenv("DBUS_SESSION_BUS_ADDRESS", "disabled:", 1) }
         // Browsers publish their trees only while the bus says accessibility is on.
-        enableAccessibility()
+        let enabling = enableAccessibility()
         // libatspi aborts the process on its first call after a failed connection.
         guard Atspi.setUp() else { throw .noBus }
         guard let desktop = Atspi.desktop() else { throw .noBus }
@@ -134,7 +140,11 @@ public final class DesktopAccess: @unchecked Sendable {
         var err: UnsafeMutablePointer<GError>?
         _ = atspi_accessible_get_child_count(desktop.pointer, &err)
         if err != nil { g_error_free(err); throw .noBus }
-        do { return DesktopAccess(thread: try AtspiThread.start()) } catch {
+        do {
+            let access = DesktopAccess(thread: try AtspiThread.start())
+            access.turnedAccessibilityOn = enabling == .turnedOn
+            return access
+        } catch {
             throw DesktopError(description: "Error: the accessibility thread could not be started: \(error).")
         }
     }

@@ -116,8 +116,11 @@ struct WebTests {
 
         // The session's bus starts with accessibility off; any switchscan command turns it on.
         #expect(try !Self.isEnabled(session), "the test bus must start with IsEnabled off")
-        _ = try session.runSwitchscan(["desktop"])
+        let first = try session.runSwitchscan(["desktop"])
         #expect(try Self.isEnabled(session), "switchscan did not turn IsEnabled on")
+        #expect(first.stderr.contains("SwitchScan turned it on"), "\(first)")
+        let again = try session.runSwitchscan(["desktop"])
+        #expect(!again.stderr.contains("turned it on"), "\(again)")
 
         let app = try Self.launch(browser, in: session)
         _ = try session.waitForApplication(named: browser.applicationName, timeout: 40)
