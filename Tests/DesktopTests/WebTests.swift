@@ -8,8 +8,8 @@ import Glibc
 /// A web page in Firefox ESR and in Chromium, offline (Fixtures/web/page.html): every link,
 /// field and button is an item of its own wherever it stands (in a paragraph, a label, a list
 /// item, a table cell), a button is a button, headings and landmarks make groups, a link
-/// below the viewport is scrolled into view when reached, and SwitchScan itself turns the
-/// bus's IsEnabled on, since the session's bus starts with it off.
+/// and a group below the viewport are scrolled into view when reached, and SwitchScan
+/// itself turns the bus's IsEnabled on, since the session's bus starts with it off.
 @Suite("Web pages", .serialized, .timeLimit(.minutes(4)))
 struct WebTests {
     enum Browser: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -65,6 +65,8 @@ struct WebTests {
 
     /// A node of a snapshot's layout.
     struct Node {
+        var id: String
+        var separate: Bool
         var label: String
         var traits: [String]
         var frame: [Double]?
@@ -72,6 +74,8 @@ struct WebTests {
         var children: [Node]
 
         init(_ json: [String: Any]) {
+            id = json["id"] as? String ?? ""
+            separate = json["navigationStyle"] as? String == "separate"
             label = json["label"] as? String ?? ""
             traits = json["traits"] as? [String] ?? []
             frame = (json["frame"] as? [String: Any]).map { f in ["x", "y", "width", "height"].map { (f[$0] as? NSNumber)?.doubleValue ?? 0 } }
@@ -81,14 +85,25 @@ struct WebTests {
 
         var all: [Node] { [self] + children.flatMap(\.all) }
         func first(_ label: String, where p: (Node) -> Bool = { _ in true }) -> Node? { all.first { $0.label == label && p($0) } }
+
+        /// The ids of the groups from here down to the one called `label` (see-through
+        /// containers left out), that one last.
+        func groupPath(to label: String) -> [String]? {
+            if label == self.label && !children.isEmpty { return [id] }
+            for c in children {
+                if let rest = c.groupPath(to: label) { return (separate ? [] : [id]) + rest }
+            }
+            return nil
+        }
     }
 
     /// The labels of the page's items and groups.
     static let pageLabels: Set<String> = ["Site", "Home", "News", "First link", "Second link", "Form", "Name", "I agree", "Press me",
-                                          "Item link", "Cell link", "Cell button", "Far link"]
+                                          "Item link", "Cell link", "Cell button", "Far away", "Far link", "Far button"]
 
     /// Snapshots the browser's window until the whole page is in it, or fails.
-    static func pageSnapshot(_ session: DesktopSession, _ browser: Browser) throws -> Node {
+    static func pageSnapshot(_ session: DesktopSession, _ browser: Browser, labels: Set<String> = pageLabels,
+                             until done: (Node) -> Bool = { _ in true }) throws -> Node {
         let file = session.directory.appendingPathComponent("\(browser.rawValue).json")
         let deadline = Date().addingTimeInterval(40)
         var last = ""
@@ -99,8 +114,7 @@ struct WebTests {
                let root = layout["root"] as? [String: Any] {
                 let tree = Node(root)
                 // A browser publishes a page's nodes as it lays them out: wait for them all.
-                let labels = Set(tree.all.map(\.label))
-                if Self.pageLabels.isSubset(of: labels) { return tree }
+                if labels.isSubset(of: Set(tree.all.map(\.label))) && done(tree) { return tree }
                 last = tree.all.map(\.label).joined(separator: " | ")
             }
             Thread.sleep(forTimeInterval: 0.3)
@@ -171,6 +185,29 @@ struct WebTests {
         #expect(shown.frame != nil)
         let link = try session.findAccessible(app: browser.applicationName, role: "link", name: "Far link", timeout: 5)
         #expect(link.states.contains("showing"), "\(link)")
+        scan.stop()
+
+        // A group wholly below the viewport is scrolled to the top of the view when it is
+        // highlighted. The page is scrolled back to its top first: its Home link goes to "#top".
+        try session.doAction(app: browser.applicationName, role: "link", name: "Home", action: "jump")
+        let top = try Self.pageSnapshot(session, browser, labels: Self.pageLabels.subtracting(["Press me"])) { tree in
+            (tree.first("Far away", where: { !$0.children.isEmpty })?.frame?[1] ?? 0) > screenHeight
+        }
+        let path = try #require(top.groupPath(to: "Far away"), "no group for the heading Far away")
+        let farBand = try #require(top.first("Far away", where: { !$0.children.isEmpty })?.frame)
+        #expect(farBand[1] > screenHeight, "\(farBand)")
+        let grouped = try ScanDriver(session, ["--app", browser.applicationName])
+        defer { grouped.stop() }
+        for id in path.dropFirst().dropLast() {
+            try grouped.go(toItem: id, limit: 60)
+            try grouped.select(expecting: "entering the group \(id)") { $0.effect == "enterGroup" }
+        }
+        let mark2 = grouped.seen.count
+        try grouped.go(toItem: path.last!, limit: 60)
+        let band = try grouped.find(since: mark2, "the Far away group in view", timeout: 10) {
+            $0.effect == "highlight" && $0.item == path.last! && ($0.frame.map { $0[1] >= 0 && $0[1] < screenHeight } ?? false)
+        }
+        #expect(band.kind == "group", "\(band)")
         _ = app
     }
 }
