@@ -25,9 +25,9 @@ if [ "$which" = all ] || [ "$which" = thread ]; then
     # AT-SPI thread, its action connection, the engine and the presenters), typing into a
     # field, and access after stop. The others drive the same threads with other
     # applications or other policies (dialogs, gestures, toolkits, the screen, tasks, autostart,
-    # big applications, crash restart under a user manager); under this sanitizer they would take
-    # minutes of CI and find nothing new.
+    # big applications, web pages, crash restart under a user manager); under this sanitizer
+    # they would take minutes of CI and find nothing new.
     SWITCHSCAN_TEST_TIME_SCALE=4 swift test --scratch-path .build-tsan --sanitize=thread \
         --filter 'ScanHostTests|ScanRuntimeTests|ScanSessionTests|SwitchInputTests|X11OutputTests|SpeechOutputTests.SpeechThreadTests|DesktopTests' \
-        --skip 'BigApplicationTests|StrandedTests|GestureTests|ToolkitTests|OnScreenTests|AutostartDesktopTests|HarnessTests|CrashRestartTests|TaskTests'
+        --skip 'BigApplicationTests|StrandedTests|GestureTests|ToolkitTests|OnScreenTests|AutostartDesktopTests|HarnessTests|CrashRestartTests|TaskTests|WebTests'
 fi

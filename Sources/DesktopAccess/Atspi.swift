@@ -326,6 +326,17 @@ enum Atspi {
         return ok != 0
     }
 
+    /// Scrolls whatever scrolls the object (a web page, a pane) until it is in view: with
+    /// `top`, at the top-left corner of the view, else wherever the least scrolling puts it.
+    static func scrollTo(_ a: AccessibleRef, top: Bool) throws(AtspiCallError) -> Bool {
+        guard let c = atspi_accessible_get_component_iface(a.pointer) else { return false }
+        defer { g_object_unref(c) }
+        var err: UnsafeMutablePointer<GError>?
+        let ok = atspi_component_scroll_to(c, top ? ATSPI_SCROLL_TOP_LEFT : ATSPI_SCROLL_ANYWHERE, &err)
+        try check(err, a)
+        return ok != 0
+    }
+
     /// The text of a Text object (entries), up to `limit` characters.
     static func text(_ a: AccessibleRef, limit: Int32 = 200) -> String? {
         guard let t = atspi_accessible_get_text_iface(a.pointer) else { return nil }

@@ -39,3 +39,87 @@ extension DesktopAccess {
         return String(cString: text)
     }
 }
+
+extension DesktopAccess {
+    /// What turning accessibility on found: it was on already, SwitchScan turned it on, or
+    /// the flag could not be read or set (no session bus, a bus launcher without it).
+    public enum Enabling: Equatable, Sendable { case wasOn, turnedOn, unknown }
+
+    /// Turns on the accessibility bus's `IsEnabled` flag (org.a11y.Status on the session
+    /// bus's org.a11y.Bus) when it is off. Firefox, Chromium and Electron publish their
+    /// trees only while it is on (Orca sets it too). It is left on at exit: the bus launcher
+    /// keeps it in the desktop's settings, browsers that read it only when they start
+    /// (Chromium) need it on before their next start, and an Orca started meanwhile relies
+    /// on it.
+    @discardableResult
+    public static func enableAccessibility(timeoutMilliseconds: Int32 = 2000) -> Enabling {
+        guard let named = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }), !named.isEmpty, named != "disabled:" else { return .unknown }
+        var err = DBusError()
+        dbus_error_init(&err)
+        defer { dbus_error_free(&err) }
+        guard let bus = dbus_connection_open_private(named, &err) else { return .unknown }
+        defer { dbus_connection_close(bus); dbus_connection_unref(bus) }
+        dbus_connection_set_exit_on_disconnect(bus, 0)
+        guard dbus_bus_register(bus, &err) != 0 else { return .unknown }
+        guard let on = isEnabled(bus, timeoutMilliseconds) else { return .unknown }
+        if on { return .wasOn }
+        guard let m = dbus_message_new_method_call("org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties", "Set") else { return .unknown }
+        defer { dbus_message_unref(m) }
+        var it = DBusMessageIter()
+        dbus_message_iter_init_append(m, &it)
+        var ok = true
+        for s in ["org.a11y.Status", "IsEnabled"] {
+            s.withCString { p in
+                var v: UnsafePointer<CChar>? = p
+                ok = ok && dbus_message_iter_append_basic(&it, Int32(UInt8(ascii: "s")), &v) != 0
+            }
+        }
+        var variant = DBusMessageIter()
+        ok = ok && dbus_message_iter_open_container(&it, Int32(UInt8(ascii: "v")), "b", &variant) != 0
+        var yes: dbus_bool_t = 1
+        ok = ok && dbus_message_iter_append_basic(&variant, Int32(UInt8(ascii: "b")), &yes) != 0
+        ok = ok && dbus_message_iter_close_container(&it, &variant) != 0
+        guard ok, let reply = dbus_connection_send_with_reply_and_block(bus, m, timeoutMilliseconds, &err) else { return .unknown }
+        dbus_message_unref(reply)
+        return isEnabled(bus, timeoutMilliseconds) == true ? .turnedOn : .unknown
+    }
+
+    /// The flag as the bus launcher has it; nil where it cannot be read.
+    public static func accessibilityEnabled(timeoutMilliseconds: Int32 = 2000) -> Bool? {
+        guard let named = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }), !named.isEmpty, named != "disabled:" else { return nil }
+        var err = DBusError()
+        dbus_error_init(&err)
+        defer { dbus_error_free(&err) }
+        guard let bus = dbus_connection_open_private(named, &err) else { return nil }
+        defer { dbus_connection_close(bus); dbus_connection_unref(bus) }
+        dbus_connection_set_exit_on_disconnect(bus, 0)
+        guard dbus_bus_register(bus, &err) != 0 else { return nil }
+        return isEnabled(bus, timeoutMilliseconds)
+    }
+
+    private static func isEnabled(_ bus: OpaquePointer, _ timeoutMilliseconds: Int32) -> Bool? {
+        var err = DBusError()
+        dbus_error_init(&err)
+        defer { dbus_error_free(&err) }
+        guard let m = dbus_message_new_method_call("org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties", "Get") else { return nil }
+        defer { dbus_message_unref(m) }
+        var it = DBusMessageIter()
+        dbus_message_iter_init_append(m, &it)
+        for s in ["org.a11y.Status", "IsEnabled"] {
+            s.withCString { p in
+                var v: UnsafePointer<CChar>? = p
+                _ = dbus_message_iter_append_basic(&it, Int32(UInt8(ascii: "s")), &v)
+            }
+        }
+        guard let reply = dbus_connection_send_with_reply_and_block(bus, m, timeoutMilliseconds, &err) else { return nil }
+        defer { dbus_message_unref(reply) }
+        var r = DBusMessageIter()
+        guard dbus_message_iter_init(reply, &r) != 0, dbus_message_iter_get_arg_type(&r) == Int32(UInt8(ascii: "v")) else { return nil }
+        var v = DBusMessageIter()
+        dbus_message_iter_recurse(&r, &v)
+        guard dbus_message_iter_get_arg_type(&v) == Int32(UInt8(ascii: "b")) else { return nil }
+        var b: dbus_bool_t = 0
+        dbus_message_iter_get_basic(&v, &b)
+        return b != 0
+    }
+}

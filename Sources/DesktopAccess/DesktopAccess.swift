@@ -20,6 +20,11 @@ public final class DesktopAccess: @unchecked Sendable {
     // Confined to the AT-SPI thread (checked where it is entered).
     private var handles: [String: LiveHandle] = [:]
     private var elements: [String: AccessibleRef] = [:]
+    /// Elements of a web page outside its viewport at the last read: scrolled into view
+    /// when highlighted.
+    private var offscreen: Set<String> = []
+    /// The application read last is a browser (Walker.browser).
+    private var lastBrowser = false
     /// The last snapshot read: a change to one element is applied to it.
     private var lastSnapshot: DesktopSnapshot?
     /// The policy: when to read, what to hand on.
@@ -91,6 +96,12 @@ public final class DesktopAccess: @unchecked Sendable {
     let fieldInsertable = Locked(false)
 
     private let stopped = Locked(false)
+    /// Accessibility was off on the bus when this connected, and SwitchScan turned it on.
+    public private(set) var turnedAccessibilityOn = false
+
+    /// What to tell the user when accessibility was turned on: applications that read the
+    /// flag only when they start show nothing until they are started again.
+    public static let turnedOnNote = "Note: accessibility was off on the bus; SwitchScan turned it on (IsEnabled). Firefox shows its windows within seconds; Chromium and Electron applications started before show theirs after a restart."
 
     private init(thread: SerialThread) { self.thread = thread }
 
@@ -120,6 +131,8 @@ public final class DesktopAccess: @unchecked Sendable {
         // which steals the accessibility bus's socket from the real session: forbid that.
         // libatspi then finds the bus through the display (the AT_SPI_BUS property), or not.
         if getenv("DBUS_SESSION_BUS_ADDRESS") == nil { setenv("DBUS_SESSION_BUS_ADDRESS", "disabled:", 1) }
+        // Browsers publish their trees only while the bus says accessibility is on.
+        let enabling = enableAccessibility()
         // libatspi aborts the process on its first call after a failed connection.
         guard Atspi.setUp() else { throw .noBus }
         guard let desktop = Atspi.desktop() else { throw .noBus }
@@ -127,7 +140,11 @@ public final class DesktopAccess: @unchecked Sendable {
         var err: UnsafeMutablePointer<GError>?
         _ = atspi_accessible_get_child_count(desktop.pointer, &err)
         if err != nil { g_error_free(err); throw .noBus }
-        do { return DesktopAccess(thread: try AtspiThread.start()) } catch {
+        do {
+            let access = DesktopAccess(thread: try AtspiThread.start())
+            access.turnedAccessibilityOn = enabling == .turnedOn
+            return access
+        } catch {
             throw DesktopError(description: "Error: the accessibility thread could not be started: \(error).")
         }
     }
@@ -219,6 +236,9 @@ public final class DesktopAccess: @unchecked Sendable {
         for e in effects {
             switch e.effect {
             case .activate, .customAction, .adjust, .tap, .gesture: work.append(e.effect)
+            case let .highlight(item, kind, _, _, _, _) where kind == .element || kind == .group:
+                // Only what lies outside a page's viewport needs anything done.
+                thread.async { [self] in scrollIntoView(item, group: kind == .group) }
             default: break
             }
         }
@@ -229,6 +249,35 @@ public final class DesktopAccess: @unchecked Sendable {
             // content), and some toolkits do not say so: the window is read whole.
             feed(.acted)
         }
+    }
+
+    /// A highlighted element, or a group all of whose elements are, outside a web page's
+    /// viewport is scrolled into view (a group to the top of the view, so that as much of
+    /// it as fits shows), and the window is read again: the outline is drawn where it now is.
+    private func scrollIntoView(_ item: String, group: Bool) {
+        thread.preconditionOnThread()
+        guard !offscreen.isEmpty else { return }
+        var target: String?
+        if !group {
+            target = offscreen.contains(item) ? item : nil
+        } else if let tree = lastSnapshot?.tree, let g = tree.nodes.firstIndex(where: { $0.id == item }) {
+            var members: [String] = []
+            var stack = [g]
+            while let k = stack.popLast() {
+                let n = tree.nodes[k]
+                if n.isAccessibilityElement && elements[n.id] != nil { members.append(n.id) }
+                stack += n.children.reversed()
+            }
+            if let first = members.first, members.allSatisfy({ offscreen.contains($0) }) { target = first }
+        }
+        guard let target, let a = elements[target] else { return }
+        do {
+            guard try Atspi.scrollTo(a, top: group) else { return }
+        } catch {
+            return fail("Scrolling to \(handles[target]?.label ?? "the element") failed: \(error)")
+        }
+        offscreen.remove(target)
+        feed(.acted)
     }
 
     private func perform(_ effect: Effect) {
@@ -473,6 +522,8 @@ public final class DesktopAccess: @unchecked Sendable {
     private func read(_ c: (app: App, window: Window, reason: String), screen: (width: Double, height: Double)) throws(AtspiCallError) -> DesktopSnapshot {
         var walker = Walker()
         walker.known = known
+        walker.browser = RoleMapping.isBrowser(toolkit: c.app.info.toolkit)
+        lastBrowser = walker.browser
         framesAreWindowRelative = false
         if c.app.gtk4 {
             walker.shownState = ATSPI_STATE_VISIBLE
@@ -493,6 +544,7 @@ public final class DesktopAccess: @unchecked Sendable {
             inner.known = walker.known
             inner.shownState = walker.shownState
             inner.origin = walker.origin
+            inner.browser = walker.browser
             try inner.walkRoot(menu)
             if inner.nodes.count > 1 {
                 walker = inner
@@ -503,6 +555,7 @@ public final class DesktopAccess: @unchecked Sendable {
         }
         handles = walker.handles
         elements = walker.elements
+        offscreen = Set(walker.nodes.lazy.filter { $0.offscreen && $0.isElement }.map(\.id))
         known = learnt
         lastNodes = menuAlone ? Self.withCloseEntry(walker.nodes, screenHeight: screen.height) : walker.nodes
         closeID = menuAlone ? lastNodes.last?.id : nil
@@ -687,6 +740,7 @@ public final class DesktopAccess: @unchecked Sendable {
         var walker = Walker()
         walker.known = known
         (walker.shownState, walker.origin) = lastWalkSettings
+        walker.browser = lastBrowser
         for id in ids {
             guard let ref = elements[id], let i = nodes.firstIndex(where: { $0.id == id }) else { continue }
             let read: LiveNode?

@@ -11,6 +11,10 @@ enum RoleKind: Equatable {
     case textEntry
     /// Read, not acted on.
     case staticText, heading, image
+    /// A block of text (a paragraph, a label, a heading, a web page's list item or table
+    /// cell): read as text when it holds nothing else; see-through when it holds links,
+    /// fields or buttons, which join the items around it.
+    case textBlock(heading: Bool)
     /// Holds other nodes; `flatten` when it only arranges them (unnamed panels, fillers).
     case container(flatten: Bool)
     /// Top-level windows.
@@ -22,6 +26,32 @@ enum RoleKind: Equatable {
 }
 
 enum RoleMapping {
+    /// The kind of a node inside a web page (`inDocument`) or a toolkit's window. On a page,
+    /// list items and table cells are text unless they can be selected (a list box's
+    /// options, a grid's cells): a page's `<li>` and `<td>` only hold text and links.
+    static func kind(of role: AtspiRole, inDocument: Bool, selectable: Bool) -> RoleKind {
+        if inDocument && !selectable && (role == ATSPI_ROLE_LIST_ITEM || role == ATSPI_ROLE_TABLE_CELL) {
+            return .textBlock(heading: false)
+        }
+        return kind(of: role)
+    }
+
+    /// Web pages' documents: inside them, what lies outside the viewport is kept (it is
+    /// scrolled into view when reached).
+    static func isDocument(_ role: AtspiRole) -> Bool { role == ATSPI_ROLE_DOCUMENT_WEB }
+
+    /// Whether a control is a link. GTK 3's link buttons are push buttons with the Hyperlink
+    /// interface; browsers give every node that interface, buttons included.
+    static func isLink(role: AtspiRole, hasHyperlink: Bool, browser: Bool) -> Bool {
+        role == ATSPI_ROLE_LINK || (role == ATSPI_ROLE_PUSH_BUTTON && hasHyperlink && !browser)
+    }
+
+    /// Toolkit names of browsers (Firefox's Gecko, Chromium and Electron's Chromium).
+    static func isBrowser(toolkit: String) -> Bool {
+        let t = toolkit.lowercased()
+        return t == "gecko" || t.hasPrefix("chrom")
+    }
+
     static func kind(of role: AtspiRole) -> RoleKind {
         switch role {
         case ATSPI_ROLE_PUSH_BUTTON, ATSPI_ROLE_PUSH_BUTTON_MENU, ATSPI_ROLE_TOGGLE_BUTTON, ATSPI_ROLE_CHECK_BOX,
@@ -34,10 +64,14 @@ enum RoleMapping {
             return .adjustable
         case ATSPI_ROLE_TEXT, ATSPI_ROLE_ENTRY, ATSPI_ROLE_PASSWORD_TEXT, ATSPI_ROLE_TERMINAL:
             return .textEntry
-        case ATSPI_ROLE_LABEL, ATSPI_ROLE_STATIC, ATSPI_ROLE_CAPTION, ATSPI_ROLE_PARAGRAPH, ATSPI_ROLE_STATUS_BAR,
-             ATSPI_ROLE_PROGRESS_BAR, ATSPI_ROLE_LEVEL_BAR, ATSPI_ROLE_ACCELERATOR_LABEL, ATSPI_ROLE_NOTIFICATION:
+        case ATSPI_ROLE_LABEL, ATSPI_ROLE_STATIC, ATSPI_ROLE_CAPTION, ATSPI_ROLE_PARAGRAPH, ATSPI_ROLE_BLOCK_QUOTE,
+             ATSPI_ROLE_DESCRIPTION_TERM, ATSPI_ROLE_DESCRIPTION_VALUE:
+            return .textBlock(heading: false)
+        case ATSPI_ROLE_HEADING:
+            return .textBlock(heading: true)
+        case ATSPI_ROLE_STATUS_BAR, ATSPI_ROLE_PROGRESS_BAR, ATSPI_ROLE_LEVEL_BAR, ATSPI_ROLE_ACCELERATOR_LABEL, ATSPI_ROLE_NOTIFICATION:
             return .staticText
-        case ATSPI_ROLE_HEADING, ATSPI_ROLE_HEADER:
+        case ATSPI_ROLE_HEADER:
             return .heading
         case ATSPI_ROLE_IMAGE, ATSPI_ROLE_ICON, ATSPI_ROLE_ANIMATION, ATSPI_ROLE_DESKTOP_ICON:
             return .image
@@ -64,12 +98,13 @@ enum RoleMapping {
 
     /// Actions tried, in order, as the element's tap. Any other action becomes a custom
     /// action in the scanner menu.
-    static let primaryActions = ["click", "press", "activate", "toggle", "jump", "open"]
+    static let primaryActions = ["click", "press", "activate", "toggle", "jump", "open", "check", "uncheck", "doDefault"]
 
     /// Toolkit-internal action names that mean nothing to a user (GTK 4's widget actions,
     /// Qt's SetFocus on every button).
     static func isInternalAction(_ name: String) -> Bool {
-        if name.isEmpty || name == "SetFocus" { return true }
+        // Gecko's clickAncestor clicks whatever handles the click above the node.
+        if name.isEmpty || name == "SetFocus" || name == "clickAncestor" { return true }
         for prefix in ["clipboard.", "selection.", "menu.", "link.", "window.", "win.", "misc.", "text.", "app."]
             where name.hasPrefix(prefix) { return true }
         return false

@@ -19,6 +19,8 @@ struct LiveNode: Equatable {
     var modal = false
     var respondsToUserInteraction: Bool?
     var customActions: [String] = []
+    /// On a web page, outside its viewport: scrolled into view when the scan reaches it.
+    var offscreen = false
     var adjustable: Adjustable?
     var textEntry: TextEntryKind?
     var parent: Int?
@@ -80,6 +82,13 @@ struct Walker {
     var shownState = ATSPI_STATE_SHOWING
     /// Added to every frame: GTK 4 gives extents relative to the window, not the screen.
     var origin = Point(x: 0, y: 0)
+    /// The application is a browser: its push buttons are buttons, whatever interfaces
+    /// they carry.
+    var browser = false
+    /// Inside a web page: nodes outside the viewport (`visible`, not `showing`) are kept.
+    private var inDocument = false
+    /// Containers inside web pages, whose headings make groups (`sectionByHeadings`).
+    private var pageContainers: [Int] = []
 
     var nodes: [LiveNode] = []
     var handles: [String: LiveHandle] = [:]
@@ -88,6 +97,8 @@ struct Walker {
     /// Menus open over the window (a combo box's list, a submenu), deepest last.
     var openPopups: [AccessibleRef] = []
     var truncated = false
+    /// Accessible objects looked at, kept or not.
+    var visited = 0
     /// What earlier reads learnt that does not change during a widget's life, by id: each
     /// item costs a round trip to read.
     var known = WalkCache()
@@ -130,6 +141,7 @@ struct Walker {
             if let k = try visit(c, parent: 0, depth: 1) { nodes[0].children.append(k) }
         }
         try readExtents()
+        for c in pageContainers { sectionByHeadings(c) }
         compact()
     }
 
@@ -238,6 +250,7 @@ struct Walker {
     }
 
     static let staticTraits = TraitSet([.staticText, .header, .image])
+    static let headingRole = Atspi.roleName(of: ATSPI_ROLE_HEADING)
     static let holdsContent: Set<UInt32> = [ATSPI_ROLE_PAGE_TAB.rawValue, ATSPI_ROLE_LIST_ITEM.rawValue,
                                             ATSPI_ROLE_TOGGLE_BUTTON.rawValue, ATSPI_ROLE_TREE_ITEM.rawValue]
 
@@ -286,8 +299,10 @@ struct Walker {
     /// states, name and child count where they were read ahead.
     mutating func visit(_ a: AccessibleRef, parent: Int, depth: Int, basics: Basics? = nil) throws(AtspiCallError) -> Int? {
         guard nodes.count < Self.maxNodes, depth < Self.maxDepth else { truncated = true; return nil }
+        visited += 1
         let states = basics?.states ?? Atspi.states(a)
-        guard states.has(shownState), !states.has(ATSPI_STATE_DEFUNCT) else { return nil }
+        let shown = states.has(shownState) || (inDocument && states.has(ATSPI_STATE_VISIBLE))
+        guard shown, !states.has(ATSPI_STATE_DEFUNCT) else { return nil }
         let id = Self.id(of: a)
         if states.has(ATSPI_STATE_TRANSIENT) { known.transient.insert(id) }
         // A widget keeps its role for life; libatspi never caches `transient` objects (GTK 3's
@@ -297,7 +312,7 @@ struct Walker {
             role = try Atspi.role(a)
             known.roles[id] = role.rawValue
         }
-        var kind = RoleMapping.kind(of: role)
+        var kind = RoleMapping.kind(of: role, inDocument: inDocument, selectable: states.has(ATSPI_STATE_SELECTABLE))
         let childCount: Int, rawName: String
         if let basics {
             (childCount, rawName) = (basics.childCount, basics.name)
@@ -319,11 +334,13 @@ struct Walker {
         if kind == .textEntry && !states.has(ATSPI_STATE_EDITABLE) { kind = .staticText }
         if kind == .adjustable && !Atspi.hasInterface(a, "Value") { kind = .control }
         if kind == .ignored && childCount > 0 { kind = .container(flatten: true) }
+        if case .textBlock(let heading) = kind, childCount == 0 { kind = heading ? .heading : .staticText }
         if kind == .window || kind == .popupMenu { kind = .container(flatten: false) }
 
         var node = LiveNode(id: id, role: Atspi.roleName(of: role))
         guard seen.insert(node.id).inserted else { return nil }
         node.parent = parent
+        node.offscreen = inDocument && !states.has(ATSPI_STATE_SHOWING)
         switch kind {
         case .ignored:
             return nil
@@ -336,7 +353,13 @@ struct Walker {
             let index = nodes.count
             nodes.append(node)
             let mark = pendingExtents.count
-            if !node.flatten { pendingExtents.append((index, a)) }
+            // A page's blocks are outlined around what they hold (their children's union):
+            // one request fewer for each, and no outline wider than its content.
+            if !node.flatten && !inDocument { pendingExtents.append((index, a)) }
+            let outer = inDocument
+            if RoleMapping.isDocument(role) { inDocument = true }
+            defer { inDocument = outer }
+            if inDocument && (!node.flatten || RoleMapping.isDocument(role)) { pageContainers.append(index) }
             let kids = try Atspi.children(a, count: childCount)
             let ahead = readAhead(kids)
             for (i, c) in kids.enumerated() {
@@ -347,9 +370,12 @@ struct Walker {
                 nodes.removeLast(nodes.count - index)
                 pendingExtents.removeLast(pendingExtents.count - mark)
                 needsArea = needsArea.filter { $0 < index }
+                pageContainers.removeAll { $0 >= index }
                 return nil
             }
             return index
+        case .textBlock(let heading):
+            return try visitTextBlock(a, node: node, name: name, heading: heading, states: states, childCount: childCount, depth: depth)
         case .staticText, .heading, .image:
             node.label = name.isEmpty || RoleMapping.isTypeName(name) ? RoleMapping.trimmed(Atspi.description(a)) : name
             if RoleMapping.isTypeName(node.label) { node.label = "" }
@@ -357,6 +383,8 @@ struct Walker {
                 node.value = try valueText(a, role: role)
             }
             guard !node.label.isEmpty || node.value != nil else { return nil }
+            // A page's list bullets and punctuation between links ("•", ", ") say nothing.
+            if inDocument && node.value == nil && !node.label.contains(where: { $0.isLetter || $0.isNumber }) { return nil }
             if node.label.isEmpty { node.label = roleWords(a) }
             node.isElement = true
             node.traits.insert(kind == .heading ? .header : kind == .image ? .image : .staticText)
@@ -439,11 +467,89 @@ struct Walker {
         }
     }
 
+    /// A paragraph, label, heading, or a page's list item or table cell that holds nodes:
+    /// see-through, so that the links, fields and buttons in it are items of their own
+    /// beside the others around it. One that holds only text is read as one text: a heading
+    /// is a heading, a label its name.
+    private mutating func visitTextBlock(_ a: AccessibleRef, node base: LiveNode, name: String, heading: Bool, states: StateBits,
+                                         childCount: Int, depth: Int) throws(AtspiCallError) -> Int? {
+        var node = base
+        node.flatten = true
+        node.label = RoleMapping.isTypeName(name) ? "" : name
+        let index = nodes.count
+        nodes.append(node)
+        let mark = pendingExtents.count
+        for c in try Atspi.children(a, count: childCount) {
+            if let k = try visit(c, parent: index, depth: depth + 1) { nodes[index].children.append(k) }
+        }
+        let acts = nodes[(index + 1)...].contains(where: { n in
+            n.isElement && !n.traits.intersects(Self.staticTraits)
+        })
+        // A heading that holds a link stays a heading (its role): it still starts a group.
+        if acts { return index }
+        // Only text inside: the block is one text, where it has a name; else its pieces.
+        guard !node.label.isEmpty else { return nodes[index].children.isEmpty ? drop(from: index, mark: mark) : index }
+        _ = drop(from: index, mark: mark)
+        var leaf = base
+        leaf.label = node.label
+        leaf.isElement = true
+        leaf.traits.insert(heading ? .header : .staticText)
+        if !states.has(ATSPI_STATE_SENSITIVE) { leaf.traits.insert(.notEnabled) }
+        return appendElement(leaf, a)
+    }
+
+    /// Forgets the nodes from `index` on (a subtree just visited); nil.
+    private mutating func drop(from index: Int, mark: Int) -> Int? {
+        for n in nodes[index...] where n.isElement { elements[n.id] = nil; handles[n.id] = nil; seen.remove(n.id) }
+        seen.remove(nodes[index].id)
+        nodes.removeLast(nodes.count - index)
+        pendingExtents.removeLast(pendingExtents.count - mark)
+        needsArea = needsArea.filter { $0 < index }
+        pageContainers.removeAll { $0 >= index }
+        return nil
+    }
+
+    /// On a web page, a heading and what follows it, up to the next heading, make a group
+    /// called by the heading: a band of the page, one below the other. What comes before
+    /// the first heading stays as it was. Only the container's own items count (those of
+    /// see-through blocks in it included); landmarks and lists inside are items.
+    private mutating func sectionByHeadings(_ container: Int) {
+        var items: [Int] = []
+        func expand(_ k: Int) {
+            let n = nodes[k]
+            if n.flatten && n.role != "content" && n.role != Self.headingRole { n.children.forEach(expand) } else { items.append(k) }
+        }
+        nodes[container].children.forEach(expand)
+        let isHeading = items.map { nodes[$0].role == Self.headingRole }
+        guard isHeading.contains(true) else { return }
+        let plan = Self.sections(isHeading: isHeading)
+        var children: [Int] = []
+        for part in plan {
+            let members = part.map { items[$0] }
+            guard members.count > 1, isHeading[part[0]] else { children += members; continue }
+            let h = nodes[members[0]]
+            let s = nodes.count
+            nodes.append(LiveNode(id: h.id + "-section", role: "section", label: h.label, parent: container, children: members))
+            children.append(s)
+        }
+        nodes[container].children = children
+    }
+
+    /// How items split into groups at headings: runs of item positions, each but the first
+    /// starting at a heading (the first too, when the items start with one).
+    static func sections(isHeading: [Bool]) -> [[Int]] {
+        var out: [[Int]] = []
+        for (i, h) in isHeading.enumerated() {
+            if h || out.isEmpty { out.append([i]) } else { out[out.count - 1].append(i) }
+        }
+        return out
+    }
+
     private func traits(role: AtspiRole, kind: RoleKind, states: StateBits, a: AccessibleRef) -> TraitSet {
         var t = TraitSet()
         switch kind {
         case .control:
-            if role == ATSPI_ROLE_LINK || (role == ATSPI_ROLE_PUSH_BUTTON && Atspi.hasInterface(a, "Hyperlink")) {
+            if RoleMapping.isLink(role: role, hasHyperlink: role == ATSPI_ROLE_PUSH_BUTTON && !browser && Atspi.hasInterface(a, "Hyperlink"), browser: browser) {
                 t.insert(.link)
             } else {
                 t.insert(.button)

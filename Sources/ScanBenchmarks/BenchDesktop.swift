@@ -28,11 +28,15 @@ struct BenchDesktop: ParsableCommand {
     @Option(help: "Reads of the window, each way.")
     var repeats = 20
 
+    @Option(help: "Reads without the caches (default: --repeats; a big page takes seconds each way).")
+    var uncachedRepeats: Int?
+
     @Option(help: "Changes to follow (each one a value change and the snapshot it causes).")
     var changes = 100
 
     func validate() throws {
         guard (1...1000).contains(repeats) else { throw ValidationError("--repeats takes 1 to 1000") }
+        guard (0...1000).contains(uncachedRepeats ?? repeats) else { throw ValidationError("--uncached-repeats takes 0 to 1000") }
         guard (1...100_000).contains(changes) else { throw ValidationError("--changes takes 1 to 100000") }
     }
 
@@ -42,12 +46,12 @@ struct BenchDesktop: ParsableCommand {
     func run() throws {
         let desktop = try connectDesktop()
         defer { desktop.stop() }
-        guard let walks = desktop.benchWalks(app: app, repeats: repeats), !walks.cached.isEmpty else {
+        guard let walks = desktop.benchWalks(app: app, repeats: repeats, uncachedRepeats: uncachedRepeats ?? repeats), !walks.cached.isEmpty else {
             throw fail("Error: no window to read; start an application first (see 'switchscan desktop').")
         }
         let cached = Summary(walks.cached.map { Int64($0) })
         let uncached = Summary(walks.uncached.map { Int64($0) })
-        print("window: \(walks.nodes) nodes kept")
+        print("window: \(walks.nodes) nodes kept of \(walks.visited) accessible objects read")
         print("snapshot with cache:    p50 \(r2(cached.p50 / 1000)) ms, max \(r2(cached.max / 1000)) ms (\(cached.count) reads)")
         print("snapshot without cache: p50 \(r2(uncached.p50 / 1000)) ms, max \(r2(uncached.max / 1000)) ms (\(uncached.count) reads)")
 
@@ -85,7 +89,7 @@ struct BenchDesktop: ParsableCommand {
         print("change to scan list (\(slider.label ?? slider.id)): p50 \(r2(s.p50 / 1000)) ms, p99 \(r2(s.p99 / 1000)) ms, max \(r2(s.max / 1000)) ms (\(s.count) changes, \(missed) not seen)")
         print("RSS: \(rss0 / 1_000_000) MB before, \(rss1 / 1_000_000) MB after \(changes) changes (\(String(format: "%+.1f", Double(rss1 - rss0) / 1e6)) MB)")
         if json {
-            print("{\"nodes\":\(walks.nodes),\"cached_p50_ms\":\(r2(cached.p50 / 1000)),\"uncached_p50_ms\":\(r2(uncached.p50 / 1000)),"
+            print("{\"nodes\":\(walks.nodes),\"visited\":\(walks.visited),\"cached_p50_ms\":\(r2(cached.p50 / 1000)),\"uncached_p50_ms\":\(r2(uncached.p50 / 1000)),"
                   + "\"change_p50_ms\":\(r2(s.p50 / 1000)),\"change_p99_ms\":\(r2(s.p99 / 1000)),\"missed\":\(missed),"
                   + "\"rss_growth_mb\":\(r2(Double(rss1 - rss0) / 1e6))}")
         }

@@ -153,6 +153,7 @@ public final class ScanSession: @unchecked Sendable {
         let warn: @Sendable (String) -> Void = { [log] in log("Warning: \($0)") }
         var presenters: [EffectPresenter] = []
         var notes: [String] = []
+        if live?.turnedAccessibilityOn == true { notes.append(DesktopAccess.turnedOnNote) }
         let origin = MonotonicClock.now()
         if let socket = c.socket {
             do { presenters.append(try SocketPresenter(path: socket, queue: presentQueue, origin: origin, warn: warn)) } catch {

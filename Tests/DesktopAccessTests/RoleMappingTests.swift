@@ -11,8 +11,10 @@ import Testing
             (ATSPI_ROLE_LINK, .control), (ATSPI_ROLE_COLUMN_HEADER, .control),
             (ATSPI_ROLE_SLIDER, .adjustable), (ATSPI_ROLE_SPIN_BUTTON, .adjustable), (ATSPI_ROLE_SCROLL_BAR, .adjustable),
             (ATSPI_ROLE_ENTRY, .textEntry), (ATSPI_ROLE_PASSWORD_TEXT, .textEntry), (ATSPI_ROLE_TERMINAL, .textEntry),
-            (ATSPI_ROLE_LABEL, .staticText), (ATSPI_ROLE_STATUS_BAR, .staticText), (ATSPI_ROLE_PROGRESS_BAR, .staticText),
-            (ATSPI_ROLE_HEADING, .heading), (ATSPI_ROLE_IMAGE, .image), (ATSPI_ROLE_ICON, .image),
+            (ATSPI_ROLE_LABEL, .textBlock(heading: false)), (ATSPI_ROLE_PARAGRAPH, .textBlock(heading: false)),
+            (ATSPI_ROLE_STATUS_BAR, .staticText), (ATSPI_ROLE_PROGRESS_BAR, .staticText),
+            (ATSPI_ROLE_HEADING, .textBlock(heading: true)), (ATSPI_ROLE_HEADER, .heading), (ATSPI_ROLE_LANDMARK, .container(flatten: false)),
+            (ATSPI_ROLE_FORM, .container(flatten: false)), (ATSPI_ROLE_DOCUMENT_WEB, .container(flatten: true)), (ATSPI_ROLE_IMAGE, .image), (ATSPI_ROLE_ICON, .image),
             (ATSPI_ROLE_FRAME, .window), (ATSPI_ROLE_DIALOG, .window), (ATSPI_ROLE_ALERT, .window),
             (ATSPI_ROLE_MENU, .popupMenu), (ATSPI_ROLE_POPUP_MENU, .popupMenu),
             (ATSPI_ROLE_PANEL, .container(flatten: true)), (ATSPI_ROLE_FILLER, .container(flatten: true)),
@@ -35,7 +37,40 @@ import Testing
     }
 
     @Test func theTapIsTheFirstPrimaryAction() {
-        #expect(RoleMapping.primaryActions == ["click", "press", "activate", "toggle", "jump", "open"])
+        #expect(RoleMapping.primaryActions == ["click", "press", "activate", "toggle", "jump", "open", "check", "uncheck", "doDefault"])
+        #expect(RoleMapping.isInternalAction("clickAncestor"))
+    }
+
+    /// On a web page, list items and table cells are text around links unless a list box's
+    /// option or a grid's cell (selectable); elsewhere, as in toolkits, they are controls.
+    @Test func pageListItemsAndCellsAreTextUnlessSelectable() {
+        for role in [ATSPI_ROLE_LIST_ITEM, ATSPI_ROLE_TABLE_CELL] {
+            #expect(RoleMapping.kind(of: role, inDocument: true, selectable: false) == .textBlock(heading: false))
+            #expect(RoleMapping.kind(of: role, inDocument: true, selectable: true) == .control)
+            #expect(RoleMapping.kind(of: role, inDocument: false, selectable: false) == .control)
+        }
+        #expect(RoleMapping.kind(of: ATSPI_ROLE_PUSH_BUTTON, inDocument: true, selectable: false) == .control)
+        #expect(RoleMapping.isDocument(ATSPI_ROLE_DOCUMENT_WEB) && !RoleMapping.isDocument(ATSPI_ROLE_DOCUMENT_FRAME))
+    }
+
+    /// Browsers give every node the Hyperlink interface: only GTK's link buttons are links
+    /// for it; a link is a link everywhere.
+    @Test func buttonsInBrowsersAreButtons() {
+        #expect(RoleMapping.isBrowser(toolkit: "Gecko") && RoleMapping.isBrowser(toolkit: "Chromium"))
+        #expect(!RoleMapping.isBrowser(toolkit: "GTK") && !RoleMapping.isBrowser(toolkit: "Qt"))
+        #expect(!RoleMapping.isLink(role: ATSPI_ROLE_PUSH_BUTTON, hasHyperlink: true, browser: true))
+        #expect(RoleMapping.isLink(role: ATSPI_ROLE_PUSH_BUTTON, hasHyperlink: true, browser: false))
+        #expect(!RoleMapping.isLink(role: ATSPI_ROLE_PUSH_BUTTON, hasHyperlink: false, browser: false))
+        #expect(RoleMapping.isLink(role: ATSPI_ROLE_LINK, hasHyperlink: true, browser: true))
+    }
+
+    /// Each heading starts a group that runs to the next one; what comes before the first
+    /// heading stays on its own.
+    @Test func headingsSplitItemsIntoSections() {
+        #expect(Walker.sections(isHeading: []) == [])
+        #expect(Walker.sections(isHeading: [false, false]) == [[0, 1]])
+        #expect(Walker.sections(isHeading: [false, true, false, false, true, false]) == [[0], [1, 2, 3], [4, 5]])
+        #expect(Walker.sections(isHeading: [true, false, true, true]) == [[0, 1], [2], [3]])
     }
 
     @Test func toolkitInternalActionsAreLeftOut() {

@@ -33,8 +33,9 @@ struct StoppedDesktopTests {
             Issue.record("something keeps a dropped DesktopAccess (its listener?)")
             return
         }
-        // GLib's loop is free for another thread: the dropped one's thread has ended.
-        guard g_main_context_acquire(nil) != 0 else {
+        // GLib's loop is free for another thread: the dropped one's thread has ended (it may
+        // be finishing still when the last reference went on that thread).
+        guard Self.waitUntil({ g_main_context_acquire(nil) != 0 }) else {
             Issue.record("the dropped DesktopAccess's AT-SPI thread still runs GLib's loop")
             return
         }
