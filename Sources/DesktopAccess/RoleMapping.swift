@@ -119,6 +119,16 @@ enum RoleMapping {
         return String(name[first...last])
     }
 
+    /// The half of a name made of the same words twice ("7 7": GTK 4.8 names a button by
+    /// its label twice); nil for any other name.
+    static func doubledHalf(_ name: String) -> String? {
+        let u = Array(name.utf8)
+        guard u.count >= 3, u.count % 2 == 1, u[u.count / 2] == UInt8(ascii: " ") else { return nil }
+        let half = u.count / 2
+        guard u[..<half].elementsEqual(u[(half + 1)...]) else { return nil }
+        return String(decoding: u[..<half], as: UTF8.self)
+    }
+
     /// GTK 4 names unnamed widgets after their type ("GtkSwitch"): no label for a person.
     static func isTypeName(_ name: String) -> Bool {
         let u = Array(name.utf8)

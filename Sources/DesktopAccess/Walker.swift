@@ -569,7 +569,14 @@ struct Walker {
     /// Name, else what labels it, else the text of its first labelled child (a list row),
     /// else its description, else what its role is called.
     private mutating func label(_ a: AccessibleRef, id: String, name: String, childCount: Int) throws(AtspiCallError) -> String {
-        if !name.isEmpty && !RoleMapping.isTypeName(name) { return name }
+        if !name.isEmpty && !RoleMapping.isTypeName(name) {
+            // "7 7" over a label "7": the label once ("bye bye" over no such label stays).
+            if let half = RoleMapping.doubledHalf(name), childCount > 0, childCount < 50,
+               try Atspi.children(a, count: childCount).contains(where: { (try? RoleMapping.trimmed(Atspi.name($0))) == half }) {
+                return half
+            }
+            return name
+        }
         // The relation is remembered, not the text: the label's name is read each time.
         let targets = known.labelledBy[id] ?? Atspi.labelledBy(a)
         known.labelledBy[id] = targets

@@ -89,6 +89,13 @@ import Testing
         for (name, trimmed) in table { #expect(RoleMapping.trimmed(name) == trimmed, "\(name.debugDescription)") }
     }
 
+    @Test func aNameMadeOfTheSameWordsTwiceHasItsHalf() {
+        let table: [(String, String?)] = [("7 7", "7"), ("× ×", "×"), ("mod mod", "mod"), ("( (", "("),
+                                          ("Clear Display Clear Display", "Clear Display"), ("bye bye", "bye"),
+                                          ("7", nil), ("7 8", nil), ("77", nil), ("7  7", nil), ("", nil), ("a b a", nil)]
+        for (name, half) in table { #expect(RoleMapping.doubledHalf(name) == half, "\(name.debugDescription)") }
+    }
+
     @Test func gtk4TypeNamesAreNoNames() {
         for name in ["GtkSwitch", "GtkImage", "GtkBox"] { #expect(RoleMapping.isTypeName(name), "\(name)") }
         for name in ["Gtk", "Gtkx", "Gtk Switch", "Gtk4 demo", "Save", "GTKSwitch", ""] {

@@ -79,24 +79,33 @@ struct TaskTests {
         }
     }
 
-    static func galculator(_ session: DesktopSession) throws {
-        _ = try session.launchApplication("/usr/bin/galculator", [], applicationName: "galculator", title: "galculator",
-                                          extraEnvironment: ["XDG_CONFIG_HOME": session.directory.path])
-        _ = try session.waitForApplication(named: "galculator", timeout: 15)
+    /// A calculator: its program, its application name and its keys for 12 × 7 =.
+    struct Calculator: Sendable, CustomStringConvertible {
+        var program: String
+        var name: String
+        var keys: [String]
+        var description: String { name }
+        static let galculator = Calculator(program: "/usr/bin/galculator", name: "galculator", keys: ["1", "2", "*", "7", "="])
+        static let gnome = Calculator(program: "/usr/bin/gnome-calculator", name: "gnome-calculator", keys: ["1", "2", "×", "7", "="])
     }
 
-    /// galculator's 12 × 7 = with the default grouping (the window's long level of keys in
-    /// rows) and with `grouping: optimal`; the result is heard.
-    @Test(arguments: ["layout", "optimal"])
-    func twelveTimesSevenOnGalculator(grouping: String) throws {
+    /// 12 × 7 = in galculator (GTK 3) with the default grouping (the window's long level of
+    /// keys in rows) and with `grouping: optimal`, and in gnome-calculator (GTK 4) with the
+    /// default; the result is heard.
+    @Test(arguments: [(Calculator.galculator, "layout"), (.galculator, "optimal"), (.gnome, "layout")])
+    func twelveTimesSeven(on calculator: Calculator, grouping: String) throws {
         let session = try DesktopSession()
         defer { session.stop() }
-        try Self.galculator(session)
-        let elements = try Self.targets(session, app: "galculator")
-        let keys = try ["1", "2", "*", "7", "="].map { key in try #require(elements.first { $0.label == key }, "no key '\(key)'") }
+        _ = try session.launchApplication(calculator.program, [], applicationName: calculator.name, title: calculator.name,
+                                          extraEnvironment: ["XDG_CONFIG_HOME": session.directory.path])
+        _ = try session.waitForApplication(named: calculator.name, timeout: 15)
+        let elements = try Self.targets(session, app: calculator.name)
+        let keys = try calculator.keys.map { key in
+            try #require(elements.first { $0.label == key }, "no key '\(key)' in \(elements.map(\.label))")
+        }
         let settings = session.directory.appendingPathComponent("task-\(grouping).json")
         try Data(#"{"autoScanInterval": 0.5, "grouping": "\#(grouping)", "announceChanges": true}"#.utf8).write(to: settings)
-        let scan = try session.startSwitchscan(["run", "--desktop", "--app", "galculator", "--output", "json", "--no-devices",
+        let scan = try session.startSwitchscan(["run", "--desktop", "--app", calculator.name, "--output", "json", "--no-devices",
                                                 "--style", "auto", "--settings", settings.path])
         defer { _ = scan.terminate() }
         let start = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
@@ -105,8 +114,8 @@ struct TaskTests {
             guard let e = EffectLine(line), e.effect == "announce" else { return false }
             return e.text?.contains("84") == true
         }))
-        print(String(format: "Task: galculator 12 × 7 = with grouping %@, 0.5 s a step: %.1f s from the scan's start to the result heard",
-                     grouping, result.time - start.time))
+        print(String(format: "Task: %@ 12 × 7 = with grouping %@, 0.5 s a step: %.1f s from the scan's start to the result heard",
+                     calculator.name, grouping, result.time - start.time))
     }
 
     /// gtk3-widget-factory's element that `cost` finds furthest away with `grouping: optimal`,
