@@ -22,7 +22,8 @@ enum Regrouping {
         let rightToLeft = settings.order == .screenRightToLeft
         switch settings.grouping {
         case .layout:
-            guard tree.containersAreToolkits, settings.order != .application else { return scan }
+            // Without groups (groupItems off) there are no rows either.
+            guard tree.containersAreToolkits, settings.groupItems, settings.order != .application else { return scan }
             return rowsOfLongLevels(scan, tree: tree, rightToLeft: rightToLeft)
         case .linear: top = order.map(Shape.element)
         case .rowColumn:

@@ -65,12 +65,15 @@ struct ToolkitRowsTests {
         #expect(a.groups.compactMap(\.id).count == Set(a.groups.compactMap(\.id)).count)
     }
 
-    @Test func aLayoutFileAndTheApplicationOrderKeepTheLevelWhole() {
+    @Test func aLayoutFileTheApplicationOrderAndNoGroupsKeepTheLevelWhole() {
         let fromFile = galculatorScreen(toolkit: false)
         #expect(ScanTreeBuilder.build(fromFile, settings: ScanSettings()).top.items.count == 26)
         var s = ScanSettings()
         s.order = .application
         #expect(ScanTreeBuilder.build(galculatorScreen(), settings: s).top.items.count == 26)
+        var flat = ScanSettings()
+        flat.groupItems = false
+        #expect(ScanTreeBuilder.build(galculatorScreen(), settings: flat).groups.count == 1, "no groups, no rows")
     }
 
     @Test func aLevelInOneRowOrOneColumnOrOfFifteenStaysAsItIs() {
