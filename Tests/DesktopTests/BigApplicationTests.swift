@@ -84,12 +84,25 @@ struct BigApplicationTests {
         try session.activateWindow(titled: "Slow Window", timeout: 10)
         let run = try session.startSwitchscan(["run", "--desktop", "--output", "json", "--no-devices", "--style", "manual"])
         defer { _ = run.terminate() }
-        try run.expectNoLine("the slow window scanned before it was read whole", within: 2) { EffectLine($0)?.effect == "highlight" }
+        // On a loaded machine the slow application may miss the time an answer is given
+        // (250 ms): it is passed over and the other window scanned at once. Then the kill
+        // comes while it is passed over, not mid-read; the rest holds all the same.
+        let fixtureLabels = ["Btn 1", "Fixture Heading", "Btn 2", "Check me", "status: idle"]
+        var passedOver = false
+        do {
+            try run.expectNoLine("the slow window scanned before it was read whole", within: 2) { EffectLine($0)?.effect == "highlight" }
+        } catch {
+            let first = try run.waitForLine("the first highlight", timeout: 1) { EffectLine($0)?.effect == "highlight" }
+            try #require(fixtureLabels.contains(EffectLine(first)?.label ?? ""), "a highlight in the slow window before it was read whole: \(first)")
+            passedOver = true
+            print("The slow application was passed over (slow to answer under load); it is killed while passed over, not mid-read.")
+        }
         kill(slow.pid, SIGKILL)
         // The other window is scanned by the same process.
+        if passedOver { try run.send("\t") }
         try run.waitForLine("the fixture's window scanned", timeout: 20) { line in
             guard let e = EffectLine(line) else { return false }
-            return e.effect == "highlight" && ["Btn 1", "Fixture Heading", "Btn 2", "Check me", "status: idle"].contains(e.label ?? "")
+            return e.effect == "highlight" && fixtureLabels.contains(e.label ?? "")
         }
         run.closeInput()
         let status = try run.waitForExit(timeout: 10)
