@@ -107,7 +107,7 @@ struct UserManager {
     }
 
     /// Whether the desktop session started graphical-session.target (GNOME, KDE Plasma, …
-    /// do; many lighter desktops do not, and a unit wanted by it would never start there).
+    /// do; many lighter desktops do not, and a unit wanted by it does not start there).
     var graphicalSessionActive: Bool { run(["is-active", "--quiet", "graphical-session.target"]).status == 0 }
 }
 
@@ -140,7 +140,7 @@ struct AutostartEnable: ParsableCommand {
             throw ExitCode(1)
         case (.auto, .success(let m)):
             useUnit = m.graphicalSessionActive
-            if !useUnit { why = " (systemd's user manager runs, but this session did not start graphical-session.target, so a unit would never start)" }
+            if !useUnit { why = " (systemd's user manager runs, but graphical-session.target is not active in this session, so a unit would not start)" }
         case (.auto, .failure):
             useUnit = false
         }

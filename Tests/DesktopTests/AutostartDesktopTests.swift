@@ -33,12 +33,11 @@ struct AutostartDesktopTests {
         try FileManager.default.createDirectory(at: systemConfig, withIntermediateDirectories: true)
         let login = try session.launchApplication(Self.openboxSession.path, [], applicationName: "openbox", title: "",
                                                   extraEnvironment: ["XDG_CONFIG_DIRS": systemConfig.path])
-        // The scanner it started: in this session, running the entry's command line.
-        let deadline = Date().addingTimeInterval(20 * TestTime.scale)
+        // The scanner the entry starts: in this session, running the entry's command line.
         var started: DesktopSession.MarkedProcess?
-        while started == nil && Date() < deadline {
+        _ = TestTime.poll(timeout: 20, every: 0.1) {
             started = DesktopSession.markedProcesses(session.marker).first { $0.command.contains(" run --desktop --wait-for-desktop 60 --output quiet --no-terminal-keys") }
-            if started == nil { usleep(100_000) }
+            return started != nil
         }
         let scanner = try #require(started, "openbox-session did not start the entry's command within 20 s.\n--- its stderr ---\n\(login.stderr)")
 
@@ -73,13 +72,9 @@ struct AutostartDesktopTests {
         let login = clock.now
         let started = try session.launchApplication(Self.openboxSession.path, [], applicationName: "openbox", title: "",
                                                     extraEnvironment: ["XDG_CONFIG_DIRS": systemConfig.path])
-        let deadline = Date().addingTimeInterval(10 * TestTime.scale)
-        while try session.windowIDs(named: "^switchscan outline$").isEmpty {
-            guard Date() < deadline else {
-                Issue.record("no highlight within 10 s of the login.\n--- the session's stderr ---\n\(started.stderr)")
-                return
-            }
-            usleep(20_000)
+        guard try TestTime.poll(timeout: 10, until: { try !session.windowIDs(named: "^switchscan outline$").isEmpty }) else {
+            Issue.record("no highlight within 10 s of the login.\n--- the session's stderr ---\n\(started.stderr)")
+            return
         }
         let milliseconds = DesktopSession.milliseconds(clock.now - login)
         #expect(milliseconds <= 2000, "login to the first highlight: \(Int(milliseconds)) ms")
@@ -92,8 +87,8 @@ struct AutostartDesktopTests {
         let session = try DesktopSession()
         defer { session.stop() }
         let run = try session.startSwitchscan(["run", "--desktop", "--wait-for-desktop", "0.5", "--output", "json", "--no-devices"])
-        usleep(1_500_000)
-        #expect(run.process.isRunning, "it ended with nothing to scan.\n\(run.stderr)")
+        // Past its 0.5 s wait it goes on: an exit within 1.5 s fails.
+        #expect(!run.process.wait(timeout: 1.5 * TestTime.scale), "it ended with nothing to scan.\n\(run.stderr)")
         let fixture = try session.startFixture()
         let line = try run.waitForLine("a highlight in the fixture's window", timeout: 15) { line in
             line.contains(#""effect":"highlight""#) && !line.contains(#""item":"none""#)

@@ -71,13 +71,9 @@ struct CrashRestartTests {
         func outlineShown() throws -> Bool { try !session.windowIDs(named: "^switchscan outline$").isEmpty }
         /// Polls `condition` until it holds or `timeout` seconds passed; the milliseconds from `since`.
         func waitFor(_ what: String, since start: ContinuousClock.Instant, timeout: Double, _ condition: () throws -> Bool) throws -> Double {
-            let deadline = Date().addingTimeInterval(timeout * TestTime.scale)
-            while try !condition() {
-                guard Date() < deadline else {
-                    let status = (try? manager.systemctl(["status", Self.unit, Self.failureUnit]).stdout) ?? ""
-                    throw DesktopError("Waiting for \(what): not within \(timeout) s.\n\(status)\n\(manager.logs)")
-                }
-                usleep(20_000)
+            guard try TestTime.poll(timeout: timeout, until: condition) else {
+                let status = (try? manager.systemctl(["status", Self.unit, Self.failureUnit]).stdout) ?? ""
+                throw DesktopError("Waiting for \(what): not within \(timeout) s.\n\(status)\n\(manager.logs)")
             }
             return DesktopSession.milliseconds(clock.now - start)
         }
@@ -143,14 +139,12 @@ struct CrashRestartTests {
         #expect(logins.allSatisfy { $0 <= Self.limitMilliseconds }, "login to the first highlight (ms): \(logins)")
 
         // Given up: no restart after twice RestartSec, the start limit said, the message once.
-        let gaveUp = clock.now
-        while DesktopSession.milliseconds(clock.now - gaveUp) < Double(2 * AutostartFiles.restartMilliseconds + 500) {
-            let state = try manager.show(Self.unit, ["ActiveState", "MainPID"])
-            #expect(state["ActiveState"] == "failed" && state["MainPID"] == "0", "restarted after the third crash: \(state)")
-            #expect(try !outlineShown(), "a scanner highlights after the third crash")
-            if state["ActiveState"] != "failed" { break }
-            usleep(100_000)
+        let restarted = try TestTime.poll(timeout: Double(2 * AutostartFiles.restartMilliseconds + 500) / 1000, every: 0.1) {
+            try manager.show(Self.unit, ["ActiveState"])["ActiveState"] != "failed" || outlineShown()
         }
+        let state = try manager.show(Self.unit, ["ActiveState", "MainPID"])
+        #expect(!restarted && state["ActiveState"] == "failed" && state["MainPID"] == "0", "restarted after the third crash: \(state)")
+        #expect(try !outlineShown(), "a scanner highlights after the third crash")
         let managerSaid = manager.journalEntries().filter { $0.source == "systemd" }.map(\.message)
         #expect(managerSaid.contains("\(Self.unit): Start request repeated too quickly. (\(Self.unit))"), "\(manager.logs)")
         #expect(managerSaid.filter { $0.hasPrefix("\(Self.unit): Triggering OnFailure= dependencies.") }.count == 1, "\(manager.logs)")

@@ -29,13 +29,13 @@ struct StoppedDesktopTests {
             dropped = first
             #expect(first.follow(app: nil) { _ in } != nil)
         }
-        guard Self.waitUntil({ dropped == nil }) else {
+        guard TestTime.poll(timeout: 5, until: { dropped == nil }) else {
             Issue.record("something keeps a dropped DesktopAccess (its listener?)")
             return
         }
         // GLib's loop is free for another thread: the dropped one's thread has ended (it may
         // be finishing still when the last reference went on that thread).
-        guard Self.waitUntil({ g_main_context_acquire(nil) != 0 }) else {
+        guard TestTime.poll(timeout: 5, until: { g_main_context_acquire(nil) != 0 }) else {
             Issue.record("the dropped DesktopAccess's AT-SPI thread still runs GLib's loop")
             return
         }
@@ -65,13 +65,4 @@ struct StoppedDesktopTests {
         desktop.stop()  // twice: harmless
     }
 
-    /// Waits up to 5 s for `condition`; true once it holds.
-    static func waitUntil(_ condition: () -> Bool) -> Bool {
-        for _ in 0..<250 {
-            if condition() { return true }
-            var none = pollfd()
-            _ = poll(&none, 0, 20)
-        }
-        return condition()
-    }
 }

@@ -119,17 +119,16 @@ final class UserManagerSession: @unchecked Sendable {
 
         // Up once it answers and has started its default target (`is-system-running` says
         // "offline" outside the namespace).
-        let deadline = Date().addingTimeInterval(10 * TestTime.scale)
         var state = ""
-        while Date() < deadline {
-            if !process.isRunning { break }
+        let up = TestTime.poll(timeout: 10, every: 0.05) {
+            guard process.isRunning else { return true }
             if let answer = try? ChildProcess.run(Self.systemctl.path, ["--user", "show", "-p", "SystemState", "--value"], environment: session.environment,
                                                   scratch: scratch, timeout: 5) {
                 state = answer.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-                if state == "running" || state == "degraded" { return }
             }
-            usleep(50_000)
+            return state == "running" || state == "degraded"
         }
+        if up && process.isRunning { return }
         let why = process.isRunning ? "it did not report running within 10 s (SystemState: \(state))"
             : "it exited with status \(process.exitStatus ?? -1)"
         let said = Self.read(errURL) + Self.read(journal)
