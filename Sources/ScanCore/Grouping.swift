@@ -60,18 +60,10 @@ enum Regrouping {
                 }
                 for row in rows {
                     guard row.count > 1 else { items.append(.element(row[0])); continue }
-                    var id = "group:" + tree[row[0]].id
-                    if used.contains(id) { id += "/" + tree[row[row.count - 1]].id }
-                    var k = 2
-                    while used.contains(id) { id = "group:" + tree[row[0]].id + "/" + tree[row[row.count - 1]].id + "#\(k)"; k += 1 }
-                    used.insert(id)
-                    let frame = row.dropFirst().reduce(tree[row[0]].frame) { $0.union(tree[$1].frame) }
-                    let first = row[0]
-                    let container = first < scan.accessibilityParent.count && scan.accessibilityParent[first] >= 0
-                        ? Int(scan.accessibilityParent[first]) : scan.groups[g].node
+                    var group = madeGroup(row, used: &used, scan: scan, tree: tree, parent: g, index: items.count)
+                    group.items = row.map(ScanItem.element)
                     items.append(.group(out.groups.count))
-                    out.groups.append(ScanGroup(node: container, items: row.map(ScanItem.element), parent: g,
-                                                indexInParent: items.count - 1, id: id, frame: frame))
+                    out.groups.append(group)
                 }
             }
             for item in scan.groups[g].items {
@@ -276,6 +268,24 @@ enum Regrouping {
         return (contents(0, n), f[n])
     }
 
+    /// A group the grouping makes of `members` (no items yet): named after them, so that the
+    /// same screen read again gives the same id (`group:` and the first's id, then `/` and the
+    /// last's, then `#2`, … where taken), framed by their union, its node the first member's
+    /// container.
+    static func madeGroup(_ members: [Int], used: inout Set<String>, scan: ScanTree, tree: ElementTree,
+                          parent: Int, index: Int) -> ScanGroup {
+        let first = members[0], last = members[members.count - 1]
+        var id = "group:" + tree[first].id
+        if used.contains(id) { id += "/" + tree[last].id }
+        var k = 2
+        while used.contains(id) { id = "group:" + tree[first].id + "/" + tree[last].id + "#\(k)"; k += 1 }
+        used.insert(id)
+        let frame = members.dropFirst().reduce(tree[first].frame) { $0.union(tree[$1].frame) }
+        let container = first < scan.accessibilityParent.count && scan.accessibilityParent[first] >= 0
+            ? Int(scan.accessibilityParent[first]) : 0
+        return ScanGroup(node: container, items: [], parent: parent, indexInParent: index, id: id, frame: frame)
+    }
+
     /// The scan tree of `top`: group 0 the top level; a group made here is framed by its
     /// members and named after them, so that the same screen read again gives the same ids
     /// (the cursor is kept by id across snapshots): `group:` and its first element's id, and
@@ -283,14 +293,6 @@ enum Regrouping {
     static func build(_ top: [Shape], scan: ScanTree, tree: ElementTree) -> ScanTree {
         var groups = [ScanGroup(node: scan.groups.first?.node ?? 0, items: [], parent: nil, indexInParent: 0)]
         var used: Set<String> = []
-        func name(_ members: [Int]) -> String {
-            var id = "group:" + tree[members[0]].id
-            if used.contains(id) { id += "/" + tree[members[members.count - 1]].id }
-            var k = 2
-            while used.contains(id) { id = "group:" + tree[members[0]].id + "/" + tree[members[members.count - 1]].id + "#\(k)"; k += 1 }
-            used.insert(id)
-            return id
-        }
         func add(_ shapes: [Shape], into g: Int) {
             var items: [ScanItem] = []
             for (k, shape) in shapes.enumerated() {
@@ -298,14 +300,8 @@ enum Regrouping {
                 case .element(let n):
                     items.append(.element(n))
                 case .group(let parts):
-                    let members = shape.elements
-                    let first = members[0]
-                    let frame = members.dropFirst().reduce(tree[first].frame) { $0.union(tree[$1].frame) }
-                    let container = first < scan.accessibilityParent.count && scan.accessibilityParent[first] >= 0
-                        ? Int(scan.accessibilityParent[first]) : 0
                     let sub = groups.count
-                    groups.append(ScanGroup(node: container, items: [], parent: g, indexInParent: k,
-                                            id: name(members), frame: frame))
+                    groups.append(madeGroup(shape.elements, used: &used, scan: scan, tree: tree, parent: g, index: k))
                     items.append(.group(sub))
                     add(parts, into: sub)
                 }
