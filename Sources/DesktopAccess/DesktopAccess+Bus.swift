@@ -10,15 +10,20 @@ extension DesktopAccess {
     /// session bus named in DBUS_SESSION_BUS_ADDRESS libatspi finds the bus through the
     /// display, and there is nothing to ask: true.
     public static func busAnswers(timeoutMilliseconds: Int32) -> Bool {
-        guard let named = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }), !named.isEmpty, named != "disabled:" else { return true }
+        guard let named = sessionBusAddress else { return true }
         guard let address = ask(named, timeoutMilliseconds: timeoutMilliseconds) else { return false }
-        return ask(address, timeoutMilliseconds: timeoutMilliseconds, call: false) != nil
+        return withConnection(address) { _ in true } != nil
     }
 
-    /// Connects privately to the bus at `address` (never exiting when it goes) and, with
-    /// `call`, asks it for the accessibility bus's address; without, answers "" once the
-    /// connection is accepted.
-    private static func ask(_ address: String, timeoutMilliseconds: Int32, call: Bool = true) -> String? {
+    /// The session bus named in DBUS_SESSION_BUS_ADDRESS; nil without one.
+    private static var sessionBusAddress: String? {
+        guard let named = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }), !named.isEmpty, named != "disabled:" else { return nil }
+        return named
+    }
+
+    /// `body` with a private connection to the bus at `address` (never exiting when it
+    /// goes), closed after; nil where it cannot connect.
+    private static func withConnection<T>(_ address: String, _ body: (OpaquePointer) -> T?) -> T? {
         var err = DBusError()
         dbus_error_init(&err)
         defer { dbus_error_free(&err) }
@@ -26,7 +31,18 @@ extension DesktopAccess {
         defer { dbus_connection_close(bus); dbus_connection_unref(bus) }
         dbus_connection_set_exit_on_disconnect(bus, 0)
         guard dbus_bus_register(bus, &err) != 0 else { return nil }
-        guard call else { return "" }
+        return body(bus)
+    }
+
+    /// Asks the session bus at `address` for the accessibility bus's address.
+    private static func ask(_ address: String, timeoutMilliseconds: Int32) -> String? {
+        withConnection(address) { bus in askAddress(bus, timeoutMilliseconds) }
+    }
+
+    private static func askAddress(_ bus: OpaquePointer, _ timeoutMilliseconds: Int32) -> String? {
+        var err = DBusError()
+        dbus_error_init(&err)
+        defer { dbus_error_free(&err) }
         guard let message = dbus_message_new_method_call("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress") else { return nil }
         defer { dbus_message_unref(message) }
         guard let reply = dbus_connection_send_with_reply_and_block(bus, message, timeoutMilliseconds, &err) else { return nil }
@@ -53,18 +69,37 @@ extension DesktopAccess {
     /// on it.
     @discardableResult
     public static func enableAccessibility(timeoutMilliseconds: Int32 = 2000) -> Enabling {
-        guard let named = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }), !named.isEmpty, named != "disabled:" else { return .unknown }
-        var err = DBusError()
-        dbus_error_init(&err)
-        defer { dbus_error_free(&err) }
-        guard let bus = dbus_connection_open_private(named, &err) else { return .unknown }
-        defer { dbus_connection_close(bus); dbus_connection_unref(bus) }
-        dbus_connection_set_exit_on_disconnect(bus, 0)
-        guard dbus_bus_register(bus, &err) != 0 else { return .unknown }
-        guard let on = isEnabled(bus, timeoutMilliseconds) else { return .unknown }
-        if on { return .wasOn }
-        guard let m = dbus_message_new_method_call("org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties", "Set") else { return .unknown }
-        defer { dbus_message_unref(m) }
+        guard let named = sessionBusAddress else { return .unknown }
+        return withConnection(named) { bus -> Enabling in
+            guard let on = isEnabled(bus, timeoutMilliseconds) else { return .unknown }
+            if on { return .wasOn }
+            guard let m = statusCall("Set") else { return .unknown }
+            defer { dbus_message_unref(m) }
+            var it = DBusMessageIter()
+            dbus_message_iter_init_append(m, &it)
+            var variant = DBusMessageIter()
+            var ok = dbus_message_iter_open_container(&it, Int32(UInt8(ascii: "v")), "b", &variant) != 0
+            var yes: dbus_bool_t = 1
+            ok = ok && dbus_message_iter_append_basic(&variant, Int32(UInt8(ascii: "b")), &yes) != 0
+            ok = ok && dbus_message_iter_close_container(&it, &variant) != 0
+            var err = DBusError()
+            dbus_error_init(&err)
+            defer { dbus_error_free(&err) }
+            guard ok, let reply = dbus_connection_send_with_reply_and_block(bus, m, timeoutMilliseconds, &err) else { return .unknown }
+            dbus_message_unref(reply)
+            return isEnabled(bus, timeoutMilliseconds) == true ? .turnedOn : .unknown
+        } ?? .unknown
+    }
+
+    /// The flag as the bus launcher has it; nil where it cannot be read.
+    public static func accessibilityEnabled(timeoutMilliseconds: Int32 = 2000) -> Bool? {
+        sessionBusAddress.flatMap { withConnection($0) { isEnabled($0, timeoutMilliseconds) } }
+    }
+
+    /// A Properties call (`Get` or `Set`) on the bus launcher's org.a11y.Status IsEnabled,
+    /// its interface and property names appended; the caller appends any value.
+    private static func statusCall(_ method: String) -> OpaquePointer? {
+        guard let m = dbus_message_new_method_call("org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties", method) else { return nil }
         var it = DBusMessageIter()
         dbus_message_iter_init_append(m, &it)
         var ok = true
@@ -74,43 +109,16 @@ extension DesktopAccess {
                 ok = ok && dbus_message_iter_append_basic(&it, Int32(UInt8(ascii: "s")), &v) != 0
             }
         }
-        var variant = DBusMessageIter()
-        ok = ok && dbus_message_iter_open_container(&it, Int32(UInt8(ascii: "v")), "b", &variant) != 0
-        var yes: dbus_bool_t = 1
-        ok = ok && dbus_message_iter_append_basic(&variant, Int32(UInt8(ascii: "b")), &yes) != 0
-        ok = ok && dbus_message_iter_close_container(&it, &variant) != 0
-        guard ok, let reply = dbus_connection_send_with_reply_and_block(bus, m, timeoutMilliseconds, &err) else { return .unknown }
-        dbus_message_unref(reply)
-        return isEnabled(bus, timeoutMilliseconds) == true ? .turnedOn : .unknown
-    }
-
-    /// The flag as the bus launcher has it; nil where it cannot be read.
-    public static func accessibilityEnabled(timeoutMilliseconds: Int32 = 2000) -> Bool? {
-        guard let named = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }), !named.isEmpty, named != "disabled:" else { return nil }
-        var err = DBusError()
-        dbus_error_init(&err)
-        defer { dbus_error_free(&err) }
-        guard let bus = dbus_connection_open_private(named, &err) else { return nil }
-        defer { dbus_connection_close(bus); dbus_connection_unref(bus) }
-        dbus_connection_set_exit_on_disconnect(bus, 0)
-        guard dbus_bus_register(bus, &err) != 0 else { return nil }
-        return isEnabled(bus, timeoutMilliseconds)
+        guard ok else { dbus_message_unref(m); return nil }
+        return m
     }
 
     private static func isEnabled(_ bus: OpaquePointer, _ timeoutMilliseconds: Int32) -> Bool? {
         var err = DBusError()
         dbus_error_init(&err)
         defer { dbus_error_free(&err) }
-        guard let m = dbus_message_new_method_call("org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties", "Get") else { return nil }
+        guard let m = statusCall("Get") else { return nil }
         defer { dbus_message_unref(m) }
-        var it = DBusMessageIter()
-        dbus_message_iter_init_append(m, &it)
-        for s in ["org.a11y.Status", "IsEnabled"] {
-            s.withCString { p in
-                var v: UnsafePointer<CChar>? = p
-                _ = dbus_message_iter_append_basic(&it, Int32(UInt8(ascii: "s")), &v)
-            }
-        }
         guard let reply = dbus_connection_send_with_reply_and_block(bus, m, timeoutMilliseconds, &err) else { return nil }
         defer { dbus_message_unref(reply) }
         var r = DBusMessageIter()
