@@ -6,6 +6,11 @@
 #include <string.h>
 #include <time.h>
 
+/// Exported by libatspi but not in its public headers: whether it holds the object's
+/// `flag` part in its cache. Only `switchscan-bench desktop` asks, to start its cached
+/// reads once libatspi has taken in an application's cache.
+gboolean _atspi_accessible_test_cache(AtspiAccessible *accessible, AtspiCache flag);
+
 /// CLOCK_MONOTONIC in milliseconds.
 static inline long long catspi_now_ms(void) {
     struct timespec ts;

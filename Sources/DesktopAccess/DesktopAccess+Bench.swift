@@ -1,40 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CAtspi
 import ScanCore
 import ScanHost
 
 extension DesktopAccess {
-    /// Walk times of the chosen window, in nanoseconds: `repeats` reads with the caches
-    /// (libatspi's, and the action names of earlier reads), as following a window reads,
-    /// then `uncachedRepeats` (default: as many) with both off (every getter a D-Bus round trip). For `switchscan-bench desktop`.
-    public func benchWalks(app: String?, repeats: Int, uncachedRepeats: Int? = nil) -> (cached: [UInt64], uncached: [UInt64], nodes: Int, visited: Int)? {
-        try? thread.sync { [self] () -> (cached: [UInt64], uncached: [UInt64], nodes: Int, visited: Int)? in
-            let apps = readApplications()
-            guard let c = chooseWindow(apps, app: app) else { return nil }
+    /// Walk times of the chosen window, in nanoseconds: the first read this process makes of
+    /// it (libatspi knows nothing of the application yet); then, once libatspi has taken in
+    /// the application's cache (asked for at first contact, and taken in only while the
+    /// loop runs, as it has when a window is followed: up to a second is given
+    /// for it), `repeats` reads with the caches (libatspi's, and what earlier reads
+    /// learnt); then `uncachedRepeats` (default: as many) with both off (every getter not
+    /// read in a batch a D-Bus round trip). For `switchscan-bench desktop`.
+    public func benchWalks(app: String?, repeats: Int, uncachedRepeats: Int? = nil)
+        -> (first: UInt64, cached: [UInt64], uncached: [UInt64], nodes: Int, visited: Int)? {
+        func walk(_ ref: AccessibleRef, browser: Bool, known: WalkCache) -> (ns: UInt64, walker: Walker)? {
+            var walker = Walker()
+            walker.browser = browser
+            walker.known = known
+            let t0 = MonotonicClock.now()
+            do { try walker.walkRoot(ref) } catch { return nil }
+            return (UInt64((MonotonicClock.now() - t0).nanoseconds), walker)
+        }
+        guard let first = try? thread.sync({ [self] () -> (ns: UInt64, window: AccessibleRef)? in
+            guard let c = chooseWindow(readApplications(), app: app),
+                  let w = walk(c.window.ref, browser: RoleMapping.isBrowser(toolkit: c.app.info.toolkit), known: WalkCache()) else { return nil }
+            return (w.ns, c.window.ref)
+        }) ?? nil else { return nil }
+        // Between these jobs the loop runs, and libatspi takes in the application's cache.
+        let deadline = MonotonicClock.now() + .seconds(1)
+        while MonotonicClock.now() < deadline {
+            let filled = (try? thread.sync { _atspi_accessible_test_cache(first.window.pointer, ATSPI_CACHE_CHILDREN) != 0 }) ?? true
+            if filled { break }
+            usleep(10_000)
+        }
+        return try? thread.sync { [self] () -> (first: UInt64, cached: [UInt64], uncached: [UInt64], nodes: Int, visited: Int)? in
+            guard let c = chooseWindow(readApplications(), app: app) else { return nil }
             let browser = RoleMapping.isBrowser(toolkit: c.app.info.toolkit)
-            func time(cached: Bool) -> UInt64? {
-                var walker = Walker()
-                walker.browser = browser
-                if cached { walker.known = knownForBench }
-                let t0 = MonotonicClock.now()
-                do { try walker.walkRoot(c.window.ref) } catch { return nil }
-                return UInt64((MonotonicClock.now() - t0).nanoseconds)
-            }
+            guard let warm = walk(c.window.ref, browser: browser, known: WalkCache()) else { return nil }
+            knownForBench = warm.walker.known
             var cached: [UInt64] = [], uncached: [UInt64] = []
-            var nodes = 0
-            var first = Walker()
-            first.browser = browser
-            try? first.walkRoot(c.window.ref)   // the first read fills the caches
-            knownForBench = first.known
-            for _ in 0..<repeats { if let t = time(cached: true) { cached.append(t) } }
+            for _ in 0..<repeats { if let t = walk(c.window.ref, browser: browser, known: knownForBench) { cached.append(t.ns) } }
             atspi_accessible_set_cache_mask(c.app.ref.pointer, ATSPI_CACHE_NONE)
             atspi_accessible_clear_cache(c.app.ref.pointer)
-            for _ in 0..<(uncachedRepeats ?? repeats) { if let t = time(cached: false) { uncached.append(t) } }
+            for _ in 0..<(uncachedRepeats ?? repeats) {
+                if let t = walk(c.window.ref, browser: browser, known: WalkCache()) { uncached.append(t.ns) }
+            }
             Atspi.setCacheMask(c.app.ref)
-            var w = Walker()
-            w.browser = browser
-            try? w.walkRoot(c.window.ref)
-            nodes = w.nodes.count
-            return (cached, uncached, nodes, w.visited)
+            let last = walk(c.window.ref, browser: browser, known: WalkCache())?.walker ?? warm.walker
+            return (first.ns, cached, uncached, last.nodes.count, last.visited)
         } ?? nil
     }
 
