@@ -331,7 +331,7 @@ final class DesktopSession: @unchecked Sendable {
     /// The built `switchscan` next to the test bundle (or the newest under .build*).
     func switchscanBinary() throws -> URL {
         guard let binary = SwitchscanBinary.url else {
-            throw DesktopError("the switchscan executable was not found next to the test bundle nor under .build*/debug")
+            throw DesktopError("the switchscan executable was not found (SWITCHSCAN_EXECUTABLE, next to the test bundle, or under .build*/debug)")
         }
         return binary
     }
@@ -592,14 +592,19 @@ struct AccessibleInfo: Decodable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The built `switchscan` executable: next to the test bundle (on Linux the test bundle is
-/// an executable `*.xctest` in the build products directory), or the newest
-/// `.build*/…/debug/switchscan`.
+/// The built `switchscan` executable: `SWITCHSCAN_EXECUTABLE` if set, else next to the test
+/// bundle (on Linux the test bundle is an executable `*.xctest` in the build products
+/// directory), or the newest `.build*/…/debug/switchscan`.
 enum SwitchscanBinary {
     static let url: URL? = locate()
 
     static func locate() -> URL? {
         let fm = FileManager.default
+        // A chosen build (a release one, to time what users run): SWITCHSCAN_EXECUTABLE.
+        if let chosen = ProcessInfo.processInfo.environment["SWITCHSCAN_EXECUTABLE"], !chosen.isEmpty {
+            let url = URL(fileURLWithPath: chosen)
+            return isExecutableFile(url) ? url : nil
+        }
         var starts: [URL] = []
         if let exe = Bundle.main.executableURL { starts.append(exe.resolvingSymlinksInPath().deletingLastPathComponent()) }
         starts.append(Bundle.main.bundleURL)
