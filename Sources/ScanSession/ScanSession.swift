@@ -358,8 +358,10 @@ public final class ScanSession: @unchecked Sendable {
     /// The scanning keyboard and its predictor. The user's learned words join the
     /// language's; a file that cannot be read is said and left as it is (nothing learned is
     /// written over it). The language's list is big: it is read on another thread, so that
-    /// the first highlight comes without waiting for it (a keyboard opened before it is read
-    /// waits); a list that cannot be read leaves the keyboard without predictions, and says so.
+    /// the first highlight comes without waiting for it. A keyboard never waits for it
+    /// either: one opened before it is read predicts from the user's words alone, and from
+    /// the language's too at its first update after they are read. A list that cannot be
+    /// read leaves the keyboard with the user's words alone, and says so.
     private func keyboardMaker(_ settings: ScanSettings, notes: inout [String], presenters: inout [EffectPresenter]) -> KeyboardMaker? {
         var user = WordList()
         var keepWords = settings.typing.learnWords
@@ -375,13 +377,13 @@ public final class ScanSession: @unchecked Sendable {
             presenters.append(WordsKeeper(path: path, warn: { [log] in log("Warning: \($0)") }))
         }
         let list = configuration.wordList
-        let words = PredictorLoad { [log, user] in
-            do throws(InputProblem) { return WordPredictor(system: try loadWords(list).system, user: user) } catch {
-                log("Warning: the keyboard predicts no words: \(error.message)")
-                return WordPredictor(system: WordList(), user: user)
+        let words = PredictorLoad { [log] in
+            do throws(InputProblem) { return WordPredictor(system: try loadWords(list).system) } catch {
+                log("Warning: the keyboard predicts no words of the language: \(error.message)")
+                return WordPredictor(system: WordList())
             }
         }
-        return KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout), settings: typing, predictor: { words.predictor })
+        return KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout), settings: typing, user: user, system: { words.loaded })
     }
 
     /// Opens the switch devices and follows hotplug; whether any is in use.
@@ -478,22 +480,14 @@ public enum DesktopConnection {
     }
 }
 
-/// A word predictor made on another thread; `predictor` waits for it.
-final class PredictorLoad: @unchecked Sendable {
-    private let done = DispatchGroup()
-    /// Written before `done` is left, read after waiting for it.
-    private var made: WordPredictor?
+/// A word predictor made on another thread. Nothing waits for it: `loaded` answers at
+/// once (a lock held for a copy), nil until it is made.
+final class PredictorLoad: Sendable {
+    private let made = Locked<WordPredictor?>(nil)
 
     init(_ make: @escaping @Sendable () -> WordPredictor) {
-        done.enter()
-        DispatchQueue.global(qos: .utility).async { [self] in
-            made = make()
-            done.leave()
-        }
+        DispatchQueue.global(qos: .utility).async { [made] in made.set(make()) }
     }
 
-    var predictor: WordPredictor {
-        done.wait()
-        return made!
-    }
+    var loaded: WordPredictor? { made.get() }
 }

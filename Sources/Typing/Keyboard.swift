@@ -19,6 +19,10 @@ public struct Keyboard: ScreenLogic {
 
     public let layout: KeyboardLayout
     public private(set) var predictor: WordPredictor
+    /// The language's words while they are read elsewhere: asked, without waiting, at each
+    /// update of the predictions until it has them; nil once they are in `predictor` (or
+    /// when none are awaited).
+    private var pendingSystem: (@Sendable () -> WordPredictor?)?
     public let settings: TypingSettings
     /// Whether committed words are learned: in `run` with `learnWords`, never in password
     /// fields or terminals, never in simulation or cost.
@@ -45,10 +49,14 @@ public struct Keyboard: ScreenLogic {
     /// A password field: no predictions, no word said, the text never shown or printed.
     public let secret: Bool
 
+    /// `pendingSystem`: the language's words when they are not read yet (nil until they
+    /// are); until then the keyboard predicts from `predictor`, and at the first update
+    /// after, from their system list and `predictor`'s user list (with what it learned).
     public init(layout: KeyboardLayout, predictor: WordPredictor, settings: TypingSettings, text: String = "", learns: Bool = false,
-                secret: Bool = false, panel: Rect? = nil, screen: Rect? = nil) {
+                secret: Bool = false, panel: Rect? = nil, screen: Rect? = nil, pendingSystem: (@Sendable () -> WordPredictor?)? = nil) {
         self.layout = layout
         self.predictor = predictor
+        self.pendingSystem = pendingSystem
         self.settings = settings
         self.learns = learns
         self.secret = secret
@@ -334,8 +342,13 @@ public struct Keyboard: ScreenLogic {
     }
 
     /// Predictions for the caret, spelled as they would be typed: the typed letters kept,
-    /// a capital where one is due, all capitals under Caps lock.
+    /// a capital where one is due, all capitals under Caps lock. The language's words join
+    /// here once they are read.
     mutating func refresh() {
+        if let pending = pendingSystem, let system = pending() {
+            predictor = system.replacingUser(predictor.user)
+            pendingSystem = nil
+        }
         let partial = String(partialWord)
         var seen = Set<String>()
         predictions = []

@@ -29,6 +29,14 @@ public struct WordPredictor: Sendable {
         systemByCount = system.wordOrder()
     }
 
+    /// This predictor's system list with another user list: the system's index is shared,
+    /// not built again, so that a big list is ordered once however often users change.
+    public func replacingUser(_ user: WordList) -> WordPredictor {
+        var copy = self
+        copy.user = user
+        return copy
+    }
+
     /// Up to `count` words for a caret after `textBefore` (the field's text before the
     /// caret; may be long — only its tail matters).
     ///

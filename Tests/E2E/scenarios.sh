@@ -240,7 +240,7 @@ if only 10; then
   KNODE=$(sed -n 's/.*Keys: uinput (\(\/dev\/input\/event[0-9]*\)).*/\1/p' "$OUT/run10.err" | head -1)
   udevadm settle -t 10
   "$BIN" devices > "$OUT/devices10.txt" 2>&1
-  # Stopped once E is typed; the keyboard's first opening may wait for the word list.
+  # Stopped once E is typed, however slow the guest.
   "$BIN" record "$KNODE" -o "$OUT/typed.evemu" --duration 60 2> "$OUT/record10.err" &
   REC=$!
   wait_for "$OUT/record10.err" "Recording" 20; sleep 1

@@ -21,6 +21,11 @@ struct Typist {
         keyboard = Keyboard(layout: KeyboardLayout(layout), predictor: try smallWords(), settings: settings, learns: learns)
     }
 
+    /// Typing on a keyboard made elsewhere (by a `KeyboardMaker`).
+    init(_ keyboard: Keyboard) {
+        self.keyboard = keyboard
+    }
+
     /// Presses the keys, by id; the effects of the last.
     @discardableResult
     mutating func press(_ ids: String...) -> [Effect] {
@@ -275,6 +280,113 @@ struct KeyboardTests {
         #expect(on.keyboard.predictor.user.wordCount == 1)
         on.type("z")
         #expect(on.keyboard.predictions.first?.lowercased() == "zq")
+    }
+}
+
+/// The language's words, read when the test says: what `KeyboardMaker` asks without waiting.
+final class LanguageLoad: @unchecked Sendable {
+    private let lock = NSLock()
+    private var words: WordPredictor?
+    /// How often the words were asked for.
+    private(set) var asked = 0
+
+    func arrive(_ predictor: WordPredictor) { lock.withLock { words = predictor } }
+
+    var loaded: WordPredictor? { lock.withLock { asked += 1; return words } }
+}
+
+@Suite("Keyboard maker: the language's words read elsewhere")
+struct KeyboardMakerLoadTests {
+    /// The user's own words: none of them in the language's list.
+    static func userWords() throws -> WordList { try WordList(parsing: Array("4 wombat\n2 wharf\n".utf8), file: "user.words") }
+
+    static func maker(_ load: LanguageLoad, user: WordList) -> KeyboardMaker {
+        KeyboardMaker(layout: KeyboardLayout(.frequency), settings: TypingSettings(), user: user, system: { load.loaded })
+    }
+
+    /// A keyboard for a text field holding `text`, as the engine opens one.
+    static func open(_ maker: KeyboardMaker, text: String) -> Keyboard {
+        var field = ElementNode(id: "field")
+        field.textEntry = .text
+        field.value = text
+        return maker.keyboard(for: field, screen: Rect(x: 0, y: 0, width: 1000, height: 800)).logic as! Keyboard
+    }
+
+    /// The predictions of a keyboard built with both lists from the start, after `text`.
+    static func expected(_ text: String, user: WordList) throws -> [String] {
+        Keyboard(layout: KeyboardLayout(.frequency), predictor: WordPredictor(system: try smallWords().system, user: user),
+                 settings: TypingSettings(), text: text).predictions
+    }
+
+    @Test func aKeyboardOpensAtOnceWithTheUsersWordsWhileTheLanguagesAreRead() throws {
+        let load = LanguageLoad()
+        let maker = Self.maker(load, user: try Self.userWords())
+        var t = Typist(Self.open(maker, text: "I think "))
+        #expect(load.asked > 0)
+        #expect(t.keyboard.predictions == ["wombat", "wharf"])
+        t.type("wh")
+        #expect(t.keyboard.predictions == ["wharf"], "no word of the language: \(t.keyboard.predictions)")
+        #expect(maker.predictor.system.wordCount == 0)
+    }
+
+    @Test func theLanguagesWordsComeToTheNextKeyboardAndToTheOpenOneAtItsNextUpdate() throws {
+        let load = LanguageLoad()
+        let user = try Self.userWords()
+        let maker = Self.maker(load, user: user)
+        var t = Typist(Self.open(maker, text: "I think "))
+        #expect(t.keyboard.predictions == ["wombat", "wharf"])
+        load.arrive(try smallWords())
+        t.type("w")
+        #expect(t.keyboard.predictions == (try Self.expected("I think w", user: user)))
+        #expect(t.keyboard.predictions.contains("was"), "\(t.keyboard.predictions)")
+        #expect(t.keyboard.predictor.system == (try smallWords()).system)
+        // Once the words are in, the keyboard stops asking.
+        let asked = load.asked
+        t.type("h")
+        #expect(load.asked == asked)
+
+        let next = Self.open(maker, text: "I think ")
+        #expect(next.predictions == (try Self.expected("I think ", user: user)))
+        #expect(next.predictions.contains("the"), "\(next.predictions)")
+    }
+
+    @Test func aFieldChangeIsAnUpdateToo() throws {
+        let load = LanguageLoad()
+        let user = try Self.userWords()
+        var k = Self.open(Self.maker(load, user: user), text: "I think ")
+        load.arrive(try smallWords())
+        _ = k.fieldChanged(textBefore: "I think wh")
+        #expect(k.predictions == (try Self.expected("I think wh", user: user)))
+        #expect(k.predictions.contains("what"), "\(k.predictions)")
+    }
+
+    @Test func wordsLearnedBeforeTheLanguagesArriveAreKept() throws {
+        let load = LanguageLoad()
+        var maker = Self.maker(load, user: try Self.userWords())
+        // Learned by a keyboard closed before the language's words are read.
+        var first = Typist(Self.open(maker, text: ""))
+        first.type("zq zq ")
+        maker.closed(first.keyboard)
+        #expect(maker.user.count(of: "zq") == 2)
+        // Learned by a keyboard still open when they are read.
+        var second = Typist(Self.open(maker, text: ""))
+        second.type("qx qx qx ")
+        load.arrive(try smallWords())
+        second.type("q")
+        #expect(second.keyboard.predictions.first == "qx", "\(second.keyboard.predictions)")
+        second.press("backspace")
+        second.type("z")
+        #expect(second.keyboard.predictions.first == "zq", "\(second.keyboard.predictions)")
+        maker.closed(second.keyboard)
+        #expect(maker.user.count(of: "zq") == 2 && maker.user.count(of: "qx") == 3 && maker.user.count(of: "wombat") == 4)
+
+        var third = Typist(Self.open(maker, text: "I think "))
+        #expect(third.keyboard.predictions.contains("the"), "\(third.keyboard.predictions)")
+        third.type("z")
+        #expect(third.keyboard.predictions.first == "zq", "\(third.keyboard.predictions)")
+        third.press("backspace")
+        third.type("wo")
+        #expect(third.keyboard.predictions.first == "wombat", "\(third.keyboard.predictions)")
     }
 }
 

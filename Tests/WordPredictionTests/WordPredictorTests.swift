@@ -154,6 +154,23 @@ struct WordPredictorTests {
         #expect(WordPredictor(system: WordList()).predictions(after: "any", count: 5) == [])
     }
 
+    @Test func anotherUserListOnTheSameSystemPredictsAsAPredictorBuiltWithIt() throws {
+        let system = try list(small)
+        let learned = try list("3 pizza\n2 eat pizza\n4 lonesome\n2 cup tea\n1 pasta\n", file: "user.words")
+        let built = WordPredictor(system: system, user: try list("9 quokka\n", file: "old.words"))
+        let replaced = built.replacingUser(learned)
+        let fresh = WordPredictor(system: system, user: learned)
+        #expect(replaced.user == learned && replaced.system == system)
+        let contexts = ["", "p", "eat ", "lon", "a cup ", "q", "we eat p"]
+        for text in contexts {
+            #expect(replaced.predictions(after: text, count: 5) == fresh.predictions(after: text, count: 5), "after \"\(text)\"")
+        }
+        #expect(replaced.predictions(after: "q", count: 5) == [], "the old user's words are gone")
+        #expect(built.predictions(after: "q", count: 5) == ["quokka"], "the predictor it came from keeps its own")
+        #expect(replaced.predictions(after: "eat ", count: 1) == ["pizza"])
+        #expect(built.replacingUser(WordList()).predictions(after: "p", count: 5) == WordPredictor(system: system).predictions(after: "p", count: 5))
+    }
+
     @Test func theSameQuestionGetsTheSameAnswer() throws {
         let p = try predictor()
         let q = try predictor()
