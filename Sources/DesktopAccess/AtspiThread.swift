@@ -40,6 +40,11 @@ final class GLibLoop: ForeignLoop, @unchecked Sendable {
             Unmanaged<SerialThread>.fromOpaque(context!).release()
         }, Unmanaged.passRetained(thread).toOpaque())
         // The source holds the thread until GLib finalises it (the release above).
+        // Below libatspi's own sources (its D-Bus dispatch, and the idle one that hands on
+        // the events it queued): the events that came during a long read reach the follower
+        // before the next job or timer, so it reads the window the events say is there
+        // (a dialog opened meanwhile), not the one its stale cache still shows.
+        g_source_set_priority(source, G_PRIORITY_LOW)
         g_source_attach(source, nil)
         atspi_event_main()
         g_source_destroy(source)

@@ -206,12 +206,13 @@ public final class SerialThread: @unchecked Sendable {
         }
     }
 
-    /// Due timers, one at a time (a timer's work may schedule or cancel others).
-    private func runDueTimers() -> Bool {
+    /// Due timers, one at a time (a timer's work may schedule or cancel others); with
+    /// `dueBy`, only those due by then.
+    private func runDueTimers(dueBy: ScanInstant? = nil) -> Bool {
         var ran = false
         while true {
             lock.lock()
-            guard let first = timers.first, first.deadline <= MonotonicClock.now() else {
+            guard let first = timers.first, first.deadline <= (dueBy ?? MonotonicClock.now()) else {
                 lock.unlock()
                 return ran
             }
@@ -247,7 +248,9 @@ public final class SerialThread: @unchecked Sendable {
         }
         lock.unlock()
         for job in batch { job() }
-        _ = runDueTimers()
+        // Timers that fall due while these run wait for the loop's next pass, so that the
+        // loop's own sources (events that came meanwhile) are not held back by them.
+        _ = runDueTimers(dueBy: MonotonicClock.now())
         return true
     }
 }
