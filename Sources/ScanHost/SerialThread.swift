@@ -238,6 +238,7 @@ public final class SerialThread: @unchecked Sendable {
     /// the thread has stopped: the loop must then return.
     public func runDue() -> Bool {
         preconditionOnThread()
+        let start = MonotonicClock.now()
         lock.lock()
         let batch = jobs
         jobs.removeAll(keepingCapacity: true)
@@ -248,9 +249,9 @@ public final class SerialThread: @unchecked Sendable {
         }
         lock.unlock()
         for job in batch { job() }
-        // Timers that fall due while these run wait for the loop's next pass, so that the
-        // loop's own sources (events that came meanwhile) are not held back by them.
-        _ = runDueTimers(dueBy: MonotonicClock.now())
+        // Timers that fall due after the pass began wait for the loop's next pass, so that
+        // the loop's own sources (events that came meanwhile) are not held back by them.
+        _ = runDueTimers(dueBy: start)
         return true
     }
 }

@@ -75,6 +75,26 @@ import Testing
         #expect(!thread.stop(), "stopped once")
     }
 
+    /// A foreign loop (GLib's) gets its own sources in between passes: a timer that falls
+    /// due while a pass runs waits for the next pass.
+    @Test func aForeignLoopRunsATimerThatFallsDueDuringAPassInTheNextOne() throws {
+        let loop = PassCountingLoop()
+        let thread = try SerialThread(name: "test.passes", body: .foreign(loop))
+        defer { thread.stop() }
+        let passes = Locked<[String: Int]>([:])
+        let done = OneShot<Void>()
+        thread.async {
+            passes.withLock { $0["job"] = loop.passes.get() }
+            thread.schedule(at: MonotonicClock.now()) {
+                passes.withLock { $0["timer"] = loop.passes.get() }
+                done.set(())
+            }
+        }
+        #expect(done.wait(until: MonotonicClock.now() + Self.bound) != nil)
+        let seen = passes.get()
+        #expect((seen["timer"] ?? 0) > (seen["job"] ?? 0), "\(seen)")
+    }
+
     @Test func stopFromTheThreadItselfEndsIt() throws {
         let thread = try SerialThread(name: "test.self")
         let ended = OneShot<Void>()
@@ -138,4 +158,20 @@ import Testing
             thread.preconditionOnThread()
         }
     }
+}
+
+/// A foreign loop that counts its passes (each `runDue`), looking at `due` every
+/// millisecond.
+final class PassCountingLoop: ForeignLoop, @unchecked Sendable {
+    let passes = Locked(0)
+
+    func run(_ thread: SerialThread) {
+        while true {
+            guard thread.due().now else { usleep(1000); continue }
+            passes.withLock { $0 += 1 }
+            if !thread.runDue() { return }
+        }
+    }
+
+    func wake() {}
 }
