@@ -7,9 +7,22 @@
 #include <time.h>
 
 /// Exported by libatspi but not in its public headers: whether it holds the object's
-/// `flag` part in its cache. Only `switchscan-bench desktop` asks, to start its cached
-/// reads once libatspi has taken in an application's cache.
+/// `flag` part in its cache (never for a `transient` object). The walk asks it to read
+/// together what libatspi would ask one getter at a time; `switchscan-bench desktop`, to
+/// start its cached reads once libatspi has taken in an application's cache.
 gboolean _atspi_accessible_test_cache(AtspiAccessible *accessible, AtspiCache flag);
+
+/// Exported by libatspi but not in its public headers: the object an (so) reference names
+/// (a new reference), moving the iterator past it.
+AtspiAccessible *_atspi_dbus_consume_accessible(DBusMessageIter *iter);
+
+/// Exported by libatspi, left out of its headers: whether the object offers one interface,
+/// a single check (`atspi_accessible_get_interfaces` checks every interface it knows, each a
+/// GetInterfaces call for an object libatspi does not cache).
+gboolean atspi_accessible_is_action(AtspiAccessible *obj);
+gboolean atspi_accessible_is_value(AtspiAccessible *obj);
+gboolean atspi_accessible_is_hyperlink(AtspiAccessible *obj);
+gboolean atspi_accessible_is_editable_text(AtspiAccessible *obj);
 
 /// CLOCK_MONOTONIC in milliseconds.
 static inline long long catspi_now_ms(void) {
@@ -303,6 +316,136 @@ static inline void catspi_extents_batch(AtspiAccessible *const *objs, int n, uns
     }
 }
 
+/// The action names of `n` objects (their Action interface's NActions, then GetName of
+/// each index), asked for in chunks as `catspi_extents_batch` asks: every count of a chunk
+/// is asked for before any answer is awaited, then every name. For controls read for the
+/// first time (a dialog just opened), where libatspi asks one name at a time. counts[i] is
+/// the number of actions (at most 32 are read; 0 where the object answers NActions with an
+/// error: it has no Action interface), or -1 where they did not all come;
+/// names[i] (where counts[i] > 0) holds them joined by newlines, malloc'd: free() it. Fills
+/// `b` (`answered` counts objects read whole).
+static inline void catspi_actions_batch(AtspiAccessible *const *objs, int n, int timeout_ms, int *counts, char **names,
+                                        CatspiBatch *b) {
+    enum { MOST = 32, OBJECTS = CATSPI_BATCH_CHUNK / 4 };
+    memset(b, 0, sizeof *b);
+    for (int i = 0; i < n; i++) { counts[i] = -1; names[i] = NULL; }
+    DBusPendingCall *pending[OBJECTS * MOST];
+    for (int start = 0; start < n && !b->timed_out; start += OBJECTS) {
+        int end = start + OBJECTS < n ? start + OBJECTS : n;
+        const char *iface = "org.a11y.atspi.Action", *property = "NActions";
+        for (int i = start; i < end; i++) {
+            pending[i - start] = NULL;
+            if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
+            AtspiObject *o = (AtspiObject *)objs[i];
+            DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "Get");
+            if (m && !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &property, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
+            pending[i - start] = catspi_send(o, m, timeout_ms, b);
+        }
+        long long deadline = catspi_now_ms() + timeout_ms;
+        for (int i = start; i < end; i++) {
+            DBusPendingCall *p = pending[i - start];
+            if (!p) continue;
+            DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
+            if (!r) continue;
+            DBusMessageIter it, var;
+            if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
+                && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_VARIANT) {
+                dbus_message_iter_recurse(&it, &var);
+                if (dbus_message_iter_get_arg_type(&var) == DBUS_TYPE_INT32) {
+                    dbus_int32_t c;
+                    dbus_message_iter_get_basic(&var, &c);
+                    counts[i] = c < 0 ? 0 : c > MOST ? MOST : c;
+                }
+            } else if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_ERROR) {
+                // No Action interface (so the question need not be asked first).
+                counts[i] = 0;
+            }
+            dbus_message_unref(r);
+        }
+        if (b->timed_out) break;
+        // Every name of the chunk, then the answers in the same order.
+        int next = 0;
+        for (int i = start; i < end; i++) {
+            AtspiObject *o = (AtspiObject *)objs[i];
+            for (dbus_int32_t j = 0; j < counts[i]; j++) {
+                DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, iface, "GetName");
+                if (m && !dbus_message_append_args(m, DBUS_TYPE_INT32, &j, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
+                pending[next++] = catspi_send(o, m, timeout_ms, b);
+            }
+        }
+        deadline = catspi_now_ms() + timeout_ms;
+        next = 0;
+        for (int i = start; i < end; i++) {
+            if (counts[i] < 0) continue;
+            size_t length = 0, room = 64;
+            char *joined = counts[i] > 0 ? (char *)malloc(room) : NULL;
+            int whole = counts[i] == 0 || joined != NULL;
+            if (joined) joined[0] = 0;
+            for (int j = 0; j < counts[i]; j++) {
+                DBusPendingCall *p = pending[next++];
+                DBusMessage *r = p ? catspi_take_reply(p, &deadline, timeout_ms, b) : NULL;
+                const char *name = NULL;
+                if (!r || dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN
+                    || !dbus_message_get_args(r, NULL, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID) || !name) {
+                    whole = 0;
+                } else if (whole) {
+                    size_t add = strlen(name);
+                    if (length + add + 2 > room) {
+                        while (length + add + 2 > room) room *= 2;
+                        char *grown = (char *)realloc(joined, room);
+                        if (grown) joined = grown; else whole = 0;
+                    }
+                    if (whole) {
+                        if (j > 0) joined[length++] = '\n';
+                        memcpy(joined + length, name, add);
+                        length += add;
+                        joined[length] = 0;
+                    }
+                }
+                if (r) dbus_message_unref(r);
+            }
+            if (whole) { names[i] = joined; b->answered++; } else { free(joined); counts[i] = -1; }
+        }
+    }
+}
+
+/// The `count` children of `a`, asked for as `catspi_extents_batch` asks (each
+/// Accessible.GetChildAtIndex of a chunk sent before any answer is awaited, the time limit
+/// per answer), where libatspi would ask for each and wait (children it has not cached: a
+/// new window's, a tree view's cells): new references in out[i], NULL where none came (then
+/// `b` says why).
+static inline void catspi_children_batch(AtspiAccessible *a, int count, int timeout_ms, AtspiAccessible **out, CatspiBatch *b) {
+    memset(b, 0, sizeof *b);
+    for (int i = 0; i < count; i++) out[i] = NULL;
+    if (!catspi_can_send(a)) { b->unsent = count; return; }
+    AtspiObject *o = (AtspiObject *)a;
+    DBusPendingCall *pending[CATSPI_BATCH_CHUNK];
+    for (int start = 0; start < count && !b->timed_out; start += CATSPI_BATCH_CHUNK) {
+        int end = start + CATSPI_BATCH_CHUNK < count ? start + CATSPI_BATCH_CHUNK : count;
+        for (dbus_int32_t i = start; i < end; i++) {
+            DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Accessible", "GetChildAtIndex");
+            if (m && !dbus_message_append_args(m, DBUS_TYPE_INT32, &i, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
+            pending[i - start] = catspi_send(o, m, timeout_ms, b);
+        }
+        long long deadline = catspi_now_ms() + timeout_ms;
+        for (int i = start; i < end; i++) {
+            DBusPendingCall *p = pending[i - start];
+            if (!p) continue;
+            DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
+            if (!r) continue;
+            DBusMessageIter it;
+            if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && strcmp(dbus_message_get_signature(r), "(so)") == 0
+                && dbus_message_iter_init(r, &it)) {
+                out[i] = _atspi_dbus_consume_accessible(&it);
+                if (out[i]) b->answered++;
+            } else if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_ERROR) {
+                catspi_batch_note_error(b, dbus_message_get_error_name(r));
+            }
+            dbus_message_unref(r);
+        }
+    }
+}
+
 /// The rectangle a bounds-changed event carries; returns 0 when it carries none.
 static inline int catspi_event_rect(const AtspiEvent *e, int *xywh) {
     if (!G_VALUE_HOLDS(&e->any_data, ATSPI_TYPE_RECT)) return 0;
@@ -312,40 +455,50 @@ static inline int catspi_event_rect(const AtspiEvent *e, int *xywh) {
     return 1;
 }
 
-/// States (a bit mask, as AtspiStateSet keeps them), name and child count of `n` objects,
-/// asked for in chunks as `catspi_extents_batch` asks (Accessible.GetState and
-/// Properties.GetAll of the Accessible interface), with the same time limit per answer.
-/// For objects libatspi does not cache (GTK 3's transient tree-view cells), where each
-/// getter is a round trip. names[i] is malloc'd (free() it) where ok[i] is 1; fills `b`
-/// (`answered` counts objects read whole).
+/// States (a bit mask, as AtspiStateSet keeps them), name, child count and role of `n`
+/// objects, asked for in chunks as `catspi_extents_batch` asks (Accessible.GetState,
+/// Properties.GetAll of the Accessible interface, Accessible.GetRole), with the same time
+/// limit per answer. For objects libatspi has not cached (a new window's, GTK 3's transient
+/// tree-view cells, which it never caches), where each getter is a round trip. names[i] is
+/// malloc'd (free() it) where ok[i] is 1; fills `b` (`answered` counts objects read whole).
 static inline void catspi_basics_batch(AtspiAccessible *const *objs, int n, int timeout_ms, unsigned long long *states,
-                                       char **names, int *child_counts, unsigned char *ok, CatspiBatch *b) {
+                                       char **names, int *child_counts, unsigned int *roles, unsigned char *ok, CatspiBatch *b) {
     memset(b, 0, sizeof *b);
-    for (int i = 0; i < n; i++) { ok[i] = 0; names[i] = NULL; states[i] = 0; child_counts[i] = 0; }
-    enum { OBJECTS = CATSPI_BATCH_CHUNK / 2 };
-    DBusPendingCall *pending[2 * OBJECTS];
+    for (int i = 0; i < n; i++) { ok[i] = 0; names[i] = NULL; states[i] = 0; child_counts[i] = 0; roles[i] = 0; }
+    enum { PARTS = 3, OBJECTS = CATSPI_BATCH_CHUNK / PARTS };
+    DBusPendingCall *pending[PARTS * OBJECTS];
     for (int start = 0; start < n && !b->timed_out; start += OBJECTS) {
         int end = start + OBJECTS < n ? start + OBJECTS : n;
         for (int i = start; i < end; i++) {
-            pending[2 * (i - start)] = pending[2 * (i - start) + 1] = NULL;
+            for (int k = 0; k < PARTS; k++) pending[PARTS * (i - start) + k] = NULL;
             if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
             AtspiObject *o = (AtspiObject *)objs[i];
-            pending[2 * (i - start)] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Accessible", "GetState"), timeout_ms, b);
+            pending[PARTS * (i - start)] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Accessible", "GetState"), timeout_ms, b);
             DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "GetAll");
             const char *iface = "org.a11y.atspi.Accessible";
             if (m && !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
-            pending[2 * (i - start) + 1] = catspi_send(o, m, timeout_ms, b);
+            pending[PARTS * (i - start) + 1] = catspi_send(o, m, timeout_ms, b);
+            pending[PARTS * (i - start) + 2] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Accessible", "GetRole"), timeout_ms, b);
         }
         long long deadline = catspi_now_ms() + timeout_ms;
         for (int i = start; i < end; i++) {
             int parts = 0;
-            for (int k = 0; k < 2; k++) {
-                DBusPendingCall *p = pending[2 * (i - start) + k];
+            for (int k = 0; k < PARTS; k++) {
+                DBusPendingCall *p = pending[PARTS * (i - start) + k];
                 if (!p) continue;
                 DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
                 if (!r) continue;
                 DBusMessageIter it, sub;
-                if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
+                if (k == 2) {
+                    // u: the role.
+                    if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
+                        && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_UINT32) {
+                        dbus_uint32_t v;
+                        dbus_message_iter_get_basic(&it, &v);
+                        roles[i] = v;
+                        parts++;
+                    }
+                } else if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
                     && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_ARRAY) {
                     dbus_message_iter_recurse(&it, &sub);
                     if (k == 0) {
@@ -392,7 +545,7 @@ static inline void catspi_basics_batch(AtspiAccessible *const *objs, int n, int 
                 }
                 dbus_message_unref(r);
             }
-            if (parts == 2) { ok[i] = 1; b->answered++; } else { free(names[i]); names[i] = NULL; }
+            if (parts == PARTS) { ok[i] = 1; b->answered++; } else { free(names[i]); names[i] = NULL; }
         }
     }
 }

@@ -259,7 +259,14 @@ struct DesktopFollower {
         }
         count(e.bus, at: now)
         wholeWindowChanged = true
-        scheduleRead(at: now)
+        scheduleRead(at: now, urgent: Self.isWindowArriving(e))
+    }
+
+    /// A window created or activated: what the user is to scan next (a dialog an action
+    /// opened). Building it floods (a file chooser sends hundreds of events as it is
+    /// built); its read is not held back by the flood.
+    static func isWindowArriving(_ e: DesktopEvent) -> Bool {
+        e.type.hasPrefix("window:activate") || e.type.hasPrefix("window:create") || e.type.hasPrefix("object:state-changed:active")
     }
 
     // MARK: - The flood guard
@@ -301,7 +308,7 @@ struct DesktopFollower {
 
     /// A change is read `firstWait` after it is reported; later changes wait so that reads
     /// start at least `coalesce` apart (`floodSpacing` during a flood). `urgent` (after an
-    /// action): the flood does not hold it back.
+    /// action, a window arriving): the flood does not hold it back.
     private mutating func scheduleRead(at now: ScanInstant, urgent: Bool = false) {
         guard following, readAt == nil || urgent else { return }
         let spacing = !urgent && isFlooded(at: now) ? timing.floodSpacing : timing.coalesce

@@ -137,7 +137,9 @@ struct Walker {
         node.modal = states.has(ATSPI_STATE_MODAL)
         nodes.append(node)
         pendingExtents.append((0, root))
-        for c in try Atspi.children(root) {
+        let kids = try Atspi.children(root)
+        readActionsAhead(kids, ahead: [:])
+        for c in kids {
             if let k = try visit(c, parent: 0, depth: 1) { nodes[0].children.append(k) }
         }
         try readExtents()
@@ -265,34 +267,81 @@ struct Walker {
         return index
     }
 
-    /// States, name and child count read ahead for several objects at once.
-    struct Basics { var states: StateBits; var name: String; var childCount: Int }
+    /// States, name, child count and role read ahead for several objects at once.
+    struct Basics { var states: StateBits; var name: String; var childCount: Int; var role: AtspiRole }
 
-    /// The children that were `transient` in an earlier read (libatspi does not cache
-    /// them, so each of their getters is a round trip) read together, by index.
+    /// The children libatspi has not cached (a window newer than its first look at the
+    /// application; GTK 3's `transient` tree-view cells, which it never caches), read
+    /// together, by index: else each getter of each is a round trip.
     private func readAhead(_ kids: [AccessibleRef]) -> [Int: Basics] {
-        guard useBatches, !known.transient.isEmpty else { return [:] }
-        let picks = kids.indices.filter { known.transient.contains(Self.id(of: kids[$0])) }
+        guard useBatches else { return [:] }
+        let picks = kids.indices.filter {
+            known.transient.contains(Self.id(of: kids[$0])) || _atspi_accessible_test_cache(kids[$0].pointer, ATSPI_CACHE_STATES) == 0
+        }
         guard picks.count >= 2 else { return [:] }
         let n = picks.count
         var states = [UInt64](repeating: 0, count: n)
         var names = [UnsafeMutablePointer<CChar>?](repeating: nil, count: n)
         var counts = [Int32](repeating: 0, count: n)
+        var roles = [UInt32](repeating: 0, count: n)
         var ok = [UInt8](repeating: 0, count: n)
         var b = CatspiBatch()
         let objects: [UnsafeMutablePointer<AtspiAccessible>?] = picks.map { kids[$0].pointer }
         // What the batch did not read (it could not be sent, an error, no answer) is read by
         // the walk one object at a time.
         objects.withUnsafeBufferPointer { objs in
-            catspi_basics_batch(objs.baseAddress, Int32(n), Int32(Atspi.callTimeoutMilliseconds), &states, &names, &counts, &ok, &b)
+            catspi_basics_batch(objs.baseAddress, Int32(n), Int32(Atspi.callTimeoutMilliseconds), &states, &names, &counts, &roles, &ok, &b)
         }
         var out: [Int: Basics] = [:]
         for (k, i) in picks.enumerated() {
             defer { free(names[k]) }
             guard ok[k] != 0, let name = names[k] else { continue }
-            out[i] = Basics(states: StateBits(raw: states[k]), name: String(cString: name), childCount: Int(max(0, counts[k])))
+            out[i] = Basics(states: StateBits(raw: states[k]), name: String(cString: name), childCount: Int(max(0, counts[k])),
+                            role: AtspiRole(rawValue: roles[k]))
         }
         return out
+    }
+
+    /// The action names of the children that are controls seen for the first time (a new
+    /// window: a dialog just opened), asked for together: libatspi asks for the count and
+    /// then each name, a round trip each, which made most of a new dialog's first read.
+    /// What the batch did not read is read by the walk one object at a time.
+    private mutating func readActionsAhead(_ kids: [AccessibleRef], ahead: [Int: Basics]) {
+        guard useBatches, kids.count >= 2 else { return }
+        var picks: [(id: String, ref: AccessibleRef)] = []
+        for (i, c) in kids.enumerated() {
+            let id = Self.id(of: c)
+            guard known.actions[id] == nil else { continue }
+            let states = ahead[i]?.states ?? Atspi.states(c)
+            guard states.has(shownState) || (inDocument && states.has(ATSPI_STATE_VISIBLE)) else { continue }
+            guard let role = known.roles[id].map({ AtspiRole(rawValue: $0) }) ?? ahead[i]?.role ?? (try? Atspi.role(c)) else { continue }
+            known.roles[id] = role.rawValue
+            switch RoleMapping.kind(of: role, inDocument: inDocument, selectable: states.has(ATSPI_STATE_SELECTABLE)) {
+            case .control, .adjustable, .textEntry:
+                // Where libatspi does not know the interfaces, the batch finds out.
+                if _atspi_accessible_test_cache(c.pointer, ATSPI_CACHE_INTERFACES) == 0 || Atspi.hasInterface(c, .action) {
+                    picks.append((id, c))
+                } else {
+                    known.actions[id] = []
+                }
+            default:
+                continue
+            }
+        }
+        guard picks.count >= 2 else { return }
+        let n = picks.count
+        var counts = [Int32](repeating: -1, count: n)
+        var names = [UnsafeMutablePointer<CChar>?](repeating: nil, count: n)
+        var b = CatspiBatch()
+        let objects: [UnsafeMutablePointer<AtspiAccessible>?] = picks.map { $0.ref.pointer }
+        objects.withUnsafeBufferPointer { objs in
+            catspi_actions_batch(objs.baseAddress, Int32(n), Int32(Atspi.callTimeoutMilliseconds), &counts, &names, &b)
+        }
+        for (k, p) in picks.enumerated() {
+            defer { free(names[k]) }
+            guard counts[k] >= 0 else { continue }
+            known.actions[p.id] = counts[k] == 0 ? [] : String(cString: names[k]!).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
     }
 
     /// Visits one node; returns its index, or nil when it is left out. `basics`: its
@@ -309,7 +358,7 @@ struct Walker {
         // tree-view cells), so remembering it saves them a round trip.
         let role: AtspiRole
         if let r = known.roles[id] { role = AtspiRole(rawValue: r) } else {
-            role = try Atspi.role(a)
+            if let r = basics?.role { role = r } else { role = try Atspi.role(a) }
             known.roles[id] = role.rawValue
         }
         var kind = RoleMapping.kind(of: role, inDocument: inDocument, selectable: states.has(ATSPI_STATE_SELECTABLE))
@@ -332,7 +381,7 @@ struct Walker {
         }
 
         if kind == .textEntry && !states.has(ATSPI_STATE_EDITABLE) { kind = .staticText }
-        if kind == .adjustable && !Atspi.hasInterface(a, "Value") { kind = .control }
+        if kind == .adjustable && !Atspi.hasInterface(a, .value) { kind = .control }
         if kind == .ignored && childCount > 0 { kind = .container(flatten: true) }
         if case .textBlock(let heading) = kind, childCount == 0 { kind = heading ? .heading : .staticText }
         if kind == .window || kind == .popupMenu { kind = .container(flatten: false) }
@@ -362,6 +411,7 @@ struct Walker {
             if inDocument && (!node.flatten || RoleMapping.isDocument(role)) { pageContainers.append(index) }
             let kids = try Atspi.children(a, count: childCount)
             let ahead = readAhead(kids)
+            readActionsAhead(kids, ahead: ahead)
             for (i, c) in kids.enumerated() {
                 if let k = try visit(c, parent: index, depth: depth + 1, basics: ahead[i]) { nodes[index].children.append(k) }
             }
@@ -396,7 +446,7 @@ struct Walker {
             if let names = known.actions[node.id] {
                 actions = names
             } else {
-                actions = Atspi.hasInterface(a, "Action") ? try Atspi.actionNames(a) : []
+                actions = Atspi.hasInterface(a, .action) ? try Atspi.actionNames(a) : []
                 known.actions[node.id] = actions
             }
             var primary: Int?
@@ -549,7 +599,7 @@ struct Walker {
         var t = TraitSet()
         switch kind {
         case .control:
-            if RoleMapping.isLink(role: role, hasHyperlink: role == ATSPI_ROLE_PUSH_BUTTON && !browser && Atspi.hasInterface(a, "Hyperlink"), browser: browser) {
+            if RoleMapping.isLink(role: role, hasHyperlink: role == ATSPI_ROLE_PUSH_BUTTON && !browser && Atspi.hasInterface(a, .hyperlink), browser: browser) {
                 t.insert(.link)
             } else {
                 t.insert(.button)

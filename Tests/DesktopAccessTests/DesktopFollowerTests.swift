@@ -310,6 +310,28 @@ import Testing
         #expect(h.delivered.count > 60)
     }
 
+    /// A dialog built with hundreds of events (a file chooser) floods; the window's
+    /// activation is still read at once: reads 30 ms apart, not 200.
+    @Test func aWindowActivatedDuringAFloodIsReadAtOnce() {
+        var h = Self.started()
+        h.advance(H.ms(100))
+        for _ in 1...400 {
+            h.event("object:children-changed:add", id: Self.window)
+            h.advance(H.ms(1))
+        }
+        #expect(h.follower.isFlooded(at: h.now))
+        let lastRead = h.readTimes.last!
+        // Just after a read: the flood would hold the next one back 200 ms.
+        h.advance(to: lastRead + H.ms(5))
+        let t = h.now
+        h.desktop = Self.showing(1)
+        h.event("window:activate", id: "a1.5:9")
+        h.advance(H.ms(40))
+        let next = h.readTimes.first { $0 > lastRead }
+        #expect(next.map { $0 - t <= H.ms(25) } == true, "read \(next.map { "\($0 - t)" } ?? "never") after the activation")
+        #expect(h.delivered.last?.snapshot.tree.nodes[1].value == "1")
+    }
+
     @Test func theFloodEndsASecondAfterItsEventsFallBelow200() {
         var h = Self.flood(ms: 500)
         #expect(!h.follower.isFlooded(at: h.now))
