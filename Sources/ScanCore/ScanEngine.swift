@@ -325,6 +325,18 @@ public struct ScanEngine: Sendable {
         return finish()
     }
 
+    /// Something the presented screen draws on arrived (the keyboard's words): it is
+    /// redrawn where it changed.
+    public mutating func presentedRefreshed(at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        guard var screen = presented else { return finish() }
+        let change = screen.logic.refreshed()
+        presented!.logic = screen.logic
+        for e in change.effects { emit(e) }
+        if let next = change.tree, next.screenID == tree.screenID { keepPlace(in: next) }
+        return finish()
+    }
+
     /// The id of what is highlighted now (an element, a group's container, a menu entry's
     /// name), or nil.
     public var currentHighlightID: String? {

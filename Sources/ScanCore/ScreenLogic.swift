@@ -8,6 +8,13 @@ public protocol ScreenLogic: Sendable {
     mutating func activate(_ id: String) -> ScreenChange
     /// The field typed into has this text before its caret, as the application reports it.
     mutating func fieldChanged(textBefore: String) -> ScreenChange
+    /// Something the screen draws on arrived (the keyboard's words, read on another
+    /// thread): the screen as it is now.
+    mutating func refreshed() -> ScreenChange
+}
+
+extension ScreenLogic {
+    public mutating func refreshed() -> ScreenChange { ScreenChange() }
 }
 
 public struct ScreenChange: Sendable {

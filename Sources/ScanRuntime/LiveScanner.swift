@@ -65,6 +65,11 @@ public final class LiveScanner: @unchecked Sendable {
         queue.async { [self] in output(engine.presentedFieldChanged(textBefore: text, at: MonotonicClock.now())) }
     }
 
+    /// Something the open keyboard draws on arrived (the language's words): it is redrawn.
+    public func refreshPresented() {
+        queue.async { [self] in output(engine.presentedRefreshed(at: MonotonicClock.now())) }
+    }
+
     /// Closes the keyboard (the focus left its field): scanning goes back to the window.
     public func dismissPresented() {
         queue.async { [self] in output(engine.dismissPresented(at: MonotonicClock.now())) }

@@ -377,7 +377,7 @@ public final class ScanSession: @unchecked Sendable {
             presenters.append(WordsKeeper(path: path, warn: { [log] in log("Warning: \($0)") }))
         }
         let list = configuration.wordList
-        let words = PredictorLoad { [log] in
+        let words = PredictorLoad(then: { [weak self] in self?.scanner?.refreshPresented() }) { [log] in
             do throws(InputProblem) { return WordPredictor(system: try loadWords(list).system) } catch {
                 log("Warning: the keyboard predicts no words of the language: \(error.message)")
                 return WordPredictor(system: WordList())
@@ -481,12 +481,16 @@ public enum DesktopConnection {
 }
 
 /// A word predictor made on another thread. Nothing waits for it: `loaded` answers at
-/// once (a lock held for a copy), nil until it is made.
+/// once (a lock held for a copy), nil until it is made; `then` runs once it is (an open
+/// keyboard takes it at once).
 final class PredictorLoad: Sendable {
     private let made = Locked<WordPredictor?>(nil)
 
-    init(_ make: @escaping @Sendable () -> WordPredictor) {
-        DispatchQueue.global(qos: .utility).async { [made] in made.set(make()) }
+    init(then: @escaping @Sendable () -> Void = {}, _ make: @escaping @Sendable () -> WordPredictor) {
+        DispatchQueue.global(qos: .utility).async { [made] in
+            made.set(make())
+            then()
+        }
     }
 
     var loaded: WordPredictor? { made.get() }

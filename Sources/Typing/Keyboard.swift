@@ -314,6 +314,17 @@ public struct Keyboard: ScreenLogic {
         return ScreenChange(effects: [.keyboard(now)], tree: tree)
     }
 
+    /// The language's words arrived while the keyboard is open: its predictions are made
+    /// with them now, not at the next key.
+    public mutating func refreshed() -> ScreenChange {
+        guard pendingSystem != nil else { return ScreenChange() }
+        refresh()
+        let now = keys
+        guard now != reported else { return ScreenChange() }
+        reported = now
+        return ScreenChange(effects: [.keyboard(now)], tree: tree)
+    }
+
     mutating func type(_ s: String, _ effects: inout [Effect]) {
         effects.append(.typeText(s, secret: secret))
         for c in s { text.append(c); recent.append(text) }

@@ -32,6 +32,17 @@ struct LiveTypingTests {
             scan.settle(0.1)
             return line
         }
+
+        /// Waits until the open keyboard predicts from the language's words (read on another
+        /// thread: in a debug build under load they can come after the keyboard opens, and
+        /// the prediction row then grows under the cursor).
+        func waitForTheLanguagesWords(since mark: Int) throws {
+            try scan.find(since: mark, "predictions from the language's words", timeout: 30) { e in
+                e.effect == "keyboard"
+                    && ((e.fields["keys"] as? [[String: Any]]) ?? []).filter { ($0["id"] as? String)?.hasPrefix("prediction") == true }.count >= 3
+            }
+            scan.settle(0.1)
+        }
     }
 
     @Test func aTextFieldOpensTheKeyboardAndWhatItTypesArrives() throws {
@@ -42,8 +53,10 @@ struct LiveTypingTests {
         defer { scan.stop() }
         try scan.go(to: "Message")
         let field = scan.current
+        let opening = scan.seen.count
         let opened = try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
         let keys = Keys(scan: scan)
+        try keys.waitForTheLanguagesWords(since: opening)
         // The panel does not cover the field.
         let fieldFrame = field?.frame ?? []
         let keyTops = (opened.fields["keys"] as? [[String: Any]] ?? []).compactMap { ($0["frame"] as? [NSNumber])?[1].doubleValue }
@@ -174,11 +187,13 @@ extension LiveTypingTests {
         defer { scan.stop() }
         try scan.go(to: "text", limit: 80)
         let editor = scan.current?.frame ?? []
+        let opening = scan.seen.count
         let opened = try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
         let tops = (opened.fields["keys"] as? [[String: Any]] ?? []).compactMap { ($0["frame"] as? [NSNumber])?.map(\.doubleValue) }
         #expect(editor.count == 4 && tops.allSatisfy { $0[1] + $0[3] <= editor[1] + 0.5 || $0[1] >= editor[1] + editor[3] - 0.5 },
                 "the keyboard is clear of the editor \(editor)")
         let keys = Keys(scan: scan)
+        try keys.waitForTheLanguagesWords(since: opening)
         try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
         try keys.press("key_i", expecting: "i") { $0.effect == "typeText" && $0.text == "i" }
         let mark = scan.seen.count
@@ -187,11 +202,18 @@ extension LiveTypingTests {
         let e = (after?.fields["keys"] as? [[String: Any]])?.first { $0["id"] as? String == "key_e" }
         #expect(e?["label"] as? String == "E", "a capital after a full stop")
         try keys.press("enter", expecting: "Enter") { $0.effect == "key" }
+        let typedT = scan.seen.count
         try keys.press("key_t", expecting: "T") { $0.effect == "typeText" && $0.text == "T" }
-        // The first prediction completes the word, with a space.
-        let shown = scan.seen.last { $0.effect == "keyboard" }
-        let word = (shown?.fields["keys"] as? [[String: Any]])?.first { $0["id"] as? String == "prediction1" }?["label"] as? String ?? ""
-        #expect(word.count > 1 && word.hasPrefix("T"), "\(String(describing: shown))")
+        // The first prediction completes the word, with a space. The language's words are
+        // read on another thread (seconds, in a debug build under load): the open keyboard
+        // shows their predictions once they are in.
+        func firstPrediction(_ e: EffectLine) -> String {
+            (e.fields["keys"] as? [[String: Any]])?.first { $0["id"] as? String == "prediction1" }?["label"] as? String ?? ""
+        }
+        let shown = try scan.find(since: typedT, "a prediction for T", timeout: 30) {
+            $0.effect == "keyboard" && firstPrediction($0).count > 1 && firstPrediction($0).hasPrefix("T")
+        }
+        let word = firstPrediction(shown)
         try keys.press("prediction1", expecting: "the rest of the word") { $0.effect == "typeText" && $0.text == String(word.dropFirst()) + " " }
         let expected = "\"Hi. \\n\(word) \""
         var text = ""

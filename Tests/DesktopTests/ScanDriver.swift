@@ -91,12 +91,15 @@ final class ScanDriver {
     }
 
     /// Moves the highlight (Tab presses) until it is on the item with this id.
+    /// A highlight of the same item is not the Tab's: that item drawn again where it moved
+    /// (the keyboard's rows move down when its prediction row appears).
     func go(toItem id: String, limit: Int = 40) throws {
         settle(0.05)
         for _ in 0..<limit {
             if current?.item == id { return }
+            let before = current?.item
             try process.send("\t")
-            try next("a highlight after Tab") { $0.effect == "highlight" }
+            try next("a highlight after Tab") { $0.effect == "highlight" && $0.item != before }
         }
         throw DesktopError("item '\(id)' was not highlighted within \(limit) moves; last: \(current?.description ?? "none")")
     }

@@ -350,6 +350,26 @@ struct KeyboardMakerLoadTests {
         #expect(next.predictions.contains("the"), "\(next.predictions)")
     }
 
+    /// The words arriving redraw the open keyboard at once: its predictions are the
+    /// language's, announced with the keyboard's keys, before any key is pressed.
+    @Test func theOpenKeyboardIsRedrawnWhenTheLanguagesWordsArrive() throws {
+        let load = LanguageLoad()
+        let user = try Self.userWords()
+        var k = Self.open(Self.maker(load, user: user), text: "I think ")
+        #expect(k.refreshed().effects.isEmpty, "nothing arrived: nothing to redraw")
+        load.arrive(try smallWords())
+        let change = k.refreshed()
+        #expect(k.predictions == (try Self.expected("I think ", user: user)))
+        #expect(k.predictions.contains("the"), "\(k.predictions)")
+        guard case .keyboard(let keys)? = change.effects.first else {
+            Issue.record("no keyboard effect: \(change.effects)")
+            return
+        }
+        #expect(keys.contains { $0.id == "prediction1" && $0.label == k.predictions.first })
+        #expect(change.tree != nil)
+        #expect(k.refreshed().effects.isEmpty, "once in, nothing more to redraw")
+    }
+
     @Test func aFieldChangeIsAnUpdateToo() throws {
         let load = LanguageLoad()
         let user = try Self.userWords()
