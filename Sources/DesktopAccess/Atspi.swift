@@ -468,6 +468,29 @@ enum Atspi {
         atspi_accessible_set_cache_mask(app.pointer, ATSPI_CACHE_DEFAULT)
     }
 
+    /// The object's `toolkit` attribute ("gtk" on GTK's widgets); nil without one.
+    static func toolkitAttribute(_ a: AccessibleRef) -> String? {
+        var err: UnsafeMutablePointer<GError>?
+        let table = atspi_accessible_get_attributes(a.pointer, &err)
+        if err != nil { g_error_free(err) }
+        guard let table else { return nil }
+        defer { g_hash_table_unref(table) }
+        return "toolkit".withCString { key in
+            g_hash_table_lookup(table, key).map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+        }
+    }
+
+    /// The children as the application says they are now, not as its cache has them:
+    /// LibreOffice's GTK 3 windows list their own (VCL) tree in the cache, while the window
+    /// holds GTK's, with the menu bar that is shown.
+    static func liveChildren(_ a: AccessibleRef) throws(AtspiCallError) -> [AccessibleRef] {
+        guard let app = application(a) else { return try children(a) }
+        let all = ATSPI_CACHE_DEFAULT.rawValue
+        atspi_accessible_set_cache_mask(app.pointer, AtspiCache(rawValue: all & ~ATSPI_CACHE_CHILDREN.rawValue))
+        defer { atspi_accessible_set_cache_mask(app.pointer, ATSPI_CACHE_DEFAULT) }
+        return try children(a)
+    }
+
     static func processID(_ app: AccessibleRef) -> Int32 {
         var err: UnsafeMutablePointer<GError>?
         let pid = atspi_accessible_get_process_id(app.pointer, &err)

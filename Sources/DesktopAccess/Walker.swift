@@ -37,13 +37,18 @@ struct WalkCache {
     var roles: [String: UInt32] = [:]
     /// Objects that were `transient` (never cached by libatspi), read ahead in batches.
     var transient: Set<String> = []
+    /// Whether an object inside a displaced root pane is GTK's (its extents are right).
+    var gtk: [String: Bool] = [:]
+    /// How far an element inside a displaced root pane is moved onto where it shows.
+    var moves: [String: Point] = [:]
 
     /// Only what is still on the screen, so the cache cannot grow without bound.
     func keeping(_ ids: Set<String>) -> WalkCache {
         WalkCache(actions: actions.filter { ids.contains($0.key) }, labelledBy: labelledBy.filter { ids.contains($0.key) },
                   ranges: ranges.filter { ids.contains($0.key) }, roleWords: roleWords,
                   roles: roles.count > 4 * max(ids.count, 256) ? roles.filter { ids.contains($0.key) } : roles,
-                  transient: transient.filter { ids.contains($0) })
+                  transient: transient.filter { ids.contains($0) }, gtk: gtk.filter { ids.contains($0.key) },
+                  moves: moves.filter { ids.contains($0.key) })
     }
 }
 
@@ -108,6 +113,10 @@ struct Walker {
     private var needsArea: Set<Int> = []
     /// Ids visited: a toolkit may list one object under two parents (GTK 3 header bars do).
     private var seen: Set<String> = []
+    /// Root panes, each with the object that holds it: LibreOffice's may be displaced.
+    private var rootPanes: [(node: Int, holder: AccessibleRef)] = []
+    /// The objects whose extents were read, by node, while a root pane needs them.
+    private var refs: [Int: AccessibleRef] = [:]
 
     static func id(of a: AccessibleRef) -> String { id(bus: a.busName, path: a.path) }
 
@@ -137,12 +146,13 @@ struct Walker {
         node.modal = states.has(ATSPI_STATE_MODAL)
         nodes.append(node)
         pendingExtents.append((0, root))
-        let kids = try Atspi.children(root)
+        let kids = try Atspi.liveChildren(root)
         readActionsAhead(kids, ahead: [:])
         for c in kids {
             if let k = try visit(c, parent: 0, depth: 1) { nodes[0].children.append(k) }
         }
         try readExtents()
+        moveDisplacedRootPanes()
         for c in pageContainers { sectionByHeadings(c) }
         compact()
     }
@@ -197,8 +207,46 @@ struct Walker {
             // INT_MIN marks hidden and unrealised widgets.
             guard x > Int32.min / 2, y > Int32.min / 2, w >= 0, h >= 0 else { continue }
             nodes[p.node].frame = Rect(x: Double(x) + origin.x, y: Double(y) + origin.y, width: Double(w), height: Double(h))
+            if !rootPanes.isEmpty { refs[p.node] = p.ref }
         }
         pendingExtents.removeAll()
+    }
+
+    /// How far the widgets of a root pane are from where they show: LibreOffice's VCL root
+    /// pane, under GTK 3, gives extents as if GTK's menu bar above it were not there; it
+    /// has the size of the GTK container that holds it, and that container's place is
+    /// right. Nil for a root pane where its holder is.
+    static func displacement(pane: Rect, holder: Rect) -> Point? {
+        guard pane.width > 0, pane.height > 0, pane.width == holder.width, pane.height == holder.height,
+              pane.x != holder.x || pane.y != holder.y else { return nil }
+        return Point(x: holder.x - pane.x, y: holder.y - pane.y)
+    }
+
+    /// Moves the nodes of each displaced root pane onto where they show, but for GTK's own
+    /// widgets inside it (LibreOffice's welded ones, `toolkit` "gtk"), which are right.
+    private mutating func moveDisplacedRootPanes() {
+        defer { rootPanes = []; refs = [:] }
+        for (pane, holder) in rootPanes {
+            guard let frame = nodes[pane].frame, let h = try? Atspi.extents(holder),
+                  let d = Self.displacement(pane: frame, holder: Rect(x: Double(h.x) + origin.x, y: Double(h.y) + origin.y,
+                                                                      width: Double(h.width), height: Double(h.height)))
+            else { continue }
+            move(pane, by: d)
+        }
+    }
+
+    private mutating func move(_ i: Int, by d: Point) {
+        let id = nodes[i].id
+        if let ref = elements[id] ?? refs[i] {
+            let gtk = known.gtk[id] ?? (Atspi.toolkitAttribute(ref) == "gtk")
+            known.gtk[id] = gtk
+            if gtk { return }
+        }
+        if let f = nodes[i].frame {
+            nodes[i].frame = Rect(x: f.x + d.x, y: f.y + d.y, width: f.width, height: f.height)
+            if nodes[i].isElement { known.moves[id] = d }
+        }
+        for c in nodes[i].children { move(c, by: d) }
     }
 
     /// Drops the leaves that turned out to have no area, and the containers left empty;
@@ -216,7 +264,7 @@ struct Walker {
             out.append(n)
             guard !n.isElement else { return index }
             for c in kids { if let k = keep(c, parent: index) { out[index].children.append(k) } }
-            if out[index].children.isEmpty && index != 0 {
+            if (out[index].children.isEmpty || Self.hiddenMenuBar(out[index])) && index != 0 {
                 out.removeLast(out.count - index)
                 return nil
             }
@@ -234,6 +282,13 @@ struct Walker {
         nodes = out
     }
 
+    /// A menu bar without height shows nothing, whatever its menus say: LibreOffice's own,
+    /// under GTK 3, which the native menu bar replaces on the screen.
+    static func hiddenMenuBar(_ n: LiveNode) -> Bool {
+        guard n.role == Atspi.roleName(of: ATSPI_ROLE_MENU_BAR), !n.flatten, let f = n.frame else { return false }
+        return f.width <= 0 || f.height <= 0
+    }
+
     /// A leaf is kept where it can be seen: a control needs width and height, a text or
     /// image either.
     static func hasArea(_ n: LiveNode) -> Bool {
@@ -248,11 +303,15 @@ struct Walker {
         nodes = []
         guard let i = try visit(a, parent: 0, depth: 1), i == 0, nodes.count == 1, nodes[0].isElement else { return nil }
         try readExtents()
+        if let d = known.moves[nodes[0].id], let f = nodes[0].frame {
+            nodes[0].frame = Rect(x: f.x + d.x, y: f.y + d.y, width: f.width, height: f.height)
+        }
         return Self.hasArea(nodes[0]) ? nodes[0] : nil
     }
 
     static let staticTraits = TraitSet([.staticText, .header, .image])
     static let headingRole = Atspi.roleName(of: ATSPI_ROLE_HEADING)
+    static let rootPaneRole = Atspi.roleName(of: ATSPI_ROLE_ROOT_PANE)
     static let holdsContent: Set<UInt32> = [ATSPI_ROLE_PAGE_TAB.rawValue, ATSPI_ROLE_LIST_ITEM.rawValue,
                                             ATSPI_ROLE_TOGGLE_BUTTON.rawValue, ATSPI_ROLE_TREE_ITEM.rawValue]
 
@@ -413,7 +472,9 @@ struct Walker {
             let ahead = readAhead(kids)
             readActionsAhead(kids, ahead: ahead)
             for (i, c) in kids.enumerated() {
-                if let k = try visit(c, parent: index, depth: depth + 1, basics: ahead[i]) { nodes[index].children.append(k) }
+                guard let k = try visit(c, parent: index, depth: depth + 1, basics: ahead[i]) else { continue }
+                nodes[index].children.append(k)
+                if nodes[k].role == Self.rootPaneRole { rootPanes.append((k, a)) }
             }
             // A container with nothing kept inside says nothing to a switch user.
             if nodes[index].children.isEmpty {

@@ -326,6 +326,18 @@ final class DesktopSession: @unchecked Sendable {
         _ = try atspiQueryOrThrow(["set-value", app, role, name, String(value)])
     }
 
+    /// The X CLIPBOARD's text now (read by GTK 3 through /usr/bin/python3); "" when no
+    /// client holds text there.
+    func clipboardText() throws -> String {
+        let script = "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk, Gdk; "
+            + "print(Gtk.Clipboard.get(Gdk.SELECTION_CLIPBOARD).wait_for_text() or '', end='')"
+        let result = try ChildProcess.run(DesktopTool.python3.path, ["-c", script], environment: environment, scratch: scratch, timeout: 10)
+        guard result.status == 0, !result.timedOut else {
+            throw DesktopError("Reading the clipboard failed.\n\(result)\(packageHints(forStderr: result.stderr))")
+        }
+        return result.stdout
+    }
+
     // MARK: switchscan
 
     /// The built `switchscan` next to the test bundle (or the newest under .build*).

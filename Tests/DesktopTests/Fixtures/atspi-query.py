@@ -25,7 +25,7 @@ warnings.simplefilter("ignore")  # the interface getters are deprecated in 2.46,
 import gi  # noqa: E402
 
 gi.require_version("Atspi", "2.0")
-from gi.repository import Atspi  # noqa: E402
+from gi.repository import Atspi, GLib  # noqa: E402
 
 Atspi.set_timeout(2000, 5000)  # a frozen application must not hold us for libatspi's 15 s
 
@@ -115,7 +115,10 @@ def find(app_name, role, name):
 def find_waiting(app_name, role, name, timeout):
     deadline = time.monotonic() + timeout
     while True:
-        node, reason = find(app_name, role, name)
+        try:
+            node, reason = find(app_name, role, name)
+        except GLib.GError as error:  # an object went away mid-walk (an application starting up)
+            node, reason = None, f"the walk of {app_name!r} failed: {error}"
         if node is not None or time.monotonic() >= deadline:
             return node, reason
         time.sleep(0.02)
