@@ -456,29 +456,33 @@ static inline int catspi_event_rect(const AtspiEvent *e, int *xywh) {
 }
 
 /// States (a bit mask, as AtspiStateSet keeps them), name, child count and role of `n`
-/// objects, asked for in chunks as `catspi_extents_batch` asks (Accessible.GetState,
-/// Properties.GetAll of the Accessible interface, Accessible.GetRole), with the same time
-/// limit per answer. For objects libatspi has not cached (a new window's, GTK 3's transient
-/// tree-view cells, which it never caches), where each getter is a round trip. names[i] is
-/// malloc'd (free() it) where ok[i] is 1; fills `b` (`answered` counts objects read whole).
+/// objects, asked for in chunks as `catspi_extents_batch` asks (Accessible.GetState, the
+/// Name and ChildCount properties, Accessible.GetRole: what libatspi asks, never GetAll,
+/// which Qt 5's bridge does not survive), with the same time limit per answer. For objects
+/// libatspi has not cached (a new window's, GTK 3's transient tree-view cells, which it
+/// never caches), where each getter is a round trip. names[i] is malloc'd (free() it) where
+/// ok[i] is 1; fills `b` (`answered` counts objects read whole).
 static inline void catspi_basics_batch(AtspiAccessible *const *objs, int n, int timeout_ms, unsigned long long *states,
                                        char **names, int *child_counts, unsigned int *roles, unsigned char *ok, CatspiBatch *b) {
     memset(b, 0, sizeof *b);
     for (int i = 0; i < n; i++) { ok[i] = 0; names[i] = NULL; states[i] = 0; child_counts[i] = 0; roles[i] = 0; }
-    enum { PARTS = 3, OBJECTS = CATSPI_BATCH_CHUNK / PARTS };
+    enum { PARTS = 4, OBJECTS = CATSPI_BATCH_CHUNK / PARTS };
     DBusPendingCall *pending[PARTS * OBJECTS];
+    const char *iface = "org.a11y.atspi.Accessible", *name_property = "Name", *count_property = "ChildCount";
     for (int start = 0; start < n && !b->timed_out; start += OBJECTS) {
         int end = start + OBJECTS < n ? start + OBJECTS : n;
         for (int i = start; i < end; i++) {
             for (int k = 0; k < PARTS; k++) pending[PARTS * (i - start) + k] = NULL;
             if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
             AtspiObject *o = (AtspiObject *)objs[i];
-            pending[PARTS * (i - start)] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Accessible", "GetState"), timeout_ms, b);
-            DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "GetAll");
-            const char *iface = "org.a11y.atspi.Accessible";
-            if (m && !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
-            pending[PARTS * (i - start) + 1] = catspi_send(o, m, timeout_ms, b);
-            pending[PARTS * (i - start) + 2] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Accessible", "GetRole"), timeout_ms, b);
+            pending[PARTS * (i - start)] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, iface, "GetState"), timeout_ms, b);
+            for (int k = 1; k <= 2; k++) {
+                DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "Get");
+                const char *property = k == 1 ? name_property : count_property;
+                if (m && !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &property, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
+                pending[PARTS * (i - start) + k] = catspi_send(o, m, timeout_ms, b);
+            }
+            pending[PARTS * (i - start) + 3] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, iface, "GetRole"), timeout_ms, b);
         }
         long long deadline = catspi_now_ms() + timeout_ms;
         for (int i = start; i < end; i++) {
@@ -489,59 +493,45 @@ static inline void catspi_basics_batch(AtspiAccessible *const *objs, int n, int 
                 DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
                 if (!r) continue;
                 DBusMessageIter it, sub;
-                if (k == 2) {
-                    // u: the role.
-                    if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
-                        && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_UINT32) {
+                if (dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN || !dbus_message_iter_init(r, &it)) {
+                    if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_ERROR) catspi_batch_note_error(b, dbus_message_get_error_name(r));
+                    dbus_message_unref(r);
+                    continue;
+                }
+                int t = dbus_message_iter_get_arg_type(&it);
+                if (k == 0 && t == DBUS_TYPE_ARRAY) {
+                    // au: the states, 32 to a word.
+                    dbus_message_iter_recurse(&it, &sub);
+                    int w = 0;
+                    while (w < 2 && dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_UINT32) {
                         dbus_uint32_t v;
-                        dbus_message_iter_get_basic(&it, &v);
-                        roles[i] = v;
+                        dbus_message_iter_get_basic(&sub, &v);
+                        states[i] |= ((unsigned long long)v) << (32 * w++);
+                        dbus_message_iter_next(&sub);
+                    }
+                    if (w == 2) parts++;
+                } else if ((k == 1 || k == 2) && t == DBUS_TYPE_VARIANT) {
+                    // v: the property's value.
+                    dbus_message_iter_recurse(&it, &sub);
+                    int vt = dbus_message_iter_get_arg_type(&sub);
+                    if (k == 1 && vt == DBUS_TYPE_STRING) {
+                        const char *s = NULL;
+                        dbus_message_iter_get_basic(&sub, &s);
+                        free(names[i]);
+                        names[i] = strdup(s ? s : "");
+                        if (names[i]) parts++;
+                    } else if (k == 2 && vt == DBUS_TYPE_INT32) {
+                        dbus_int32_t c;
+                        dbus_message_iter_get_basic(&sub, &c);
+                        child_counts[i] = c;
                         parts++;
                     }
-                } else if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
-                    && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_ARRAY) {
-                    dbus_message_iter_recurse(&it, &sub);
-                    if (k == 0) {
-                        // au: the states, 32 to a word.
-                        int w = 0;
-                        while (w < 2 && dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_UINT32) {
-                            dbus_uint32_t v;
-                            dbus_message_iter_get_basic(&sub, &v);
-                            states[i] |= ((unsigned long long)v) << (32 * w++);
-                            dbus_message_iter_next(&sub);
-                        }
-                        if (w == 2) parts++;
-                    } else {
-                        // a{sv}: Name and ChildCount among the interface's properties.
-                        int found = 0;
-                        while (dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_DICT_ENTRY) {
-                            DBusMessageIter entry, var;
-                            const char *key = NULL;
-                            dbus_message_iter_recurse(&sub, &entry);
-                            if (dbus_message_iter_get_arg_type(&entry) == DBUS_TYPE_STRING) {
-                                dbus_message_iter_get_basic(&entry, &key);
-                                dbus_message_iter_next(&entry);
-                                if (dbus_message_iter_get_arg_type(&entry) == DBUS_TYPE_VARIANT) {
-                                    dbus_message_iter_recurse(&entry, &var);
-                                    int t = dbus_message_iter_get_arg_type(&var);
-                                    if (strcmp(key, "Name") == 0 && t == DBUS_TYPE_STRING) {
-                                        const char *s = NULL;
-                                        dbus_message_iter_get_basic(&var, &s);
-                                        free(names[i]);
-                                        names[i] = strdup(s ? s : "");
-                                        if (names[i]) found |= 1;
-                                    } else if (strcmp(key, "ChildCount") == 0 && t == DBUS_TYPE_INT32) {
-                                        dbus_int32_t c;
-                                        dbus_message_iter_get_basic(&var, &c);
-                                        child_counts[i] = c;
-                                        found |= 2;
-                                    }
-                                }
-                            }
-                            dbus_message_iter_next(&sub);
-                        }
-                        if (found == 3) parts++;
-                    }
+                } else if (k == 3 && t == DBUS_TYPE_UINT32) {
+                    // u: the role.
+                    dbus_uint32_t v;
+                    dbus_message_iter_get_basic(&it, &v);
+                    roles[i] = v;
+                    parts++;
                 }
                 dbus_message_unref(r);
             }
