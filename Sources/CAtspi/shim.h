@@ -446,6 +446,56 @@ static inline void catspi_children_batch(AtspiAccessible *a, int count, int time
     }
 }
 
+/// The Value interface of `n` objects (MinimumValue, MaximumValue, CurrentValue and
+/// MinimumIncrement: out[4i..4i+3]), asked for in chunks as `catspi_extents_batch` asks,
+/// where libatspi asks each in turn. ok[i] is 1 where all four came.
+static inline void catspi_values_batch(AtspiAccessible *const *objs, int n, int timeout_ms, double *out, unsigned char *ok,
+                                       CatspiBatch *b) {
+    enum { PARTS = 4, OBJECTS = CATSPI_BATCH_CHUNK / PARTS };
+    static const char *const properties[PARTS] = { "MinimumValue", "MaximumValue", "CurrentValue", "MinimumIncrement" };
+    const char *iface = "org.a11y.atspi.Value";
+    memset(b, 0, sizeof *b);
+    for (int i = 0; i < n; i++) ok[i] = 0;
+    DBusPendingCall *pending[PARTS * OBJECTS];
+    for (int start = 0; start < n && !b->timed_out; start += OBJECTS) {
+        int end = start + OBJECTS < n ? start + OBJECTS : n;
+        for (int i = start; i < end; i++) {
+            for (int k = 0; k < PARTS; k++) pending[PARTS * (i - start) + k] = NULL;
+            if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
+            AtspiObject *o = (AtspiObject *)objs[i];
+            for (int k = 0; k < PARTS; k++) {
+                DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "Get");
+                const char *property = properties[k];
+                if (m && !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &property, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
+                pending[PARTS * (i - start) + k] = catspi_send(o, m, timeout_ms, b);
+            }
+        }
+        long long deadline = catspi_now_ms() + timeout_ms;
+        for (int i = start; i < end; i++) {
+            int parts = 0;
+            for (int k = 0; k < PARTS; k++) {
+                DBusPendingCall *p = pending[PARTS * (i - start) + k];
+                if (!p) continue;
+                DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
+                if (!r) continue;
+                DBusMessageIter it, var;
+                if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
+                    && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_VARIANT) {
+                    dbus_message_iter_recurse(&it, &var);
+                    if (dbus_message_iter_get_arg_type(&var) == DBUS_TYPE_DOUBLE) {
+                        double v;
+                        dbus_message_iter_get_basic(&var, &v);
+                        out[PARTS * i + k] = v;
+                        parts++;
+                    }
+                }
+                dbus_message_unref(r);
+            }
+            if (parts == PARTS) { ok[i] = 1; b->answered++; }
+        }
+    }
+}
+
 /// The rectangle a bounds-changed event carries; returns 0 when it carries none.
 static inline int catspi_event_rect(const AtspiEvent *e, int *xywh) {
     if (!G_VALUE_HOLDS(&e->any_data, ATSPI_TYPE_RECT)) return 0;

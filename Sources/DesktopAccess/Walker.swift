@@ -111,6 +111,8 @@ struct Walker {
     private var pendingExtents: [(node: Int, ref: AccessibleRef)] = []
     /// Nodes that are kept only if their extents have an area (leaves).
     private var needsArea: Set<Int> = []
+    /// Values read ahead for the widgets of a container that show one, by id.
+    private var valuesAhead: [String: Atspi.ValueRange] = [:]
     /// Ids visited: a toolkit may list one object under two parents (GTK 3 header bars do).
     private var seen: Set<String> = []
     /// Root panes, each with the object that holds it: LibreOffice's may be displaced.
@@ -403,6 +405,39 @@ struct Walker {
         }
     }
 
+    /// Roles whose widgets show a value: sliders, spin buttons, scroll bars and dials
+    /// (adjustable), progress and level bars (their value is their text).
+    static let valueRoles: Set<UInt32> = [ATSPI_ROLE_SLIDER.rawValue, ATSPI_ROLE_SPIN_BUTTON.rawValue, ATSPI_ROLE_SCROLL_BAR.rawValue,
+                                          ATSPI_ROLE_DIAL.rawValue, ATSPI_ROLE_PROGRESS_BAR.rawValue, ATSPI_ROLE_LEVEL_BAR.rawValue]
+
+    /// The values of a container's widgets that show one, when it has several (a box of
+    /// sliders, a scrolled window's two scroll bars), asked for together: libatspi asks for
+    /// a value's minimum, maximum, current value and step one after the other, each a round
+    /// trip. What the batch did not read is read by the walk one object at a time.
+    private mutating func readValuesAhead(_ kids: [AccessibleRef], ahead: [Int: Basics]) {
+        guard useBatches, kids.count >= 2 else { return }
+        var picks: [(id: String, ref: AccessibleRef)] = []
+        for (i, c) in kids.enumerated() {
+            let id = Self.id(of: c)
+            guard let role = known.roles[id] ?? ahead[i]?.role.rawValue, Self.valueRoles.contains(role) else { continue }
+            let states = ahead[i]?.states ?? Atspi.states(c)
+            guard states.has(shownState) || (inDocument && states.has(ATSPI_STATE_VISIBLE)) else { continue }
+            picks.append((id, c))
+        }
+        guard picks.count >= 2 else { return }
+        let n = picks.count
+        var out = [Double](repeating: 0, count: 4 * n)
+        var ok = [UInt8](repeating: 0, count: n)
+        var b = CatspiBatch()
+        let objects: [UnsafeMutablePointer<AtspiAccessible>?] = picks.map { $0.ref.pointer }
+        objects.withUnsafeBufferPointer { objs in
+            catspi_values_batch(objs.baseAddress, Int32(n), Int32(Atspi.callTimeoutMilliseconds), &out, &ok, &b)
+        }
+        for (k, p) in picks.enumerated() where ok[k] != 0 {
+            valuesAhead[p.id] = Atspi.ValueRange(min: out[4 * k], max: out[4 * k + 1], current: out[4 * k + 2], step: out[4 * k + 3])
+        }
+    }
+
     /// Visits one node; returns its index, or nil when it is left out. `basics`: its
     /// states, name and child count where they were read ahead.
     mutating func visit(_ a: AccessibleRef, parent: Int, depth: Int, basics: Basics? = nil) throws(AtspiCallError) -> Int? {
@@ -471,6 +506,7 @@ struct Walker {
             let kids = try Atspi.children(a, count: childCount)
             let ahead = readAhead(kids)
             readActionsAhead(kids, ahead: ahead)
+            readValuesAhead(kids, ahead: ahead)
             for (i, c) in kids.enumerated() {
                 guard let k = try visit(c, parent: index, depth: depth + 1, basics: ahead[i]) else { continue }
                 nodes[index].children.append(k)
@@ -724,6 +760,10 @@ struct Walker {
     /// A slider's or spin button's range and step are read once; its current value every
     /// time. A scroll bar's range grows with what it scrolls: read whole every time.
     private mutating func value(_ a: AccessibleRef, id: String, role: AtspiRole) throws(AtspiCallError) -> Atspi.ValueRange? {
+        if let v = valuesAhead[id] {
+            if role != ATSPI_ROLE_SCROLL_BAR && known.ranges[id] == nil { known.ranges[id] = .some(v) }
+            return v
+        }
         if role == ATSPI_ROLE_SCROLL_BAR { return try Atspi.value(a) }
         guard let known = known.ranges[id] else {
             let v = try Atspi.value(a)
@@ -738,7 +778,9 @@ struct Walker {
 
     private func valueText(_ a: AccessibleRef, role: AtspiRole) throws(AtspiCallError) -> String? {
         if role == ATSPI_ROLE_TEXT { return Atspi.text(a).flatMap { $0.isEmpty ? nil : $0 } }
-        guard let v = try Atspi.value(a), v.max > v.min else { return nil }
+        let v: Atspi.ValueRange?
+        if let ahead = valuesAhead[Self.id(of: a)] { v = ahead } else { v = try Atspi.value(a) }
+        guard let v, v.max > v.min else { return nil }
         let percent = ((v.current - v.min) / (v.max - v.min) * 100).rounded()
         return "\(Int(percent))%"
     }
