@@ -100,6 +100,22 @@ static inline DBusPendingCall *catspi_send(AtspiObject *o, DBusMessage *m, int t
     return p;
 }
 
+/// A Properties.Get request for `iface`'s `property` of `o`, or NULL.
+static inline DBusMessage *catspi_property_get(AtspiObject *o, const char *iface, const char *property) {
+    DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "Get");
+    if (m && !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &property, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
+    return m;
+}
+
+/// The variant of a Properties.Get answer, entered: 1 if `r` is one, with `var` on its value.
+static inline int catspi_property_value(DBusMessage *r, DBusMessageIter *var) {
+    DBusMessageIter it;
+    if (dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN || !dbus_message_iter_init(r, &it)
+        || dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_VARIANT) return 0;
+    dbus_message_iter_recurse(&it, var);
+    return 1;
+}
+
 /// Whether libatspi gave the object what a raw request needs: its application's
 /// connection, bus name and path.
 static inline int catspi_can_send(AtspiAccessible *a) {
@@ -337,9 +353,7 @@ static inline void catspi_actions_batch(AtspiAccessible *const *objs, int n, int
             pending[i - start] = NULL;
             if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
             AtspiObject *o = (AtspiObject *)objs[i];
-            DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "Get");
-            if (m && !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &property, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
-            pending[i - start] = catspi_send(o, m, timeout_ms, b);
+            pending[i - start] = catspi_send(o, catspi_property_get(o, iface, property), timeout_ms, b);
         }
         long long deadline = catspi_now_ms() + timeout_ms;
         for (int i = start; i < end; i++) {
@@ -347,10 +361,8 @@ static inline void catspi_actions_batch(AtspiAccessible *const *objs, int n, int
             if (!p) continue;
             DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
             if (!r) continue;
-            DBusMessageIter it, var;
-            if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
-                && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_VARIANT) {
-                dbus_message_iter_recurse(&it, &var);
+            DBusMessageIter var;
+            if (catspi_property_value(r, &var)) {
                 if (dbus_message_iter_get_arg_type(&var) == DBUS_TYPE_INT32) {
                     dbus_int32_t c;
                     dbus_message_iter_get_basic(&var, &c);
@@ -463,12 +475,7 @@ static inline void catspi_values_batch(AtspiAccessible *const *objs, int n, int 
             for (int k = 0; k < PARTS; k++) pending[PARTS * (i - start) + k] = NULL;
             if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
             AtspiObject *o = (AtspiObject *)objs[i];
-            for (int k = 0; k < PARTS; k++) {
-                DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "Get");
-                const char *property = properties[k];
-                if (m && !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &property, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
-                pending[PARTS * (i - start) + k] = catspi_send(o, m, timeout_ms, b);
-            }
+            for (int k = 0; k < PARTS; k++) pending[PARTS * (i - start) + k] = catspi_send(o, catspi_property_get(o, iface, properties[k]), timeout_ms, b);
         }
         long long deadline = catspi_now_ms() + timeout_ms;
         for (int i = start; i < end; i++) {
@@ -478,10 +485,8 @@ static inline void catspi_values_batch(AtspiAccessible *const *objs, int n, int 
                 if (!p) continue;
                 DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
                 if (!r) continue;
-                DBusMessageIter it, var;
-                if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
-                    && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_VARIANT) {
-                    dbus_message_iter_recurse(&it, &var);
+                DBusMessageIter var;
+                if (catspi_property_value(r, &var)) {
                     if (dbus_message_iter_get_arg_type(&var) == DBUS_TYPE_DOUBLE) {
                         double v;
                         dbus_message_iter_get_basic(&var, &v);
@@ -518,7 +523,7 @@ static inline void catspi_basics_batch(AtspiAccessible *const *objs, int n, int 
     for (int i = 0; i < n; i++) { ok[i] = 0; names[i] = NULL; states[i] = 0; child_counts[i] = 0; roles[i] = 0; }
     enum { PARTS = 4, OBJECTS = CATSPI_BATCH_CHUNK / PARTS };
     DBusPendingCall *pending[PARTS * OBJECTS];
-    const char *iface = "org.a11y.atspi.Accessible", *name_property = "Name", *count_property = "ChildCount";
+    const char *iface = "org.a11y.atspi.Accessible";
     for (int start = 0; start < n && !b->timed_out; start += OBJECTS) {
         int end = start + OBJECTS < n ? start + OBJECTS : n;
         for (int i = start; i < end; i++) {
@@ -526,12 +531,8 @@ static inline void catspi_basics_batch(AtspiAccessible *const *objs, int n, int 
             if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
             AtspiObject *o = (AtspiObject *)objs[i];
             pending[PARTS * (i - start)] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, iface, "GetState"), timeout_ms, b);
-            for (int k = 1; k <= 2; k++) {
-                DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "Get");
-                const char *property = k == 1 ? name_property : count_property;
-                if (m && !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &property, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
-                pending[PARTS * (i - start) + k] = catspi_send(o, m, timeout_ms, b);
-            }
+            pending[PARTS * (i - start) + 1] = catspi_send(o, catspi_property_get(o, iface, "Name"), timeout_ms, b);
+            pending[PARTS * (i - start) + 2] = catspi_send(o, catspi_property_get(o, iface, "ChildCount"), timeout_ms, b);
             pending[PARTS * (i - start) + 3] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, iface, "GetRole"), timeout_ms, b);
         }
         long long deadline = catspi_now_ms() + timeout_ms;
