@@ -42,6 +42,8 @@ struct StoppedDesktopTests {
         g_main_context_release(nil)
         try session.doAction(app: fixture.applicationName, role: "push button", name: "Btn 1", action: "click")
         try fixture.waitForLine(matching: "clicked Btn 1")
+        // The label's new text is on the bus (its name-change event sent) before it is read.
+        _ = try session.findAccessible(app: fixture.applicationName, role: "label", name: "status: clicked Btn 1", timeout: 10)
 
         let desktop = try DesktopAccess.connect()
         #expect(!desktop.applications().isEmpty, "the fixture is on the bus")
