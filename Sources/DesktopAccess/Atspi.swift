@@ -484,6 +484,28 @@ enum Atspi {
     /// LibreOffice's GTK 3 windows list their own (VCL) tree in the cache, while the window
     /// holds GTK's, with the menu bar that is shown.
     static func liveChildren(_ a: AccessibleRef) throws(AtspiCallError) -> [AccessibleRef] {
+        if Walker.batches {
+            // The count asked of the application (with the basics, in one round trip), then
+            // the children by index: libatspi's cache mask is left as it is.
+            var objects: [UnsafeMutablePointer<AtspiAccessible>?] = [a.pointer]
+            var states: UInt64 = 0, count: Int32 = 0, role: UInt32 = 0, ok: UInt8 = 0
+            var name: UnsafeMutablePointer<CChar>?
+            var b = CatspiBatch()
+            catspi_basics_batch(&objects, 1, Int32(callTimeoutMilliseconds), &states, &name, &count, &role, &ok, &b)
+            free(name)
+            if ok != 0 {
+                let n = Int(max(0, count))
+                var kids = [UnsafeMutablePointer<AtspiAccessible>?](repeating: nil, count: n)
+                catspi_children_batch(a.pointer, Int32(n), Int32(callTimeoutMilliseconds), &kids, &b)
+                let out = kids.compactMap { $0.map { AccessibleRef(owning: $0) } }
+                if out.count == n { return out }
+            }
+            if b.timed_out != 0 {
+                throw AtspiCallError(kind: probe(a) == .gone ? .gone : .timeout, domain: "dbus", code: 0,
+                                     message: "org.freedesktop.DBus.Error.NoReply")
+            }
+            // Anything else: as libatspi asks, below.
+        }
         guard let app = application(a) else { return try children(a) }
         let all = ATSPI_CACHE_DEFAULT.rawValue
         atspi_accessible_set_cache_mask(app.pointer, AtspiCache(rawValue: all & ~ATSPI_CACHE_CHILDREN.rawValue))
