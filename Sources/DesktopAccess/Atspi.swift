@@ -151,24 +151,34 @@ enum Atspi {
     static func children(_ a: AccessibleRef, count: Int? = nil) throws(AtspiCallError) -> [AccessibleRef] {
         let n: Int
         if let count { n = count } else { n = try childCount(a) }
-        if Walker.batches, n >= 2, _atspi_accessible_test_cache(a.pointer, ATSPI_CACHE_CHILDREN) == 0 {
-            var kids = [UnsafeMutablePointer<AtspiAccessible>?](repeating: nil, count: n)
-            var b = CatspiBatch()
-            catspi_children_batch(a.pointer, Int32(n), Int32(callTimeoutMilliseconds), &kids, &b)
-            // Owned from here on, whatever is kept.
-            let out = kids.compactMap { $0.map { AccessibleRef(owning: $0) } }
-            if out.count == n { return out }
-            if b.timed_out != 0 {
-                throw AtspiCallError(kind: probe(a) == .gone ? .gone : .timeout, domain: "dbus", code: 0,
-                                     message: "org.freedesktop.DBus.Error.NoReply")
-            }
-            // Anything else (an error answer, a child gone meanwhile): asked for one at a
-            // time, as libatspi asks, so that its errors are classified as everywhere.
+        if Walker.batches, n >= 2, _atspi_accessible_test_cache(a.pointer, ATSPI_CACHE_CHILDREN) == 0,
+           let out = try childrenByIndex(a, count: n) {
+            return out
         }
         var out: [AccessibleRef] = []
         out.reserveCapacity(n)
         for i in 0..<n { if let c = try child(a, i) { out.append(c) } }
         return out
+    }
+
+    /// The `n` children of `a` asked for together, by index; nil when some did not come for
+    /// another reason than silence (an error answer, a child gone meanwhile): the caller
+    /// then asks one at a time, as libatspi asks, so that errors are classified as
+    /// everywhere.
+    private static func childrenByIndex(_ a: AccessibleRef, count n: Int) throws(AtspiCallError) -> [AccessibleRef]? {
+        var kids = [UnsafeMutablePointer<AtspiAccessible>?](repeating: nil, count: n)
+        var b = CatspiBatch()
+        catspi_children_batch(a.pointer, Int32(n), Int32(callTimeoutMilliseconds), &kids, &b)
+        // Owned from here on, whatever is kept.
+        let out = kids.compactMap { $0.map { AccessibleRef(owning: $0) } }
+        if out.count == n { return out }
+        if b.timed_out != 0 { throw noReply(a) }
+        return nil
+    }
+
+    /// The application did not answer in time, or is gone.
+    private static func noReply(_ a: AccessibleRef) -> AtspiCallError {
+        AtspiCallError(kind: probe(a) == .gone ? .gone : .timeout, domain: "dbus", code: 0, message: "org.freedesktop.DBus.Error.NoReply")
     }
 
     static func name(_ a: AccessibleRef) throws(AtspiCallError) -> String {
@@ -493,17 +503,8 @@ enum Atspi {
             var b = CatspiBatch()
             catspi_basics_batch(&objects, 1, Int32(callTimeoutMilliseconds), &states, &name, &count, &role, &ok, &b)
             free(name)
-            if ok != 0 {
-                let n = Int(max(0, count))
-                var kids = [UnsafeMutablePointer<AtspiAccessible>?](repeating: nil, count: n)
-                catspi_children_batch(a.pointer, Int32(n), Int32(callTimeoutMilliseconds), &kids, &b)
-                let out = kids.compactMap { $0.map { AccessibleRef(owning: $0) } }
-                if out.count == n { return out }
-            }
-            if b.timed_out != 0 {
-                throw AtspiCallError(kind: probe(a) == .gone ? .gone : .timeout, domain: "dbus", code: 0,
-                                     message: "org.freedesktop.DBus.Error.NoReply")
-            }
+            if b.timed_out != 0 { throw noReply(a) }
+            if ok != 0, let out = try childrenByIndex(a, count: Int(max(0, count))) { return out }
             // Anything else: as libatspi asks, below.
         }
         guard let app = application(a) else { return try children(a) }

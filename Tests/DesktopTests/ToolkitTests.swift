@@ -63,13 +63,12 @@ extension ToolkitTests {
         #expect(x.x == 300 && x.y == 200, "\(x)")
         let file = session.directory.appendingPathComponent("gtk4.json")
         var root: [String: Any] = [:]
-        for _ in 0..<20 {
+        _ = try TestTime.poll(timeout: 10, every: 0.2) {
             let r = try session.runSwitchscan(["snapshot", "--app", "gtk4-widget-factory", "-o", file.path], timeout: 60)
             #expect(r.status == 0, "\(r)")
             let layout = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
             root = layout["root"] as? [String: Any] ?? [:]
-            if (LiveDesktopTests.frame(root)?.first ?? 0) >= 300 { break }
-            Thread.sleep(forTimeInterval: 0.2)
+            return (LiveDesktopTests.frame(root)?.first ?? 0) >= 300
         }
         // No type name ("GtkImage", "GtkFrame") and no doubled label is anyone's name.
         var labels: [String] = []
