@@ -107,15 +107,6 @@ static inline DBusMessage *catspi_property_get(AtspiObject *o, const char *iface
     return m;
 }
 
-/// The variant of a Properties.Get answer, entered: 1 if `r` is one, with `var` on its value.
-static inline int catspi_property_value(DBusMessage *r, DBusMessageIter *var) {
-    DBusMessageIter it;
-    if (dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN || !dbus_message_iter_init(r, &it)
-        || dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_VARIANT) return 0;
-    dbus_message_iter_recurse(&it, var);
-    return 1;
-}
-
 /// Whether libatspi gave the object what a raw request needs: its application's
 /// connection, bus name and path.
 static inline int catspi_can_send(AtspiAccessible *a) {
@@ -281,224 +272,382 @@ static inline GQuark catspi_error_domain(void) { return g_quark_from_static_stri
 /// GLib's "remove this source" answer, a macro in GLib.
 static inline gboolean catspi_source_remove(void) { return G_SOURCE_REMOVE; }
 
-/// Screen or window extents (coord 0 or 1) of `n` objects, asked for in chunks: every
-/// request of a chunk is sent before any reply is awaited, so an application answers them
-/// back to back and a chunk costs about one round trip instead of one each. The time limit
-/// is per answer, not per batch: the batch waits while answers keep coming (a big window,
-/// an application that answers slowly), and gives up the rest once nothing has come for
-/// `timeout_ms` (`b->timed_out`). libatspi has no such call; this is its
-/// Component.GetExtents on the same connection. Writes x, y, width, height per object into
-/// `out` and 1 into `ok[i]` where the answer came; fills `b`.
-static inline void catspi_extents_batch(AtspiAccessible *const *objs, int n, unsigned int coord, int timeout_ms,
-                                        int *out, unsigned char *ok, CatspiBatch *b) {
+/// The request for part `k` of object `i` of a batch (NULL if it could not be made).
+typedef DBusMessage *(*CatspiMake)(AtspiObject *o, int i, int k, void *context);
+/// Takes the answer to part `k` of object `i`: 1 if it was read.
+typedef int (*CatspiTake)(DBusMessage *r, int i, int k, void *context);
+
+/// Sends `parts` requests (at most CATSPI_BATCH_CHUNK) to each of `n` objects and takes the
+/// answers, in chunks: every request of a chunk is sent before any answer is awaited, so an
+/// application answers them back to back and a chunk costs about one round trip where
+/// libatspi, asking one at a time, costs one each. The time limit is per answer, not per
+/// batch: the batch waits while answers keep coming (a big window, an application that
+/// answers slowly), and gives up the rest once nothing has come for `timeout_ms`
+/// (`b->timed_out`). ok[i] is 1 where every part of object i was read; fills `b`
+/// (`answered` counts objects read whole). These are libatspi's own requests, on its
+/// connection to the application.
+static inline void catspi_batch_run(AtspiAccessible *const *objs, int n, int parts, int timeout_ms, CatspiMake make,
+                                    CatspiTake take, void *context, unsigned char *ok, CatspiBatch *b) {
     memset(b, 0, sizeof *b);
     for (int i = 0; i < n; i++) ok[i] = 0;
+    if (parts < 1 || parts > CATSPI_BATCH_CHUNK) return;
+    int objects = CATSPI_BATCH_CHUNK / parts;
     DBusPendingCall *pending[CATSPI_BATCH_CHUNK];
-    for (int start = 0; start < n && !b->timed_out; start += CATSPI_BATCH_CHUNK) {
-        int end = start + CATSPI_BATCH_CHUNK < n ? start + CATSPI_BATCH_CHUNK : n;
+    for (int start = 0; start < n && !b->timed_out; start += objects) {
+        int end = start + objects < n ? start + objects : n;
         for (int i = start; i < end; i++) {
-            pending[i - start] = NULL;
+            for (int k = 0; k < parts; k++) pending[parts * (i - start) + k] = NULL;
             if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
             AtspiObject *o = (AtspiObject *)objs[i];
-            DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Component", "GetExtents");
-            dbus_uint32_t ct = coord;
-            if (m && !dbus_message_append_args(m, DBUS_TYPE_UINT32, &ct, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
-            pending[i - start] = catspi_send(o, m, timeout_ms, b);
+            for (int k = 0; k < parts; k++) pending[parts * (i - start) + k] = catspi_send(o, make(o, i, k, context), timeout_ms, b);
         }
         long long deadline = catspi_now_ms() + timeout_ms;
         for (int i = start; i < end; i++) {
-            DBusPendingCall *p = pending[i - start];
-            if (!p) continue;
-            DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
-            if (!r) continue;
-            DBusMessageIter it, st;
-            if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && dbus_message_iter_init(r, &it)
-                && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_STRUCT) {
-                dbus_message_iter_recurse(&it, &st);
-                dbus_int32_t v[4];
-                int k = 0;
-                while (k < 4 && dbus_message_iter_get_arg_type(&st) == DBUS_TYPE_INT32) {
-                    dbus_message_iter_get_basic(&st, &v[k++]);
-                    dbus_message_iter_next(&st);
-                }
-                if (k == 4) {
-                    for (int j = 0; j < 4; j++) out[4 * i + j] = v[j];
-                    ok[i] = 1;
-                    b->answered++;
-                }
-            }
-            dbus_message_unref(r);
-        }
-    }
-}
-
-/// The action names of `n` objects (their Action interface's NActions, then GetName of
-/// each index), asked for in chunks as `catspi_extents_batch` asks: every count of a chunk
-/// is asked for before any answer is awaited, then every name. For controls read for the
-/// first time (a dialog just opened), where libatspi asks one name at a time. counts[i] is
-/// the number of actions (at most 32 are read; 0 where the object answers NActions with an
-/// error: it has no Action interface), or -1 where they did not all come;
-/// names[i] (where counts[i] > 0) holds them joined by newlines, malloc'd: free() it. Fills
-/// `b` (`answered` counts objects read whole).
-static inline void catspi_actions_batch(AtspiAccessible *const *objs, int n, int timeout_ms, int *counts, char **names,
-                                        CatspiBatch *b) {
-    enum { MOST = 32, OBJECTS = CATSPI_BATCH_CHUNK / 4 };
-    memset(b, 0, sizeof *b);
-    for (int i = 0; i < n; i++) { counts[i] = -1; names[i] = NULL; }
-    DBusPendingCall *pending[OBJECTS * MOST];
-    for (int start = 0; start < n && !b->timed_out; start += OBJECTS) {
-        int end = start + OBJECTS < n ? start + OBJECTS : n;
-        const char *iface = "org.a11y.atspi.Action", *property = "NActions";
-        for (int i = start; i < end; i++) {
-            pending[i - start] = NULL;
-            if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
-            AtspiObject *o = (AtspiObject *)objs[i];
-            pending[i - start] = catspi_send(o, catspi_property_get(o, iface, property), timeout_ms, b);
-        }
-        long long deadline = catspi_now_ms() + timeout_ms;
-        for (int i = start; i < end; i++) {
-            DBusPendingCall *p = pending[i - start];
-            if (!p) continue;
-            DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
-            if (!r) continue;
-            DBusMessageIter var;
-            if (catspi_property_value(r, &var)) {
-                if (dbus_message_iter_get_arg_type(&var) == DBUS_TYPE_INT32) {
-                    dbus_int32_t c;
-                    dbus_message_iter_get_basic(&var, &c);
-                    counts[i] = c < 0 ? 0 : c > MOST ? MOST : c;
-                }
-            } else if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_ERROR) {
-                // No Action interface (so the question need not be asked first).
-                counts[i] = 0;
-            }
-            dbus_message_unref(r);
-        }
-        if (b->timed_out) break;
-        // Every name of the chunk, then the answers in the same order.
-        int next = 0;
-        for (int i = start; i < end; i++) {
-            AtspiObject *o = (AtspiObject *)objs[i];
-            for (dbus_int32_t j = 0; j < counts[i]; j++) {
-                DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, iface, "GetName");
-                if (m && !dbus_message_append_args(m, DBUS_TYPE_INT32, &j, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
-                pending[next++] = catspi_send(o, m, timeout_ms, b);
-            }
-        }
-        deadline = catspi_now_ms() + timeout_ms;
-        next = 0;
-        for (int i = start; i < end; i++) {
-            if (counts[i] < 0) continue;
-            size_t length = 0, room = 64;
-            char *joined = counts[i] > 0 ? (char *)malloc(room) : NULL;
-            int whole = counts[i] == 0 || joined != NULL;
-            if (joined) joined[0] = 0;
-            for (int j = 0; j < counts[i]; j++) {
-                DBusPendingCall *p = pending[next++];
-                DBusMessage *r = p ? catspi_take_reply(p, &deadline, timeout_ms, b) : NULL;
-                const char *name = NULL;
-                if (!r || dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN
-                    || !dbus_message_get_args(r, NULL, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID) || !name) {
-                    whole = 0;
-                } else if (whole) {
-                    size_t add = strlen(name);
-                    if (length + add + 2 > room) {
-                        while (length + add + 2 > room) room *= 2;
-                        char *grown = (char *)realloc(joined, room);
-                        if (grown) joined = grown; else whole = 0;
-                    }
-                    if (whole) {
-                        if (j > 0) joined[length++] = '\n';
-                        memcpy(joined + length, name, add);
-                        length += add;
-                        joined[length] = 0;
-                    }
-                }
-                if (r) dbus_message_unref(r);
-            }
-            if (whole) { names[i] = joined; b->answered++; } else { free(joined); counts[i] = -1; }
-        }
-    }
-}
-
-/// The `count` children of `a`, asked for as `catspi_extents_batch` asks (each
-/// Accessible.GetChildAtIndex of a chunk sent before any answer is awaited, the time limit
-/// per answer), where libatspi would ask for each and wait (children it has not cached: a
-/// new window's, a tree view's cells): new references in out[i], NULL where none came (then
-/// `b` says why).
-static inline void catspi_children_batch(AtspiAccessible *a, int count, int timeout_ms, AtspiAccessible **out, CatspiBatch *b) {
-    memset(b, 0, sizeof *b);
-    for (int i = 0; i < count; i++) out[i] = NULL;
-    if (!catspi_can_send(a)) { b->unsent = count; return; }
-    AtspiObject *o = (AtspiObject *)a;
-    DBusPendingCall *pending[CATSPI_BATCH_CHUNK];
-    for (int start = 0; start < count && !b->timed_out; start += CATSPI_BATCH_CHUNK) {
-        int end = start + CATSPI_BATCH_CHUNK < count ? start + CATSPI_BATCH_CHUNK : count;
-        for (dbus_int32_t i = start; i < end; i++) {
-            DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Accessible", "GetChildAtIndex");
-            if (m && !dbus_message_append_args(m, DBUS_TYPE_INT32, &i, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
-            pending[i - start] = catspi_send(o, m, timeout_ms, b);
-        }
-        long long deadline = catspi_now_ms() + timeout_ms;
-        for (int i = start; i < end; i++) {
-            DBusPendingCall *p = pending[i - start];
-            if (!p) continue;
-            DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
-            if (!r) continue;
-            DBusMessageIter it;
-            if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN && strcmp(dbus_message_get_signature(r), "(so)") == 0
-                && dbus_message_iter_init(r, &it)) {
-                out[i] = _atspi_dbus_consume_accessible(&it);
-                if (out[i]) b->answered++;
-            } else if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_ERROR) {
-                catspi_batch_note_error(b, dbus_message_get_error_name(r));
-            }
-            dbus_message_unref(r);
-        }
-    }
-}
-
-/// The Value interface of `n` objects (MinimumValue, MaximumValue, CurrentValue and
-/// MinimumIncrement: out[4i..4i+3]), asked for in chunks as `catspi_extents_batch` asks,
-/// where libatspi asks each in turn. ok[i] is 1 where all four came.
-static inline void catspi_values_batch(AtspiAccessible *const *objs, int n, int timeout_ms, double *out, unsigned char *ok,
-                                       CatspiBatch *b) {
-    enum { PARTS = 4, OBJECTS = CATSPI_BATCH_CHUNK / PARTS };
-    static const char *const properties[PARTS] = { "MinimumValue", "MaximumValue", "CurrentValue", "MinimumIncrement" };
-    const char *iface = "org.a11y.atspi.Value";
-    memset(b, 0, sizeof *b);
-    for (int i = 0; i < n; i++) ok[i] = 0;
-    DBusPendingCall *pending[PARTS * OBJECTS];
-    for (int start = 0; start < n && !b->timed_out; start += OBJECTS) {
-        int end = start + OBJECTS < n ? start + OBJECTS : n;
-        for (int i = start; i < end; i++) {
-            for (int k = 0; k < PARTS; k++) pending[PARTS * (i - start) + k] = NULL;
-            if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
-            AtspiObject *o = (AtspiObject *)objs[i];
-            for (int k = 0; k < PARTS; k++) pending[PARTS * (i - start) + k] = catspi_send(o, catspi_property_get(o, iface, properties[k]), timeout_ms, b);
-        }
-        long long deadline = catspi_now_ms() + timeout_ms;
-        for (int i = start; i < end; i++) {
-            int parts = 0;
-            for (int k = 0; k < PARTS; k++) {
-                DBusPendingCall *p = pending[PARTS * (i - start) + k];
+            int read = 0;
+            for (int k = 0; k < parts; k++) {
+                DBusPendingCall *p = pending[parts * (i - start) + k];
                 if (!p) continue;
                 DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
                 if (!r) continue;
-                DBusMessageIter var;
-                if (catspi_property_value(r, &var)) {
-                    if (dbus_message_iter_get_arg_type(&var) == DBUS_TYPE_DOUBLE) {
-                        double v;
-                        dbus_message_iter_get_basic(&var, &v);
-                        out[PARTS * i + k] = v;
-                        parts++;
-                    }
-                }
+                read += take(r, i, k, context) ? 1 : 0;
                 dbus_message_unref(r);
             }
-            if (parts == PARTS) { ok[i] = 1; b->answered++; }
+            if (read == parts) { ok[i] = 1; b->answered++; }
         }
     }
+}
+
+/// Adds a later batch's account to `b`, as one batch.
+static inline void catspi_batch_add(CatspiBatch *b, const CatspiBatch *later) {
+    b->sent += later->sent;
+    b->unsent += later->unsent;
+    b->timed_out |= later->timed_out;
+    catspi_batch_note_error(b, later->error_name[0] ? later->error_name : NULL);
+}
+
+/// A method call on `o` with at most one INT32 argument (`with_arg`), or NULL.
+static inline DBusMessage *catspi_call(AtspiObject *o, const char *iface, const char *method, int with_arg, dbus_int32_t arg) {
+    DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, iface, method);
+    if (m && with_arg && !dbus_message_append_args(m, DBUS_TYPE_INT32, &arg, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
+    return m;
+}
+
+/// The basic value (an INT32, a DOUBLE, a STRING) a method answered with, or a property's
+/// value (a Properties.Get answer's variant), if it is of `type`: 1 then.
+static inline int catspi_answer(DBusMessage *r, int type, void *value) {
+    DBusMessageIter it, var;
+    if (dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN || !dbus_message_iter_init(r, &it)) return 0;
+    if (dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_VARIANT && type != DBUS_TYPE_VARIANT) {
+        dbus_message_iter_recurse(&it, &var);
+        it = var;
+    }
+    if (dbus_message_iter_get_arg_type(&it) != type) return 0;
+    dbus_message_iter_get_basic(&it, value);
+    return 1;
+}
+
+typedef struct { unsigned int coord; int *out; } CatspiExtents;
+
+static inline DBusMessage *catspi_extents_make(AtspiObject *o, int i, int k, void *c) {
+    DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Component", "GetExtents");
+    dbus_uint32_t coord = ((CatspiExtents *)c)->coord;
+    if (m && !dbus_message_append_args(m, DBUS_TYPE_UINT32, &coord, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
+    return m;
+}
+
+static inline int catspi_extents_take(DBusMessage *r, int i, int k, void *c) {
+    DBusMessageIter it, st;
+    if (dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN || !dbus_message_iter_init(r, &it)
+        || dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_STRUCT) return 0;
+    dbus_message_iter_recurse(&it, &st);
+    dbus_int32_t v[4];
+    int j = 0;
+    while (j < 4 && dbus_message_iter_get_arg_type(&st) == DBUS_TYPE_INT32) {
+        dbus_message_iter_get_basic(&st, &v[j++]);
+        dbus_message_iter_next(&st);
+    }
+    if (j < 4) return 0;
+    for (j = 0; j < 4; j++) ((CatspiExtents *)c)->out[4 * i + j] = v[j];
+    return 1;
+}
+
+/// Screen or window extents (coord 0 or 1) of `n` objects (Component.GetExtents), in one
+/// batch: x, y, width, height per object into `out`, and 1 into `ok[i]` where they came.
+static inline void catspi_extents_batch(AtspiAccessible *const *objs, int n, unsigned int coord, int timeout_ms,
+                                        int *out, unsigned char *ok, CatspiBatch *b) {
+    CatspiExtents c = { coord, out };
+    catspi_batch_run(objs, n, 1, timeout_ms, catspi_extents_make, catspi_extents_take, &c, ok, b);
+}
+
+/// At most this many action names are read of an object.
+enum { CATSPI_MOST_ACTIONS = 32 };
+
+typedef struct { int *counts; int *index; char **names; } CatspiActions;
+
+static inline DBusMessage *catspi_actions_count_make(AtspiObject *o, int i, int k, void *c) {
+    return catspi_property_get(o, "org.a11y.atspi.Action", "NActions");
+}
+
+static inline int catspi_actions_count_take(DBusMessage *r, int i, int k, void *c) {
+    dbus_int32_t n;
+    int *counts = ((CatspiActions *)c)->counts;
+    if (catspi_answer(r, DBUS_TYPE_INT32, &n)) {
+        counts[i] = n < 0 ? 0 : n > CATSPI_MOST_ACTIONS ? CATSPI_MOST_ACTIONS : n;
+        return 1;
+    }
+    // An error answer: no Action interface (so the question need not be asked first).
+    if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_ERROR) { counts[i] = 0; return 1; }
+    return 0;
+}
+
+static inline DBusMessage *catspi_actions_name_make(AtspiObject *o, int i, int k, void *c) {
+    return catspi_call(o, "org.a11y.atspi.Action", "GetName", 1, ((CatspiActions *)c)->index[i]);
+}
+
+static inline int catspi_actions_name_take(DBusMessage *r, int i, int k, void *c) {
+    const char *name = NULL;
+    if (!catspi_answer(r, DBUS_TYPE_STRING, &name) || !name) return 0;
+    ((CatspiActions *)c)->names[i] = strdup(name);
+    return ((CatspiActions *)c)->names[i] != NULL;
+}
+
+/// The action names of `n` objects: every object's Action.NActions in one batch, then
+/// every GetName in a second. For controls read for the first time (a dialog just opened),
+/// where libatspi asks one name at a time. counts[i] is the number of actions (at most
+/// CATSPI_MOST_ACTIONS; 0 where the object answers NActions with an error: it has no
+/// Action interface), or -1 where they did not all come; names[i] (where counts[i] > 0)
+/// holds them joined by newlines, malloc'd: free() it. Fills `b` (`answered` counts objects
+/// read whole).
+static inline void catspi_actions_batch(AtspiAccessible *const *objs, int n, int timeout_ms, int *counts, char **names,
+                                        CatspiBatch *b) {
+    for (int i = 0; i < n; i++) { counts[i] = -1; names[i] = NULL; }
+    unsigned char *ok = (unsigned char *)malloc(n > 0 ? (size_t)n : 1);
+    if (!ok) { memset(b, 0, sizeof *b); b->unsent = n; return; }
+    CatspiActions c = { counts, NULL, NULL };
+    catspi_batch_run(objs, n, 1, timeout_ms, catspi_actions_count_make, catspi_actions_count_take, &c, ok, b);
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+        if (!ok[i]) counts[i] = -1;
+        else total += counts[i];
+    }
+    // One request for each name, of its object and index; their answers joined after.
+    AtspiAccessible **each = (AtspiAccessible **)malloc((size_t)(total > 0 ? total : 1) * sizeof *each);
+    int *index = (int *)malloc((size_t)(total > 0 ? total : 1) * sizeof *index);
+    char **got = (char **)calloc((size_t)(total > 0 ? total : 1), sizeof *got);
+    unsigned char *named = (unsigned char *)malloc((size_t)(total > 0 ? total : 1));
+    if (!each || !index || !got || !named) {
+        for (int i = 0; i < n; i++) if (counts[i] > 0) counts[i] = -1;
+        b->unsent += total;
+    } else if (!b->timed_out) {
+        int next = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < (counts[i] > 0 ? counts[i] : 0); j++) { each[next] = objs[i]; index[next] = j; next++; }
+        c.index = index;
+        c.names = got;
+        CatspiBatch later;
+        catspi_batch_run(each, total, 1, timeout_ms, catspi_actions_name_make, catspi_actions_name_take, &c, named, &later);
+        catspi_batch_add(b, &later);
+        next = 0;
+        for (int i = 0; i < n; i++) {
+            int first = next, count = counts[i] > 0 ? counts[i] : 0;
+            next += count;
+            if (count == 0) continue;
+            size_t length = 0;
+            int whole = 1;
+            for (int j = first; j < first + count; j++) {
+                if (!named[j]) whole = 0; else length += strlen(got[j]) + 1;
+            }
+            char *joined = whole ? (char *)malloc(length) : NULL;
+            if (!joined) { counts[i] = -1; continue; }
+            char *at = joined;
+            for (int j = first; j < first + count; j++) {
+                size_t add = strlen(got[j]);
+                memcpy(at, got[j], add);
+                at += add;
+                *at++ = j + 1 < first + count ? '\n' : 0;
+            }
+            names[i] = joined;
+        }
+    } else {
+        for (int i = 0; i < n; i++) if (counts[i] > 0) counts[i] = -1;
+    }
+    b->answered = 0;
+    for (int i = 0; i < n; i++) if (counts[i] >= 0) b->answered++;
+    if (got) for (int k = 0; k < total; k++) free(got[k]);
+    free(each); free(index); free(got); free(named); free(ok);
+}
+
+typedef struct { AtspiAccessible **out; } CatspiChildren;
+
+static inline DBusMessage *catspi_child_make(AtspiObject *o, int i, int k, void *c) {
+    return catspi_call(o, "org.a11y.atspi.Accessible", "GetChildAtIndex", 1, i);
+}
+
+static inline int catspi_child_take(DBusMessage *r, int i, int k, void *c) {
+    DBusMessageIter it;
+    if (dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN || strcmp(dbus_message_get_signature(r), "(so)") != 0
+        || !dbus_message_iter_init(r, &it)) return 0;
+    ((CatspiChildren *)c)->out[i] = _atspi_dbus_consume_accessible(&it);
+    return ((CatspiChildren *)c)->out[i] != NULL;
+}
+
+/// The `count` children of `a` (Accessible.GetChildAtIndex of each index), in one batch,
+/// where libatspi would ask for each and wait (children it has not cached: a new window's,
+/// a tree view's cells): new references in out[i], NULL where none came (then `b` says why).
+static inline void catspi_children_batch(AtspiAccessible *a, int count, int timeout_ms, AtspiAccessible **out, CatspiBatch *b) {
+    for (int i = 0; i < count; i++) out[i] = NULL;
+    AtspiAccessible **each = (AtspiAccessible **)malloc((size_t)(count > 0 ? count : 1) * sizeof *each);
+    unsigned char *ok = (unsigned char *)malloc((size_t)(count > 0 ? count : 1));
+    if (!each || !ok) {
+        memset(b, 0, sizeof *b);
+        b->unsent = count;
+    } else {
+        for (int i = 0; i < count; i++) each[i] = a;
+        CatspiChildren c = { out };
+        catspi_batch_run(each, count, 1, timeout_ms, catspi_child_make, catspi_child_take, &c, ok, b);
+    }
+    free(each);
+    free(ok);
+}
+
+/// The Value interface's properties a batch reads, in order.
+static const char *const catspi_value_parts[4] = { "MinimumValue", "MaximumValue", "CurrentValue", "MinimumIncrement" };
+
+static inline DBusMessage *catspi_value_make(AtspiObject *o, int i, int k, void *c) {
+    return catspi_property_get(o, "org.a11y.atspi.Value", catspi_value_parts[k]);
+}
+
+static inline int catspi_value_take(DBusMessage *r, int i, int k, void *c) {
+    return catspi_answer(r, DBUS_TYPE_DOUBLE, (double *)c + 4 * i + k);
+}
+
+/// The Value interface of `n` objects (MinimumValue, MaximumValue, CurrentValue and
+/// MinimumIncrement: out[4i..4i+3]), in one batch, where libatspi asks each in turn. ok[i]
+/// is 1 where all four came.
+static inline void catspi_values_batch(AtspiAccessible *const *objs, int n, int timeout_ms, double *out, unsigned char *ok,
+                                       CatspiBatch *b) {
+    catspi_batch_run(objs, n, 4, timeout_ms, catspi_value_make, catspi_value_take, out, ok, b);
+}
+
+typedef struct { unsigned long long *states; char **names; int *child_counts; unsigned int *roles; } CatspiBasics;
+
+static inline DBusMessage *catspi_basics_make(AtspiObject *o, int i, int k, void *c) {
+    const char *iface = "org.a11y.atspi.Accessible";
+    switch (k) {
+    case 0: return catspi_call(o, iface, "GetState", 0, 0);
+    case 1: return catspi_property_get(o, iface, "Name");
+    case 2: return catspi_property_get(o, iface, "ChildCount");
+    default: return catspi_call(o, iface, "GetRole", 0, 0);
+    }
+}
+
+static inline int catspi_basics_take(DBusMessage *r, int i, int k, void *context) {
+    CatspiBasics *c = (CatspiBasics *)context;
+    DBusMessageIter it, sub;
+    switch (k) {
+    case 0: {
+        // au: the states, 32 to a word.
+        if (dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN || !dbus_message_iter_init(r, &it)
+            || dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) return 0;
+        dbus_message_iter_recurse(&it, &sub);
+        int w = 0;
+        while (w < 2 && dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_UINT32) {
+            dbus_uint32_t v;
+            dbus_message_iter_get_basic(&sub, &v);
+            c->states[i] |= ((unsigned long long)v) << (32 * w++);
+            dbus_message_iter_next(&sub);
+        }
+        return w == 2;
+    }
+    case 1: {
+        const char *s = NULL;
+        if (!catspi_answer(r, DBUS_TYPE_STRING, &s)) return 0;
+        free(c->names[i]);
+        c->names[i] = strdup(s ? s : "");
+        return c->names[i] != NULL;
+    }
+    case 2: return catspi_answer(r, DBUS_TYPE_INT32, &c->child_counts[i]);
+    default: return catspi_answer(r, DBUS_TYPE_UINT32, &c->roles[i]);
+    }
+}
+
+/// States (a bit mask, as AtspiStateSet keeps them), name, child count and role of `n`
+/// objects (Accessible.GetState, the Name and ChildCount properties, Accessible.GetRole:
+/// what libatspi asks, never GetAll, which Qt 5's bridge does not survive), in one batch.
+/// For objects libatspi has not cached (a new window's, GTK 3's transient tree-view cells,
+/// which it never caches), where each getter is a round trip. names[i] is malloc'd (free()
+/// it) where ok[i] is 1; fills `b` (`answered` counts objects read whole).
+static inline void catspi_basics_batch(AtspiAccessible *const *objs, int n, int timeout_ms, unsigned long long *states,
+                                       char **names, int *child_counts, unsigned int *roles, unsigned char *ok, CatspiBatch *b) {
+    for (int i = 0; i < n; i++) { names[i] = NULL; states[i] = 0; child_counts[i] = 0; roles[i] = 0; }
+    CatspiBasics c = { states, names, child_counts, roles };
+    catspi_batch_run(objs, n, 4, timeout_ms, catspi_basics_make, catspi_basics_take, &c, ok, b);
+    for (int i = 0; i < n; i++) if (!ok[i]) { free(names[i]); names[i] = NULL; }
+}
+
+typedef struct { int *counts; int limit; char **texts; } CatspiTexts;
+
+static inline DBusMessage *catspi_text_count_make(AtspiObject *o, int i, int k, void *c) {
+    return catspi_property_get(o, "org.a11y.atspi.Text", "CharacterCount");
+}
+
+static inline int catspi_text_count_take(DBusMessage *r, int i, int k, void *c) {
+    return catspi_answer(r, DBUS_TYPE_INT32, &((CatspiTexts *)c)->counts[i]);
+}
+
+static inline DBusMessage *catspi_text_make(AtspiObject *o, int i, int k, void *context) {
+    CatspiTexts *c = (CatspiTexts *)context;
+    DBusMessage *m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.a11y.atspi.Text", "GetText");
+    dbus_int32_t start = 0, end = c->counts[i] < c->limit ? c->counts[i] : c->limit;
+    if (m && !dbus_message_append_args(m, DBUS_TYPE_INT32, &start, DBUS_TYPE_INT32, &end, DBUS_TYPE_INVALID)) { dbus_message_unref(m); m = NULL; }
+    return m;
+}
+
+static inline int catspi_text_take(DBusMessage *r, int i, int k, void *context) {
+    CatspiTexts *c = (CatspiTexts *)context;
+    const char *s = NULL;
+    if (!catspi_answer(r, DBUS_TYPE_STRING, &s)) return 0;
+    c->texts[i] = strdup(s ? s : "");
+    return c->texts[i] != NULL;
+}
+
+/// The text of `n` Text objects (entries), their first `limit` characters: every
+/// CharacterCount in one batch, then every GetText in a second, where libatspi asks the
+/// two in turn for each. texts[i] is malloc'd (free() it), NULL where it did not come (no
+/// Text interface, an error, no answer). Fills `b` (`answered` counts texts read).
+static inline void catspi_texts_batch(AtspiAccessible *const *objs, int n, int limit, int timeout_ms, char **texts, CatspiBatch *b) {
+    for (int i = 0; i < n; i++) texts[i] = NULL;
+    int *counts = (int *)calloc((size_t)(n > 0 ? n : 1), sizeof *counts);
+    unsigned char *ok = (unsigned char *)malloc((size_t)(n > 0 ? n : 1));
+    AtspiAccessible **some = (AtspiAccessible **)malloc((size_t)(n > 0 ? n : 1) * sizeof *some);
+    int *which = (int *)malloc((size_t)(n > 0 ? n : 1) * sizeof *which);
+    char **got = (char **)calloc((size_t)(n > 0 ? n : 1), sizeof *got);
+    if (!counts || !ok || !some || !which || !got) {
+        memset(b, 0, sizeof *b);
+        b->unsent = n;
+    } else {
+        CatspiTexts c = { counts, limit, got };
+        catspi_batch_run(objs, n, 1, timeout_ms, catspi_text_count_make, catspi_text_count_take, &c, ok, b);
+        // An empty text needs no GetText.
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            if (!ok[i]) continue;
+            if (counts[i] <= 0) { texts[i] = strdup(""); continue; }
+            some[m] = objs[i];
+            which[m] = i;
+            counts[m] = counts[i];
+            m++;
+        }
+        if (m > 0 && !b->timed_out) {
+            CatspiBatch later;
+            catspi_batch_run(some, m, 1, timeout_ms, catspi_text_make, catspi_text_take, &c, ok, &later);
+            catspi_batch_add(b, &later);
+            for (int j = 0; j < m; j++) texts[which[j]] = got[j];
+        }
+        b->answered = 0;
+        for (int i = 0; i < n; i++) if (texts[i]) b->answered++;
+    }
+    free(counts); free(ok); free(some); free(which); free(got);
 }
 
 /// The rectangle a bounds-changed event carries; returns 0 when it carries none.
@@ -508,87 +657,6 @@ static inline int catspi_event_rect(const AtspiEvent *e, int *xywh) {
     if (!r) return 0;
     xywh[0] = r->x; xywh[1] = r->y; xywh[2] = r->width; xywh[3] = r->height;
     return 1;
-}
-
-/// States (a bit mask, as AtspiStateSet keeps them), name, child count and role of `n`
-/// objects, asked for in chunks as `catspi_extents_batch` asks (Accessible.GetState, the
-/// Name and ChildCount properties, Accessible.GetRole: what libatspi asks, never GetAll,
-/// which Qt 5's bridge does not survive), with the same time limit per answer. For objects
-/// libatspi has not cached (a new window's, GTK 3's transient tree-view cells, which it
-/// never caches), where each getter is a round trip. names[i] is malloc'd (free() it) where
-/// ok[i] is 1; fills `b` (`answered` counts objects read whole).
-static inline void catspi_basics_batch(AtspiAccessible *const *objs, int n, int timeout_ms, unsigned long long *states,
-                                       char **names, int *child_counts, unsigned int *roles, unsigned char *ok, CatspiBatch *b) {
-    memset(b, 0, sizeof *b);
-    for (int i = 0; i < n; i++) { ok[i] = 0; names[i] = NULL; states[i] = 0; child_counts[i] = 0; roles[i] = 0; }
-    enum { PARTS = 4, OBJECTS = CATSPI_BATCH_CHUNK / PARTS };
-    DBusPendingCall *pending[PARTS * OBJECTS];
-    const char *iface = "org.a11y.atspi.Accessible";
-    for (int start = 0; start < n && !b->timed_out; start += OBJECTS) {
-        int end = start + OBJECTS < n ? start + OBJECTS : n;
-        for (int i = start; i < end; i++) {
-            for (int k = 0; k < PARTS; k++) pending[PARTS * (i - start) + k] = NULL;
-            if (!catspi_can_send(objs[i])) { b->unsent++; continue; }
-            AtspiObject *o = (AtspiObject *)objs[i];
-            pending[PARTS * (i - start)] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, iface, "GetState"), timeout_ms, b);
-            pending[PARTS * (i - start) + 1] = catspi_send(o, catspi_property_get(o, iface, "Name"), timeout_ms, b);
-            pending[PARTS * (i - start) + 2] = catspi_send(o, catspi_property_get(o, iface, "ChildCount"), timeout_ms, b);
-            pending[PARTS * (i - start) + 3] = catspi_send(o, dbus_message_new_method_call(o->app->bus_name, o->path, iface, "GetRole"), timeout_ms, b);
-        }
-        long long deadline = catspi_now_ms() + timeout_ms;
-        for (int i = start; i < end; i++) {
-            int parts = 0;
-            for (int k = 0; k < PARTS; k++) {
-                DBusPendingCall *p = pending[PARTS * (i - start) + k];
-                if (!p) continue;
-                DBusMessage *r = catspi_take_reply(p, &deadline, timeout_ms, b);
-                if (!r) continue;
-                DBusMessageIter it, sub;
-                if (dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN || !dbus_message_iter_init(r, &it)) {
-                    if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_ERROR) catspi_batch_note_error(b, dbus_message_get_error_name(r));
-                    dbus_message_unref(r);
-                    continue;
-                }
-                int t = dbus_message_iter_get_arg_type(&it);
-                if (k == 0 && t == DBUS_TYPE_ARRAY) {
-                    // au: the states, 32 to a word.
-                    dbus_message_iter_recurse(&it, &sub);
-                    int w = 0;
-                    while (w < 2 && dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_UINT32) {
-                        dbus_uint32_t v;
-                        dbus_message_iter_get_basic(&sub, &v);
-                        states[i] |= ((unsigned long long)v) << (32 * w++);
-                        dbus_message_iter_next(&sub);
-                    }
-                    if (w == 2) parts++;
-                } else if ((k == 1 || k == 2) && t == DBUS_TYPE_VARIANT) {
-                    // v: the property's value.
-                    dbus_message_iter_recurse(&it, &sub);
-                    int vt = dbus_message_iter_get_arg_type(&sub);
-                    if (k == 1 && vt == DBUS_TYPE_STRING) {
-                        const char *s = NULL;
-                        dbus_message_iter_get_basic(&sub, &s);
-                        free(names[i]);
-                        names[i] = strdup(s ? s : "");
-                        if (names[i]) parts++;
-                    } else if (k == 2 && vt == DBUS_TYPE_INT32) {
-                        dbus_int32_t c;
-                        dbus_message_iter_get_basic(&sub, &c);
-                        child_counts[i] = c;
-                        parts++;
-                    }
-                } else if (k == 3 && t == DBUS_TYPE_UINT32) {
-                    // u: the role.
-                    dbus_uint32_t v;
-                    dbus_message_iter_get_basic(&it, &v);
-                    roles[i] = v;
-                    parts++;
-                }
-                dbus_message_unref(r);
-            }
-            if (parts == PARTS) { ok[i] = 1; b->answered++; } else { free(names[i]); names[i] = NULL; }
-        }
-    }
 }
 
 /// A GLib source that runs a serial executor's jobs and timers on GLib's loop: `due` says

@@ -110,7 +110,7 @@ enum Atspi {
     static func probe(_ a: AccessibleRef) -> AtspiCallError.Kind {
         var name = [CChar](repeating: 0, count: 96)
         if catspi_ping(a.pointer, pingMilliseconds, &name, Int32(name.count)) != 0 { return .failed }
-        return AtspiCallError.kind(ofDBusError: String(cString: name))
+        return AtspiCallError.kind(ofDBusError: cText(name))
     }
 
     static func take(_ p: UnsafeMutablePointer<gchar>?) -> String {
@@ -303,7 +303,7 @@ enum Atspi {
         case 1:
             return done != 0
         case 0:
-            let error = String(cString: name)
+            let error = cText(name)
             throw AtspiCallError(kind: AtspiCallError.kind(ofDBusError: error), domain: "dbus", code: 0,
                                  message: error.isEmpty ? "the action could not be sent" : error)
         default:
@@ -548,4 +548,9 @@ struct FieldState: Equatable, Sendable {
 struct StateBits: Equatable, Sendable {
     var raw: UInt64
     func has(_ s: AtspiStateType) -> Bool { raw & (1 << UInt64(s.rawValue)) != 0 }
+}
+
+/// The text of a NUL-terminated C buffer that C code filled.
+func cText(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -109,6 +109,17 @@ struct Walker {
     var known = WalkCache()
     /// Nodes whose extents are read together at the end of the walk (one round trip).
     private var pendingExtents: [(node: Int, ref: AccessibleRef)] = []
+    /// What is read of an element together with the others' at the end of the walk.
+    enum Deferred {
+        /// A text field's text: two round trips for all, where each costs two.
+        case text
+        /// An adjustable control's value (its role; whether it has actions): one round trip
+        /// for all, where a container's cost one, a lone one's four.
+        case value(AtspiRole, acts: Bool)
+    }
+    /// Elements with something to read at the end of the walk: the node, its id (the node
+    /// may have been dropped since) and its object.
+    private var pendingReads: [(node: Int, id: String, ref: AccessibleRef, read: Deferred)] = []
     /// Nodes that are kept only if their extents have an area (leaves).
     private var needsArea: Set<Int> = []
     /// Values read ahead for the widgets of a container that show one, by id.
@@ -163,6 +174,7 @@ struct Walker {
     /// batch failed to read with an unexpected error) one object at a time. An application
     /// that stops answering partway ends the read with a timeout that says how much came.
     private mutating func readExtents() throws(AtspiCallError) {
+        try readDeferred()
         let n = pendingExtents.count
         guard n > 0 else { return }
         var out = [Int32](repeating: 0, count: 4 * n)
@@ -175,18 +187,9 @@ struct Walker {
                 catspi_extents_batch(objs.baseAddress, Int32(n), 0 /* ATSPI_COORD_TYPE_SCREEN */, Int32(Atspi.callTimeoutMilliseconds),
                                      &out, &ok, &b)
             }
-            let errorName = withUnsafeBytes(of: b.error_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let failure = Self.failure(of: b, n: n, asking: pendingExtents[0].ref) { throw failure }
+            let errorName = Self.errorName(of: b)
             let answered = Int(b.answered)
-            if b.timed_out != 0 {
-                // No answer: slow, or gone (a process that dies leaves NoReply errors too).
-                let gone = Atspi.probe(pendingExtents[0].ref) == .gone
-                throw AtspiCallError(kind: gone ? .gone : .timeout, domain: "dbus", code: 0,
-                                     message: gone ? "the application went away" : "org.freedesktop.DBus.Error.NoReply",
-                                     progress: (answered, n))
-            }
-            if !errorName.isEmpty && AtspiCallError.kind(ofDBusError: errorName) == .gone && answered == 0 {
-                throw AtspiCallError(kind: .gone, domain: "dbus", code: 0, message: errorName)
-            }
             // Whatever the batch could not send, or lost to an unexpected error, is read
             // one object at a time; an object without extents (an error answer while the
             // application answers the rest) stays without a frame.
@@ -319,14 +322,117 @@ struct Walker {
 
     /// Keeps an element; its extents are read with the others at the end of the walk, and
     /// it is dropped then if it has no area.
-    private mutating func appendElement(_ node: LiveNode, _ a: AccessibleRef) -> Int {
+    private mutating func appendElement(_ node: LiveNode, _ a: AccessibleRef, reading deferred: Deferred? = nil) -> Int {
         let index = nodes.count
         elements[node.id] = a
         nodes.append(node)
         pendingExtents.append((index, a))
         needsArea.insert(index)
+        if let deferred { pendingReads.append((index, node.id, a, deferred)) }
         return index
     }
+
+    static func errorName(of b: CatspiBatch) -> String {
+        withUnsafeBytes(of: b.error_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// What ends a read when a batch of `n` requests to `ref`'s application failed: no
+    /// answer (slow, or gone: a process that dies leaves NoReply errors too), or only the
+    /// error that says it is gone. Nil when the batch went through.
+    static func failure(of b: CatspiBatch, n: Int, asking ref: AccessibleRef) -> AtspiCallError? {
+        if b.timed_out != 0 {
+            let gone = Atspi.probe(ref) == .gone
+            return AtspiCallError(kind: gone ? .gone : .timeout, domain: "dbus", code: 0,
+                                  message: gone ? "the application went away" : "org.freedesktop.DBus.Error.NoReply",
+                                  progress: (Int(b.answered), n))
+        }
+        let name = errorName(of: b)
+        if !name.isEmpty && AtspiCallError.kind(ofDBusError: name) == .gone && b.answered == 0 {
+            return AtspiCallError(kind: .gone, domain: "dbus", code: 0, message: name)
+        }
+        return nil
+    }
+
+    /// The texts and values the walk put off, each kind in one batch where batches are
+    /// used; one element at a time through libatspi for what a batch did not read.
+    private mutating func readDeferred() throws(AtspiCallError) {
+        let pending = pendingReads.filter { $0.node < nodes.count && nodes[$0.node].id == $0.id }
+        pendingReads.removeAll()
+        var texts: [(node: Int, ref: AccessibleRef)] = []
+        var values: [(node: Int, id: String, ref: AccessibleRef, role: AtspiRole, acts: Bool)] = []
+        for p in pending {
+            switch p.read {
+            case .text: texts.append((p.node, p.ref))
+            case .value(let role, let acts): values.append((p.node, p.id, p.ref, role, acts))
+            }
+        }
+        var ranges = [Atspi.ValueRange?](repeating: nil, count: values.count)
+        if useBatches && !values.isEmpty {
+            let n = values.count
+            var out = [Double](repeating: 0, count: 4 * n)
+            var ok = [UInt8](repeating: 0, count: n)
+            var b = CatspiBatch()
+            let objects: [UnsafeMutablePointer<AtspiAccessible>?] = values.map { $0.ref.pointer }
+            objects.withUnsafeBufferPointer { objs in
+                catspi_values_batch(objs.baseAddress, Int32(n), Int32(Atspi.callTimeoutMilliseconds), &out, &ok, &b)
+            }
+            if let failure = Self.failure(of: b, n: n, asking: values[0].ref) { throw failure }
+            for k in 0..<n where ok[k] != 0 {
+                ranges[k] = Atspi.ValueRange(min: out[4 * k], max: out[4 * k + 1], current: out[4 * k + 2], step: out[4 * k + 3])
+            }
+        }
+        for (k, p) in values.enumerated() {
+            if let v = ranges[k] {
+                // A slider's range is kept for a read of it alone (`value`).
+                if p.role != ATSPI_ROLE_SCROLL_BAR && known.ranges[p.id] == nil { known.ranges[p.id] = .some(v) }
+                applyValue(v, to: p.node, acts: p.acts)
+            } else {
+                applyValue(try value(p.ref, id: p.id, role: p.role), to: p.node, acts: p.acts)
+            }
+        }
+        guard !texts.isEmpty else { return }
+        var got = [String?](repeating: nil, count: texts.count)
+        if useBatches {
+            let n = texts.count
+            var raw = [UnsafeMutablePointer<CChar>?](repeating: nil, count: n)
+            var b = CatspiBatch()
+            let objects: [UnsafeMutablePointer<AtspiAccessible>?] = texts.map { $0.ref.pointer }
+            objects.withUnsafeBufferPointer { objs in
+                catspi_texts_batch(objs.baseAddress, Int32(n), Self.textLimit, Int32(Atspi.callTimeoutMilliseconds), &raw, &b)
+            }
+            for k in 0..<n {
+                if let t = raw[k] { got[k] = String(cString: t) }
+                free(raw[k])
+            }
+            if let failure = Self.failure(of: b, n: n, asking: texts[0].ref) { throw failure }
+        }
+        for (k, p) in texts.enumerated() {
+            guard let text = got[k] ?? Atspi.text(p.ref, limit: Self.textLimit) else { continue }
+            nodes[p.node].value = text.isEmpty ? nil : text
+        }
+    }
+
+    /// An adjustable control with a range is adjusted by its step (a twentieth of the range
+    /// where it has none); one without shows a value only. One without actions or a range
+    /// is acted on by a click.
+    private mutating func applyValue(_ value: Atspi.ValueRange?, to index: Int, acts: Bool) {
+        var node = nodes[index]
+        if let v = value, v.max > v.min {
+            var step = v.step
+            if !(step > 0) { step = (v.max - v.min) / 20 }
+            let decimals = Self.decimals(of: step)
+            node.adjustable = Adjustable(kind: .numeric(min: v.min, max: v.max, step: step, decimals: decimals, format: "{value}"),
+                                         current: min(v.max, max(v.min, v.current)))
+            node.traits.insert(.adjustable)
+        } else {
+            node.traits.insert(.staticText)
+        }
+        if node.traits.isEmpty || (!acts && node.adjustable == nil) { node.respondsToUserInteraction = true }
+        nodes[index] = node
+    }
+
+    /// A field's text is read up to this many characters.
+    static let textLimit: Int32 = 200
 
     /// States, name, child count and role read ahead for several objects at once.
     struct Basics { var states: StateBits; var name: String; var childCount: Int; var role: AtspiRole }
@@ -405,17 +511,15 @@ struct Walker {
         }
     }
 
-    /// Roles whose widgets show a value: sliders, spin buttons, scroll bars and dials
-    /// (adjustable), progress and level bars (their value is their text).
-    static let valueRoles: Set<UInt32> = [ATSPI_ROLE_SLIDER.rawValue, ATSPI_ROLE_SPIN_BUTTON.rawValue, ATSPI_ROLE_SCROLL_BAR.rawValue,
-                                          ATSPI_ROLE_DIAL.rawValue, ATSPI_ROLE_PROGRESS_BAR.rawValue, ATSPI_ROLE_LEVEL_BAR.rawValue]
+    /// Roles whose widgets show their value as their text: progress and level bars. (An
+    /// adjustable control's value is read at the end of the walk.)
+    static let valueRoles: Set<UInt32> = [ATSPI_ROLE_PROGRESS_BAR.rawValue, ATSPI_ROLE_LEVEL_BAR.rawValue]
 
-    /// The values of a container's widgets that show one, when it has several (a box of
-    /// sliders, a scrolled window's two scroll bars), asked for together: libatspi asks for
-    /// a value's minimum, maximum, current value and step one after the other, each a round
-    /// trip. What the batch did not read is read by the walk one object at a time.
+    /// The values of a container's progress and level bars, asked for together: whether
+    /// one without a name is kept depends on its value. libatspi asks for a value's
+    /// minimum, maximum, current value and step one after the other, each a round trip. What the batch did not read is read by the walk one object at a time.
     private mutating func readValuesAhead(_ kids: [AccessibleRef], ahead: [Int: Basics]) {
-        guard useBatches, kids.count >= 2 else { return }
+        guard useBatches else { return }
         var picks: [(id: String, ref: AccessibleRef)] = []
         for (i, c) in kids.enumerated() {
             let id = Self.id(of: c)
@@ -424,7 +528,7 @@ struct Walker {
             guard states.has(shownState) || (inDocument && states.has(ATSPI_STATE_VISIBLE)) else { continue }
             picks.append((id, c))
         }
-        guard picks.count >= 2 else { return }
+        guard !picks.isEmpty else { return }
         let n = picks.count
         var out = [Double](repeating: 0, count: 4 * n)
         var ok = [UInt8](repeating: 0, count: n)
@@ -552,6 +656,8 @@ struct Walker {
             }
             if primary == nil, actions.count == 1, !RoleMapping.isInternalAction(actions[0]) { primary = 0 }
             let editable = kind == .textEntry
+            // An adjustable control's value, a field's text: read with the extents.
+            var deferred: Deferred? = kind == .adjustable ? .value(role, acts: !actions.isEmpty) : nil
             // A text field is for typing: a tap gives it the focus ("activate" would submit it).
             if editable { primary = nil }
             var seen = Set<String>()
@@ -559,26 +665,17 @@ struct Walker {
                 if seen.insert(n).inserted { node.customActions.append(n) }
             }
             node.traits = traits(role: role, kind: kind, states: states, a: a)
-            if kind == .adjustable, let v = try value(a, id: node.id, role: role), v.max > v.min {
-                var step = v.step
-                if !(step > 0) { step = (v.max - v.min) / 20 }
-                let decimals = Self.decimals(of: step)
-                node.adjustable = Adjustable(kind: .numeric(min: v.min, max: v.max, step: step, decimals: decimals, format: "{value}"),
-                                             current: min(v.max, max(v.min, v.current)))
-                node.traits.insert(.adjustable)
-            } else if kind == .adjustable {
-                node.traits.insert(.staticText)
-            }
             if editable {
                 node.textEntry = role == ATSPI_ROLE_PASSWORD_TEXT ? .password : role == ATSPI_ROLE_TERMINAL ? .terminal : .text
                 // A password field's text is bullets at best: it is not read.
-                node.value = node.textEntry == .password ? nil : Atspi.text(a).flatMap { $0.isEmpty ? nil : $0 }
+                if node.textEntry != .password { deferred = .text }
                 node.respondsToUserInteraction = true
                 if childLooksLikeSearch(a, childCount: childCount) { node.traits.insert(.searchField) }
             }
             if !states.has(ATSPI_STATE_SENSITIVE) { node.traits.insert(.notEnabled) }
-            // Controls without actions (GTK 4's check boxes, list rows) are still acted on: by a click.
-            if node.traits.isEmpty || (actions.isEmpty && !editable && node.adjustable == nil) {
+            // Controls without actions (GTK 4's check boxes, list rows) are still acted on: by a
+            // click. An adjustable one's value decides (`applyValue`).
+            if kind != .adjustable && (node.traits.isEmpty || (actions.isEmpty && !editable)) {
                 node.respondsToUserInteraction = true
             }
             node.label = try label(a, id: node.id, name: name, childCount: childCount)
@@ -602,13 +699,13 @@ struct Walker {
                 nodes.append(LiveNode(id: node.id + "-content", role: "content", flatten: true, parent: parent))
                 var element = node
                 element.parent = w
-                nodes[w].children.append(appendElement(element, a))
+                nodes[w].children.append(appendElement(element, a, reading: deferred))
                 for c in try Atspi.children(a, count: childCount) {
                     if let k = try visit(c, parent: w, depth: depth + 1) { nodes[w].children.append(k) }
                 }
                 return w
             }
-            return appendElement(node, a)
+            return appendElement(node, a, reading: deferred)
         case .window, .popupMenu:
             return nil   // mapped to containers above
         }

@@ -186,6 +186,43 @@ struct LiveDesktopTests {
         #expect(live.contains("Btn 1") && live.contains("Volume") && !live.contains("Disabled Btn") && !live.contains("status: idle"))
     }
 
+    /// Fields' texts and controls' values, which the read asks for together at its end,
+    /// come right: each text whole up to 200 characters, none of a password field or an
+    /// empty one, a spin button's and a lone slider's range, step and value; and the same
+    /// with batches as object by object (SWITCHSCAN_ATSPI_BATCH=0).
+    @Test func fieldsTextsAndValuesAreReadAsTheWindowHasThem() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--fields"])
+        var layouts: [String] = []
+        for batches in ["1", "0"] {
+            let file = session.directory.appendingPathComponent("fields-\(batches).json")
+            let read = try session.runSwitchscan(shell: "SWITCHSCAN_ATSPI_BATCH=\(batches) exec \"$0\" \"$@\"",
+                                                 ["snapshot", "--app", fixture.applicationName, "-o", file.path])
+            #expect(read.status == 0, "batches \(batches): \(read)")
+            layouts.append((try? String(contentsOf: file, encoding: .utf8)) ?? "")
+        }
+        #expect(layouts[0] == layouts[1], "the same tree both ways")
+        let layout = try #require(try JSONSerialization.jsonObject(with: Data(layouts[0].utf8)) as? [String: Any])
+        let nodes = Self.nodesByLabel(layout)
+        for (name, text) in [("Short", "Hello there"), ("Long", String(repeating: "0123456789", count: 20))] {
+            let node = try #require(nodes[name], "\(name) is in the snapshot")
+            #expect(node["value"] as? String == text, "\(name): \(node)")
+            #expect(node["textEntry"] as? String == "text", "\(name): \(node)")
+        }
+        for name in ["Empty", "Secret"] {
+            let node = try #require(nodes[name], "\(name) is in the snapshot")
+            #expect(node["value"] == nil, "\(name) shows no text: \(node)")
+        }
+        #expect(nodes["Secret"]?["textEntry"] as? String == "password")
+        for (name, range) in [("Count", [0.0, 20, 1, 7]), ("Level", [0.0, 100, 10, 30])] {
+            let adjustable = try #require(nodes[name]?["adjustable"] as? [String: Any], "\(name): \(nodes[name] ?? [:])")
+            let read = ["min", "max", "step", "value"].map { (adjustable[$0] as? NSNumber)?.doubleValue }
+            #expect(read == range, "\(name): \(adjustable)")
+            #expect((nodes[name]?["traits"] as? [String])?.contains("adjustable") == true, "\(name): \(nodes[name] ?? [:])")
+        }
+    }
+
     @Test func switchPressesOperateTheRealWidgets() throws {
         let session = try DesktopSession()
         defer { session.stop() }

@@ -48,6 +48,10 @@ Flags:
     --menus          a menu bar first in the window (File: "Run Dialog...", "Quit"), a "Run
                      Dialog" button (gtk_dialog_run from a click) and a "Popup Menu" button
                      whose click pops up a context menu ("Copy", "Paste")
+    --fields         fields with text and values first in the window: entries "Short" ("Hello
+                     there"), "Long" (300 digits), "Empty" and a password field "Secret"
+                     ("hunter2"), a spin button "Count" (7 of 0 to 20, step 1) beside them,
+                     and a slider "Level" (30 of 0 to 100, step 10) alone in a box of its own
     --slow MS        answer slowly but steadily: stopped for MS milliseconds after every 2 ms
                      it runs
 """
@@ -77,6 +81,7 @@ parser.add_argument("--ticker", action="store_true")
 parser.add_argument("--many", type=int)
 parser.add_argument("--menus", action="store_true")
 parser.add_argument("--slow", type=float)
+parser.add_argument("--fields", action="store_true")
 parser.add_argument("--gestures", action="store_true")
 args = parser.parse_args()
 
@@ -132,6 +137,30 @@ def many_window(n):
 
 if args.typing:
     typing_window()
+
+
+def fields_window():
+    """Fields whose text and values a read must get right, one slider alone in its box."""
+    for name, text, visible in (("Short", "Hello there", True), ("Long", "0123456789" * 30, True),
+                                ("Empty", "", True), ("Secret", "hunter2", False)):
+        entry = Gtk.Entry()
+        entry.set_text(text)
+        entry.set_visibility(visible)
+        entry.get_accessible().set_name(name)
+        box.pack_start(entry, False, False, 0)
+    spin = Gtk.SpinButton(adjustment=Gtk.Adjustment(value=7, lower=0, upper=20, step_increment=1, page_increment=5))
+    spin.get_accessible().set_name("Count")
+    box.pack_start(spin, False, False, 0)
+    alone = Gtk.Box()
+    level = Gtk.Scale(orientation=Gtk.Orientation.HORIZONTAL,
+                      adjustment=Gtk.Adjustment(value=30, lower=0, upper=100, step_increment=10, page_increment=20))
+    level.get_accessible().set_name("Level")
+    alone.pack_start(level, True, True, 0)
+    box.pack_start(alone, False, False, 0)
+
+
+if args.fields:
+    fields_window()
 
 
 def gestures_window():
