@@ -368,18 +368,9 @@ struct Walker {
         }
         var ranges = [Atspi.ValueRange?](repeating: nil, count: values.count)
         if useBatches && !values.isEmpty {
-            let n = values.count
-            var out = [Double](repeating: 0, count: 4 * n)
-            var ok = [UInt8](repeating: 0, count: n)
-            var b = CatspiBatch()
-            let objects: [UnsafeMutablePointer<AtspiAccessible>?] = values.map { $0.ref.pointer }
-            objects.withUnsafeBufferPointer { objs in
-                catspi_values_batch(objs.baseAddress, Int32(n), Int32(Atspi.callTimeoutMilliseconds), &out, &ok, &b)
-            }
-            if let failure = Self.failure(of: b, n: n, asking: values[0].ref) { throw failure }
-            for k in 0..<n where ok[k] != 0 {
-                ranges[k] = Atspi.ValueRange(min: out[4 * k], max: out[4 * k + 1], current: out[4 * k + 2], step: out[4 * k + 3])
-            }
+            let b: CatspiBatch
+            (ranges, b) = Self.valuesBatch(values.map(\.ref))
+            if let failure = Self.failure(of: b, n: values.count, asking: values[0].ref) { throw failure }
         }
         for (k, p) in values.enumerated() {
             if let v = ranges[k] {
@@ -529,17 +520,23 @@ struct Walker {
             picks.append((id, c))
         }
         guard !picks.isEmpty else { return }
-        let n = picks.count
+        for (p, v) in zip(picks, Self.valuesBatch(picks.map(\.ref)).ranges) where v != nil { valuesAhead[p.id] = v }
+    }
+
+    /// The values of `refs` in one batch: nil where one did not come.
+    static func valuesBatch(_ refs: [AccessibleRef]) -> (ranges: [Atspi.ValueRange?], batch: CatspiBatch) {
+        let n = refs.count
         var out = [Double](repeating: 0, count: 4 * n)
         var ok = [UInt8](repeating: 0, count: n)
         var b = CatspiBatch()
-        let objects: [UnsafeMutablePointer<AtspiAccessible>?] = picks.map { $0.ref.pointer }
+        let objects: [UnsafeMutablePointer<AtspiAccessible>?] = refs.map(\.pointer)
         objects.withUnsafeBufferPointer { objs in
             catspi_values_batch(objs.baseAddress, Int32(n), Int32(Atspi.callTimeoutMilliseconds), &out, &ok, &b)
         }
-        for (k, p) in picks.enumerated() where ok[k] != 0 {
-            valuesAhead[p.id] = Atspi.ValueRange(min: out[4 * k], max: out[4 * k + 1], current: out[4 * k + 2], step: out[4 * k + 3])
+        let ranges = (0..<n).map { k in
+            ok[k] == 0 ? nil : Atspi.ValueRange(min: out[4 * k], max: out[4 * k + 1], current: out[4 * k + 2], step: out[4 * k + 3])
         }
+        return (ranges, b)
     }
 
     /// Visits one node; returns its index, or nil when it is left out. `basics`: its
