@@ -105,20 +105,19 @@ struct WebTests {
     static func pageSnapshot(_ session: DesktopSession, _ browser: Browser, labels: Set<String> = pageLabels,
                              until done: (Node) -> Bool = { _ in true }) throws -> Node {
         let file = session.directory.appendingPathComponent("\(browser.rawValue).json")
-        let deadline = Date().addingTimeInterval(40)
-        var last = ""
-        while Date() < deadline {
+        var last = "", found: Node?
+        // A browser publishes a page's nodes as it lays them out: wait for them all.
+        _ = try TestTime.poll(timeout: 40, every: 0.3) {
             let r = try session.runSwitchscan(["snapshot", "--app", browser.applicationName, "-o", file.path], timeout: 30)
             last = "\(r)"
-            if r.status == 0, let layout = try? JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any],
-               let root = layout["root"] as? [String: Any] {
-                let tree = Node(root)
-                // A browser publishes a page's nodes as it lays them out: wait for them all.
-                if labels.isSubset(of: Set(tree.all.map(\.label))) && done(tree) { return tree }
-                last = tree.all.map(\.label).joined(separator: " | ")
-            }
-            Thread.sleep(forTimeInterval: 0.3)
+            guard r.status == 0, let layout = try? JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any],
+                  let root = layout["root"] as? [String: Any] else { return false }
+            let tree = Node(root)
+            if labels.isSubset(of: Set(tree.all.map(\.label))) && done(tree) { found = tree; return true }
+            last = tree.all.map(\.label).joined(separator: " | ")
+            return false
         }
+        if let found { return found }
         throw DesktopError("The page never showed in \(browser.applicationName)'s snapshot. Last: \(last)")
     }
 
