@@ -539,6 +539,15 @@ struct Walker {
         return (ranges, b)
     }
 
+    /// Whether a container's children are asked of the application each time rather than
+    /// taken from libatspi's cache: a browser's internal frame holds the page's document, and
+    /// a page followed to swaps in a new document with only that document's
+    /// `accessible-parent` change (no `children-changed` on the frame, which the cache
+    /// follows), so the cache keeps the old, gone document there.
+    static func readsChildrenLive(_ role: AtspiRole) -> Bool {
+        role == ATSPI_ROLE_INTERNAL_FRAME
+    }
+
     /// Visits one node; returns its index, or nil when it is left out. `basics`: its
     /// states, name and child count where they were read ahead.
     mutating func visit(_ a: AccessibleRef, parent: Int, depth: Int, basics: Basics? = nil) throws(AtspiCallError) -> Int? {
@@ -604,7 +613,7 @@ struct Walker {
             if RoleMapping.isDocument(role) { inDocument = true }
             defer { inDocument = outer }
             if inDocument && (!node.flatten || RoleMapping.isDocument(role)) { pageContainers.append(index) }
-            let kids = try Atspi.children(a, count: childCount)
+            let kids = Self.readsChildrenLive(role) ? try Atspi.liveChildren(a) : try Atspi.children(a, count: childCount)
             let ahead = readAhead(kids)
             readActionsAhead(kids, ahead: ahead)
             readValuesAhead(kids, ahead: ahead)

@@ -28,6 +28,17 @@ import Testing
         }
     }
 
+    /// A browser's internal frame is read from the application each time: a link followed
+    /// swaps the document in it without a `children-changed`, which libatspi's cache of
+    /// children follows. Every other container is read from the cache.
+    @Test func aBrowsersInternalFrameIsReadFromTheApplication() {
+        #expect(Walker.readsChildrenLive(ATSPI_ROLE_INTERNAL_FRAME))
+        for role in [ATSPI_ROLE_PANEL, ATSPI_ROLE_FILLER, ATSPI_ROLE_SCROLL_PANE, ATSPI_ROLE_DOCUMENT_WEB, ATSPI_ROLE_TOOL_BAR,
+                     ATSPI_ROLE_FRAME, ATSPI_ROLE_PAGE_TAB_LIST] {
+            #expect(!Walker.readsChildrenLive(role), "role \(role.rawValue)")
+        }
+    }
+
     @Test func everyRoleHasAKindAndWindowsAreFewRoles() {
         var windows = 0
         for raw in 0..<ATSPI_ROLE_LAST_DEFINED.rawValue {

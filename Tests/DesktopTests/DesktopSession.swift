@@ -311,6 +311,19 @@ final class DesktopSession: @unchecked Sendable {
         }
     }
 
+    /// The showing accessible of `role` in `app` whose extents hold the point (screen
+    /// coordinates): one of many widgets of the same name, such as a window's check boxes.
+    func findAccessible(app: String, role: String, at point: (Double, Double)) throws -> AccessibleInfo {
+        let result = try atspiQuery(["find-at", app, role, String(point.0), String(point.1)])
+        guard result.status == 0, let json = result.stdoutLines.last else {
+            let tree = (try? atspiQuery(["tree", app]).stdout) ?? ""
+            throw DesktopError("Finding the \(role) at \(point) in \(app) over AT-SPI.\n\(result)\n--- tree of \(app) ---\n\(tree)")
+        }
+        do { return try JSONDecoder().decode(AccessibleInfo.self, from: Data(json.utf8)) } catch {
+            throw DesktopError("Cannot read the AT-SPI answer \(json): \(error)")
+        }
+    }
+
     /// The whole accessible tree of `app`, one node a line (for failure messages).
     func accessibleTree(app: String) throws -> String {
         try atspiQueryOrThrow(["tree", app]).stdout

@@ -10,11 +10,12 @@ struct TaskTests {
     /// The user's reaction: pressing this long after the highlight appears.
     static let reaction = 0.3
 
-    /// An element of the window: its id, label and the centre of its frame.
+    /// An element of the window: its id, label, traits and the centre of its frame.
     struct Target {
         var id: String
         var label: String
         var centre: (Double, Double)
+        var traits: [String] = []
     }
 
     /// The elements of the application's window, as `snapshot` writes them.
@@ -27,7 +28,8 @@ struct TaskTests {
         func walk(_ node: [String: Any]) {
             if let id = node["id"] as? String, let f = (node["frame"] as? [String: NSNumber])?.mapValues(\.doubleValue),
                let x = f["x"], let y = f["y"], let w = f["width"], let h = f["height"] {
-                found.append(Target(id: id, label: node["label"] as? String ?? "", centre: (x + w / 2, y + h / 2)))
+                found.append(Target(id: id, label: node["label"] as? String ?? "", centre: (x + w / 2, y + h / 2),
+                                   traits: node["traits"] as? [String] ?? []))
             }
             for child in node["children"] as? [[String: Any]] ?? [] { walk(child) }
         }
@@ -61,7 +63,11 @@ struct TaskTests {
         while true {
             var seen: EffectLine?
             let line = try scan.waitForLine(what, timeout: max(0.1, (deadline - monotonicNow()) / TestTime.scale)) { line in
-                guard let e = EffectLine(line), e.effect == "scanStopped" || (e.effect == "highlight" && wanted(e)) else { return false }
+                // Only a stop after the loops waits for a press: one with nothing to scan (a
+                // menu closing, its window not yet read) goes on by itself.
+                guard let e = EffectLine(line),
+                      (e.effect == "scanStopped" && e.fields["reason"] as? String == "loopsExhausted") || (e.effect == "highlight" && wanted(e))
+                else { return false }
                 seen = e
                 return true
             }
@@ -78,29 +84,77 @@ struct TaskTests {
         }
     }
 
+    /// Selects `target` by the outline in a running auto scan: each press enters a group
+    /// around it, until one selects it. Whether its scanner menu opened (else it acted at once).
+    @discardableResult
+    static func select(_ target: Target, _ scan: LiveProcess) throws -> Bool {
+        var selected = false
+        var presses = 0
+        while !selected {
+            let e = try pressOn("the highlight on '\(target.label)' or a group around it", scan, timeout: 40) { shows($0, target) }
+            selected = e.kind == "element"
+            presses += 1
+            if presses > 8 { throw DesktopError("'\(target.label)': not selected after \(presses) presses") }
+        }
+        var menu = false
+        _ = try scan.waitForLine("the key tapped, or its menu", timeout: 5) { line in
+            guard let e = EffectLine(line) else { return false }
+            menu = e.effect == "menuOpen"
+            return menu || e.effect == "highlight"
+        }
+        return menu
+    }
+
     /// Selects each target by the outline in a running auto scan, then its menu's Tap.
     static func press(_ targets: [Target], _ scan: LiveProcess) throws {
         for target in targets {
-            // Each press enters a group or selects the element.
-            var selected = false
-            var presses = 0
-            while !selected {
-                let e = try pressOn("the highlight on '\(target.label)' or a group around it", scan, timeout: 40) { shows($0, target) }
-                selected = e.kind == "element"
-                presses += 1
-                if presses > 8 { throw DesktopError("'\(target.label)': not selected after \(presses) presses") }
-            }
             // Without auto tap, the press opens the scanner menu: Tap is its first entry.
-            var menu = false
-            _ = try scan.waitForLine("the key tapped, or its menu", timeout: 5) { line in
-                guard let e = EffectLine(line) else { return false }
-                menu = e.effect == "menuOpen"
-                return menu || e.effect == "highlight"
-            }
-            if menu {
+            if try select(target, scan) {
                 _ = try pressOn("Tap in the menu", scan, timeout: 10) { $0.kind == "menuEntry" && $0.label == "Tap" }
             }
         }
+    }
+
+    /// Presses the open menu's entry `title` by the outline `times` times, each press's
+    /// `effect` line awaited; those lines. An entry that keeps the menu open on it
+    /// (Increment) holds the highlight for a step (0.5 s) after each press: the next press
+    /// comes `reaction` after the effect. Where the highlight moved on meanwhile, or the
+    /// press would come less than 0.1 s before it moves (a busy machine), the entry's next
+    /// highlight is waited for instead.
+    static func pressEntry(_ title: String, times: Int = 1, _ scan: LiveProcess, effect: String) throws -> [EffectLine] {
+        var done: [EffectLine] = []
+        var last: String?
+        /// Whether no line after `line` moved the highlight.
+        func stillOn(_ line: String) -> Bool {
+            let lines = scan.lines
+            guard let i = lines.lastIndex(of: line) else { return false }
+            return !lines[(i + 1)...].contains { EffectLine($0)?.effect == "highlight" }
+        }
+        while done.count < times {
+            var again = false
+            if let line = last, let arrival = scan.output.arrival(of: line) {
+                let age = monotonicNow() - arrival
+                if age < reaction { Thread.sleep(forTimeInterval: reaction - age) }
+                again = monotonicNow() - arrival < reaction + 0.1 && stillOn(line)
+            }
+            if again {
+                try scan.send(" ")
+            } else {
+                _ = try pressOn("'\(title)' in the menu", scan, timeout: 20) { $0.kind == "menuEntry" && $0.label == title }
+            }
+            var pressed: EffectLine?
+            let line = try scan.waitForLine("the effect of '\(title)'", timeout: 5) { line in
+                guard let e = EffectLine(line), e.effect == effect || e.effect == "highlight" else { return false }
+                pressed = e
+                return true
+            }
+            guard let e = pressed, e.effect == effect else {
+                throw DesktopError("The press on '\(title)' came after the highlight moved on: \(line)")
+            }
+            done.append(e)
+            last = line
+        }
+        return done
     }
 
     /// Selects `target` by the outline in a running auto scan and waits for its tap; the
@@ -259,6 +313,105 @@ struct WindowTaskTests {
                      target.label, worst.1, tapped.time - start.time))
     }
 
+    /// gtk3-widget-factory's everyday controls, one after another in one scan with the default
+    /// grouping, each by the outline: a check box ticked, a slider moved up 3 steps with its
+    /// menu's Increment (then the menu and the slider's group left), an item other than the
+    /// current one picked in a combo box's list (scanned alone once open), and a notebook
+    /// switched to its page 2. Each result is read over AT-SPI, and none held before. Each
+    /// task's time runs from the end of the one before (the scan's start first).
+    @Test func theWidgetFactorysCheckBoxSliderComboAndNotebook() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let app = "gtk3-widget-factory"
+        _ = try session.launchApplication("/usr/bin/gtk3-widget-factory", [], applicationName: app, title: "GTK+ Widget Factory")
+        _ = try session.waitForApplication(named: app, timeout: 15)
+        // On the bus is not yet drawn: the controls are waited for.
+        var elements: [TaskTests.Target] = []
+        func enabled(_ label: String) -> [TaskTests.Target] {
+            elements.filter { $0.label == label && !$0.traits.contains("notEnabled") }
+        }
+        _ = TestTime.poll(timeout: 20, every: 0.3) {
+            elements = (try? TaskTests.targets(session, app: app)) ?? []
+            return ["checkbutton", "slider", "Left", "page 2"].allSatisfy { !enabled($0).isEmpty }
+        }
+        // The window has many of each: an enabled check box neither ticked nor mixed, the
+        // first enabled slider, the combo box that shows "Left", the first notebook's page 2.
+        var box: TaskTests.Target?
+        for candidate in enabled("checkbutton") where box == nil {
+            let info = try session.findAccessible(app: app, role: "check box", at: candidate.centre)
+            if !info.has("checked") && !info.has("indeterminate") { box = candidate }
+        }
+        let checkBox = try #require(box, "no unticked check box in \(elements.map(\.label))")
+        let slider = try #require(enabled("slider").first, "no slider in \(elements.map(\.label))")
+        let combo = try #require(enabled("Left").first, "no combo box in \(elements.map(\.label))")
+        let tab = try #require(enabled("page 2").first, "no page 2 in \(elements.map(\.label))")
+        let before = try session.findAccessible(app: app, role: "slider", at: slider.centre)
+        let start = try #require(before.value), step = try #require(before.step), maximum = try #require(before.maximum)
+        let wanted = start + 3 * step
+        #expect(step > 0 && maximum >= wanted, "\(before)")
+        #expect(try session.findAccessible(app: app, role: "combo box", at: combo.centre).name == combo.label)
+        #expect(try !session.findAccessible(app: app, role: "page tab", at: tab.centre).has("selected"), "page 2 already selected")
+
+        let settings = session.directory.appendingPathComponent("task-widgets.json")
+        try Data(#"{"autoScanInterval": 0.5}"#.utf8).write(to: settings)
+        let scan = try session.startSwitchscan(["run", "--desktop", "--app", app, "--output", "json", "--no-devices",
+                                                "--style", "auto", "--settings", settings.path])
+        defer { _ = scan.terminate() }
+        var last = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
+        var since = "the scan's start"
+        func report(_ what: String, _ end: EffectLine, _ until: String) {
+            print(String(format: "Task: gtk3-widget-factory %@, 0.5 s a step: %.1f s from %@ to %@", what, end.time - last.time, since, until))
+            last = end
+            since = until
+        }
+
+        // (a) The check box ticked.
+        let ticked = try TaskTests.tap(checkBox, scan)
+        #expect(try TestTime.poll(timeout: 10, every: 0.2) {
+            try session.findAccessible(app: app, role: "check box", at: checkBox.centre).has("checked")
+        }, "the check box ticked")
+        report("check box ticked", ticked, "the tap of the check box")
+
+        // (b) The slider up 3 steps: its menu's Increment pressed three times, then the menu
+        // and the slider's group left, back to the window's top level.
+        #expect(try TaskTests.select(slider, scan), "the slider's menu")
+        let steps = try TaskTests.pressEntry("Increment", times: 3, scan, effect: "adjust")
+        #expect(steps.map { $0.fields["direction"] as? String } == ["increment", "increment", "increment"], "\(steps)")
+        _ = try TaskTests.pressEntry("Exit menu", scan, effect: "menuClose")
+        _ = try TaskTests.pressOn("the group's exit", scan, timeout: 20) { $0.kind == "exit" }
+        let left = try #require(EffectLine(try scan.waitForLine("the group left", timeout: 5) { $0.contains(#""exitGroup""#) }))
+        var moved: Double?
+        #expect(TestTime.poll(timeout: 10, every: 0.2) {
+            moved = try? session.findAccessible(app: app, role: "slider", at: slider.centre).value
+            return moved == wanted
+        }, "the slider at \(wanted), from \(start): \(String(describing: moved))")
+        report("slider up 3 steps", left, "the scan back at the top after its third Increment")
+
+        // (c) The combo box's list opened with its Tap, an item other than the current one
+        // picked in the list, which is the window scanned while it is open.
+        _ = try TaskTests.tap(combo, scan)
+        var list: [TaskTests.Target] = []
+        #expect(TestTime.poll(timeout: 10, every: 0.2) {
+            list = (try? TaskTests.targets(session, app: app)) ?? []
+            return list.contains { $0.label == "Close" } && !list.contains { $0.id == combo.id }
+        }, "the combo box's list open: \(list.map(\.label))")
+        let item = try #require(list.last { $0.label != combo.label && $0.label != "Close" }, "no other item in \(list.map(\.label))")
+        let picked = try TaskTests.tap(item, scan)
+        var shown = ""
+        #expect(TestTime.poll(timeout: 10, every: 0.2) {
+            shown = (try? session.findAccessible(app: app, role: "combo box", at: combo.centre).name) ?? ""
+            return shown == item.label
+        }, "the combo box shows '\(item.label)': '\(shown)'")
+        report("combo box item picked ('\(item.label)' for '\(combo.label)')", picked, "the tap of '\(item.label)'")
+
+        // (d) The notebook on its page 2.
+        let switched = try TaskTests.tap(tab, scan)
+        #expect(try TestTime.poll(timeout: 10, every: 0.2) {
+            try session.findAccessible(app: app, role: "page tab", at: tab.centre).has("selected")
+        }, "the notebook on page 2")
+        report("notebook on page 2", switched, "the tap of page 2")
+    }
+
     /// LibreOffice Writer (GTK 3) on a new profile, which opens with the Tip of the Day: the
     /// tip closed with its OK, then the Formatting toolbar's Bold pressed and the Help menu
     /// opened, each by the outline with the default grouping. Each task's time runs from
@@ -301,5 +454,58 @@ struct WindowTaskTests {
             last = tapped
             since = "the tap of \(task.label)"
         }
+    }
+}
+
+/// A web page in Firefox ESR by the outline, a suite of its own so that it runs beside the
+/// others: a link followed to a second page (Fixtures/web/task.html, offline), and a check
+/// box ticked there, in one scan with the default grouping. Each task's time runs from the
+/// scan's start, or the tap before, to its tap.
+@Suite("Tasks by the outline: a web page", .serialized, .timeLimit(.minutes(2)))
+struct WebTaskTests {
+    @Test func firefoxFollowsALinkAndTicksACheckBox() throws {
+        let browser = WebTests.Browser.firefox
+        try browser.tool.require()
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let app = browser.applicationName
+        // Firefox publishes its windows' contents only with the bus's IsEnabled on, which any
+        // switchscan command turns on: before it starts, so that it shows them at once.
+        _ = try session.runSwitchscan(["desktop"])
+        let page = DesktopSession.fixturesDirectory.appendingPathComponent("web/task.html")
+        _ = try WebTests.launch(browser, in: session, page: page, title: "Task start")
+        _ = try session.waitForApplication(named: app, timeout: 40)
+        _ = try WebTests.pageSnapshot(session, browser, labels: ["Task start", "Sign up"])
+        // A first start keeps Firefox busy for a while: a virtual user who reads the
+        // highlights late on a busy machine presses on the wrong item.
+        TaskTests.waitUntilQuiet(session, command: "firefox", timeout: 20)
+        #expect(try session.windowIDs(named: "^Task form").isEmpty, "the second page already open")
+
+        let settings = session.directory.appendingPathComponent("task-web.json")
+        try Data(#"{"autoScanInterval": 0.5}"#.utf8).write(to: settings)
+        let scan = try session.startSwitchscan(["run", "--desktop", "--app", app, "--output", "json", "--no-devices",
+                                                "--style", "auto", "--settings", settings.path])
+        defer { _ = scan.terminate() }
+        let start = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
+
+        // (a) The link followed: the second page's title on the window.
+        let elements = try TaskTests.targets(session, app: app)
+        let link = try #require(elements.first { $0.label == "Sign up" && $0.traits.contains("link") }, "no link in \(elements.map(\.label))")
+        let followed = try TaskTests.tap(link, scan)
+        #expect(try TestTime.poll(timeout: 10, every: 0.2) { try !session.windowIDs(named: "^Task form").isEmpty }, "the second page open")
+        print(String(format: "Task: Firefox ESR link followed, 0.5 s a step: %.1f s from the scan's start to the tap of %@",
+                     followed.time - start.time, link.label))
+
+        // (b) The check box on the second page ticked.
+        let form = try WebTests.pageSnapshot(session, browser, labels: ["Task form", "Send me news"])
+        let box = try #require(form.first("Send me news", where: { $0.traits.contains("button") }), "no check box on the second page")
+        let target = try #require(try TaskTests.targets(session, app: app).first { $0.id == box.id })
+        #expect(try !session.findAccessible(app: app, role: "check box", name: "Send me news").has("checked"), "ticked before")
+        let ticked = try TaskTests.tap(target, scan)
+        #expect(try TestTime.poll(timeout: 10, every: 0.2) {
+            try session.findAccessible(app: app, role: "check box", name: "Send me news").has("checked")
+        }, "the check box ticked")
+        print(String(format: "Task: Firefox ESR check box ticked, 0.5 s a step: %.1f s from the tap of %@ to the tap of %@",
+                     ticked.time - followed.time, link.label, target.label))
     }
 }

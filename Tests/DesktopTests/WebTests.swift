@@ -35,8 +35,9 @@ struct WebTests {
         return r.stdout.contains("boolean true")
     }
 
-    /// Starts the browser on the fixture page, offline, with nothing shown on first start.
-    static func launch(_ browser: Browser, in session: DesktopSession) throws -> FixtureProcess {
+    /// Starts the browser on a fixture page (`page` by default, titled `title`), offline,
+    /// with nothing shown on first start.
+    static func launch(_ browser: Browser, in session: DesktopSession, page: URL = page, title: String = "Web fixture") throws -> FixtureProcess {
         let profile = session.directory.appendingPathComponent("\(browser.rawValue)-profile")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         let url = page.absoluteURL.absoluteString
@@ -52,14 +53,14 @@ struct WebTests {
             try prefs.map { "user_pref(\"\($0.key)\", \($0.value));" }.joined(separator: "\n")
                 .write(to: profile.appendingPathComponent("user.js"), atomically: true, encoding: .utf8)
             return try session.launchApplication(browser.tool.path, ["--no-remote", "--profile", profile.path, url],
-                                                 applicationName: browser.applicationName, title: "Web fixture — Mozilla Firefox")
+                                                 applicationName: browser.applicationName, title: "\(title) — Mozilla Firefox")
         case .chromium:
             // Debian's Chromium publishes its windows' contents on the bus only with this flag.
             var args = ["--user-data-dir=\(profile.path)", "--no-first-run", "--no-default-browser-check", "--test-type",
                         "--password-store=basic", "--disable-gpu", "--force-renderer-accessibility", url]
             if getuid() == 0 { args.insert("--no-sandbox", at: 0) }
             return try session.launchApplication(browser.tool.path, args, applicationName: browser.applicationName,
-                                                 title: "Web fixture - Chromium")
+                                                 title: "\(title) - Chromium")
         }
     }
 

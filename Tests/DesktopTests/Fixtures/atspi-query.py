@@ -6,6 +6,9 @@ stderr when something is not found in time.
     apps                                   application names, one a line
     wait-app NAME TIMEOUT                  polls until NAME is on the desktop; prints "found NAME MS"
     find APP ROLE NAME [TIMEOUT]           the first match (showing ones first) as one JSON object
+    find-at APP ROLE X Y                   the showing ROLE whose extents hold the point (screen
+                                           coordinates), as one JSON object: one of many
+                                           widgets of the same name
     tree APP                               the whole tree of APP, one node a line
     action APP ROLE NAME ACTION            performs the action called ACTION; prints "done ACTION"
     set-value APP ROLE NAME VALUE          Value.set_current_value; prints "done VALUE"
@@ -112,6 +115,19 @@ def find(app_name, role, name):
     return matches[0], None
 
 
+def find_at(app_name, role, x, y):
+    app = app_named(app_name)
+    if app is None:
+        return None, f"no application {app_name!r} on the desktop; there are {names(desktop_apps())}"
+    for node, _ in walk(app):
+        if node.get_role_name() != role or "showing" not in states(node):
+            continue
+        frame = extents(node)
+        if frame and frame[0] <= x < frame[0] + frame[2] and frame[1] <= y < frame[1] + frame[3]:
+            return node, None
+    return None, f"no showing {role} at {x},{y} in {app_name!r}"
+
+
 def find_waiting(app_name, role, name, timeout):
     deadline = time.monotonic() + timeout
     while True:
@@ -148,6 +164,11 @@ def main(argv):
     elif command == "find":
         timeout = float(rest[3]) if len(rest) > 3 else 0
         node, reason = find_waiting(rest[0], rest[1], rest[2], timeout)
+        if node is None:
+            fail(reason)
+        print(json.dumps(describe(node)))
+    elif command == "find-at":
+        node, reason = find_at(rest[0], rest[1], float(rest[2]), float(rest[3]))
         if node is None:
             fail(reason)
         print(json.dumps(describe(node)))
