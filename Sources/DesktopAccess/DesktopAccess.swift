@@ -786,7 +786,15 @@ public final class DesktopAccess: @unchecked Sendable {
         if follower.isPassedOver(bus, at: MonotonicClock.now()) { return .passedOver(bus: bus) }
         let previousNodes = lastNodes, previousWindow = lastWindowID
         do {
-            let s = try read(c, screen: screen)
+            var s = try read(c, screen: screen)
+            // A menu with nothing to scan is closing: GTK 3 reports a combo box's list hidden
+            // a moment after it is, and libatspi still has its items showing. What is under
+            // it is read instead.
+            if c.window.popup && DesktopFollower.isEmpty(s) {
+                let closing = c.window.info.id
+                let rest = apps.map { a in var a = a; a.windows.removeAll { $0.info.id == closing }; return a }
+                if let under = chooseWindow(rest, app: appName), under.app.ref.busName == bus { s = try read(under, screen: screen) }
+            }
             return .window(s, bus: bus, elements: Set(elements.keys), framed: Self.framed(lastNodes),
                            changed: s.window.id != previousWindow || lastNodes != previousNodes)
         } catch {
