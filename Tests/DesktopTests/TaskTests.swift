@@ -458,12 +458,13 @@ struct WindowTaskTests {
 }
 
 /// A web page in Firefox ESR by the outline, a suite of its own so that it runs beside the
-/// others: a link followed to a second page (Fixtures/web/task.html, offline), and a check
-/// box ticked there, in one scan with the default grouping. Each task's time runs from the
-/// scan's start, or the tap before, to its tap.
+/// others: a button pressed on the first page (Fixtures/web/task.html, offline), whose
+/// script writes "Button pressed!" into the page, then a link followed to a second page, and
+/// a check box ticked there, in one scan with the default grouping. Each task's time runs
+/// from the scan's start, or the tap before, to its tap.
 @Suite("Tasks by the outline: a web page", .serialized, .timeLimit(.minutes(2)))
 struct WebTaskTests {
-    @Test func firefoxFollowsALinkAndTicksACheckBox() throws {
+    @Test func firefoxPressesAButtonFollowsALinkAndTicksACheckBox() throws {
         let browser = WebTests.Browser.firefox
         try browser.tool.require()
         let session = try DesktopSession()
@@ -475,11 +476,14 @@ struct WebTaskTests {
         let page = DesktopSession.fixturesDirectory.appendingPathComponent("web/task.html")
         _ = try WebTests.launch(browser, in: session, page: page, title: "Task start")
         _ = try session.waitForApplication(named: app, timeout: 40)
-        _ = try WebTests.pageSnapshot(session, browser, labels: ["Task start", "Sign up"])
+        _ = try WebTests.pageSnapshot(session, browser, labels: ["Task start", "Press me", "Sign up"])
         // A first start keeps Firefox busy for a while: a virtual user who reads the
         // highlights late on a busy machine presses on the wrong item.
         TaskTests.waitUntilQuiet(session, command: "firefox", timeout: 20)
         #expect(try session.windowIDs(named: "^Task form").isEmpty, "the second page already open")
+        /// Whether the button's script wrote its text into the page (a heading, named by it).
+        func pressed() -> Bool { (try? session.findAccessible(app: app, role: "heading", name: "Button pressed!")) != nil }
+        #expect(!pressed(), "the button pressed before")
 
         let settings = session.directory.appendingPathComponent("task-web.json")
         try Data(#"{"autoScanInterval": 0.5}"#.utf8).write(to: settings)
@@ -488,15 +492,24 @@ struct WebTaskTests {
         defer { _ = scan.terminate() }
         let start = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
 
-        // (a) The link followed: the second page's title on the window.
+        // (a) The button pressed: its script's text on the page.
+        let first = try TaskTests.targets(session, app: app)
+        let button = try #require(first.first { $0.label == "Press me" && $0.traits.contains("button") }, "no button in \(first.map(\.label))")
+        let clicked = try TaskTests.tap(button, scan)
+        #expect(TestTime.poll(timeout: 10, every: 0.2) { pressed() }, "'Button pressed!' on the page")
+        print(String(format: "Task: Firefox ESR button pressed, 0.5 s a step: %.1f s from the scan's start to the tap of %@",
+                     clicked.time - start.time, button.label))
+
+        // (b) The link followed: the second page's title on the window. The page as it is
+        // after the press, with the script's heading.
         let elements = try TaskTests.targets(session, app: app)
         let link = try #require(elements.first { $0.label == "Sign up" && $0.traits.contains("link") }, "no link in \(elements.map(\.label))")
         let followed = try TaskTests.tap(link, scan)
         #expect(try TestTime.poll(timeout: 10, every: 0.2) { try !session.windowIDs(named: "^Task form").isEmpty }, "the second page open")
-        print(String(format: "Task: Firefox ESR link followed, 0.5 s a step: %.1f s from the scan's start to the tap of %@",
-                     followed.time - start.time, link.label))
+        print(String(format: "Task: Firefox ESR link followed, 0.5 s a step: %.1f s from the tap of %@ to the tap of %@",
+                     followed.time - clicked.time, button.label, link.label))
 
-        // (b) The check box on the second page ticked.
+        // (c) The check box on the second page ticked.
         let form = try WebTests.pageSnapshot(session, browser, labels: ["Task form", "Send me news"])
         let box = try #require(form.first("Send me news", where: { $0.traits.contains("button") }), "no check box on the second page")
         let target = try #require(try TaskTests.targets(session, app: app).first { $0.id == box.id })
@@ -507,5 +520,98 @@ struct WebTaskTests {
         }, "the check box ticked")
         print(String(format: "Task: Firefox ESR check box ticked, 0.5 s a step: %.1f s from the tap of %@ to the tap of %@",
                      ticked.time - followed.time, link.label, target.label))
+    }
+}
+
+/// Mousepad's (GTK 3) dialogs by the outline, a suite of its own so that it runs beside the
+/// others.
+@Suite("Tasks by the outline: an editor's dialogs", .serialized, .timeLimit(.minutes(2)))
+struct EditorTaskTests {
+    /// Mousepad (GTK 3): File > Open… and the file chooser's Cancel, then Help > About and
+    /// the About dialog's Close, in one scan with the default grouping. Each menu opens and is
+    /// scanned alone, each dialog shows and is scanned, and once it is gone the editor's
+    /// window is scanned again. Each step's time runs from the scan's start, or the tap
+    /// before, to its tap.
+    @Test func mousepadsOpenDialogCancelledAndAboutDialogClosed() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let app = "mousepad", editor = "Untitled 1 - Mousepad"
+        _ = try session.launchApplication("/usr/bin/mousepad", ["--disable-server"], applicationName: app, title: editor,
+                                          extraEnvironment: ["XDG_CONFIG_HOME": session.directory.path, "XDG_DATA_HOME": session.directory.path])
+        _ = try session.waitForApplication(named: app, timeout: 15)
+        // On the bus is not yet drawn: the menu bar's items are waited for.
+        _ = TestTime.poll(timeout: 20, every: 0.3) {
+            let elements = (try? TaskTests.targets(session, app: app)) ?? []
+            return ["File", "Help"].allSatisfy { label in elements.contains { $0.label == label } }
+        }
+        // Each task: the menu bar's item, its menu's entry, the dialog it opens (its window's
+        // title) and the dialog's button that closes it. No dialog is open yet.
+        let tasks: [(menu: String, entry: String, dialog: String, button: String)] = [
+            ("File", "Open...", "Open File", "Cancel"),
+            ("Help", "About", "About Mousepad", "Close"),
+        ]
+        for task in tasks {
+            #expect(try session.windowIDs(named: "^\(task.dialog)$").isEmpty, "'\(task.dialog)' open before")
+        }
+
+        let settings = session.directory.appendingPathComponent("task-mousepad.json")
+        try Data(#"{"autoScanInterval": 0.5}"#.utf8).write(to: settings)
+        let scan = try session.startSwitchscan(["run", "--desktop", "--app", app, "--output", "json", "--no-devices",
+                                                "--style", "auto", "--settings", settings.path])
+        defer { _ = scan.terminate() }
+        var last = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
+        var since = "the scan's start"
+        func report(_ what: String, _ end: EffectLine, _ label: String) {
+            print(String(format: "Task: mousepad %@, 0.5 s a step: %.1f s from %@ to the tap of %@", what, end.time - last.time, since, label))
+            last = end
+            since = "the tap of \(label)"
+        }
+        /// The window the scan is on, once `ready` holds for its snapshot (for up to 10 s).
+        func window(_ what: String, _ ready: ([TaskTests.Target]) -> Bool) throws -> [TaskTests.Target] {
+            var found: [TaskTests.Target] = []
+            let seen = TestTime.poll(timeout: 10, every: 0.2) {
+                found = (try? TaskTests.targets(session, app: app)) ?? []
+                return ready(found)
+            }
+            #expect(seen, "\(what): \(found.map(\.label))")
+            return found
+        }
+
+        for task in tasks {
+            // The menu bar's item: its menu opens and is scanned alone.
+            let main = try window("the editor's window") { $0.contains { $0.label == task.menu } }
+            let menuItem = try #require(main.first { $0.label == task.menu }, "no '\(task.menu)' in \(main.map(\.label))")
+            let opened = try TaskTests.tap(menuItem, scan)
+            // Not the menu bar's other items: the menu alone.
+            let others = ["Edit"] + tasks.map(\.menu).filter { $0 != task.menu }
+            let menu = try window("the \(task.menu) menu alone") { items in
+                items.contains { $0.label == task.entry } && !items.contains { others.contains($0.label) }
+            }
+            report("\(task.menu) menu opened", opened, task.menu)
+
+            // Its entry: the dialog shows and is scanned.
+            let entry = try #require(menu.first { $0.label == task.entry }, "no '\(task.entry)' in \(menu.map(\.label))")
+            let chosen = try TaskTests.tap(entry, scan)
+            #expect(try TestTime.poll(timeout: 10, every: 0.2) { try !session.windowIDs(named: "^\(task.dialog)$").isEmpty },
+                    "'\(task.dialog)' open")
+            let dialog = try window("the dialog '\(task.dialog)'") { items in
+                items.contains { $0.label == task.button } && !items.contains { $0.label == task.menu }
+            }
+            report("\(task.menu) > \(task.entry) ('\(task.dialog)' open)", chosen, task.entry)
+
+            // The dialog's button: the dialog is gone, the editor's window scanned again.
+            let button = try #require(dialog.first { $0.label == task.button }, "no '\(task.button)' in \(dialog.map(\.label))")
+            let closed = try TaskTests.tap(button, scan)
+            #expect(try TestTime.poll(timeout: 10, every: 0.2) { try session.windowIDs(named: "^\(task.dialog)$").isEmpty },
+                    "'\(task.dialog)' closed")
+            _ = try scan.waitForLine("the editor's window scanned again", timeout: 10) { line in
+                guard let e = EffectLine(line) else { return false }
+                return e.effect == "announce" && e.text == editor
+            }
+            report("'\(task.dialog)' closed with \(task.button)", closed, task.button)
+        }
+        _ = try window("the editor's window at the end") { items in
+            items.contains { $0.label == "File" } && !items.contains { $0.label == "Cancel" || $0.label == "Close" }
+        }
     }
 }
