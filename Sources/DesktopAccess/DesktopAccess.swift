@@ -561,7 +561,8 @@ public final class DesktopAccess: @unchecked Sendable {
         closeID = menuAlone ? lastNodes.last?.id : nil
         lastWindowID = info.id
         // A window without a title (GTK header bars) is announced by its application's name.
-        let tree = Self.tree(lastNodes, screenID: info.id, title: info.title.isEmpty ? c.app.info.name : info.title, screen: screen)
+        var tree = Self.tree(lastNodes, screenID: info.id, title: info.title.isEmpty ? c.app.info.name : info.title, screen: screen)
+        tree.isMenu = menuAlone
         let snapshot = DesktopSnapshot(tree: tree, application: c.app.info.name, window: info,
                                        nodeCount: walker.nodes.count, truncated: walker.truncated)
         lastSnapshot = snapshot
@@ -756,6 +757,7 @@ public final class DesktopAccess: @unchecked Sendable {
         lastNodes = nodes
         let t = snapshot.tree
         snapshot.tree = Self.tree(nodes, screenID: t.screenID, title: t[0].label ?? "", screen: (t.screenSize.width, t.screenSize.height))
+        snapshot.tree.isMenu = t.isMenu
         lastSnapshot = snapshot
         return .elements(snapshot, framed: Self.framed(nodes), changed: true)
     }

@@ -62,6 +62,9 @@ public struct ElementTree: Sendable {
     /// toolkit`), not groups someone chose: under `grouping: layout` a level longer than
     /// `Regrouping.longLevel` items is scanned by the rows it shows on the screen.
     public var containersAreToolkits = false
+    /// An open menu scanned alone (a combo box's list, a context menu): when it closes, the
+    /// screen it opened over is not announced again, since the user never left it.
+    public var isMenu = false
     public private(set) var nodes: [ElementNode]
     /// Ids to node indices; the first node wins an id.
     private var ids: [String: Int]

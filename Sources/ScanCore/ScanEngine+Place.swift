@@ -138,12 +138,16 @@ extension ScanEngine {
 
     /// Another screen (a dialog opened, another window became active): any menu closes,
     /// the new screen's name is announced, and scanning starts over at its first item (in
-    /// point mode: a new sweep).
+    /// point mode: a new sweep). The screen an open menu closes back to is not announced:
+    /// the user never left it, and a dialog that the menu's item opens is the first name
+    /// heard.
     /// `returningTo`: an element of the new screen where item scanning starts instead (the
     /// field a closed keyboard typed into), if it is there.
     mutating func enterScreen(_ newTree: ElementTree, returningTo id: String? = nil) {
         let menuWasOpen = item.menu != nil, tapWasPending = autoTapTarget != nil
         let menuID = item.menu.flatMap { targetID($0.target) }
+        let backFromMenu = tree.isMenu && newTree.screenID == screenUnderMenu
+        if newTree.isMenu { if !tree.isMenu { screenUnderMenu = tree.screenID } } else { screenUnderMenu = nil }
         show(newTree)
         scan = ScanTreeBuilder.build(tree, settings: settings)
         groupLabels = []
@@ -152,7 +156,7 @@ extension ScanEngine {
         point.savedItem = nil  // back in item mode, scanning starts at the first item
         guard started else { item = ItemState(); return }
         if menuWasOpen { item.menu = nil; emit(.menuClose(element: menuID)) }
-        if tree.count > 0, let title = tree[tree.root].label, !title.isEmpty { emit(.announce(title)) }
+        if !backFromMenu, tree.count > 0, let title = tree[tree.root].label, !title.isEmpty { emit(.announce(title)) }
         if paused {
             // Resuming starts at the first item (or a new sweep).
             item = ItemState()

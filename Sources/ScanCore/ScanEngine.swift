@@ -164,6 +164,8 @@ public struct ScanEngine: Sendable {
     /// A screen shown over the tree beneath it (the keyboard), whose logic answers its
     /// activations.
     var presented: PresentedScreen?
+    /// The screen an open menu (`ElementTree.isMenu`) opened over.
+    var screenUnderMenu: String?
     /// Effects of a screen presented before `start`, emitted when scanning starts.
     var effectsAtStart: [Effect] = []
     /// How many screens have been shown (`Effect.screen`).

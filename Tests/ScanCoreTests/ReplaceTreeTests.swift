@@ -302,6 +302,26 @@ struct ReplaceTreeTests {
         #expect(engine.nextDeadline == at(2.7))
     }
 
+    /// A menu's window (a combo box's list, a context menu) is announced when it opens;
+    /// closing back to the window it opened over announces nothing (the user never left
+    /// it), while a dialog that comes after, or another window, is announced.
+    @Test func theWindowAMenuClosesBackToIsNotAnnouncedAgain() {
+        let window = screen(buttons("a", "b", "c"), id: "window", title: "Editor")
+        var menu = screen(buttons("open", "quit"), id: "menu", title: "menu")
+        menu.isMenu = true
+        let dialog = screen(buttons("cancel"), id: "dialog", title: "Open File")
+        var engine = running(window, until: 0.5)
+        #expect(engine.replaceTree(menu, at: at(1)).scanned == timed(1, .announce("menu"), .scanStarted, lit("open", in: menu)))
+        #expect(engine.replaceTree(window, at: at(1.2)).scanned == timed(1.2, .scanStarted, lit("a", in: window)))
+        #expect(engine.replaceTree(dialog, at: at(1.3)).scanned
+                == timed(1.3, .announce("Open File"), .scanStarted, lit("cancel", in: dialog)))
+        // Back from the dialog: announced. From a menu to another window: announced.
+        #expect(engine.replaceTree(window, at: at(2)).scanned == timed(2, .announce("Editor"), .scanStarted, lit("a", in: window)))
+        _ = engine.replaceTree(menu, at: at(3))
+        let other = screen(buttons("x"), id: "other", title: "Other")
+        #expect(engine.replaceTree(other, at: at(3.5)).scanned == timed(3.5, .announce("Other"), .scanStarted, lit("x", in: other)))
+    }
+
     @Test func anotherScreenClosesTheMenuFirstAndAnUntitledOneIsNotAnnounced() {
         var engine = running(abc, until: 1.5)
         _ = engine.handle(press(.select, at: 1.5), at: at(1.5))
