@@ -592,6 +592,11 @@ struct EditorTaskTests {
             // Its entry: the dialog shows and is scanned.
             let entry = try #require(menu.first { $0.label == task.entry }, "no '\(task.entry)' in \(menu.map(\.label))")
             let chosen = try TaskTests.tap(entry, scan)
+            // The first name heard is the dialog's: not the editor's, which the menu closed back to.
+            let heard = try #require(EffectLine(try scan.waitForLine("the first name heard after \(task.entry)", timeout: 10) {
+                EffectLine($0)?.effect == "announce"
+            }))
+            #expect(heard.text == task.dialog, "the first name heard after \(task.entry): \(heard.text ?? "")")
             #expect(try TestTime.poll(timeout: 10, every: 0.2) { try !session.windowIDs(named: "^\(task.dialog)$").isEmpty },
                     "'\(task.dialog)' open")
             let dialog = try window("the dialog '\(task.dialog)'") { items in
