@@ -84,6 +84,35 @@ struct TaskTests {
         }
     }
 
+    /// Prints each task's time, from the end of the task before (the scan's start first).
+    struct Log {
+        var app: String
+        var last: EffectLine
+        var since = "the scan's start"
+        mutating func report(_ what: String, _ end: EffectLine, until: String) {
+            print(String(format: "Task: %@ %@, 0.5 s a step: %.1f s from %@ to %@", app, what, end.time - last.time, since, until))
+            last = end
+            since = until
+        }
+    }
+
+    /// Starts `switchscan run` on `app`'s window with these settings (JSON), auto scanning
+    /// with JSON output and no devices; the run and its `scanStarted` line. The caller
+    /// terminates it.
+    static func startAutoScan(_ session: DesktopSession, app: String, settings json: String) throws -> (LiveProcess, EffectLine) {
+        let settings = session.directory.appendingPathComponent("task-\(app)-\(UUID().uuidString.prefix(8)).json")
+        try Data(json.utf8).write(to: settings)
+        let scan = try session.startSwitchscan(["run", "--desktop", "--app", app, "--output", "json", "--no-devices",
+                                                "--style", "auto", "--settings", settings.path])
+        do {
+            let start = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
+            return (scan, start)
+        } catch {
+            _ = scan.terminate()
+            throw error
+        }
+    }
+
     /// Selects `target` by the outline in a running auto scan: each press enters a group
     /// around it, until one selects it. Whether its scanner menu opened (else it acted at once).
     @discardableResult
@@ -236,12 +265,8 @@ struct TaskTests {
         let keys = try calculator.keys.map { key in
             try #require(elements.first { $0.label == key }, "no key '\(key)' in \(elements.map(\.label))")
         }
-        let settings = session.directory.appendingPathComponent("task-\(grouping).json")
-        try Data(#"{"autoScanInterval": 0.5, "grouping": "\#(grouping)", "announceChanges": true}"#.utf8).write(to: settings)
-        let scan = try session.startSwitchscan(["run", "--desktop", "--app", calculator.name, "--output", "json", "--no-devices",
-                                                "--style", "auto", "--settings", settings.path])
+        let (scan, start) = try TaskTests.startAutoScan(session, app: calculator.name, settings: #"{"autoScanInterval": 0.5, "grouping": "\#(grouping)", "announceChanges": true}"#)
         defer { _ = scan.terminate() }
-        let start = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
         if calculator.copied {
             try Self.press(Array(keys.dropLast()), scan)
             let equals = try Self.tap(keys[keys.count - 1], scan)
@@ -304,10 +329,8 @@ struct WindowTaskTests {
             return (id, seconds)
         }.max { $0.1 < $1.1 }, "\(costs)")
         let target = try #require(try TaskTests.targets(session, app: "gtk3-widget-factory").first { $0.id == worst.0 })
-        let scan = try session.startSwitchscan(["run", "--desktop", "--app", "gtk3-widget-factory", "--output", "json", "--no-devices",
-                                                "--style", "auto", "--settings", settings.path])
+        let (scan, start) = try TaskTests.startAutoScan(session, app: "gtk3-widget-factory", settings: String(decoding: try Data(contentsOf: settings), as: UTF8.self))
         defer { _ = scan.terminate() }
-        let start = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
         let tapped = try TaskTests.tap(target, scan)
         print(String(format: "Task: gtk3-widget-factory's furthest element with grouping optimal ('%@', %.1f s by cost), 0.5 s a step: %.1f s from the scan's start to its tap",
                      target.label, worst.1, tapped.time - start.time))
@@ -352,18 +375,10 @@ struct WindowTaskTests {
         #expect(try session.findAccessible(app: app, role: "combo box", at: combo.centre).name == combo.label)
         #expect(try !session.findAccessible(app: app, role: "page tab", at: tab.centre).has("selected"), "page 2 already selected")
 
-        let settings = session.directory.appendingPathComponent("task-widgets.json")
-        try Data(#"{"autoScanInterval": 0.5}"#.utf8).write(to: settings)
-        let scan = try session.startSwitchscan(["run", "--desktop", "--app", app, "--output", "json", "--no-devices",
-                                                "--style", "auto", "--settings", settings.path])
+        let (scan, began) = try TaskTests.startAutoScan(session, app: app, settings: #"{"autoScanInterval": 0.5}"#)
         defer { _ = scan.terminate() }
-        var last = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
-        var since = "the scan's start"
-        func report(_ what: String, _ end: EffectLine, _ until: String) {
-            print(String(format: "Task: gtk3-widget-factory %@, 0.5 s a step: %.1f s from %@ to %@", what, end.time - last.time, since, until))
-            last = end
-            since = until
-        }
+        var log = TaskTests.Log(app: app, last: began)
+        func report(_ what: String, _ end: EffectLine, _ until: String) { log.report(what, end, until: until) }
 
         // (a) The check box ticked.
         let ticked = try TaskTests.tap(checkBox, scan)
@@ -436,12 +451,9 @@ struct WindowTaskTests {
             ("Help menu opened", "Help", { try session.findAccessible(app: app, role: "menu item", name: "LibreOffice Help").has("showing") }),
         ]
         for task in tasks { #expect(try !task.done(), "\(task.what): already so before the tap") }
-        let settings = session.directory.appendingPathComponent("task-writer.json")
-        try Data(#"{"autoScanInterval": 0.5}"#.utf8).write(to: settings)
-        let scan = try session.startSwitchscan(["run", "--desktop", "--app", app, "--output", "json", "--no-devices",
-                                                "--style", "auto", "--settings", settings.path])
+        let (scan, start) = try TaskTests.startAutoScan(session, app: app, settings: #"{"autoScanInterval": 0.5}"#)
         defer { _ = scan.terminate() }
-        var last = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
+        var last = start
         var since = "the scan's start"
         for task in tasks {
             // The window the scan is on now: the dialog, then the document's.
@@ -485,12 +497,8 @@ struct WebTaskTests {
         func pressed() -> Bool { (try? session.findAccessible(app: app, role: "heading", name: "Button pressed!")) != nil }
         #expect(!pressed(), "the button pressed before")
 
-        let settings = session.directory.appendingPathComponent("task-web.json")
-        try Data(#"{"autoScanInterval": 0.5}"#.utf8).write(to: settings)
-        let scan = try session.startSwitchscan(["run", "--desktop", "--app", app, "--output", "json", "--no-devices",
-                                                "--style", "auto", "--settings", settings.path])
+        let (scan, start) = try TaskTests.startAutoScan(session, app: app, settings: #"{"autoScanInterval": 0.5}"#)
         defer { _ = scan.terminate() }
-        let start = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
 
         // (a) The button pressed: its script's text on the page.
         let first = try TaskTests.targets(session, app: app)
@@ -554,18 +562,10 @@ struct EditorTaskTests {
             #expect(try session.windowIDs(named: "^\(task.dialog)$").isEmpty, "'\(task.dialog)' open before")
         }
 
-        let settings = session.directory.appendingPathComponent("task-mousepad.json")
-        try Data(#"{"autoScanInterval": 0.5}"#.utf8).write(to: settings)
-        let scan = try session.startSwitchscan(["run", "--desktop", "--app", app, "--output", "json", "--no-devices",
-                                                "--style", "auto", "--settings", settings.path])
+        let (scan, start) = try TaskTests.startAutoScan(session, app: app, settings: #"{"autoScanInterval": 0.5}"#)
         defer { _ = scan.terminate() }
-        var last = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
-        var since = "the scan's start"
-        func report(_ what: String, _ end: EffectLine, _ label: String) {
-            print(String(format: "Task: mousepad %@, 0.5 s a step: %.1f s from %@ to the tap of %@", what, end.time - last.time, since, label))
-            last = end
-            since = "the tap of \(label)"
-        }
+        var log = TaskTests.Log(app: app, last: start)
+        func report(_ what: String, _ end: EffectLine, _ label: String) { log.report(what, end, until: "the tap of \(label)") }
         /// The window the scan is on, once `ready` holds for its snapshot (for up to 10 s).
         func window(_ what: String, _ ready: ([TaskTests.Target]) -> Bool) throws -> [TaskTests.Target] {
             var found: [TaskTests.Target] = []
