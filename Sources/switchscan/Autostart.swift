@@ -140,7 +140,7 @@ struct AutostartEnable: ParsableCommand {
             throw ExitCode(1)
         case (.auto, .success(let m)):
             useUnit = m.graphicalSessionActive
-            if !useUnit { why = " (systemd's user manager runs, but graphical-session.target is not active in this session, so a unit would not start)" }
+            if !useUnit { why = " (systemd's user manager runs, but graphical-session.target is not active in the desktop session, so a unit would not start)" }
         case (.auto, .failure):
             useUnit = false
         }

@@ -33,7 +33,7 @@ struct AutostartDesktopTests {
         try FileManager.default.createDirectory(at: systemConfig, withIntermediateDirectories: true)
         let login = try session.launchApplication(Self.openboxSession.path, [], applicationName: "openbox", title: "",
                                                   extraEnvironment: ["XDG_CONFIG_DIRS": systemConfig.path])
-        // The scanner the entry starts: in this session, running the entry's command line.
+        // The scanner the entry starts: in the test's desktop, running the entry's command line.
         var started: DesktopSession.MarkedProcess?
         _ = TestTime.poll(timeout: 20, every: 0.1) {
             started = DesktopSession.markedProcesses(session.marker).first { $0.command.contains(" run --desktop --wait-for-desktop 60 --output quiet --no-terminal-keys") }

@@ -364,6 +364,21 @@ final class LineCollector: @unchecked Sendable {
         }
     }
 
+    /// Watches the output for `seconds`, as a person looks at the screen before pressing:
+    /// returns then, and throws at once if the output ends first (the process is gone).
+    /// Consumes nothing.
+    func watch(for seconds: Double, context: () -> String) throws {
+        guard seconds > 0 else { return }
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !ended && Date() < deadline { _ = condition.wait(until: deadline) }
+        if ended {
+            throw DesktopError(describeWait("a press in \(seconds) s", reason: "the output ended (the process exited or closed stdout)",
+                                            lines: collected, from: cursor, context: context()))
+        }
+    }
+
     /// Waits `duration` seconds and throws if a line after the previous match satisfies
     /// `predicate` in that time (for "nothing happens" checks). Consumes nothing.
     func expectNoLine(_ what: String, within duration: Double, context: () -> String, where predicate: (String) -> Bool) throws {
@@ -483,6 +498,19 @@ final class LiveProcess: @unchecked Sendable {
         do { try input.write(contentsOf: Data(text.utf8)) } catch {
             throw DesktopError("send(\(text.debugDescription)) failed: \(error)\n\(context())")
         }
+    }
+
+    /// Watches its output for `seconds` (a person reacting to what they see), failing at
+    /// once if it ends first.
+    func watch(for seconds: Double) throws {
+        try output.watch(for: seconds, context: context)
+    }
+
+    /// Sends `text` (a press: " " selects) `seconds` from now, as a person reacting to what
+    /// they see presses; fails at once if the process ends before.
+    func press(_ text: String = " ", after seconds: Double) throws {
+        try watch(for: seconds)
+        try send(text)
     }
 
     /// Closes its stdin (end of input).

@@ -62,14 +62,12 @@ struct OnScreenTests {
         // Fix x near the slider's left quarter, then y in its trough (below the value it
         // shows), by pressing when the sweep gets there: it moves at 80 px/s from 0.
         let targetX = Double(frame.x) + Double(frame.width) / 4
-        Thread.sleep(forTimeInterval: targetX / 80)
-        try scan.process.send(" ")
+        try scan.process.press(after: targetX / 80)
         try scan.next("the y sweep") { $0.effect == "sweep" && $0.fields["axis"] as? String == "y" }
         let ySweepSeen = Date()
         let shot = try session.captureScreen()
         let targetY = Double(frame.y) + Double(frame.height) * 0.72
-        Thread.sleep(forTimeInterval: max(0, targetY / 80 - Date().timeIntervalSince(ySweepSeen)))
-        try scan.process.send(" ")
+        try scan.process.press(after: targetY / 80 - Date().timeIntervalSince(ySweepSeen))
         let chosen = try scan.next("the point") { $0.effect == "pointSelected" }
         let px = chosen.fields["x"] as? Double ?? -1, py = chosen.fields["y"] as? Double ?? -1
         #expect(frame.contains(x: Int(px), y: Int(py)), "the point (\(px),\(py)) is on the slider \(frame)")

@@ -72,14 +72,12 @@ struct TaskTests {
                 return true
             }
             if seen?.effect == "scanStopped" {
-                Thread.sleep(forTimeInterval: reaction)
-                try scan.send(" ")
+                try scan.press(after: reaction)
                 continue
             }
             let age = monotonicNow() - (scan.output.arrival(of: line) ?? monotonicNow())
             guard age < reaction, let e = seen else { continue }
-            Thread.sleep(forTimeInterval: reaction - age)
-            try scan.send(" ")
+            try scan.press(after: reaction - age)
             return e
         }
     }
@@ -163,7 +161,7 @@ struct TaskTests {
             var again = false
             if let line = last, let arrival = scan.output.arrival(of: line) {
                 let age = monotonicNow() - arrival
-                if age < reaction { Thread.sleep(forTimeInterval: reaction - age) }
+                if age < reaction { try scan.watch(for: reaction - age) }
                 again = monotonicNow() - arrival < reaction + 0.1 && stillOn(line)
             }
             if again {

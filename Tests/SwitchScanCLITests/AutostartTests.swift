@@ -215,7 +215,7 @@ struct AutostartTests {
         try home.fakeUserManager(graphicalSession: false)
         let r = try CLI.run(["autostart", "enable"], environment: home.environment())
         #expect(r.status == 0, "\(r)")
-        #expect(r.stdout.hasPrefix("Enabled: SwitchScan starts when you log in to the desktop, from the autostart entry \(home.entry) (systemd's user manager runs, but graphical-session.target is not active in this session, so a unit would not start).\n"), "\(r)")
+        #expect(r.stdout.hasPrefix("Enabled: SwitchScan starts when you log in to the desktop, from the autostart entry \(home.entry) (systemd's user manager runs, but graphical-session.target is not active in the desktop session, so a unit would not start).\n"), "\(r)")
         #expect(!FileManager.default.fileExists(atPath: home.unitFolder + "/switchscan.service"))
     }
 
