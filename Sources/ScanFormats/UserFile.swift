@@ -19,7 +19,8 @@ import Darwin
 ///   replaced, as is one that is not a regular file (a FIFO, a folder).
 public enum UserFile {
     /// Replaces the file at `path` by `change(its bytes now)` (nil: it does not exist yet),
-    /// creating its folder if needed. A new file gets `mode` less the umask; an existing one
+    /// creating its folder if needed; the same bytes back (nothing, for a file not there)
+    /// leave it as it is. A new file gets `mode` less the umask; an existing one
     /// keeps its own. `what` names the file in messages ("settings file"). Another writer's
     /// turn is waited for up to `waitSeconds`, then this one gives up with a message.
     public static func update(_ path: String, what: String, mode: mode_t, waitSeconds: Int = 5,
@@ -41,6 +42,9 @@ public enum UserFile {
         }
         let current = exists ? try readFile(target, what: what, limit: LayoutLoader.maxFileSize) : nil
         let bytes = try change(current)
+        // Nothing to change: the file is not written again (its time, its inode stay), nor
+        // made empty where there was none.
+        if bytes == current ?? [] { return }
         try replace(target, shownAs: path, with: bytes, mode: exists ? st.st_mode & 0o7777 : mode, keepMode: exists)
     }
 

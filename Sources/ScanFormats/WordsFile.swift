@@ -10,6 +10,9 @@ import WordPrediction
 /// file is changed like the settings file (UserFile), and readable by the user alone: it
 /// holds words they typed.
 public enum WordsFile {
+    /// How to mend a learned-words file with a bad line.
+    public static let mend = "Edit the lines named, or forget every learned word with 'switchscan words forget --all'."
+
     /// Word lists past this size are refused before they are read.
     public static let maxFileSize = 64 << 20
 
@@ -32,23 +35,35 @@ public enum WordsFile {
         }
     }
 
-    /// The user's learned words: empty while the file does not exist yet.
-    public static func loadUser(_ path: String) throws(FileReadError) -> WordList {
-        guard access(path, F_OK) == 0 else { return WordList() }
-        return try load(path)
+    /// The user's learned words: empty while the file does not exist yet. A bad line (a
+    /// hand edit, a broken disk) does not cost the user the rest: it is skipped and named in
+    /// `damaged`, and the other lines are read. A file that cannot be read at all is an error.
+    public static func loadUser(_ path: String) throws(FileReadError) -> (list: WordList, damaged: WordListError?) {
+        guard access(path, F_OK) == 0 else { return (WordList(), nil) }
+        let bytes = try readFile(path, what: "word list", limit: maxFileSize)
+        let (list, problems) = WordList.parsingSkippingBadLines(bytes, file: path)
+        return (list, problems)
     }
 
     /// Changes the user's words at `path` as they are at that moment (UserFile), creating
     /// the file (mode 0600) and its folder if needed: a header comment, then the list.
-    public static func change(_ path: String, _ body: (inout WordList) -> Void) throws(FileReadError) {
+    /// `body` says whether it changed anything; when not, the file is left as it is (a
+    /// comment the user wrote in it stays). A file with a bad line is refused, unless
+    /// `skippingBadLines` (for a change that does not depend on what is there).
+    public static func change(_ path: String, skippingBadLines: Bool = false,
+                              _ body: (inout WordList) -> Bool) throws(FileReadError) {
         try UserFile.update(path, what: "word list", mode: 0o600) { (current) throws(FileReadError) -> [UInt8] in
             var list = WordList()
             if let current {
-                do throws(WordListError) { list = try WordList(parsing: current, file: path) } catch {
-                    throw FileReadError(description: error.description + "\n\(path) was left unchanged.")
+                if skippingBadLines {
+                    list = WordList.parsingSkippingBadLines(current, file: path).list
+                } else {
+                    do throws(WordListError) { list = try WordList(parsing: current, file: path) } catch {
+                        throw FileReadError(description: error.description + "\n\(path) was left unchanged. \(mend)")
+                    }
                 }
             }
-            body(&list)
+            guard body(&list) else { return current ?? [] }
             let header = """
                 # SwitchScan: the words you taught the predictor, learned as you typed.
                 # COUNT WORD, then COUNT WORD1 WORD2 (WORD2 typed after WORD1). Edit it, or use

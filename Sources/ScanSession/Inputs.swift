@@ -47,6 +47,22 @@ public func loadWords(_ file: String? = nil) throws(InputProblem) -> WordPredict
     }
 }
 
+/// The user's learned words for a session, whether it may learn more into their file, and
+/// what to tell the user. A file that cannot be read is said and left as it is; one with a
+/// damaged line gives the words of its other lines, and is left as it is too, for the user
+/// to mend (nothing is learned into it that time).
+public func learnedWords(_ path: String?, learn: Bool) -> (list: WordList, learn: Bool, note: String?) {
+    guard let path else { return (WordList(), learn, nil) }
+    do {
+        let read = try WordsFile.loadUser(path)
+        guard let damaged = read.damaged else { return (read.list, learn, nil) }
+        return (read.list, false, "Warning: your learned words are damaged:\n\(damaged.description)\n"
+            + "The other words are used, but nothing new is learned into the file until it is mended. " + WordsFile.mend)
+    } catch {
+        return (WordList(), false, "Warning: your learned words are not used: \(error.description)")
+    }
+}
+
 /// Where the bundled data folders (Layouts/, Devices/, Words/) are: `share/switchscan` beside an
 /// installed `bin/`, else the checkout the executable was built in (it sits in
 /// .build/<triple>/<config>/), else the current directory when it is a checkout. A folder

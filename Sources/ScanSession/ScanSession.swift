@@ -363,14 +363,8 @@ public final class ScanSession: @unchecked Sendable {
     /// the language's too at its first update after they are read. A list that cannot be
     /// read leaves the keyboard with the user's words alone, and says so.
     private func keyboardMaker(_ settings: ScanSettings, notes: inout [String], presenters: inout [EffectPresenter]) -> KeyboardMaker? {
-        var user = WordList()
-        var keepWords = settings.typing.learnWords
-        if let path = configuration.learnedWords {
-            do { user = try WordsFile.loadUser(path) } catch {
-                notes.append("Warning: your learned words are not used: \(error.description)")
-                keepWords = false
-            }
-        }
+        let (user, keepWords, note) = learnedWords(configuration.learnedWords, learn: settings.typing.learnWords)
+        if let note { notes.append(note) }
         var typing = settings.typing
         typing.learnWords = keepWords
         if keepWords, let path = configuration.learnedWords {

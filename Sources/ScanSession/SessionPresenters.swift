@@ -110,6 +110,7 @@ final class WordsKeeper: EffectPresenter, @unchecked Sendable {
                         var learner = WordPredictor(system: WordList(), user: list)
                         learner.learn(word, after: after)
                         list = learner.user
+                        return true
                     }
                 } catch {
                     warn(error.description)

@@ -17,17 +17,24 @@ public struct WordListError: Error, CustomStringConvertible, Equatable, Sendable
     public var problems: [Problem]
     /// Problems past the first `limit`, counted.
     public var omitted: Int
-    public var description: String
+    /// The bad lines were skipped and the rest read (`WordList.parsingSkippingBadLines`),
+    /// rather than the whole list refused.
+    public var skipped: Bool
 
-    init(file: String, problems: [Problem], omitted: Int) {
+    init(file: String, problems: [Problem], omitted: Int, skipped: Bool = false) {
         self.file = file
         self.problems = problems
         self.omitted = omitted
+        self.skipped = skipped
+    }
+
+    public var description: String {
         var lines = problems.map { "\(file):\($0.line): \($0.message)" }
         if omitted > 0 { lines.append("\(file): … and \(omitted) more") }
         let total = problems.count + omitted
-        lines.append("\(file): \(total == 1 ? "1 error" : "\(total) errors"); the word list was not loaded.")
-        description = lines.joined(separator: "\n")
+        lines.append("\(file): \(total == 1 ? "1 error" : "\(total) errors"); "
+            + (skipped ? (total == 1 ? "that line was skipped." : "those lines were skipped.") : "the word list was not loaded."))
+        return lines.joined(separator: "\n")
     }
 }
 
@@ -38,12 +45,24 @@ extension WordList {
     /// number from 1 to `maxCount`; each word and each pair is listed once. Any bad line
     /// refuses the whole list, with every problem (up to `WordListError.limit`) named.
     public init(parsing bytes: [UInt8], file: String) throws(WordListError) {
-        self = try Self.parse(bytes, file: file, pairLines: false)
+        let (list, problems) = Self.parse(bytes, file: file, pairLines: false)
+        if let problems { throw problems }
+        self = list
+    }
+
+    /// Reads the text format like `init(parsing:file:)`, but a bad line is skipped rather
+    /// than refusing the list: the list of the good lines, and the bad ones named (nil when
+    /// there were none). For the user's own words, damaged by a hand edit or a broken disk:
+    /// what reads is kept.
+    public static func parsingSkippingBadLines(_ bytes: [UInt8], file: String) -> (list: WordList, problems: WordListError?) {
+        var (list, problems) = parse(bytes, file: file, pairLines: false)
+        problems?.skipped = true
+        return (list, problems)
     }
 
     /// `pairLines`: remember every pair with its line, to name the line of a pair listed
-    /// twice. Without it, a list with such a pair is read again with it.
-    private static func parse(_ bytes: [UInt8], file: String, pairLines: Bool) throws(WordListError) -> WordList {
+    /// twice (and skip it). Without it, a list with such a pair is read again with it.
+    private static func parse(_ bytes: [UInt8], file: String, pairLines: Bool) -> (WordList, WordListError?) {
         var list = WordList()
         var problems: [WordListError.Problem] = []
         var omitted = 0
@@ -134,9 +153,8 @@ extension WordList {
             }
         }
         list.appendPairs(pending)
-        if !pairLines && list.hasRepeatedPair() { return try parse(bytes, file: file, pairLines: true) }
-        guard problems.isEmpty else { throw WordListError(file: file, problems: problems, omitted: omitted) }
-        return list
+        if !pairLines && list.hasRepeatedPair() { return parse(bytes, file: file, pairLines: true) }
+        return (list, problems.isEmpty ? nil : WordListError(file: file, problems: problems, omitted: omitted))
     }
 
     /// The list in its text format: the words, most frequent first (equal counts in byte
@@ -162,15 +180,16 @@ extension WordList {
         return out
     }
 
-    /// A count: decimal digits, 1 to `maxCount`.
-    private static func count(_ digits: ArraySlice<UInt8>) -> Int? {
-        guard digits.count <= 19 else { return nil }
+    /// A count: decimal digits, 1 to `maxCount`. Reading stops as soon as the value is past
+    /// `maxCount`, so that no number of digits can overflow.
+    static func count(_ digits: ArraySlice<UInt8>) -> Int? {
         var value = 0
         for d in digits {
             guard d >= 0x30 && d <= 0x39 else { return nil }
             value = value * 10 + Int(d - 0x30)
+            if value > maxCount { return nil }
         }
-        return value >= 1 && value <= maxCount ? value : nil
+        return value >= 1 ? value : nil
     }
 
     /// Why a field cannot be a word, or nil if it can.

@@ -117,13 +117,22 @@ public struct WordList: Sendable {
         let pairsGone = gone.contains { !successors[Int($0)].isEmpty }
             || successors.contains { $0.contains { gone.contains($0.id) } }
         guard gone.contains(where: { counts[Int($0)] > 0 }) || pairsGone else { return false }
+        // Built afresh in one pass: the kept pairs are already unique, so none is looked for
+        // among its first word's others (which made a word with many successors quadratic).
         var kept = WordList()
-        for id in wordOrder() where !gone.contains(id) { kept.add(spelling(id), count: counts[Int(id)]) }
+        kept.reserveCapacity(words: spellingCount, bytes: spellingBytes.count)
+        for id in wordOrder() where !gone.contains(id) {
+            kept.setCount(counts[Int(id)], of: kept.id(creatingUTF8: spellingUTF8(id)))
+        }
+        var pairs: [(first: Int32, second: Successor)] = []
+        pairs.reserveCapacity(pairCount)
         for first in pairOrder() where !gone.contains(first) {
+            let keptFirst = kept.id(creatingUTF8: spellingUTF8(first))
             for s in sortedSuccessors(of: first) where !gone.contains(s.id) {
-                kept.add(spelling(s.id), after: spelling(first), count: s.count)
+                pairs.append((keptFirst, Successor(id: kept.id(creatingUTF8: spellingUTF8(s.id)), count: s.count)))
             }
         }
+        kept.appendPairs(pairs)
         self = kept
         return true
     }

@@ -29,7 +29,9 @@ struct Words: ParsableCommand {
             writeOut("No words learned yet: \(path) does not exist.\n")
             return nil
         }
-        do { return try WordsFile.load(path) } catch { throw fail(error.description) }
+        do { return try WordsFile.load(path) } catch {
+            throw fail(error.description + "\n" + WordsFile.mend)
+        }
     }
 }
 
@@ -76,25 +78,30 @@ struct WordsForget: ParsableCommand {
 
     func run() throws {
         let path = try Words.file(file)
-        guard try Words.load(path) != nil else { return }
+        // Forgetting everything does not need the file to read well: it mends a damaged one.
+        guard FileManager.default.fileExists(atPath: path) else {
+            writeOut("No words learned yet: \(path) does not exist.\n")
+            return
+        }
         // The change is made to the file as it is when it is written (a running keyboard
         // may have learned a word meanwhile).
         var said = ""
         do {
-            try WordsFile.change(path) { list in
+            try WordsFile.change(path, skippingBadLines: all) { list in
                 if all {
                     let words = list.wordCount, pairs = list.pairCount
                     list = WordList()
                     said = "Forgot every learned word (\(words == 1 ? "1 word" : "\(words) words"), \(pairs == 1 ? "1 pair" : "\(pairs) pairs")) in \(path).\n"
-                    return
+                    return true
                 }
                 let pairs = list.pairCount
                 guard list.remove(word!) else {
                     said = "\"\(word!)\" is not among the learned words in \(path); nothing changed.\n"
-                    return
+                    return false
                 }
                 let gone = pairs - list.pairCount
                 said = "Forgot \"\(word!)\"\(gone > 0 ? " and \(gone == 1 ? "1 pair" : "\(gone) pairs") with it" : "") in \(path).\n"
+                return true
             }
         } catch {
             throw fail(error.description)

@@ -24,14 +24,14 @@ struct WordsFileTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("words-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("switchscan/words.txt").path
-        #expect(try WordsFile.loadUser(path) == WordList(), "no file yet: nothing learned")
+        #expect(try WordsFile.loadUser(path).list == WordList(), "no file yet: nothing learned")
 
         var words = WordList()
         words.add("hello", count: 3)
         words.add("world", after: "hello")
-        try WordsFile.change(path) { $0 = words }
+        try WordsFile.change(path) { $0 = words; return true }
         #expect(try WordsFile.load(path) == words)
-        #expect(try WordsFile.loadUser(path) == words)
+        #expect(try WordsFile.loadUser(path).list == words)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.hasPrefix("# SwitchScan: the words you taught the predictor"))
         #expect(text.hasSuffix("\n3 hello\n1 hello world\n"))
@@ -47,7 +47,7 @@ struct WordsFileTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("words.txt").path
         try Data("3 hello\nhello 3\n".utf8).write(to: URL(fileURLWithPath: path))
-        #expect(throws: FileReadError.self) { try WordsFile.loadUser(path) }
+        #expect(try WordsFile.loadUser(path).damaged?.problems.map(\.line) == [2], "the user's own file: the bad line skipped")
         do {
             _ = try WordsFile.load(path)
         } catch {
@@ -61,5 +61,44 @@ struct WordsFileTests {
         } catch {
             #expect(error.description.hasPrefix("Error: word list '\(folder.path)/missing.words' does not exist."))
         }
+    }
+}
+
+@Suite("The user's learned-words file, damaged")
+struct DamagedWordsFileTests {
+    @Test func aDamagedLineIsSkippedAndNamedAndTheRestRead() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("words-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("words.txt").path
+        try Data("3 hello\n9223372036854775808 world\n1 hello there\n".utf8).write(to: URL(fileURLWithPath: path))
+        let read = try WordsFile.loadUser(path)
+        #expect(read.list.count(of: "hello") == 3)
+        #expect(read.list.count(of: "there", after: "hello") == 1)
+        #expect(read.list.count(of: "world") == 0)
+        #expect(read.damaged?.description == """
+            \(path):2: "9223372036854775808" is not a count; a count is a whole number from 1 to 1000000000000000
+            \(path): 1 error; that line was skipped.
+            """)
+        #expect(try WordsFile.loadUser(folder.appendingPathComponent("none.txt").path).damaged == nil)
+    }
+
+    @Test func aChangeThatChangesNothingLeavesTheFileAsItIs() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("words-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("words.txt").path
+        let text = "# my own note\n3 hello\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        var before = stat()
+        #expect(stat(path, &before) == 0)
+        try WordsFile.change(path) { $0.remove("absent") }
+        var after = stat()
+        #expect(stat(path, &after) == 0)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text, "the user's comment stays")
+        #expect(after.st_ino == before.st_ino, "not replaced by a copy")
+        let missing = folder.appendingPathComponent("new/words.txt").path
+        try WordsFile.change(missing) { _ in false }
+        #expect(!FileManager.default.fileExists(atPath: missing), "nothing to keep: no file made")
     }
 }

@@ -3,6 +3,7 @@ import ScanCore
 import ScanHost
 import ScanSession
 import Testing
+import WordPrediction
 
 /// A session started and ended as a library, as a front end of its own would: JSON lines on
 /// a pipe, no terminal keys, no devices, no display.
@@ -70,6 +71,32 @@ import Testing
             guard let e = error as? SessionError else { return false }
             return e.status == 2 && e.message.contains("no-such-layout.json")
         }
+    }
+
+    /// A damaged learned-words file costs the user neither the scan nor their other words,
+    /// and is not written over while it is damaged.
+    @Test func damagedLearnedWordsAreReadAroundAndLeftForTheUserToMend() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("session-words-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("words.txt").path
+        try "2 hello\n9223372036854775808 world\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let damaged = learnedWords(path, learn: true)
+        #expect(damaged.list.count(of: "hello") == 2)
+        #expect(damaged.learn == false)
+        #expect(damaged.note == """
+            Warning: your learned words are damaged:
+            \(path):2: "9223372036854775808" is not a count; a count is a whole number from 1 to 1000000000000000
+            \(path): 1 error; that line was skipped.
+            The other words are used, but nothing new is learned into the file until it is mended. \
+            Edit the lines named, or forget every learned word with 'switchscan words forget --all'.
+            """)
+        try "2 hello\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let fine = learnedWords(path, learn: true)
+        #expect(fine.learn && fine.note == nil && fine.list.count(of: "hello") == 2)
+        let folderAsFile = learnedWords(folder.path, learn: true)
+        #expect(!folderAsFile.learn)
+        #expect(folderAsFile.note?.hasPrefix("Warning: your learned words are not used: ") == true)
     }
 
     @Test func aSignalEndsWithItsStatus() {

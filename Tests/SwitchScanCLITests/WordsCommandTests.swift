@@ -85,17 +85,54 @@ struct WordsCommandTests {
         try withTempDir { dir in
             let text = "3 hello\nhello\n1 a b c\n"
             let file = try dir.write("words.txt", text)
-            for command in [["words", "list"], ["words", "forget", "hello"]] {
-                let r = try CLI.run(command + ["--file", file])
-                #expect(r.status == 2)
-                #expect(r.stdout == "")
-                #expect(r.stderr == """
-                    \(file):2: expected "COUNT WORD" or "COUNT WORD1 WORD2", got "hello"
-                    \(file):3: expected "COUNT WORD" or "COUNT WORD1 WORD2", got "1 a b c"
-                    \(file): 2 errors; the word list was not loaded.
+            let problems = """
+                \(file):2: expected "COUNT WORD" or "COUNT WORD1 WORD2", got "hello"
+                \(file):3: expected "COUNT WORD" or "COUNT WORD1 WORD2", got "1 a b c"
+                \(file): 2 errors; the word list was not loaded.
+                """
+            let list = try CLI.run(["words", "list", "--file", file])
+            #expect(list.status == 2)
+            #expect(list.stdout == "")
+            #expect(list.stderr == problems + "\nEdit the lines named, or forget every learned word with 'switchscan words forget --all'.\n")
+            let forget = try CLI.run(["words", "forget", "hello", "--file", file])
+            #expect(forget.status == 2)
+            #expect(forget.stdout == "")
+            #expect(forget.stderr == problems + "\n\(file) was left unchanged. Edit the lines named, or forget every learned word with 'switchscan words forget --all'.\n")
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == text)
+        }
+    }
 
-                    """)
+    /// A count past Int's range (a hand edit, a broken disk) once trapped every command that
+    /// read the file, the way out included.
+    @Test func aHugeCountIsNamedAndForgetAllMendsTheFile() throws {
+        try withTempDir { dir in
+            let file = try dir.write("words.txt", "3 hello\n9223372036854775808 world\n1 hello world\n")
+            let list = try CLI.run(["words", "list", "--file", file])
+            #expect(list.status == 2, "\(list)")
+            #expect(list.stderr.hasPrefix("\(file):2: \"9223372036854775808\" is not a count; a count is a whole number from 1 to 1000000000000000\n"))
+            let one = try CLI.run(["words", "forget", "hello", "--file", file])
+            #expect(one.status == 2, "\(one)")
+            let all = try CLI.run(["words", "forget", "--all", "--file", file])
+            #expect(all.status == 0, "\(all)")
+            #expect(all.stdout == "Forgot every learned word (1 word, 1 pair) in \(file).\n")
+            let after = try CLI.run(["words", "list", "--file", file])
+            #expect(after.stdout == "0 words and 0 pairs learned, in \(file).\n")
+            for command in [["simulate", "--keyboard", "--words", file, "--events", "/dev/null"], ["cost", "--text", "hi", "--words", file]] {
+                try "1 hi\n9999999999999999999 there\n".write(toFile: file, atomically: true, encoding: .utf8)
+                let r = try CLI.run(command)
+                #expect(r.status == 2, "\(command): \(r)")
+                #expect(r.stderr.contains("\(file):2: \"9999999999999999999\" is not a count"), "\(command): \(r)")
             }
+        }
+    }
+
+    @Test func forgettingAWordNotLearnedLeavesTheFileAsItIs() throws {
+        try withTempDir { dir in
+            let text = "# my own note\n3 hello\n"
+            let file = try dir.write("words.txt", text)
+            let r = try CLI.run(["words", "forget", "absent", "--file", file])
+            #expect(r.status == 0)
+            #expect(r.stdout == "\"absent\" is not among the learned words in \(file); nothing changed.\n")
             #expect(try String(contentsOfFile: file, encoding: .utf8) == text)
         }
     }

@@ -87,6 +87,11 @@ struct WordListTests {
         ("0 the\n", "test.words:1: \"0\" is not a count; a count is a whole number from 1 to 1000000000000000"),
         ("-3 the\n", "test.words:1: \"-3\" is not a count; a count is a whole number from 1 to 1000000000000000"),
         ("1000000000000001 the\n", "test.words:1: \"1000000000000001\" is not a count; a count is a whole number from 1 to 1000000000000000"),
+        // Past Int's range: refused like any count too big, never an overflow.
+        ("9223372036854775808 the\n", "test.words:1: \"9223372036854775808\" is not a count; a count is a whole number from 1 to 1000000000000000"),
+        ("18446744073709551616 the\n", "test.words:1: \"18446744073709551616\" is not a count; a count is a whole number from 1 to 1000000000000000"),
+        ("9999999999999999999 of the\n", "test.words:1: \"9999999999999999999\" is not a count; a count is a whole number from 1 to 1000000000000000"),
+        ("+5 the\n", "test.words:1: \"+5\" is not a count; a count is a whole number from 1 to 1000000000000000"),
         ("2 the\n3 the\n", "test.words:2: \"the\" is already listed on line 1; list each word once"),
         ("2 of the\n3 of the\n", "test.words:2: the pair \"of the\" is already listed; list each pair once"),
         ("1 a\u{1}b\n", "test.words:1: a word has a control character (byte 1); words are printable text without spaces"),
@@ -97,6 +102,45 @@ struct WordListTests {
         let error = refusal(text)
         #expect(error?.problems.count == 1)
         #expect(error?.description == message + "\ntest.words: 1 error; the word list was not loaded.")
+    }
+
+    @Test func leadingZerosDoNotCountAgainstTheLimit() throws {
+        #expect(try list("0000000000000000000000007 the\n").count(of: "the") == 7)
+        #expect(try list("1000000000000000 the\n").count(of: "the") == WordList.maxCount)
+    }
+
+    @Test func skippingBadLinesKeepsTheRestAndNamesWhatWasSkipped() {
+        let text = "3 hello\n9223372036854775808 world\n2 there\n2 there\n1 hello there\n1 hello there\n"
+        let (words, problems) = WordList.parsingSkippingBadLines(Array(text.utf8), file: "w.txt")
+        #expect(words.sortedWords().map(\.word) == ["hello", "there"])
+        #expect(words.count(of: "there") == 2)
+        #expect(words.count(of: "there", after: "hello") == 1)
+        #expect(words.pairCount == 1)
+        #expect(problems?.description == """
+            w.txt:2: "9223372036854775808" is not a count; a count is a whole number from 1 to 1000000000000000
+            w.txt:4: "there" is already listed on line 3; list each word once
+            w.txt:6: the pair "hello there" is already listed; list each pair once
+            w.txt: 3 errors; those lines were skipped.
+            """)
+        #expect(WordList.parsingSkippingBadLines(Array("1 ok\n".utf8), file: "w.txt").problems == nil)
+    }
+
+    @Test func forgettingAWordWithManySuccessorsKeepsTheOthersInOrder() throws {
+        var words = WordList()
+        for i in 0..<2000 { words.add("w\(i)", after: "the", count: i % 7 + 1) }
+        words.add("the", count: 5)
+        words.add("w3", count: 2)
+        words.add("the", after: "w3")
+        let removed = words.remove("W10")
+        #expect(removed)
+        #expect(words.pairCount == 2000, "its pair after 'the' is gone, the others stay")
+        #expect(words.count(of: "w10", after: "the") == 0)
+        #expect(words.count(of: "w11", after: "the") == 5)
+        #expect(words.count(of: "the", after: "w3") == 1)
+        #expect(words.count(of: "the") == 5)
+        #expect(try WordList(parsing: words.serialized(), file: "x") == words, "the rebuilt list writes and reads back as itself")
+        let removedAbsent = words.remove("absent")
+        #expect(!removedAbsent)
     }
 
     @Test func textThatIsNotUTF8IsRefusedWithItsLine() {
