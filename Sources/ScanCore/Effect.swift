@@ -94,8 +94,9 @@ public enum Effect: Hashable, Sendable {
     case emit(name: String, element: String, data: String?)
     /// The scanning keyboard opened, or its keys' labels changed (predictions, Shift).
     case keyboard([KeyboardKey])
-    /// Text inserted at the caret of the focused field; `secret` in a password field (the
-    /// text is then never shown, spoken or printed: only typed).
+    /// Text inserted at the caret of the focused field; `secret` in a password field, a
+    /// terminal, or a field the keyboard cannot see (the text is then never shown, spoken or
+    /// printed: only typed, as keys).
     case typeText(String, secret: Bool)
     /// Characters (user-perceived) deleted before the caret.
     case deleteText(characters: Int)
@@ -123,7 +124,15 @@ public struct KeyboardKey: Hashable, Sendable {
     public var id: String
     public var label: String
     public var frame: Rect
-    public init(id: String, label: String, frame: Rect) { self.id = id; self.label = label; self.frame = frame }
+    /// The label is made from the text typed (a prediction): in a secret keyboard, streams
+    /// that leave the screen do not show it.
+    public var fromText: Bool
+    public init(id: String, label: String, frame: Rect, fromText: Bool = false) {
+        self.id = id
+        self.label = label
+        self.frame = frame
+        self.fromText = fromText
+    }
 }
 
 /// A screen as the engine shows it. A reference, so that an effect stays small; two are

@@ -65,6 +65,10 @@ public struct ElementTree: Sendable {
     /// An open menu scanned alone (a combo box's list, a context menu): when it closes, the
     /// screen it opened over is not announced again, since the user never left it.
     public var isMenu = false
+    /// What is chosen on this screen is private (the keyboard over a password, a terminal or
+    /// a focus it cannot see): the person is shown and told it as usual, but streams that
+    /// leave the screen (JSON lines, the socket) name none of its elements.
+    public var isSecret = false
     public private(set) var nodes: [ElementNode]
     /// Ids to node indices; the first node wins an id.
     private var ids: [String: Int]

@@ -28,11 +28,13 @@ func writeAll(_ fd: Int32, _ text: String) throws {
 public final class JSONLinesPresenter: EffectPresenter, @unchecked Sendable {
     let fd: Int32
     let origin: ScanInstant
+    /// Presenters are called on one queue: the encoder is touched by one at a time.
+    var json = EffectJSON()
     /// Times are printed relative to `origin` (the run's start).
     public init(fd: Int32 = 1, origin: ScanInstant = .zero) { self.fd = fd; self.origin = origin }
 
     public func present(_ effects: [TimedEffect]) throws {
-        let text = EffectJSON.lines(effects, origin: origin)
+        let text = json.lines(effects, origin: origin)
         try writeAll(fd, text)
     }
 
@@ -97,6 +99,7 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
     var acceptSource: DispatchSourceRead?
     let warn: @Sendable (String) -> Void
     let origin: ScanInstant
+    var json = EffectJSON()
 
     /// Refuses a path where something other than a socket exists; a socket left by an
     /// earlier run is replaced, one another process still listens on is refused.
@@ -150,7 +153,8 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
     }
 
     public func present(_ effects: [TimedEffect]) throws {
-        let text = EffectJSON.lines(effects, origin: origin)
+        // Encoded once for every client, on the presenters' one queue.
+        let text = json.lines(effects, origin: origin)
         guard !text.isEmpty else { return }
         let bytes = Array(text.utf8)
         var dropped: [String] = []

@@ -14,6 +14,8 @@ public struct Keyboard: ScreenLogic {
     public static let predictionCount = 5
     /// The keyboard's own size, in the points its keys are laid out in; `panel` places it.
     public static let size = (width: 1000.0, height: 420.0)
+    /// The prediction keys' ids: this and their place, from 1.
+    static let predictionID = "prediction"
     /// Enough of the field for the predictor's context and for Delete word.
     static let textKept = 512
 
@@ -46,20 +48,26 @@ public struct Keyboard: ScreenLogic {
     /// Where the keyboard is drawn, and the screen it is drawn on (what point mode sweeps).
     public let panel: Rect
     public let screen: Rect
-    /// A password field: no predictions, no word said, the text never shown or printed.
+    /// A password field, a terminal (a password prompt is common there) or a field the
+    /// keyboard cannot see: no word said back, the text never shown or printed, and the keys
+    /// chosen named in no stream that leaves the screen (the tree is `isSecret`).
     public let secret: Bool
+    /// Whether the prediction row offers words (never in a password field).
+    public let predicts: Bool
 
     /// `pendingSystem`: the language's words when they are not read yet (nil until they
     /// are); until then the keyboard predicts from `predictor`, and at the first update
     /// after, from their system list and `predictor`'s user list (with what it learned).
     public init(layout: KeyboardLayout, predictor: WordPredictor, settings: TypingSettings, text: String = "", learns: Bool = false,
-                secret: Bool = false, panel: Rect? = nil, screen: Rect? = nil, pendingSystem: (@Sendable () -> WordPredictor?)? = nil) {
+                secret: Bool = false, predicts: Bool = true, panel: Rect? = nil, screen: Rect? = nil,
+                pendingSystem: (@Sendable () -> WordPredictor?)? = nil) {
         self.layout = layout
         self.predictor = predictor
         self.pendingSystem = pendingSystem
         self.settings = settings
         self.learns = learns
         self.secret = secret
+        self.predicts = predicts
         self.text = String(text.suffix(Self.textKept))
         let own = Rect(x: 0, y: 0, width: Self.size.width, height: Self.size.height)
         self.panel = panel ?? own
@@ -128,18 +136,21 @@ public struct Keyboard: ScreenLogic {
         }
         var tree = ElementTree(screenID: Self.screenID, size: (screen.width, screen.height), nodes: nodes)
         tree.screenSize = screen
+        tree.isSecret = secret
         return tree
     }
 
     /// The keys as a front end draws them.
     public var keys: [KeyboardKey] {
         let t = tree
-        return (0..<t.count).filter { t[$0].isAccessibilityElement }.map { KeyboardKey(id: t[$0].id, label: t[$0].label ?? "", frame: t[$0].frame) }
+        return (0..<t.count).filter { t[$0].isAccessibilityElement }.map {
+            KeyboardKey(id: t[$0].id, label: t[$0].label ?? "", frame: t[$0].frame, fromText: t[$0].id.hasPrefix(Self.predictionID))
+        }
     }
 
     /// The rows shown: predictions (row 0, maybe empty), then the page.
     var rows: [[KeySpec]] {
-        let words = predictions.enumerated().map { KeySpec(id: "prediction\($0.offset + 1)", action: .prediction($0.offset), label: $0.element) }
+        let words = predictions.enumerated().map { KeySpec(id: "\(Self.predictionID)\($0.offset + 1)", action: .prediction($0.offset), label: $0.element) }
         return [words] + layout.rows(page)
     }
 
@@ -363,7 +374,7 @@ public struct Keyboard: ScreenLogic {
         let partial = String(partialWord)
         var seen = Set<String>()
         predictions = []
-        guard !secret else { return }
+        guard predicts else { return }
         for w in predictor.predictions(after: text, count: Self.predictionCount * 2) {
             var word = w
             if capsLock {

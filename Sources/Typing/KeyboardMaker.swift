@@ -3,7 +3,9 @@ import WordPrediction
 
 /// The keyboards the engine opens over text fields: placed clear of the field, knowing
 /// its text, predicting and learning as the field allows (a password field: no predictions
-/// and no learning; a terminal, or a keyboard for whatever has the focus: no learning).
+/// and no learning; a terminal, or a keyboard for whatever has the focus: no learning; all
+/// three secret: nothing typed is said back or named in the effects' streams; a password
+/// or a terminal: no automatic capitals).
 /// What one keyboard learned, the next knows.
 ///
 /// The user's words are kept here, apart from the language's: a keyboard opens at once,
@@ -40,10 +42,15 @@ public struct KeyboardMaker: KeyboardProvider {
     public func keyboard(for field: ElementNode?, screen: Rect) -> (tree: ElementTree, logic: any ScreenLogic, effects: [Effect]) {
         let kind = field?.textEntry ?? .text
         let read = system()
+        // A terminal's first letter is a command's, not a sentence's; a password's is as typed.
+        var settings = settings
+        if kind != .text { settings.autoCapitalize = false }
         var keyboard = Keyboard(layout: layout, predictor: predictor(read), settings: settings,
                                 text: kind == .password ? "" : field?.value ?? "",
-                                // Typing into whatever has the focus, unknown: it may be a password.
-                                learns: settings.learnWords && kind == .text && field != nil, secret: kind == .password,
+                                // A terminal often asks for a password (sudo, ssh), and whatever
+                                // has the focus, unknown, may be one: learned, said and shown as one.
+                                learns: settings.learnWords && kind == .text && field != nil,
+                                secret: kind != .text || field == nil, predicts: kind != .password,
                                 panel: Keyboard.panel(on: screen, avoiding: field?.frame), screen: screen,
                                 pendingSystem: read == nil ? system : nil)
         let effects = keyboard.opened()

@@ -124,9 +124,8 @@ struct Replay: ParsableCommand {
         let end = untilSeconds.map { ScanInstant.seconds($0) } ?? ((rec.events.last?.time ?? .zero) + .seconds(10))
         var driver = ManualDriver(engine: ScanEngine(tree: document.tree, settings: scanSettings))
         driver.schedule(events)
-        var text = ""
-        text += EffectJSON.lines(driver.start() + driver.advance(to: end))
-        writeOut(text)
+        var json = EffectJSON()
+        writeOut(json.lines(driver.start() + driver.advance(to: end)))
     }
 
     func bus(_ b: UInt16) -> String {

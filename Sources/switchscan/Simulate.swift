@@ -85,8 +85,9 @@ struct Simulate: ParsableCommand {
         driver.schedule(switchEvents)
         // Written as the effects are made (through stdio's buffer), in memory bounded by the
         // input, however long the output.
+        var json = EffectJSON()
         func write(_ effects: [TimedEffect]) {
-            writeOut(EffectJSON.lines(effects))
+            writeOut(json.lines(effects))
         }
         write(driver.start())
         driver.advance(to: end, write)

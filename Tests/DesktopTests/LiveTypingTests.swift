@@ -33,6 +33,29 @@ struct LiveTypingTests {
             return line
         }
 
+        /// In a secret keyboard, whose highlights name no key: selects the key by its place,
+        /// counted from the keys the keyboard listed when it opened or last changed (its row,
+        /// then its place in the row), scanning from the first row as after every key.
+        @discardableResult
+        func pressByPlace(_ id: String, expecting what: String, where predicate: @escaping (EffectLine) -> Bool) throws -> EffectLine {
+            let keys = (scan.seen.last { $0.effect == "keyboard" }?.fields["keys"] as? [[String: Any]]) ?? []
+            let placed = keys.compactMap { k -> (id: String, top: Double)? in
+                guard let id = k["id"] as? String, let frame = k["frame"] as? [NSNumber], frame.count == 4 else { return nil }
+                return (id, frame[1].doubleValue)
+            }
+            let rows = Array(Set(placed.map(\.top))).sorted()
+            guard let key = placed.first(where: { $0.id == id }), let row = rows.firstIndex(of: key.top) else {
+                throw DesktopError("no key \(id) in the keyboard listed: \(placed.map(\.id))")
+            }
+            let column = placed.filter { $0.top == key.top }.firstIndex { $0.id == id }!
+            try scan.step(row)
+            try scan.select(expecting: "the row entered") { $0.effect == "enterGroup" }
+            try scan.step(column)
+            let line = try scan.select(expecting: what, where: predicate)
+            scan.settle(0.1)
+            return line
+        }
+
         /// Waits until the open keyboard predicts from the language's words (read on another
         /// thread: in a debug build under load they can come after the keyboard opens, and
         /// the prediction row then grows under the cursor).
@@ -154,16 +177,22 @@ struct LiveTypingTests {
         let ids = (opened.fields["keys"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
         #expect(!ids.contains { $0.hasPrefix("prediction") }, "no predictions in a password field")
         let keys = Keys(scan: scan)
-        let typed = try keys.press("key_e", expecting: "a secret character") { $0.effect == "typeText" }
+        try keys.pressByPlace("shift", expecting: "Shift") { $0.effect == "keyboard" }
+        let typed = try keys.pressByPlace("key_e", expecting: "a secret character") { $0.effect == "typeText" }
         #expect(typed.fields["secret"] as? Bool == true && typed.text == "•", "\(typed)")
-        try keys.press("key_t", expecting: "another") { $0.effect == "typeText" }
-        try keys.press("space", expecting: "a space") { $0.effect == "typeText" }
+        try keys.pressByPlace("key_t", expecting: "another") { $0.effect == "typeText" }
+        try keys.pressByPlace("space", expecting: "a space") { $0.effect == "typeText" }
         try fixture.waitForLine(matching: "key E")
         try fixture.waitForLine(matching: "text Password: Et ")
-        try keys.press("symbols", expecting: "the symbols page") { $0.effect == "keyboard" }
-        try keys.press("key_eAcute", expecting: "é typed") { $0.effect == "typeText" }
+        try keys.pressByPlace("symbols", expecting: "the symbols page") { $0.effect == "keyboard" }
+        try keys.pressByPlace("key_eAcute", expecting: "é typed") { $0.effect == "typeText" }
         try fixture.waitForLine(matching: "text Password: Et é")
         #expect(!scan.seen.contains { $0.effect == "learnWord" || ($0.effect == "announce" && $0.text == "Et") }, "nothing learned or said")
+        // The stream names no key of it, nor its letters: only that keys were chosen.
+        let whileOpen = scan.seen.drop { $0.effect != "keyboard" }
+        #expect(!whileOpen.contains { ($0.effect == "highlight" || $0.effect == "activate") && ($0.raw.contains("key_") || $0.raw.contains("\"E\"")) },
+                "\(whileOpen.filter { $0.effect != "keyboard" }.map(\.raw).prefix(12))")
+        #expect(whileOpen.contains { $0.effect == "activate" && $0.fields["element"] as? String == "key" && $0.fields["secret"] as? Bool == true })
         let wordsFile = URL(fileURLWithPath: session.environment["XDG_DATA_HOME"]!).appendingPathComponent("switchscan/words.txt")
         #expect(!FileManager.default.fileExists(atPath: wordsFile.path), "no words file from a password field")
     }

@@ -104,6 +104,16 @@ final class ScanDriver {
         throw DesktopError("item '\(id)' was not highlighted within \(limit) moves; last: \(current?.description ?? "none")")
     }
 
+    /// Moves the highlight `count` times (Tab presses), each seen as a highlight: where
+    /// highlights name no item (a secret keyboard), the place is counted.
+    func step(_ count: Int) throws {
+        settle(0.05)
+        for _ in 0..<count {
+            try process.send("\t")
+            try next("a highlight after Tab") { $0.effect == "highlight" }
+        }
+    }
+
     /// A select press; returns the first effect line after it that matches.
     @discardableResult
     func select(expecting what: String, where predicate: @escaping (EffectLine) -> Bool) throws -> EffectLine {

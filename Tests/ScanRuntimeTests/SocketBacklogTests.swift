@@ -48,7 +48,7 @@ struct SocketBacklogTests {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         for round in 0..<40 {
             let batch = (0..<200).map { TimedEffect(.seconds(Double(round * 200 + $0)), .announce(String(repeating: "x", count: 200))) }
-            expected += Array(EffectJSON.lines(batch).utf8)
+            expected += Array(jsonLines(batch).utf8)
             try queue.sync { try presenter.present(batch) }
             while true {
                 let n = recv(reader, &chunk, chunk.count, Int32(MSG_DONTWAIT))
