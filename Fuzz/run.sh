@@ -1,8 +1,8 @@
 #!/bin/sh
 # Builds the libFuzzer targets (Fuzz/Sources) with AddressSanitizer and runs each for
-# SECONDS (default 12), seeded from the bundled files, with its dictionary
-# (Fuzz/dictionaries/TARGET.dict: the numbers at the edges, separators and the format's
-# own words, which random bytes would take long to hit). A crash, a leak of a sanitizer's
+# SECONDS (default 12), seeded from the bundled files and Fuzz/seeds/TARGET (numbers at
+# the edges of their range), with its dictionary (Fuzz/dictionaries/TARGET.dict: such
+# numbers, separators and the format's own words, which random bytes would take long to hit). A crash, a leak of a sanitizer's
 # kind or a timeout fails the run; its input is saved under Fuzz/crashes/TARGET/ and
 # belongs, once fixed, in Tests/Fixtures/fuzz/TARGET/ as a regression case.
 #   sh Fuzz/run.sh [SECONDS] [TARGET…]
@@ -30,13 +30,17 @@ prepare() {
         FuzzEvents) cp ../Examples/*.events "$corpus" ;;
         FuzzEvemu) cp ../Tests/Fixtures/*.evemu "$corpus" ;;
         FuzzProfile) cp ../Devices/*.json "$corpus" ;;
-        # The start of the English list (words) and its end (pairs), and a small one.
-        FuzzWords) head -300 ../Words/en.words > "$corpus/words.words"; tail -300 ../Words/en.words > "$corpus/pairs.words"
+        # The start of the English list (words) and its end (pairs), and a small one: short,
+        # so that each run is quick and the dictionary's numbers get tried in seconds.
+        FuzzWords) head -20 ../Words/en.words > "$corpus/words.words"; tail -20 ../Words/en.words > "$corpus/pairs.words"
             printf '# small\n9 the\n5 London\n3 of the\n2 I am\n' > "$corpus/small.words" ;;
         FuzzTerminalText) printf 'A\033]0;title\007B\342\200\256C\n\302\233x \342\200\250 caf\303\251' > "$corpus/hostile.txt" ;;
         # Writes, stray copies, hand edits, read-only, links: three bytes an operation.
         FuzzSettingsWriter) printf '\000\001\002\002\005\020\004\000\000\000\003\001\005\001\000\001\007\004' > "$corpus/ops" ;;
     esac
+    # Values at the edges of every number the format holds (Fuzz/seeds): one mutation from
+    # an overflow, so that the fuzzer tries them within seconds.
+    [ -d "seeds/$target" ] && cp seeds/"$target"/* "$corpus"
     # Earlier findings are seeds too, so that a fixed crash stays fixed.
     [ -d "../Tests/Fixtures/fuzz/$target" ] && cp ../Tests/Fixtures/fuzz/"$target"/* "$corpus" 2>/dev/null || true
 }
