@@ -335,7 +335,16 @@ public struct ScanEngine: Sendable {
         let change = screen.logic.refreshed()
         presented!.logic = screen.logic
         for e in change.effects { emit(e) }
-        if let next = change.tree, next.screenID == tree.screenID { keepPlace(in: next) }
+        guard let next = change.tree, next.screenID == tree.screenID else { return finish() }
+        keepPlace(in: next)
+        // To the top, at the first item of a fresh cycle, as if the screen had come so.
+        if change.startsOver, mode == .item, phase == .item(.scanning), item.menu == nil,
+           item.cursor.scopes.count == 1, item.cursor.index > 0 {
+            item.cursor = Cursor()
+            history.removeAll()
+            emitHighlight()
+            armMove(from: t, firstOfCycle: true)
+        }
         return finish()
     }
 

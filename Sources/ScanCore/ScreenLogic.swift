@@ -24,6 +24,10 @@ public struct ScreenChange: Sendable {
     /// The screen closed itself: the engine says so (`keyboardClose`) and goes back to the
     /// screen beneath it.
     public var closed: Bool
+    /// The screen gained what is scanned first, before the person chose anything on it
+    /// (the keyboard's predictions, made elsewhere, arriving just after it opened): the
+    /// scan starts over at the top rather than keep its place below.
+    public var startsOver = false
 
     public init(effects: [Effect] = [], tree: ElementTree? = nil, closed: Bool = false) {
         self.effects = effects; self.tree = tree; self.closed = closed

@@ -50,6 +50,11 @@ public struct ManualDriver {
         now = max(now, t)
     }
 
+    /// What the presented screen draws on arrived (predictions made elsewhere), now.
+    public mutating func refreshPresented() -> [TimedEffect] {
+        engine.presentedRefreshed(at: now)
+    }
+
     /// Delivers one event now, as a late-processed input would arrive (its own timestamp
     /// may be earlier than `now`).
     public mutating func deliver(_ e: SwitchEvent) -> [TimedEffect] {

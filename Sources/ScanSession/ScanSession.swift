@@ -355,13 +355,14 @@ public final class ScanSession: @unchecked Sendable {
         }
     }
 
-    /// The scanning keyboard and its predictor. The user's learned words join the
-    /// language's; a file that cannot be read is said and left as it is (nothing learned is
-    /// written over it). The language's list is big: it is read on another thread, so that
-    /// the first highlight comes without waiting for it. A keyboard never waits for it
-    /// either: one opened before it is read predicts from the user's words alone, and from
-    /// the language's too at its first update after they are read. A list that cannot be
-    /// read leaves the keyboard with the user's words alone, and says so.
+    /// The scanning keyboard and its predictions, made on a thread of their own
+    /// (`PredictionThread`). The user's learned words join the language's; a file that
+    /// cannot be read is said and left as it is (nothing learned is written over it). The
+    /// language's list is big: it is read on another thread, so that the first highlight
+    /// comes without waiting for it. A keyboard never waits for it either: one opened before
+    /// it is read predicts from the user's words alone, and from the language's too once
+    /// they are read. A list that cannot be read leaves the keyboard with the user's words
+    /// alone, and says so.
     private func keyboardMaker(_ settings: ScanSettings, notes: inout [String], presenters: inout [EffectPresenter]) -> KeyboardMaker? {
         let (user, keepWords, note) = learnedWords(configuration.learnedWords, learn: settings.typing.learnWords)
         if let note { notes.append(note) }
@@ -371,13 +372,13 @@ public final class ScanSession: @unchecked Sendable {
             presenters.append(WordsKeeper(path: path, warn: { [log] in log("Warning: \($0)") }))
         }
         let list = configuration.wordList
-        let words = PredictorLoad(then: { [weak self] in self?.scanner?.refreshPresented() }) { [log] in
+        let words = PredictionThread(user: user, language: { [log] in
             do throws(InputProblem) { return WordPredictor(system: try loadWords(list).system) } catch {
                 log("Warning: the keyboard predicts no words of the language: \(error.message)")
                 return WordPredictor(system: WordList())
             }
-        }
-        return KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout), settings: typing, user: user, system: { words.loaded })
+        }, ready: { [weak self] in self?.scanner?.refreshPresented() })
+        return KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout), words: .source(words), settings: typing)
     }
 
     /// Opens the switch devices and follows hotplug; whether any is in use.
@@ -472,20 +473,4 @@ public enum DesktopConnection {
         case .failure(let error): throw SessionError(error.description, status: 1)
         }
     }
-}
-
-/// A word predictor made on another thread. Nothing waits for it: `loaded` answers at
-/// once (a lock held for a copy), nil until it is made; `then` runs once it is (an open
-/// keyboard takes it at once).
-final class PredictorLoad: Sendable {
-    private let made = Locked<WordPredictor?>(nil)
-
-    init(then: @escaping @Sendable () -> Void = {}, _ make: @escaping @Sendable () -> WordPredictor) {
-        DispatchQueue.global(qos: .utility).async { [made] in
-            made.set(make())
-            then()
-        }
-    }
-
-    var loaded: WordPredictor? { made.get() }
 }

@@ -20,11 +20,11 @@ public struct Keyboard: ScreenLogic {
     static let textKept = 512
 
     public let layout: KeyboardLayout
-    public private(set) var predictor: WordPredictor
-    /// The language's words while they are read elsewhere: asked, without waiting, at each
-    /// update of the predictions until it has them; nil once they are in `predictor` (or
-    /// when none are awaited).
-    private var pendingSystem: (@Sendable () -> WordPredictor?)?
+    /// Where the predictions come from: made here, at once (`simulate`, `cost`: the same
+    /// presses always type the same), or asked of a source that makes them on another
+    /// thread (`run`: however many words a user has taught it, the engine's thread never
+    /// computes them).
+    public private(set) var words: Words
     public let settings: TypingSettings
     /// Whether committed words are learned: in `run` with `learnWords`, never in password
     /// fields or terminals, never in simulation or cost.
@@ -43,6 +43,8 @@ public struct Keyboard: ScreenLogic {
     var reported: [KeyboardKey] = []
     /// Ctrl and Alt, held for the next key.
     public private(set) var modifiers: [KeyChord.Modifier] = []
+    /// A key was chosen on this keyboard.
+    var keyChosen = false
     /// The field's texts the keyboard's own keys made lately, newest last.
     var recent: [String] = []
     /// Where the keyboard is drawn, and the screen it is drawn on (what point mode sweeps).
@@ -55,15 +57,28 @@ public struct Keyboard: ScreenLogic {
     /// Whether the prediction row offers words (never in a password field).
     public let predicts: Bool
 
-    /// `pendingSystem`: the language's words when they are not read yet (nil until they
-    /// are); until then the keyboard predicts from `predictor`, and at the first update
-    /// after, from their system list and `predictor`'s user list (with what it learned).
+    public enum Words: Sendable {
+        /// Predictions made at once by this predictor, which also learns.
+        case inline(WordPredictor)
+        /// Predictions asked of a source, shown once it has made them.
+        case source(any PredictionSource)
+    }
+
+    /// The predictor, when predictions are made here.
+    public var predictor: WordPredictor? {
+        if case .inline(let p) = words { p } else { nil }
+    }
+
     public init(layout: KeyboardLayout, predictor: WordPredictor, settings: TypingSettings, text: String = "", learns: Bool = false,
-                secret: Bool = false, predicts: Bool = true, panel: Rect? = nil, screen: Rect? = nil,
-                pendingSystem: (@Sendable () -> WordPredictor?)? = nil) {
+                secret: Bool = false, predicts: Bool = true, panel: Rect? = nil, screen: Rect? = nil) {
+        self.init(layout: layout, words: .inline(predictor), settings: settings, text: text, learns: learns, secret: secret,
+                  predicts: predicts, panel: panel, screen: screen)
+    }
+
+    public init(layout: KeyboardLayout, words: Words, settings: TypingSettings, text: String = "", learns: Bool = false,
+                secret: Bool = false, predicts: Bool = true, panel: Rect? = nil, screen: Rect? = nil) {
         self.layout = layout
-        self.predictor = predictor
-        self.pendingSystem = pendingSystem
+        self.words = words
         self.settings = settings
         self.learns = learns
         self.secret = secret
@@ -194,6 +209,7 @@ public struct Keyboard: ScreenLogic {
 
     public mutating func activate(_ id: String) -> ScreenChange {
         guard let spec = rows.joined().first(where: { $0.id == id }) else { return ScreenChange() }
+        keyChosen = true
         var effects: [Effect] = []
         var echo: String?
         // Ctrl or Alt held: a letter or an editing key is a shortcut (Ctrl+S), not text.
@@ -273,6 +289,7 @@ public struct Keyboard: ScreenLogic {
         case .modifier(let m):
             if let k = modifiers.firstIndex(of: m) { modifiers.remove(at: k) } else { modifiers.append(m) }
         case .prediction(let k):
+            // Shown while newer ones were made: still the word the person chose.
             guard k < predictions.count else { return ScreenChange() }
             let word = predictions[k]
             let partial = String(partialWord)
@@ -325,15 +342,19 @@ public struct Keyboard: ScreenLogic {
         return ScreenChange(effects: [.keyboard(now)], tree: tree)
     }
 
-    /// The language's words arrived while the keyboard is open: its predictions are made
-    /// with them now, not at the next key.
+    /// The source made predictions (for the text as it is, or with the language's words
+    /// once they are read): they are shown now. The first to come to a keyboard that opened
+    /// without any start its scan over, at them.
     public mutating func refreshed() -> ScreenChange {
-        guard pendingSystem != nil else { return ScreenChange() }
+        guard case .source = words else { return ScreenChange() }
+        let hadNone = predictions.isEmpty
         refresh()
         let now = keys
         guard now != reported else { return ScreenChange() }
         reported = now
-        return ScreenChange(effects: [.keyboard(now)], tree: tree)
+        var change = ScreenChange(effects: [.keyboard(now)], tree: tree)
+        if hadNone && !predictions.isEmpty && !keyChosen { change.startsOver = true }
+        return change
     }
 
     mutating func type(_ s: String, _ effects: inout [Effect]) {
@@ -359,7 +380,13 @@ public struct Keyboard: ScreenLogic {
 
     mutating func learn(_ word: String, after previous: String?, _ effects: inout [Effect]) {
         guard learns, word.contains(where: \.isLetter) else { return }
-        predictor.learn(word, after: previous)
+        switch words {
+        case .inline(var predictor):
+            predictor.learn(word, after: previous)
+            words = .inline(predictor)
+        case .source(let source):
+            source.learn(word, after: previous)
+        }
         effects.append(.learnWord(word, after: previous))
     }
 
@@ -367,15 +394,20 @@ public struct Keyboard: ScreenLogic {
     /// a capital where one is due, all capitals under Caps lock. The language's words join
     /// here once they are read.
     mutating func refresh() {
-        if let pending = pendingSystem, let system = pending() {
-            predictor = system.replacingUser(predictor.user)
-            pendingSystem = nil
+        guard predicts else { return }
+        let made: [String]
+        switch words {
+        case .inline(let predictor):
+            made = predictor.predictions(for: context, count: Self.predictionCount * 2)
+        case .source(let source):
+            // Not made yet: the words shown stay until they are (the source says when).
+            guard let ready = source.predictions(for: context, count: Self.predictionCount * 2) else { return }
+            made = ready
         }
         let partial = String(partialWord)
         var seen = Set<String>()
         predictions = []
-        guard predicts else { return }
-        for w in predictor.predictions(after: text, count: Self.predictionCount * 2) {
+        for w in made {
             var word = w
             if capsLock {
                 word = w.uppercased()

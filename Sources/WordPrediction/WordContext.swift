@@ -5,7 +5,7 @@
 /// separates words. A sentence ends at `.`, `?`, `!`, `…` and line breaks (and `¿`, `¡`
 /// start one): after them there is no previous word, as at the very start. Only the tail of
 /// the text is read, however long it is.
-public struct WordContext: Equatable, Sendable {
+public struct WordContext: Hashable, Sendable {
     /// The partial word before the caret ("" after a separator), without leading
     /// apostrophes or hyphens (quotes and dashes there).
     public var partial: String

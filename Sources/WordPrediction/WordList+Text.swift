@@ -200,6 +200,7 @@ extension WordList {
             }
             return field.count > maxWordLength ? tooLong(field) : nil
         }
+        if field.count > maxWordBytes { return tooLong(field) }
         guard let word = String(validating: field, as: UTF8.self) else {
             return "not UTF-8 text; word lists are UTF-8"
         }
@@ -211,14 +212,24 @@ extension WordList {
     }
 
     private static func tooLong(_ field: ArraySlice<UInt8>) -> String {
-        "\"\(excerpt(field))\" is too long; a word is at most \(maxWordLength) characters"
+        "\"\(excerpt(field))\" is too long; a word is at most \(maxWordLength) characters and \(maxWordBytes) bytes"
     }
 }
 
-/// Text for a message, cut short: at most 40 characters, control characters shown as "?".
+/// Text for a message, cut short: at most 40 characters of at most 80 code points (a
+/// letter under a thousand combining marks is one character), control characters shown
+/// as "?".
 func excerpt<S: StringProtocol>(_ text: S) -> String {
-    let cleaned = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
-    return cleaned.count > 40 ? String(cleaned.prefix(40)) + "…" : cleaned
+    var scalars = String.UnicodeScalarView()
+    var cut = false, n = 0
+    for u in text.unicodeScalars {
+        if n == 80 { cut = true; break }
+        scalars.append(u.properties.generalCategory == .control ? "?" : u)
+        n += 1
+    }
+    var cleaned = String(scalars)
+    if cleaned.count > 40 { cleaned = String(cleaned.prefix(40)); cut = true }
+    return cut ? cleaned + "…" : cleaned
 }
 
 func excerpt(_ bytes: ArraySlice<UInt8>) -> String {

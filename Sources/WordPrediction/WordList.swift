@@ -10,8 +10,11 @@
 public struct WordList: Sendable {
     /// Counts are whole numbers from 1 to this; adding past it stays at it.
     public static let maxCount = 1_000_000_000_000_000
-    /// Words are at most this many characters long.
+    /// Words are at most this many characters long,
     public static let maxWordLength = 100
+    /// and this many bytes of UTF-8 (a letter with hundreds of combining marks is one
+    /// character, and would cost every keystroke that looks at it).
+    public static let maxWordBytes = 400
 
     /// Every spelling the list knows, as a word or only in pairs, in UTF-8, back to back:
     /// id i's is spellingBytes[spellingOffsets[i]..<spellingOffsets[i + 1]].
@@ -43,10 +46,12 @@ public struct WordList: Sendable {
         var count: Int
     }
 
-    /// Whether `word` can be in a list: not empty, at most `maxWordLength` characters, no
-    /// spaces and no control characters (the format separates fields with spaces).
+    /// Whether `word` can be in a list: not empty, at most `maxWordLength` characters and
+    /// `maxWordBytes` bytes, no spaces and no control characters (the format separates
+    /// fields with spaces).
     public static func isValidWord(_ word: String) -> Bool {
-        guard !word.isEmpty, word.utf8.count <= maxWordLength || word.count <= maxWordLength else { return false }
+        guard !word.isEmpty, word.utf8.count <= maxWordBytes,
+              word.utf8.count <= maxWordLength || word.count <= maxWordLength else { return false }
         return !word.unicodeScalars.contains { $0.properties.isWhitespace || $0.properties.generalCategory == .control }
     }
 

@@ -14,6 +14,16 @@ public struct WordPredictor: Sendable {
     /// The system's words, most frequent first (equal counts in byte order): the first k
     /// with a prefix are its k likeliest by frequency alone.
     private let systemByCount: [Int32]
+    /// The user's words a prediction looks at: the `shortlistSize` most frequent when the
+    /// list was taken, and every word learned since. However many words a user has taught
+    /// it, a keystroke costs the same: a word used less than the shortlist's is predicted
+    /// from the language's list alone (or after its word, from its pairs).
+    private var shortlist: [Int32]
+    private var onShortlist: [Bool]
+
+    /// How many of the user's words the predictions look at, at most (plus those learned
+    /// since the list was read): far more than a person uses often.
+    public static let shortlistSize = 20_000
 
     /// How much the pair probability counts against the word's own frequency, when the
     /// previous word has pairs. Keystroke savings on sample phrases hardly move between 0.8
@@ -27,6 +37,7 @@ public struct WordPredictor: Sendable {
         self.system = system
         self.user = user
         systemByCount = system.wordOrder()
+        (shortlist, onShortlist) = Self.shortlist(of: user)
     }
 
     /// This predictor's system list with another user list: the system's index is shared,
@@ -34,7 +45,31 @@ public struct WordPredictor: Sendable {
     public func replacingUser(_ user: WordList) -> WordPredictor {
         var copy = self
         copy.user = user
+        (copy.shortlist, copy.onShortlist) = Self.shortlist(of: user)
         return copy
+    }
+
+    /// Another predictor's system list (and its index) with this one's user list, as it is
+    /// now: the language's words arriving after some were learned.
+    public func replacingSystem(with other: WordPredictor) -> WordPredictor {
+        var copy = other
+        copy.user = user
+        copy.shortlist = shortlist
+        copy.onShortlist = onShortlist
+        return copy
+    }
+
+    /// The ids of the user's `shortlistSize` most frequent words (all of them in a list of
+    /// that size or less), and which ids are among them.
+    static func shortlist(of user: WordList) -> ([Int32], [Bool]) {
+        var ids = (0..<Int32(user.spellingCount)).filter { user.count($0) > 0 }
+        if ids.count > shortlistSize {
+            ids.sort { user.count($0) > user.count($1) }
+            ids.removeLast(ids.count - shortlistSize)
+        }
+        var on = [Bool](repeating: false, count: user.spellingCount)
+        for id in ids { on[Int(id)] = true }
+        return (ids, on)
     }
 
     /// Up to `count` words for a caret after `textBefore` (the field's text before the
@@ -73,11 +108,22 @@ public struct WordPredictor: Sendable {
             }
             for id in best.ids { candidates.add(system: id) }
         }
-        for id in 0..<Int32(user.spellingCount) where user.count(id) > 0 && user.key(of: id, hasPrefix: prefix) {
-            candidates.add(user: id)
+        // The user's: the most frequent with the prefix, and the likeliest after the previous
+        // word; each bounded, so that a big list costs no more than a small one. (Twice k of
+        // each: a word a little down both lists may still be among the best together.)
+        var userBest = Best(2 * k)
+        for id in shortlist where user.key(of: id, hasPrefix: prefix) {
+            let score = Double(user.count(id))
+            if userBest.mayTake(score) { userBest.offer(score, user.spellingUTF8(id), id) }
         }
-        for s in model.userNext where user.key(of: s.id, hasPrefix: prefix) {
-            candidates.add(user: s.id)
+        for id in userBest.ids { candidates.add(user: id) }
+        if !model.userNext.isEmpty {
+            var best = Best(2 * k)
+            for s in model.userNext where user.key(of: s.id, hasPrefix: prefix) {
+                let score = Double(s.count)
+                if best.mayTake(score) { best.offer(score, user.spellingUTF8(s.id), s.id) }
+            }
+            for id in best.ids { candidates.add(user: id) }
         }
 
         // Their pair counts after the previous word, in one pass over its successors (the
@@ -114,6 +160,10 @@ public struct WordPredictor: Sendable {
             spelling = word.lowercased()
         }
         user.add(spelling)
+        if let id = user.id(of: spelling) {
+            while onShortlist.count <= Int(id) { onShortlist.append(false) }
+            if !onShortlist[Int(id)] { onShortlist[Int(id)] = true; shortlist.append(id) }
+        }
         if let previous = previous.flatMap(Self.cleaned) {
             user.add(spelling, after: knownSpelling(previous) ?? previous)
         }
@@ -123,12 +173,16 @@ public struct WordPredictor: Sendable {
     /// there. The system list is not changed.
     @discardableResult
     public mutating func forget(_ word: String) -> Bool {
-        user.remove(word)
+        guard user.remove(word) else { return false }
+        // Ids change when a word goes.
+        (shortlist, onShortlist) = Self.shortlist(of: user)
+        return true
     }
 
     /// Empties the user list.
     public mutating func forgetAll() {
         user = WordList()
+        (shortlist, onShortlist) = ([], [])
     }
 
     /// How a list already spells `word`: the user's spelling first, then the system's.

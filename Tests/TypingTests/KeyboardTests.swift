@@ -274,34 +274,52 @@ struct KeyboardTests {
     @Test func wordsAreLearnedOnlyWhenLearningIsOn() throws {
         var off = try Typist(learns: false)
         off.type("zq ")
-        #expect(off.keyboard.predictor.user.wordCount == 0)
+        #expect(off.keyboard.predictor?.user.wordCount == 0)
         var on = try Typist(learns: true)
         on.type("zq zq ")
-        #expect(on.keyboard.predictor.user.wordCount == 1)
+        #expect(on.keyboard.predictor?.user.wordCount == 1)
         on.type("z")
         #expect(on.keyboard.predictions.first?.lowercased() == "zq")
     }
 }
 
-/// The language's words, read when the test says: what `KeyboardMaker` asks without waiting.
-final class LanguageLoad: @unchecked Sendable {
+/// Predictions made when the test says, as `run`'s prediction thread makes them away from
+/// the engine: a question asked is answered only at `answer()`, by a predictor that learns.
+final class HeldSource: PredictionSource, @unchecked Sendable {
     private let lock = NSLock()
-    private var words: WordPredictor?
-    /// How often the words were asked for.
-    private(set) var asked = 0
+    private var predictor: WordPredictor
+    private var answers: [WordContext: [String]] = [:]
+    private(set) var questions: [WordContext] = []
+    private(set) var learned: [String] = []
 
-    func arrive(_ predictor: WordPredictor) { lock.withLock { words = predictor } }
+    init(_ predictor: WordPredictor) { self.predictor = predictor }
 
-    var loaded: WordPredictor? { lock.withLock { asked += 1; return words } }
+    func predictions(for context: WordContext, count: Int) -> [String]? {
+        lock.withLock {
+            if let words = answers[context] { return words }
+            if questions.last != context { questions.append(context) }
+            return nil
+        }
+    }
+
+    func learn(_ word: String, after previous: String?) {
+        lock.withLock {
+            predictor.learn(word, after: previous)
+            learned.append(word)
+            answers = [:]
+        }
+    }
+
+    /// Makes the answers to what was asked.
+    func answer() {
+        lock.withLock { for q in questions { answers[q] = predictor.predictions(for: q, count: 10) } }
+    }
 }
 
-@Suite("Keyboard maker: the language's words read elsewhere")
-struct KeyboardMakerLoadTests {
-    /// The user's own words: none of them in the language's list.
-    static func userWords() throws -> WordList { try WordList(parsing: Array("4 wombat\n2 wharf\n".utf8), file: "user.words") }
-
-    static func maker(_ load: LanguageLoad, user: WordList) -> KeyboardMaker {
-        KeyboardMaker(layout: KeyboardLayout(.frequency), settings: TypingSettings(), user: user, system: { load.loaded })
+@Suite("Keyboard: predictions made elsewhere")
+struct KeyboardSourceTests {
+    static func maker(_ source: HeldSource) -> KeyboardMaker {
+        KeyboardMaker(layout: KeyboardLayout(.frequency), words: .source(source), settings: TypingSettings())
     }
 
     /// A keyboard for a text field holding `text`, as the engine opens one.
@@ -312,101 +330,64 @@ struct KeyboardMakerLoadTests {
         return maker.keyboard(for: field, screen: Rect(x: 0, y: 0, width: 1000, height: 800)).logic as! Keyboard
     }
 
-    /// The predictions of a keyboard built with both lists from the start, after `text`.
-    static func expected(_ text: String, user: WordList) throws -> [String] {
-        Keyboard(layout: KeyboardLayout(.frequency), predictor: WordPredictor(system: try smallWords().system, user: user),
-                 settings: TypingSettings(), text: text).predictions
+    /// The predictions of a keyboard that makes them itself, after `text`.
+    static func expected(_ text: String) throws -> [String] {
+        Keyboard(layout: KeyboardLayout(.frequency), predictor: try smallWords(), settings: TypingSettings(), text: text).predictions
     }
 
-    @Test func aKeyboardOpensAtOnceWithTheUsersWordsWhileTheLanguagesAreRead() throws {
-        let load = LanguageLoad()
-        let maker = Self.maker(load, user: try Self.userWords())
-        var t = Typist(Self.open(maker, text: "I think "))
-        #expect(load.asked > 0)
-        #expect(t.keyboard.predictions == ["wombat", "wharf"])
-        t.type("wh")
-        #expect(t.keyboard.predictions == ["wharf"], "no word of the language: \(t.keyboard.predictions)")
-        #expect(maker.predictor.system.wordCount == 0)
-    }
-
-    @Test func theLanguagesWordsComeToTheNextKeyboardAndToTheOpenOneAtItsNextUpdate() throws {
-        let load = LanguageLoad()
-        let user = try Self.userWords()
-        let maker = Self.maker(load, user: user)
-        var t = Typist(Self.open(maker, text: "I think "))
-        #expect(t.keyboard.predictions == ["wombat", "wharf"])
-        load.arrive(try smallWords())
-        t.type("w")
-        #expect(t.keyboard.predictions == (try Self.expected("I think w", user: user)))
-        #expect(t.keyboard.predictions.contains("was"), "\(t.keyboard.predictions)")
-        #expect(t.keyboard.predictor.system == (try smallWords()).system)
-        // Once the words are in, the keyboard stops asking.
-        let asked = load.asked
-        t.type("h")
-        #expect(load.asked == asked)
-
-        let next = Self.open(maker, text: "I think ")
-        #expect(next.predictions == (try Self.expected("I think ", user: user)))
-        #expect(next.predictions.contains("the"), "\(next.predictions)")
-    }
-
-    /// The words arriving redraw the open keyboard at once: its predictions are the
-    /// language's, announced with the keyboard's keys, before any key is pressed.
-    @Test func theOpenKeyboardIsRedrawnWhenTheLanguagesWordsArrive() throws {
-        let load = LanguageLoad()
-        let user = try Self.userWords()
-        var k = Self.open(Self.maker(load, user: user), text: "I think ")
-        #expect(k.refreshed().effects.isEmpty, "nothing arrived: nothing to redraw")
-        load.arrive(try smallWords())
+    /// The keyboard opens at once, without predictions, and asks; once they are made it
+    /// shows them, starting its scan over at them, since nothing was chosen yet.
+    @Test func aKeyboardOpensAtOnceAndShowsThePredictionsWhenTheyAreMade() throws {
+        let source = HeldSource(try smallWords())
+        var k = Self.open(Self.maker(source), text: "I think ")
+        #expect(k.predictions.isEmpty)
+        #expect(source.questions == [WordContext(partial: "", previous: "think")])
+        #expect(k.refreshed().effects.isEmpty, "nothing made yet: nothing to redraw")
+        source.answer()
         let change = k.refreshed()
-        #expect(k.predictions == (try Self.expected("I think ", user: user)))
+        #expect(k.predictions == (try Self.expected("I think ")))
         #expect(k.predictions.contains("the"), "\(k.predictions)")
         guard case .keyboard(let keys)? = change.effects.first else {
             Issue.record("no keyboard effect: \(change.effects)")
             return
         }
         #expect(keys.contains { $0.id == "prediction1" && $0.label == k.predictions.first })
-        #expect(change.tree != nil)
+        #expect(change.tree?.index(of: "predictions") != nil)
+        #expect(change.startsOver, "the row comes first: the scan starts over at it")
         #expect(k.refreshed().effects.isEmpty, "once in, nothing more to redraw")
     }
 
-    @Test func aFieldChangeIsAnUpdateToo() throws {
-        let load = LanguageLoad()
-        let user = try Self.userWords()
-        var k = Self.open(Self.maker(load, user: user), text: "I think ")
-        load.arrive(try smallWords())
-        _ = k.fieldChanged(textBefore: "I think wh")
-        #expect(k.predictions == (try Self.expected("I think wh", user: user)))
-        #expect(k.predictions.contains("what"), "\(k.predictions)")
+    /// After a key the predictions shown stay until the new ones are made (a moment later):
+    /// the row does not come and go under the highlight, and a word chosen from it meanwhile
+    /// is typed as chosen.
+    @Test func thePredictionsShownStayUntilTheNewOnesAreMade() throws {
+        let source = HeldSource(try smallWords())
+        var t = Typist(Self.open(Self.maker(source), text: "I think "))
+        source.answer()
+        _ = t.keyboard.refreshed()
+        let before = t.keyboard.predictions
+        t.type("w")
+        #expect(t.keyboard.predictions == before, "the last ones, until the new are made")
+        let shown = try #require(before.first)
+        t.press("prediction1")
+        #expect(t.field == shown + " ", "the word shown, whatever was typed since")
+        source.answer()
+        let change = t.keyboard.refreshed()
+        #expect(!change.startsOver, "a key was chosen: the scan keeps its place")
     }
 
-    @Test func wordsLearnedBeforeTheLanguagesArriveAreKept() throws {
-        let load = LanguageLoad()
-        var maker = Self.maker(load, user: try Self.userWords())
-        // Learned by a keyboard closed before the language's words are read.
-        var first = Typist(Self.open(maker, text: ""))
-        first.type("zq zq ")
-        maker.closed(first.keyboard)
-        #expect(maker.user.count(of: "zq") == 2)
-        // Learned by a keyboard still open when they are read.
-        var second = Typist(Self.open(maker, text: ""))
-        second.type("qx qx qx ")
-        load.arrive(try smallWords())
-        second.type("q")
-        #expect(second.keyboard.predictions.first == "qx", "\(second.keyboard.predictions)")
-        second.press("backspace")
-        second.type("z")
-        #expect(second.keyboard.predictions.first == "zq", "\(second.keyboard.predictions)")
-        maker.closed(second.keyboard)
-        #expect(maker.user.count(of: "zq") == 2 && maker.user.count(of: "qx") == 3 && maker.user.count(of: "wombat") == 4)
-
-        var third = Typist(Self.open(maker, text: "I think "))
-        #expect(third.keyboard.predictions.contains("the"), "\(third.keyboard.predictions)")
-        third.type("z")
-        #expect(third.keyboard.predictions.first == "zq", "\(third.keyboard.predictions)")
-        third.press("backspace")
-        third.type("wo")
-        #expect(third.keyboard.predictions.first == "wombat", "\(third.keyboard.predictions)")
+    /// Learning goes to the source, in order with the questions.
+    @Test func wordsAreLearnedByTheSource() throws {
+        let source = HeldSource(try smallWords())
+        let maker = Self.maker(source)
+        var t = Typist(Self.open(maker, text: ""))
+        t.type("zq zq ")
+        #expect(source.learned == ["Zq", "zq"], "the first at the sentence start, capitalised")
+        let next = Self.open(maker, text: "")
+        source.answer()
+        var k = next
+        _ = k.refreshed()
+        #expect(k.predictions.first == "Zq", "what one keyboard learned the next knows: \(k.predictions)")
     }
 }
 

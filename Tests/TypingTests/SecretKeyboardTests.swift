@@ -161,3 +161,32 @@ enum EffectJSONStream {
         return json.lines(effects).split(separator: "\n").map(String.init)
     }
 }
+
+@Suite("The engine and predictions made elsewhere")
+struct EnginePredictionSourceTests {
+    /// The keyboard opens at once, scanning its letters; the predictions, made a moment
+    /// later, come first: the scan starts over at them. Later ones keep the scan's place.
+    @Test func thePredictionsArrivingAfterTheKeyboardOpensAreScannedFirst() throws {
+        let source = HeldSource(try smallWords())
+        var settings = ScanSettings()
+        settings.style = .manual
+        var engine = ScanEngine(tree: fieldScreen(.text), settings: settings)
+        engine.keyboardProvider = KeyboardMaker(layout: KeyboardLayout(.frequency), words: .source(source), settings: settings.typing)
+        var user = TwoSwitchUser(engine)
+        user.choose("field")
+        #expect(user.lit == "row1", "no predictions yet: the letters first")
+        source.answer()
+        user.effects += user.driver.refreshPresented()
+        #expect(user.lit == "predictions")
+        user.press(.next)
+        #expect(user.lit == "row1")
+        user.choose("key_t")
+        source.answer()
+        user.effects += user.driver.refreshPresented()
+        #expect(user.lit == "predictions", "after a key the scan starts at the top anyway")
+        user.press(.next)
+        source.answer()
+        user.effects += user.driver.refreshPresented()
+        #expect(user.lit == "row1", "nothing new to show: the place is kept")
+    }
+}

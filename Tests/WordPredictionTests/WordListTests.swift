@@ -96,12 +96,25 @@ struct WordListTests {
         ("2 of the\n3 of the\n", "test.words:2: the pair \"of the\" is already listed; list each pair once"),
         ("1 a\u{1}b\n", "test.words:1: a word has a control character (byte 1); words are printable text without spaces"),
         ("1 a\u{A0}b\n", "test.words:1: \"a\u{A0}b\" has a space or control character; words are printable text without spaces"),
-        ("1 \(String(repeating: "x", count: 101))\n", "test.words:1: \"\(String(repeating: "x", count: 40))…\" is too long; a word is at most 100 characters"),
+        ("1 \(String(repeating: "x", count: 101))\n", "test.words:1: \"\(String(repeating: "x", count: 40))…\" is too long; a word is at most 100 characters and 400 bytes"),
+        // One character, but 401 bytes: a letter under 200 combining marks.
+        ("1 a\(String(repeating: "\u{301}", count: 200))\n", "test.words:1: \"a\(String(repeating: "\u{301}", count: 79))…\" is too long; a word is at most 100 characters and 400 bytes"),
     ])
     func badLine(_ text: String, _ message: String) {
         let error = refusal(text)
         #expect(error?.problems.count == 1)
         #expect(error?.description == message + "\ntest.words: 1 error; the word list was not loaded.")
+    }
+
+    @Test func aWordIsBoundedInBytesAsWellAsCharacters() {
+        let marks = "a" + String(repeating: "\u{301}", count: 100_000)
+        #expect(marks.count == 1)
+        #expect(!WordList.isValidWord(marks))
+        var words = WordList()
+        let added = words.add(marks)
+        #expect(!added, "learning refuses it too")
+        #expect(WordList.isValidWord(String(repeating: "é", count: 100)), "a hundred accented letters are a word")
+        #expect(!WordList.isValidWord(String(repeating: "x", count: 101)))
     }
 
     @Test func leadingZerosDoNotCountAgainstTheLimit() throws {
