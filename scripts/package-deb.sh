@@ -9,8 +9,10 @@
 #   /usr/lib/systemd/user/switchscan.service, switchscan-failed.service
 #   /usr/share/applications/switchscan.desktop      the menu entry (no /etc/xdg/autostart:
 #                                            starting at login is per user, 'autostart enable')
-#   /usr/lib/udev/rules.d/70-switchscan.rules       switches and /dev/uinput for the seated user
-#                                            (packaging/postinst applies it to those plugged in)
+#   /usr/lib/udev/rules.d/70-switchscan.rules       the profiles' switch interfaces for the seated
+#                                            user, /dev/uinput for the 'uinput' group (packaging/
+#                                            postinst makes the group and applies the rule to what
+#                                            is plugged in, postrm takes it away at once)
 #
 # The version is the one `switchscan --version` prints (Sources/CommandSupport/Version.swift);
 # the dependencies are dpkg-shlibdeps' reading of the binary.
@@ -138,6 +140,7 @@ Description: switch access scanning for the Linux desktop
  'switchscan autostart enable' starts it at login.
 EOF
 install -m 0755 packaging/postinst "$root/DEBIAN/postinst"
+install -m 0755 packaging/postrm "$root/DEBIAN/postrm"
 (cd "$root" && find usr -type f -exec md5sum {} + | sort -k2) >"$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
 

@@ -336,9 +336,11 @@ public struct ScanEngine: Sendable {
         presented!.logic = screen.logic
         for e in change.effects { emit(e) }
         guard let next = change.tree, next.screenID == tree.screenID else { return finish() }
+        // Still on the item the screen started at (nothing moved, by a switch or by time):
+        // the highlight may go to what now comes before it, without surprising anyone.
+        let untouched = item.cursor == Cursor()
         keepPlace(in: next)
-        // To the top, at the first item of a fresh cycle, as if the screen had come so.
-        if change.startsOver, mode == .item, phase == .item(.scanning), item.menu == nil,
+        if change.startsOver, untouched, mode == .item, phase == .item(.scanning), item.menu == nil,
            item.cursor.scopes.count == 1, item.cursor.index > 0 {
             item.cursor = Cursor()
             history.removeAll()

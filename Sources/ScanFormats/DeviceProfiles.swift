@@ -29,6 +29,15 @@ public struct InputDeviceDescription: Hashable, Sendable {
     }
 
     public var idText: String { hex4(vendor) + ":" + hex4(product) }
+
+    /// A keyboard or a mouse, not a joystick or gamepad: a device someone may be typing or
+    /// pointing with. It is a switch only when it is named as one (`DeviceMapping.named`, or
+    /// `--device`), never by a profile for keyboards or mice in general: whoever types on
+    /// the laptop's keyboard must not be pressing switches.
+    public var needsNaming: Bool {
+        (capabilities.contains("keyboard") || capabilities.contains("mouse"))
+            && !capabilities.contains("joystick") && !capabilities.contains("gamepad") && !capabilities.contains("switch")
+    }
 }
 
 func hex4(_ v: UInt16) -> String {
@@ -80,6 +89,9 @@ public struct ProfileSection: Sendable {
         public var capabilities: [String] = []
         public var properties: [String: String] = [:]
 
+        /// It names one kind of device (its vendor or product, or its name), not a class.
+        public var namesDevice: Bool { vendor != nil || product != nil || name != nil }
+
         public func matches(_ d: InputDeviceDescription) -> Bool {
             if let bus, bus != d.bus { return false }
             if let vendor, vendor != d.vendor { return false }
@@ -97,8 +109,15 @@ public struct DeviceMapping: Sendable {
     public var switches: [EventCode: SwitchAction]
     public var axes: [EventCode: AxisSwitch]
     public var debounce: ScanDuration?
+    /// A section that matched names this device (by vendor and product, or by name), not
+    /// only a class of devices.
+    public var named = false
 
     public var isEmpty: Bool { switches.isEmpty && axes.isEmpty }
+
+    /// Why a keyboard or mouse that only a profile for its class maps is not used.
+    public static let unnamedProblem = "a keyboard or mouse is a switch only when named: assign it with 'switchscan setup', "
+        + "name it in a profile (vendor and product, or name), or choose it with --device"
 }
 
 public struct DeviceProfiles: Sendable {
@@ -110,6 +129,7 @@ public struct DeviceProfiles: Sendable {
         var m = DeviceMapping(sections: [], switches: [:], axes: [:], debounce: nil)
         for s in sections where s.match.matches(d) {
             m.sections.append("\(s.file): \(s.name)")
+            if s.match.namesDevice { m.named = true }
             for (code, action) in s.switches { m.switches[code] = action }
             for (code, axis) in s.axes { m.axes[code] = axis }
             // An explicit 0 turns an earlier section's debounce off.

@@ -400,6 +400,10 @@ public final class ScanSession: @unchecked Sendable {
             for r in reports where !r.opened && r.problem?.hasPrefix("While") == true {
                 say("Not using \(r.node) (\(r.name)): \(r.problem!)")
             }
+            let unnamed = reports.filter { $0.problem == DeviceMapping.unnamedProblem }
+            if !using, !unnamed.isEmpty {
+                say("Not using \(unnamed.map { "\($0.node) (\($0.name))" }.joined(separator: ", ")): \(DeviceMapping.unnamedProblem).")
+            }
             do { try devices.followHotplug(udev) } catch {
                 say("Warning: devices plugged in later will not be seen: \(error)")
             }

@@ -69,6 +69,10 @@ public final class SwitchDevices: @unchecked Sendable {
         guard !mapping.isEmpty else {
             return Report(node: d.node, name: d.name, opened: false, problem: "no profile maps a switch on it", sections: mapping.sections)
         }
+        // Chosen with --device, it is named.
+        if d.needsNaming && !mapping.named && only == nil {
+            return Report(node: d.node, name: d.name, opened: false, problem: DeviceMapping.unnamedProblem, sections: mapping.sections)
+        }
         let device: EvdevDevice
         do { device = try EvdevDevice(path: d.node, opener: opener) } catch {
             return Report(node: d.node, name: d.name, opened: false, problem: error.description, sections: mapping.sections)

@@ -10,6 +10,15 @@ import SwitchInput
 struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
+        abstract: "List input devices and whether they are switches (the default), or let you read one switch alone (grant).",
+        subcommands: [DevicesList.self, DevicesGrant.self],
+        defaultSubcommand: DevicesList.self
+    )
+}
+
+struct DevicesList: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
         abstract: "List input devices: node, name, bus and ids, capabilities, matching profile sections, and whether SwitchScan can read them."
     )
 
@@ -45,6 +54,7 @@ struct Devices: ParsableCommand {
                 print("    profiles: \(mapping.sections.joined(separator: "; "))")
                 let names = (mapping.switches.map { "\($0.key.name)=\($0.value.rawValue)" } + mapping.axes.keys.map { "\($0.name)=axis" }).sorted()
                 print("    switches: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
+                if !mapping.isEmpty && d.needsNaming && !mapping.named { print("    not a switch: \(DeviceMapping.unnamedProblem)") }
             }
             do {
                 let dev = try EvdevDevice(path: d.node)
@@ -54,5 +64,109 @@ struct Devices: ParsableCommand {
                 print("    readable: no — \(error.description)")
             }
         }
+    }
+}
+
+/// Lets the user at the seat read one switch that presents as a keyboard or a mouse,
+/// through a udev rule for that device alone, installed with the administrator's consent.
+struct DevicesGrant: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grant",
+        abstract: "Let the user at the seat read one switch (a switch interface that types keys, a head mouse) without the 'input' group.",
+        discussion: """
+        Writes a udev rule for that device alone (its vendor, product and serial) to \(DeviceGrant.folder), \
+        after saying what it grants and asking; installing it needs the administrator's password (sudo at a \
+        terminal, else pkexec). Delete the file to take it back. 'switchscan devices' lists the nodes.
+        """
+    )
+
+    @Argument(help: "The device's node, e.g. /dev/input/event5 (or a link to it, such as /dev/input/by-id/…).")
+    var node: String
+
+    @Flag(help: "Do not ask before installing (the administrator's password is still asked for).")
+    var yes = false
+
+    @Flag(help: "Print the rule and where it would go, and install nothing.")
+    var print = false
+
+    func run() throws {
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: node)).map {
+            $0.hasPrefix("/") ? $0 : URL(fileURLWithPath: node).deletingLastPathComponent().appendingPathComponent($0).standardizedFileURL.path
+        } ?? node
+        let udev: Udev
+        do { udev = try Udev() } catch { throw fail("Error: \(error)") }
+        guard let device = udev.inputDevices().first(where: { $0.node == path }) else {
+            throw fail("Error: \(TerminalText.visible(node)) is not an input device that udev knows. 'switchscan devices' lists them (the /dev/input/event… nodes).")
+        }
+        let grant: DeviceGrant
+        switch DeviceGrant.rule(for: device) {
+        case .success(let g): grant = g
+        case .failure(let refusal):
+            throw fail("Error: no rule is written for \(device.node) (\(TerminalText.visible(device.name))): \(refusal.reason).")
+        }
+        let file = DeviceGrant.folder + "/" + grant.fileName
+        if print {
+            writeOut("# \(file)\n" + grant.text)
+            return
+        }
+        let root = getuid() == 0
+        let elevate = root ? nil : Self.elevator()
+        if !root && elevate == nil {
+            throw fail("""
+                Error: installing the rule needs the administrator, and neither sudo nor pkexec is installed. \
+                As root, put this in \(file), then run 'udevadm control --reload' and 'udevadm trigger':
+                \(grant.text)
+                """)
+        }
+        writeOut("""
+            This lets whoever is logged in at this computer's seat read one device, \(TerminalText.visible(device.name)) \
+            (\(device.node), \(device.idText)), as a switch, without joining the 'input' group: any program of theirs can \
+            then read what is pressed on it, as SwitchScan does, and no other keyboard or mouse. It writes \(file)\
+            \(root ? "" : " and asks for the administrator's password (\(elevate!.name))"). Delete that file to take it back.
+
+            """)
+        if !yes {
+            guard TerminalState.inputIsTerminal else {
+                throw fail("Error: nothing was installed: answer at a terminal, or add --yes to install without asking.")
+            }
+            // On stderr, as sudo asks: at once, and apart from what the command prints.
+            writeErr("Install it? [y/N] ")
+            let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            guard answer == "y" || answer == "yes" else {
+                writeOut("Nothing was installed.\n")
+                return
+            }
+        }
+        let process = Process()
+        let arguments = ["sh", "-c", DeviceGrant.installScript, "sh", grant.fileName, device.node]
+        if let elevate {
+            process.executableURL = URL(fileURLWithPath: elevate.path)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = Array(arguments.dropFirst())
+        }
+        let input = Pipe()
+        process.standardInput = input
+        do { try process.run() } catch { throw fail("Error: could not start \(process.executableURL!.path): \(error)") }
+        input.fileHandleForWriting.write(Data(grant.text.utf8))
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw fail("Error: the rule was not installed (\(elevate?.name ?? "sh") ended with status \(process.terminationStatus)); nothing else was changed.")
+        }
+        writeOut("Installed \(file). \(device.node) can be read now; 'switchscan setup' can assign its switches.\n")
+    }
+
+    /// sudo at a terminal (it asks for the password there), else pkexec (the desktop's
+    /// password dialog).
+    static func elevator() -> (name: String, path: String)? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        func find(_ name: String) -> String? {
+            path.split(separator: ":").map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        }
+        let order = TerminalState.inputIsTerminal ? ["sudo", "pkexec"] : ["pkexec", "sudo"]
+        for name in order { if let found = find(name) { return (name, found) } }
+        return nil
     }
 }

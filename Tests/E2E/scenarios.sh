@@ -249,8 +249,12 @@ if only 10; then
   REC=$!
   wait_for "$OUT/record10.err" "Recording" 20; sleep 1
   # Btn 1; its menu; next three times (Point mode, Gestures): Settings and more; the screen
-  # menu on Keyboard: opened; next: the first row of letters; into it, on E; E typed.
-  for b in 1 0 1 1 1 0 0 1 0 0; do say "press BTN_$b"; say "sleep 300"; done
+  # menu on Keyboard: opened. Once its predictions are made (the scan then starts at them):
+  # next, the first row of letters; into it, on E; E typed.
+  for b in 1 0 1 1 1 0 0; do say "press BTN_$b"; say "sleep 300"; done
+  wait_for "$OUT/run10.json" '"id":"prediction1"' 60 || fail "10: the keyboard's predictions were made"
+  sleep 0.5
+  for b in 1 0 0; do say "press BTN_$b"; say "sleep 300"; done
   wait_for "$OUT/run10.json" '"effect":"typeText"' 40
   sleep 1; kill -INT $REC 2>/dev/null; wait $REC
   kill -TERM $RUN; wait $RUN
@@ -370,6 +374,46 @@ if only 12; then
   expect "$H/.config/switchscan/settings.json" '"style": "auto"' "12: one switch: auto scanning"
   expect "$OUT/setup12c.txt" "Using $NODE" "12: the practice run scans with the switch"
   expect "$OUT/setup12c.txt" "exited with 0" "12: at a terminal, setup and its practice run end well"
+fi
+
+# 13. Who may read what: the packaged udev rule tags the X-Keys switch for the seat's user
+#     (uaccess) and not qemu's USB keyboard; /dev/uinput goes to the 'uinput' group alone;
+#     run leaves that keyboard alone unless it is named; 'devices grant' writes a rule for
+#     that one keyboard, which then is tagged; removing the package's rule (postrm) takes
+#     the tag away at once. /etc is the host's, read-only: the guest gets its own rules
+#     folder and a group file with 'uinput' in it.
+if only 13; then
+  tags() { udevadm info --query=property --name="$1" 2>/dev/null | sed -n 's/^CURRENT_TAGS=//p'; }
+  mount -t tmpfs tmpfs /etc/udev/rules.d
+  if ! getent group uinput >/dev/null; then
+    cp /etc/group /tmp/group13; echo "uinput:x:990:" >> /tmp/group13; mount --bind /tmp/group13 /etc/group
+  fi
+  mkdir -p /run/udev/rules.d
+  cp packaging/70-switchscan.rules /run/udev/rules.d/70-switchscan.rules
+  udevadm control --reload
+  udevadm trigger --action=change --subsystem-match=input --subsystem-match=misc; udevadm settle -t 20
+  KBD13=$("$BIN" devices 2>/dev/null | awk '/QEMU USB Keyboard/ {print $1; exit}')
+  case "$(tags "$NODE")" in *:uaccess:*) pass "13: the rule tags the X-Keys switch for the seat's user";;
+    *) fail "13: the X-Keys switch has no uaccess tag ($(tags "$NODE"))";; esac
+  case "$(tags "$KBD13")" in *:uaccess:*) fail "13: qemu's USB keyboard is tagged uaccess";;
+    *) pass "13: no keyboard is tagged ($KBD13: $(tags "$KBD13"))";; esac
+  [ "$(stat -c '%G %a' /dev/uinput)" = "uinput 660" ] && pass "13: /dev/uinput is for the uinput group alone"     || fail "13: /dev/uinput is $(stat -c '%U:%G %a' /dev/uinput)"
+  start_run run13 --style manual --duration 20
+  kill -TERM $RUN 2>/dev/null; wait $RUN
+  if grep -q "Using $KBD13" "$OUT/run13.err"; then fail "13: run took the unnamed keyboard for a switch"; sed 's/^/    | /' "$OUT/run13.err"
+  else pass "13: run leaves the unnamed keyboard alone and takes the named switch"; fi
+  "$BIN" devices > "$OUT/devices13.txt" 2>&1
+  expect "$OUT/devices13.txt" "not a switch: a keyboard or mouse is a switch only when named" "13: devices says why the keyboard is not a switch"
+  "$BIN" devices grant "$KBD13" --yes > "$OUT/grant13.txt" 2>&1
+  expect "$OUT/grant13.txt" "Installed /etc/udev/rules.d/71-switchscan-0627-0001" "13: devices grant installs a rule for that keyboard"
+  case "$(tags "$KBD13")" in *:uaccess:*) pass "13: the granted keyboard is tagged for the seat's user";;
+    *) fail "13: the granted keyboard has no uaccess tag ($(tags "$KBD13"))"; cat /etc/udev/rules.d/71-switchscan-* | sed 's/^/    | /';; esac
+  rm /run/udev/rules.d/70-switchscan.rules
+  sh packaging/postrm remove; udevadm settle -t 20
+  case "$(tags "$NODE")" in *:uaccess:*) fail "13: the switch keeps its tag after the rule's removal";;
+    *) pass "13: postrm takes the rule's grant away at once";; esac
+  rm -f /etc/udev/rules.d/71-switchscan-*; umount /etc/udev/rules.d
+  udevadm control --reload; udevadm trigger --action=change --subsystem-match=input; udevadm settle -t 20
 fi
 
 say destroy

@@ -166,3 +166,21 @@ struct BenchTypingTests {
         }
     }
 }
+
+/// `switchscan devices grant`: one device named, or a clear refusal that installs nothing.
+@Suite("switchscan devices grant")
+struct DevicesGrantTests {
+    @Test func aPathThatIsNoInputDeviceIsRefusedAndNothingIsInstalled() throws {
+        for node in ["/dev/null", "/dev/input/event999", "no-such-node"] {
+            let r = try CLI.run(["devices", "grant", node, "--yes"])
+            #expect(r.status == 2, "\(node): \(r)")
+            #expect(r.stdout == "")
+            #expect(r.stderr == "Error: \(node) is not an input device that udev knows. 'switchscan devices' lists them (the /dev/input/event… nodes).\n")
+        }
+        let help = try CLI.run(["devices", "grant", "--help"])
+        #expect(help.stdout.contains("/etc/udev/rules.d"), "\(help)")
+        // `devices` alone still lists.
+        let list = try CLI.run(["devices"])
+        #expect(list.status == 0)
+    }
+}

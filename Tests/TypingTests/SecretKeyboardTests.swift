@@ -189,4 +189,21 @@ struct EnginePredictionSourceTests {
         user.effects += user.driver.refreshPresented()
         #expect(user.lit == "row1", "nothing new to show: the place is kept")
     }
+
+    /// Predictions made late (the language's words still being read) never pull the
+    /// highlight away from where the person moved it.
+    @Test func latePredictionsLeaveAHighlightThatMoved() throws {
+        let source = HeldSource(try smallWords())
+        var settings = ScanSettings()
+        settings.style = .manual
+        var engine = ScanEngine(tree: fieldScreen(.text), settings: settings)
+        engine.keyboardProvider = KeyboardMaker(layout: KeyboardLayout(.frequency), words: .source(source), settings: settings.typing)
+        var user = TwoSwitchUser(engine)
+        user.choose("field")
+        user.press(.next)
+        #expect(user.lit == "row2")
+        source.answer()
+        user.effects += user.driver.refreshPresented()
+        #expect(user.lit == "row2", "the person's place is kept")
+    }
 }

@@ -20,7 +20,7 @@ public struct InputError: Error, CustomStringConvertible, Sendable {
     static func opening(_ path: String, _ code: Int32) -> InputError {
         let hint: String?
         switch code {
-        case EACCES, EPERM: hint = "add your user to the 'input' group (sudo usermod -aG input $USER, then log in again), or install a udev rule giving it access (see Devices/README.md)."
+        case EACCES, EPERM: hint = "add your user to the 'input' group (sudo usermod -aG input $USER, then log in again; it reads every keyboard), or let the user at the seat read this device alone: switchscan devices grant \(path)"
         case ENOENT, ENODEV: hint = "the device is gone (unplugged?) or the path is wrong; 'switchscan devices' lists what is there."
         case EBUSY: hint = "another program holds the device exclusively (grabbed); close it or run without --grab."
         default: hint = nil

@@ -1,0 +1,54 @@
+import ScanFormats
+
+/// A udev rule that lets the user at the seat read one device, and nothing else: a switch
+/// interface that presents as a keyboard, or a head mouse. It matches the device by vendor,
+/// product and (where the device has one) serial number, and tags it `uaccess`, which
+/// systemd-logind turns into access for the active session's user while that session is
+/// in front. It is installed in /etc/udev/rules.d, where the administrator keeps it.
+public struct DeviceGrant: Equatable, Sendable {
+    /// Where it is installed (the file sorts after 60-persistent-input.rules, which sets
+    /// the serial, and before 73-seat-late.rules, which applies the tag).
+    public static let folder = "/etc/udev/rules.d"
+
+    public var fileName: String
+    public var text: String
+
+    /// nil, with the reason, for a device a rule cannot name: one without ids (a virtual
+    /// device) or SwitchScan's own.
+    public static func rule(for d: InputDeviceDescription) -> Result<DeviceGrant, GrantRefusal> {
+        if d.isMadeBySwitchScan { return .failure(GrantRefusal("it is SwitchScan's own virtual device, never a switch")) }
+        guard d.vendor != 0 || d.product != 0 else {
+            return .failure(GrantRefusal("it has no vendor or product id for a rule to name it by"))
+        }
+        let vendor = String(d.idText.prefix(4)), product = String(d.idText.suffix(4))
+        // The serial tells two of the same model apart; only characters a rule can quote.
+        let serial = (d.properties["ID_SERIAL_SHORT"] ?? "").filter { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
+        var name = "71-switchscan-\(vendor)-\(product)"
+        if !serial.isEmpty { name += "-" + String(serial.prefix(32)) }
+        let shown = d.name.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && $0.value < 0x80 }.map(String.init).joined()
+        let text = """
+            # Written by 'switchscan devices grant' for one switch: \(shown) (\(vendor):\(product)\(serial.isEmpty ? "" : ", serial \(serial)")).
+            # The user at the seat may read this device alone (systemd-logind's uaccess), as a
+            # switch for SwitchScan; no other keyboard or mouse. Delete this file to take it back.
+            ACTION=="remove", GOTO="switchscan_grant_end"
+            SUBSYSTEM=="input", KERNEL=="event*", ATTRS{id/vendor}=="\(vendor)", ATTRS{id/product}=="\(product)"\(serial.isEmpty ? "" : ", ENV{ID_SERIAL_SHORT}==\"\(serial)\""), TAG+="uaccess"
+            LABEL="switchscan_grant_end"
+
+            """
+        return .success(DeviceGrant(fileName: name + ".rules", text: text))
+    }
+
+    /// The commands, run as root, that install `text` (given on standard input) as
+    /// `folder/fileName` and apply it to the device now: `sh -c SCRIPT sh FILE NODE`.
+    public static let installScript = """
+        set -e; umask 022; mkdir -p \(folder); tmp=$(mktemp \(folder)/.switchscan-grant.XXXXXX); \
+        cat >"$tmp"; chmod 0644 "$tmp"; mv -f "$tmp" "\(folder)/$1"; \
+        udevadm control --reload; udevadm trigger --action=change --subsystem-match=input --sysname-match="${2##*/}"; \
+        udevadm settle --timeout=10 || true
+        """
+}
+
+public struct GrantRefusal: Error, Equatable, Sendable {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+}
