@@ -29,6 +29,11 @@ public struct WordList: Sendable {
     /// up every word of 250 000 pairs; hashing bytes in place, without making a String for
     /// each, keeps that to a few milliseconds.
     private(set) var table: [Int32] = []
+    /// Key → the first id with that key, open addressing like `table`; and for each id, the
+    /// next id with the same key (-1: none). "The" finds "the", and "LONDON" "London",
+    /// without looking at every spelling, however many the list has.
+    private(set) var keyTable: [Int32] = []
+    private(set) var sameKey: [Int32] = []
     /// The words seen after each id, with their counts.
     private(set) var successors: [[Successor]] = []
     /// The sum of the words' counts.
@@ -196,12 +201,26 @@ public struct WordList: Sendable {
         if let id = id(of: word) { return id }
         let key = wordKey(word)
         if let id = id(ofUTF8: key) { return id }
-        var best: Int32?
-        for i in 0..<Int32(spellingCount) where key.elementsEqual(self.key(of: i)) {
-            if let b = best, !Self.precedes(i, b, in: self) { continue }
-            best = i
+        guard var i = firstID(withKey: key) else { return nil }
+        var best = i
+        while sameKey[Int(i)] >= 0 {
+            i = sameKey[Int(i)]
+            if Self.precedes(i, best, in: self) { best = i }
         }
         return best
+    }
+
+    /// The first id whose key is `key`.
+    func firstID(withKey key: [UInt8]) -> Int32? {
+        guard !keyTable.isEmpty else { return nil }
+        let mask = keyTable.count - 1
+        var slot = Self.hash(key) & mask
+        while true {
+            let id = keyTable[slot]
+            if id < 0 { return nil }
+            if self.key(of: id).elementsEqual(key) { return id }
+            slot = (slot + 1) & mask
+        }
     }
 
     /// The word ids with a count, most frequent first, equal counts in byte order.
@@ -255,6 +274,7 @@ public struct WordList: Sendable {
         keyBytes.append(contentsOf: wordKey(utf8: bytes))
         keyOffsets.append(keyBytes.count)
         successors.append([])
+        sameKey.append(-1)
         if (counts.count) * 2 > table.count { rehash(capacity: max(64, table.count * 2)) } else { insert(id) }
         return id
     }
@@ -264,12 +284,27 @@ public struct WordList: Sendable {
         var slot = Self.hash(spellingUTF8(id)) & mask
         while table[slot] >= 0 { slot = (slot + 1) & mask }
         table[slot] = id
+        // By key: a new key gets a slot; another spelling of a known key joins its chain.
+        let key = self.key(of: id)
+        slot = Self.hash(key) & mask
+        while true {
+            let other = keyTable[slot]
+            if other < 0 { keyTable[slot] = id; return }
+            if self.key(of: other).elementsEqual(key) {
+                sameKey[Int(id)] = sameKey[Int(other)]
+                sameKey[Int(other)] = id
+                return
+            }
+            slot = (slot + 1) & mask
+        }
     }
 
     private mutating func rehash(capacity: Int) {
         var size = 64
         while size < capacity { size *= 2 }
         table = [Int32](repeating: -1, count: size)
+        keyTable = [Int32](repeating: -1, count: size)
+        sameKey = [Int32](repeating: -1, count: counts.count)
         for id in 0..<Int32(counts.count) { insert(id) }
     }
 
@@ -305,6 +340,7 @@ public struct WordList: Sendable {
         counts.reserveCapacity(words)
         spellingOffsets.reserveCapacity(words + 1)
         keyOffsets.reserveCapacity(words + 1)
+        sameKey.reserveCapacity(words)
         successors.reserveCapacity(words)
         spellingBytes.reserveCapacity(bytes)
         keyBytes.reserveCapacity(bytes)

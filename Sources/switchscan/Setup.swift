@@ -156,11 +156,15 @@ struct Setup: ParsableCommand {
         guard !inputs.isEmpty else {
             // Usually one reason for all (no permission): said once, with its hint.
             var lines = problems.map { "  " + $0.description }
-            if let first = problems.first, problems.allSatisfy({ $0.errno == first.errno && $0.hint == first.hint }) {
+            if let first = problems.first, problems.allSatisfy({ $0.errno == first.errno }) {
                 let nodes = problems.map { $0.attempted.hasPrefix("opening ") ? String($0.attempted.dropFirst(8)) : $0.attempted }
-                var all = first
+                var all = InputError.opening("/dev/input/eventN", first.errno)
                 all.attempted = "opening " + (nodes.count <= 3 ? nodes.joined(separator: ", ") : nodes.prefix(3).joined(separator: ", ") + " and \(nodes.count - 3) more")
                 lines = ["  " + all.description]
+                if first.errno == EACCES || first.errno == EPERM {
+                    // Which node is the switch: the helper chooses by name.
+                    lines.append("  The devices: " + found.map { "\($0.node) (\(TerminalText.visible($0.name)))" }.joined(separator: ", ") + ".")
+                }
             }
             throw fail("Error: No input device can be read, so no switch can be heard.\n" + lines.joined(separator: "\n"))
         }

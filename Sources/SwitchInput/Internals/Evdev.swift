@@ -17,7 +17,7 @@ public struct InputError: Error, CustomStringConvertible, Sendable {
     }
 
     /// The hint a user can act on for the usual failures of opening an input device.
-    static func opening(_ path: String, _ code: Int32) -> InputError {
+    public static func opening(_ path: String, _ code: Int32) -> InputError {
         let hint: String?
         switch code {
         case EACCES, EPERM: hint = "add your user to the 'input' group (sudo usermod -aG input $USER, then log in again; it reads every keyboard), or let the user at the seat read this device alone: switchscan devices grant \(path)"
