@@ -154,19 +154,19 @@ struct AutostartEnable: ParsableCommand {
                 writeErr("Error: 'systemctl --user enable \(AutostartFiles.unitName)' failed: \(enabled.output.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines))\n")
                 throw ExitCode(1)
             }
-            writeOut("""
+            writeMessage("""
                 Enabled: SwitchScan starts with your graphical session, from the systemd user unit \(paths.unit); \
                 after a crash it is restarted within 2 s (\(AutostartFiles.burst) failures within \(AutostartFiles.intervalSeconds) s end the restarts).\n
                 """)
-            if removedEntry { writeOut("Removed the autostart entry \(paths.entry): the unit starts it instead.\n") }
-            writeOut("Start it now with: systemctl --user start switchscan\n")
+            if removedEntry { writeMessage("Removed the autostart entry \(paths.entry): the unit starts it instead.\n") }
+            writeMessage("Start it now with: systemctl --user start switchscan\n")
         } else {
             try Autostart.write(paths.entry, AutostartFiles.autostartEntry(executable: executable))
             let removed = try removeUnit(paths, manager: try? manager.get())
-            writeOut("Enabled: SwitchScan starts when you log in to the desktop, from the autostart entry \(paths.entry)\(why).\n")
-            if removed { writeOut("Removed the systemd user unit \(paths.unit): the entry starts it instead.\n") }
+            writeMessage("Enabled: SwitchScan starts when you log in to the desktop, from the autostart entry \(paths.entry)\(why).\n")
+            if removed { writeMessage("Removed the systemd user unit \(paths.unit): the entry starts it instead.\n") }
         }
-        writeOut("It runs: \(AutostartFiles.desktopExec([executable] + AutostartFiles.runArguments()))\n")
+        writeMessage("It runs: \(AutostartFiles.desktopExec([executable] + AutostartFiles.runArguments()))\n")
     }
 }
 
@@ -188,9 +188,9 @@ struct AutostartDisable: ParsableCommand {
         let paths = try Autostart.paths()
         let removedEntry = try Autostart.remove(paths.entry)
         let removedUnit = try removeUnit(paths, manager: try? UserManager.find().get())
-        if removedEntry { writeOut("Disabled: removed the autostart entry \(paths.entry).\n") }
-        if removedUnit { writeOut("Disabled: removed the systemd user unit \(paths.unit).\n") }
-        if !removedEntry && !removedUnit { writeOut("Nothing to disable: SwitchScan does not start at login.\n") }
+        if removedEntry { writeMessage("Disabled: removed the autostart entry \(paths.entry).\n") }
+        if removedUnit { writeMessage("Disabled: removed the systemd user unit \(paths.unit).\n") }
+        if !removedEntry && !removedUnit { writeMessage("Nothing to disable: SwitchScan does not start at login.\n") }
     }
 }
 
@@ -213,17 +213,17 @@ struct AutostartStatus: ParsableCommand {
                 on = Autostart.exists(paths.unitWants)
                 enabled = "\(on ? "enabled" : "not enabled"); systemd's user manager cannot be reached to say more"
             }
-            writeOut("\(on ? "On" : "Off"): the systemd user unit \(paths.unit) (\(enabled)).\n")
+            writeMessage("\(on ? "On" : "Off"): the systemd user unit \(paths.unit) (\(enabled)).\n")
         }
         if Autostart.exists(paths.entry) {
             if Autostart.entryTurnedOff(paths.entry) {
-                writeOut("Off: the autostart entry \(paths.entry) is there but turned off (Hidden=true or X-GNOME-Autostart-enabled=false).\n")
+                writeMessage("Off: the autostart entry \(paths.entry) is there but turned off (Hidden=true or X-GNOME-Autostart-enabled=false).\n")
             } else {
-                writeOut("\(on ? "Also on" : "On"): the autostart entry \(paths.entry) starts SwitchScan when you log in to the desktop.\n")
+                writeMessage("\(on ? "Also on" : "On"): the autostart entry \(paths.entry) starts SwitchScan when you log in to the desktop.\n")
                 on = true
             }
         }
-        if !on { writeOut("SwitchScan does not start at login. 'switchscan autostart enable' turns that on.\n") }
+        if !on { writeMessage("SwitchScan does not start at login. 'switchscan autostart enable' turns that on.\n") }
     }
 }
 

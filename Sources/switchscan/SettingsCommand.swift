@@ -37,7 +37,7 @@ struct SettingsShow: ParsableCommand {
     func run() throws {
         let path = try SettingsCommand.file(file)
         guard FileManager.default.fileExists(atPath: path) else {
-            writeOut("\(path) does not exist yet: every setting has its default.\n")
+            writeMessage("\(path) does not exist yet: every setting has its default.\n")
             return
         }
         let bytes: [UInt8]

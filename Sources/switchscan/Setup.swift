@@ -65,22 +65,22 @@ struct Setup: ParsableCommand {
 
     func showList(_ path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else {
-            writeOut("No switches are assigned: \(path) does not exist. Run 'switchscan setup' to assign them.\n")
+            writeMessage("No switches are assigned: \(path) does not exist. Run 'switchscan setup' to assign them.\n")
             return
         }
         let lines: [String]
         do { lines = try LocalProfile.listing(try readFile(path, what: "device profile", limit: ProfileLibrary.maxFileSize), file: path) }
         catch { throw fail(error.description) }
         if lines.isEmpty {
-            writeOut("No switches are assigned with setup in \(path). Run 'switchscan setup' to assign them.\n")
+            writeMessage("No switches are assigned with setup in \(path). Run 'switchscan setup' to assign them.\n")
         } else {
-            writeOut("Switches assigned with setup, in \(path):\n" + lines.map { "  " + TerminalText.visible($0) + "\n" }.joined())
+            writeMessage("Switches assigned with setup, in \(path):\n" + lines.map { "  " + TerminalText.visible($0) + "\n" }.joined())
         }
     }
 
     func removeSetup(_ path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else {
-            writeOut("Nothing to remove: \(path) does not exist.\n")
+            writeMessage("Nothing to remove: \(path) does not exist.\n")
             return
         }
         var remaining = 0, removed = 0
@@ -93,12 +93,12 @@ struct Setup: ParsableCommand {
             }
         } catch { throw fail(error.description) }
         if removed == 0 {
-            writeOut("Nothing to remove: \(path) has no switches assigned with setup.\n")
+            writeMessage("Nothing to remove: \(path) has no switches assigned with setup.\n")
         } else if remaining == 0 {
             unlink(path)
-            writeOut("Removed the switches assigned with setup: \(path) is deleted. The settings file was left as it is.\n")
+            writeMessage("Removed the switches assigned with setup: \(path) is deleted. The settings file was left as it is.\n")
         } else {
-            writeOut("Removed the switches assigned with setup from \(path); your own sections are kept. The settings file was left as it is.\n")
+            writeMessage("Removed the switches assigned with setup from \(path); your own sections are kept. The settings file was left as it is.\n")
         }
     }
 

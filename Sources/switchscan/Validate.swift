@@ -58,7 +58,7 @@ struct Validate: ParsableCommand {
             }
         }
         if failed { throw fail(report) }
-        writeOut(report)
+        writeMessage(report)
     }
 
     /// A layout has at least one of its required top-level keys; anything else is read as

@@ -26,7 +26,7 @@ struct Words: ParsableCommand {
     /// The learned words at `path`, or nil (with a message printed) when there is no file yet.
     static func load(_ path: String) throws -> WordList? {
         guard FileManager.default.fileExists(atPath: path) else {
-            writeOut("No words learned yet: \(path) does not exist.\n")
+            writeMessage("No words learned yet: \(path) does not exist.\n")
             return nil
         }
         do { return try WordsFile.load(path) } catch { throw fail(error.description) }
@@ -52,7 +52,7 @@ struct WordsList: ParsableCommand {
         for (word, count) in words {
             writeOut(String(repeating: " ", count: width - String(count).count) + "\(count) \(TerminalText.visible(word))\n")
         }
-        writeOut("\(words.count == 1 ? "1 word" : "\(words.count) words") and \(list.pairCount == 1 ? "1 pair" : "\(list.pairCount) pairs") learned, in \(path).\n")
+        writeMessage("\(words.count == 1 ? "1 word" : "\(words.count) words") and \(list.pairCount == 1 ? "1 pair" : "\(list.pairCount) pairs") learned, in \(path).\n")
     }
 }
 
@@ -90,15 +90,15 @@ struct WordsForget: ParsableCommand {
                 }
                 let pairs = list.pairCount
                 guard list.remove(word!) else {
-                    said = "\"\(word!)\" is not among the learned words in \(path); nothing changed.\n"
+                    said = "\"\(TerminalText.visible(excerpt(word!)))\" is not among the learned words in \(path); nothing changed.\n"
                     return
                 }
                 let gone = pairs - list.pairCount
-                said = "Forgot \"\(word!)\"\(gone > 0 ? " and \(gone == 1 ? "1 pair" : "\(gone) pairs") with it" : "") in \(path).\n"
+                said = "Forgot \"\(TerminalText.visible(excerpt(word!)))\"\(gone > 0 ? " and \(gone == 1 ? "1 pair" : "\(gone) pairs") with it" : "") in \(path).\n"
             }
         } catch {
             throw fail(error.description)
         }
-        writeOut(said)
+        writeMessage(said)
     }
 }
