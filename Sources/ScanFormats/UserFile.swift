@@ -33,7 +33,7 @@ public enum UserFile {
         let exists = lstat(target, &st) == 0
         if exists {
             guard st.st_mode & S_IFMT == S_IFREG else {
-                throw FileReadError(description: "Error: \(what) \(path) is not a regular file; it was left as it is. Replace it with a file.")
+                throw FileReadError(description: "Error: \(what) \(path) is \(kindName(st.st_mode & S_IFMT)), not a regular file; it was left as it is. Put a regular file there.")
             }
             guard st.st_mode & S_IWUSR != 0 else {
                 throw FileReadError(description: "Error: \(what) \(path) is read-only; it was left unchanged. Make it writable (chmod u+w) to let SwitchScan change it.")

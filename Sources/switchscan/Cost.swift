@@ -135,7 +135,7 @@ struct Cost: ParsableCommand {
         if let text { texts = [text] }
         if let textFile {
             do {
-                let bytes = try readBytes(textFile, what: "text file")
+                let bytes = try readBytes(textFile, what: "text file", streams: true)
                 texts = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
                     .map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
                     .filter { !$0.isEmpty && !$0.hasPrefix("#") }

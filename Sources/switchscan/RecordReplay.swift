@@ -100,7 +100,7 @@ struct Replay: ParsableCommand {
         do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? [BundledData.file("Devices")] : profilesFolder) }
         catch { problems.append(error.description) }
         do {
-            let bytes = try readBytes(recording, what: "recording", limit: EvemuRecording.maxFileSize)
+            let bytes = try readBytes(recording, what: "recording", limit: EvemuRecording.maxFileSize, streams: true)
             do { rec = try EvemuRecording.parse(bytes: bytes, file: recording) }
             catch { problems.append(error.description) }
         } catch { problems.append(error.message) }

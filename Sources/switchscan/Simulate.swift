@@ -66,7 +66,7 @@ struct Simulate: ParsableCommand {
         }
         if let events {
             do {
-                let bytes = try readBytes(events, what: "events file", limit: EventsLoader.maxFileSize)
+                let bytes = try readBytes(events, what: "events file", limit: EventsLoader.maxFileSize, streams: true)
                 let name = events == "-" ? "<stdin>" : events
                 do {
                     switchEvents = try EventsLoader.load(bytes: bytes, file: name)
