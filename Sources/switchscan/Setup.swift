@@ -92,8 +92,13 @@ struct Setup: ParsableCommand {
                 return result.removed == 0 ? (current ?? []) : result.bytes
             }
         } catch { throw fail(error.description) }
+        // A link (a dotfile manager's) is followed and kept, as for every file of the user's:
+        // its target keeps an empty list of sections rather than being deleted behind it.
+        let link = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
         if removed == 0 {
             writeMessage("Nothing to remove: \(path) has no switches assigned with setup.\n")
+        } else if remaining == 0, let link {
+            writeMessage("Removed the switches assigned with setup: \(path) (a link to \(link)) now has no sections; the link and its file are kept. The settings file was left as it is.\n")
         } else if remaining == 0 {
             unlink(path)
             writeMessage("Removed the switches assigned with setup: \(path) is deleted. The settings file was left as it is.\n")
