@@ -132,6 +132,57 @@ public func readFolder(_ folder: String, suffix: String, what: String, limit: In
     }
 }
 
+/// The lines of a file as they come (a file, a pipe, a FIFO, standard input as "-"): each
+/// as soon as it has ended, the file never whole in memory; refused as `readFile` refuses
+/// it, and as soon as more than `limit` bytes are read.
+public final class LineReader {
+    let fd: Int32
+    let path: String, what: String, limit: Int
+    var buffer: [UInt8] = []
+    /// Where the next line starts in `buffer`, and how far it is known to hold no newline.
+    var start = 0, searched = 0
+    var total = 0
+    var ended = false
+    public private(set) var number = 0
+
+    public init(_ path: String, what: String, limit: Int, streams: Bool) throws(FileReadError) {
+        fd = try openChecked(path, what: what, limit: limit, streams: streams)
+        self.path = path; self.what = what; self.limit = limit
+    }
+
+    deinit { close(fd) }
+
+    /// The next line, without its newline, and its 1-based number; nil at the end.
+    public func next() throws(FileReadError) -> (number: Int, text: String)? {
+        while true {
+            if let newline = buffer[searched...].firstIndex(of: 0x0A) {
+                defer { start = newline + 1; searched = start }
+                number += 1
+                return (number, String(decoding: buffer[start..<newline], as: UTF8.self))
+            }
+            searched = buffer.count
+            if ended {
+                guard start < buffer.count else { return nil }
+                defer { start = buffer.count; searched = start }
+                number += 1
+                return (number, String(decoding: buffer[start...], as: UTF8.self))
+            }
+            // What was handed out already is dropped before reading more.
+            if start > 0 { buffer.removeFirst(start); searched -= start; start = 0 }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw readFailure(errno, path: path, what: what)
+            }
+            if n == 0 { ended = true; continue }
+            total += n
+            if total > limit { throw tooLarge(total, path: path, what: what, limit: limit) }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+}
+
 /// The lines of a text, one at a time, without an array of them: a file of millions of
 /// lines is read in one pass.
 public struct Lines: Sequence, IteratorProtocol {
