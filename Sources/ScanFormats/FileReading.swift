@@ -76,7 +76,7 @@ func checked(_ fd: Int32, path: String, what: String, limit: Int, streams: Bool)
 }
 
 /// What a file of kind `kind` (`st_mode & S_IFMT`) is, for a message.
-func kindName(_ kind: mode_t) -> String {
+public func kindName(_ kind: mode_t) -> String {
     switch kind {
     case S_IFREG: return "a regular file"
     case S_IFDIR: return "a directory"

@@ -44,6 +44,14 @@ public enum UserFile {
         try replace(target, shownAs: path, with: bytes, mode: exists ? st.st_mode & 0o7777 : mode, keepMode: exists)
     }
 
+    /// Puts a new regular file at `path` (its folder made if needed), atomically, through a
+    /// fresh file renamed over it: whatever is there, a symbolic link included, is replaced
+    /// itself and never written through. `exactMode`: `mode` as it is, not less the umask.
+    public static func replaceItself(_ path: String, with bytes: [UInt8], mode: mode_t, exactMode: Bool = false) throws(FileReadError) {
+        try SettingsFile.makeFolders(folderOf(path))
+        try replace(path, shownAs: path, with: bytes, mode: mode, keepMode: exactMode)
+    }
+
     /// The file a path names once symbolic links are followed (up to 40, as the kernel
     /// does); a link to nothing yet names the file it will create.
     static func resolve(_ path: String) throws(FileReadError) -> String {
