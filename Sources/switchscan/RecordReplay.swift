@@ -88,7 +88,7 @@ struct Replay: ParsableCommand {
 
     func validate() throws {
         if let until, Seconds(argument: until).map({ $0.value <= Double(EvemuRecording.maxSeconds) }) != true {
-            throw ValidationError("--until takes seconds between 0 and \(EvemuRecording.maxSeconds), got \"\(until)\"; e.g. --until 12.5")
+            throw ValidationError("--until takes seconds between 0 and \(EvemuRecording.maxSeconds), got \"\(excerpt(until))\"; e.g. --until 12.5")
         }
     }
 

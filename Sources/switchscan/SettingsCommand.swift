@@ -78,7 +78,7 @@ struct SettingsSet: ParsableCommand {
 
     func validate() throws {
         guard values.count == 1 else {
-            throw ValidationError(values.isEmpty ? "Missing expected argument '<value>'" : "One value only, not \(values.count): \(values.joined(separator: " "))")
+            throw ValidationError(values.isEmpty ? "Missing expected argument '<value>'" : "One value only, not \(values.count): \(excerpt(values.joined(separator: " ")))")
         }
     }
 

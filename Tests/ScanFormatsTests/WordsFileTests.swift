@@ -90,5 +90,8 @@ struct UserFileKindTests {
         #expect(listed.count == 1)
         guard case .failure(let error) = listed.first?.contents else { Issue.record("the FIFO was read"); return }
         #expect(error.description == "Error: device profile '\(fifo)' is a FIFO (a named pipe), not a regular file; it was not read. Put a regular file there.")
+        // The learned words as `run`'s keyboard reads them, and a word list.
+        #expect(throws: FileReadError.self) { try WordsFile.loadUser(fifo) }
+        #expect(throws: FileReadError.self) { try WordsFile.load(fifo) }
     }
 }

@@ -74,6 +74,17 @@ struct MessageTextTests {
         #expect(status.stdout == "On: the autostart entry \(home.dir.url.path)/\(Self.shown)/autostart/switchscan.desktop starts SwitchScan when you log in to the desktop.\n", "\(status)")
     }
 
+    /// Arguments are quoted as excerpts in the refusals of a command line.
+    @Test func aLongArgumentIsQuotedShort() throws {
+        let long = String(repeating: "9", count: 100_000)
+        for arguments in [["simulate", "Layouts/mail-inbox.json", "--until", long], ["run", "--duration", long],
+                          ["replay", "x.evemu", "--until", long], ["settings", "set", "loops", "1", long]] {
+            let r = try CLI.run(arguments)
+            #expect(r.status == 64, "\(arguments[0]): \(r.status)")
+            #expect(r.stderr.utf8.count < 1000 && r.stderr.contains("99999…"), "\(arguments[0]): \(r.stderr.prefix(300))")
+        }
+    }
+
     /// A name of one character with twenty thousand combining marks is quoted as an excerpt.
     @Test func aCharacterOfManyScalarsIsQuotedShort() throws {
         try withTempDir { dir in
