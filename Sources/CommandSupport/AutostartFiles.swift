@@ -1,3 +1,5 @@
+import ScanCore
+
 /// The files that start SwitchScan with the user's desktop session, as text: an XDG
 /// autostart entry, a systemd user unit with the unit that speaks when it gives up, and the
 /// applications-menu entry the package installs. `switchscan autostart` writes the first
@@ -131,6 +133,45 @@ public enum AutostartFiles {
         TimeoutStartSec=\(failureTimeoutSeconds)
 
         """
+    }
+
+    // MARK: Whose file
+
+    /// The first line of a file `autostart enable` writes, up to the check of the rest.
+    public static let stampStart = "# Written by 'switchscan autostart enable' (check "
+
+    /// `text` as `autostart enable` writes it: first a line saying so, with a check of the
+    /// text, so that a later run can tell its own file, unchanged, from one edited by hand
+    /// (which it leaves alone).
+    public static func stamped(_ text: String) -> String {
+        stampStart + check(text) + "); once edited, it is left as it is.\n" + text
+    }
+
+    /// Whether `existing` is a file SwitchScan wrote and no one changed since: stamped with
+    /// the check of its text, or, without the stamp, one of `unstamped` (as an earlier
+    /// SwitchScan, or `autostart print`, wrote it).
+    public static func isOwn(_ existing: String, unstamped: [String]) -> Bool {
+        if unstamped.contains(existing) { return true }
+        guard existing.hasPrefix(stampStart), let end = existing.firstIndex(of: "\n") else { return false }
+        let line = existing[..<end], rest = String(existing[existing.index(after: end)...])
+        return line == stamped(rest).prefix { $0 != "\n" }
+    }
+
+    /// FNV-1a, 64 bits, in hex: it tells an edit from the text written, nothing more.
+    static func check(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Why the files cannot run `executable`: a control character would end an `Exec=` or
+    /// `ExecStart=` line and start another (a command of someone else's choosing).
+    public static func problem(executable: String) -> String? {
+        guard let u = executable.unicodeScalars.first(where: TerminalText.needsReplacing) else { return nil }
+        let code = String(u.value, radix: 16, uppercase: true)
+        return "Error: the executable's path '\(TerminalText.visible(TerminalText.excerpt(executable, limit: 200)))' holds a control character "
+            + "(U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)), which would break the file's lines; use a path without control characters."
     }
 
     // MARK: Quoting

@@ -15,6 +15,14 @@ import Darwin
 /// is ignored; then the write fails with EPIPE and the command exits 1.
 public func writeOut(_ text: String) { fputs(text, csys_stdout()) }
 
+/// A message for a person on standard output. It quotes paths, arguments and names from
+/// files, shown as on standard error: control characters as their pictures. (Data meant
+/// for programs, such as JSON lines or a file's text, goes through `writeOut`, exact.)
+public func writeMessage(_ text: String) { writeOut(TerminalText.visible(text, keepingNewlines: true)) }
+
+/// Sends what was printed so far on its way (a row computed while more are coming).
+public func flushOut() { fflush(csys_stdout()) }
+
 public func writeErr(_ text: String) {
     // Messages appear in order with what was printed before them.
     fflush(csys_stdout())

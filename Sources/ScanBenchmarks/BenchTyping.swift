@@ -64,7 +64,7 @@ struct BenchTyping: ParsableCommand {
         if desktop { return try runDesktop() }
         let listPath = words ?? BundledData.wordList(language: "en")
         let text: [UInt8]
-        do { text = try readFile(textFile, what: "text file", limit: 64 << 20) } catch {
+        do { text = try readFile(textFile, what: "text file", limit: 64 << 20, streams: true) } catch {
             throw fail(error.description + " Give the text to type with --text-file FILE (one phrase a line).")
         }
         let phrases = String(decoding: text, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)

@@ -20,6 +20,33 @@ public enum TerminalText {
         return Character(picture(ch.unicodeScalars.first(where: needsReplacing)!))
     }
 
+    /// At most `limit` characters of a text from outside, for a message, with "…" where it
+    /// is cut. A character counts by its scalars too (at most `2 × limit` of them are kept):
+    /// one letter with thousands of combining marks is cut like a long word, so no message
+    /// grows with what it quotes.
+    public static func excerpt<S: StringProtocol>(_ text: S, limit: Int = 80) -> String {
+        var out = String.UnicodeScalarView()
+        var characters = 0, scalars = 0
+        for ch in text {
+            guard characters < limit else { return String(out) + "…" }
+            for u in ch.unicodeScalars {
+                guard scalars < 2 * limit else { return String(out) + "…" }
+                out.append(u)
+                scalars += 1
+            }
+            characters += 1
+        }
+        return String(out)
+    }
+
+    /// An excerpt of `text` around its character at `offset` (0-based), "…" where cut on
+    /// either side: the place a message points at is in view however long the text.
+    public static func excerpt(_ text: String, around offset: Int, limit: Int = 40) -> String {
+        let skip = max(0, offset - limit / 2)
+        guard skip > 0 else { return excerpt(text, limit: limit) }
+        return "…" + excerpt(text.dropFirst(skip), limit: limit)
+    }
+
     /// Whether `u` is one of the characters shown by their pictures.
     public static func needsReplacing(_ u: Unicode.Scalar) -> Bool {
         switch u.value {

@@ -207,8 +207,5 @@ func format(_ r: Rect) -> String {
 }
 
 /// At most `limit` characters of a text from a file, for a message: a name can be
-/// megabytes long.
-public func excerpt(_ s: String, limit: Int = 80) -> String {
-    guard let end = s.index(s.startIndex, offsetBy: limit, limitedBy: s.endIndex), end < s.endIndex else { return s }
-    return s[..<end] + "…"
-}
+/// megabytes long (`TerminalText.excerpt`).
+public func excerpt(_ s: String, limit: Int = 80) -> String { TerminalText.excerpt(s, limit: limit) }

@@ -34,7 +34,7 @@ public enum UserFile {
         let exists = lstat(target, &st) == 0
         if exists {
             guard st.st_mode & S_IFMT == S_IFREG else {
-                throw FileReadError(description: "Error: \(what) \(path) is not a regular file; it was left as it is. Replace it with a file.")
+                throw FileReadError(description: "Error: \(what) \(path) is \(kindName(st.st_mode & S_IFMT)), not a regular file; it was left as it is. Put a regular file there.")
             }
             guard st.st_mode & S_IWUSR != 0 else {
                 throw FileReadError(description: "Error: \(what) \(path) is read-only; it was left unchanged. Make it writable (chmod u+w) to let SwitchScan change it.")
@@ -46,6 +46,14 @@ public enum UserFile {
         // made empty where there was none.
         if bytes == current ?? [] { return }
         try replace(target, shownAs: path, with: bytes, mode: exists ? st.st_mode & 0o7777 : mode, keepMode: exists)
+    }
+
+    /// Puts a new regular file at `path` (its folder made if needed), atomically, through a
+    /// fresh file renamed over it: whatever is there, a symbolic link included, is replaced
+    /// itself and never written through. `exactMode`: `mode` as it is, not less the umask.
+    public static func replaceItself(_ path: String, with bytes: [UInt8], mode: mode_t, exactMode: Bool = false) throws(FileReadError) {
+        try SettingsFile.makeFolders(folderOf(path))
+        try replace(path, shownAs: path, with: bytes, mode: mode, keepMode: exactMode)
     }
 
     /// The file a path names once symbolic links are followed (up to 40, as the kernel

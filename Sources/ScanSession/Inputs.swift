@@ -11,17 +11,18 @@ public struct InputProblem: Error {
 }
 
 /// A whole input file ("-" is standard input), refused past `limit` bytes before or while
-/// it is read. Pipes, FIFOs and /dev/stdin are read as they come.
-public func readBytes(_ path: String, what: String, limit: Int = LayoutLoader.maxFileSize) throws(InputProblem) -> [UInt8] {
+/// it is read. With `streams`, pipes, FIFOs and /dev/stdin are read as they come; without,
+/// only a regular file is read (`readFile`).
+public func readBytes(_ path: String, what: String, limit: Int = LayoutLoader.maxFileSize, streams: Bool = false) throws(InputProblem) -> [UInt8] {
     do {
-        return try readFile(path, what: what, limit: limit)
+        return try readFile(path, what: what, limit: limit, streams: streams)
     } catch {
         throw InputProblem(message: error.description)
     }
 }
 
 public func loadLayout(_ path: String) throws(InputProblem) -> LayoutDocument {
-    let bytes = try readBytes(path, what: "layout")
+    let bytes = try readBytes(path, what: "layout", streams: true)
     do {
         return try LayoutLoader.load(bytes: bytes, file: path)
     } catch {

@@ -22,18 +22,22 @@ public struct TextCost: Hashable, Sendable {
 
     public enum Problem: Error, CustomStringConvertible, Sendable {
         case settings(ScanCost.Problem)
-        /// No key types this character.
-        case noKey(Character, text: String)
+        /// No key types this character, at `offset` (0-based) in the text as typed (lower case).
+        case noKey(Character, text: String, offset: Int)
         /// The keyboard could not bring the field to the text (the text's spacing differs
         /// from the keyboard's punctuation rules), or a key could not be reached.
         case stuck(text: String, typed: String)
 
+        /// Texts are quoted as excerpts: a text may be a megabyte long.
         public var description: String {
             switch self {
             case .settings(let p): return p.description
-            case let .noKey(c, text): return "no key of the keyboard types \(c.debugDescription) (in \(text.debugDescription))"
+            case let .noKey(c, text, offset):
+                return "no key of the keyboard types \(TerminalText.excerpt(String(c), limit: 8).debugDescription) "
+                    + "(character \(offset + 1) of \(TerminalText.excerpt(text, around: offset).debugDescription))"
             case let .stuck(text, typed):
-                return "the modelled user could not type \(text.debugDescription): the field holds \(typed.debugDescription) "
+                let tail = typed.count > 40 ? "…" + TerminalText.excerpt(typed.suffix(40), limit: 40) : TerminalText.excerpt(typed, limit: 40)
+                return "the modelled user could not type \(TerminalText.excerpt(text, limit: 40).debugDescription): the field ends in \(tail.debugDescription) "
                     + "(a space goes after . , ? ! : ; and not before them)"
             }
         }
@@ -47,6 +51,8 @@ public struct TextCost: Hashable, Sendable {
         return results
     }
 
+    /// The cost of one text, in time linear in its length: what is typed is compared with
+    /// the text as it grows (the length of their common start is kept), never again whole.
     public static func compute(_ text: String, layout: KeyboardLayout, predictor: WordPredictor,
                                settings: ScanSettings) throws(Problem) -> TextCost {
         var settings = settings
@@ -54,50 +60,48 @@ public struct TextCost: Hashable, Sendable {
         if settings.style == .auto && settings.reactionTime >= settings.autoScanInterval { throw .settings(.reactionTooSlow(than: "autoScanInterval")) }
         if settings.style == .step && settings.reactionTime >= settings.stepSelectDelay { throw .settings(.reactionTooSlow(than: "stepSelectDelay")) }
         let target = Array(text.lowercased())
+        // A character no key types is said before anything is typed, with its place.
+        for (i, c) in target.enumerated() where layout.key(typing: c) == nil { throw .noKey(c, text: String(target), offset: i) }
+        let words = WordSpans(target)
+        var wanted = target.count
+        while wanted > 0 && target[wanted - 1] == " " { wanted -= 1 }
         var engine = KeyboardSession.engine(layout: layout, predictor: predictor, settings: settings)
         let start = engine.start(at: .zero)
         var shown = start.last { if case .highlight = $0.effect { return true } else { return false } }?.time ?? .zero
-        var typed: [Character] = []
+        var field = Field(target: target)
         var cost = TextCost(text: text, seconds: 0, pressTimes: [], nextTimes: [])
-        func done() -> Bool {
-            var t = typed
-            while t.last == " " { t.removeLast() }
-            var want = target
-            while want.last == " " { want.removeLast() }
-            return t == want
-        }
         var steps = 0
-        while !done() {
+        // Done when the field holds the text, spaces at the end aside.
+        while !(field.typed.count - field.trailingSpaces == wanted && field.matched >= wanted) {
             steps += 1
             // Where the text goes on: after what is typed, or before the space a prediction
             // added where punctuation follows (its key takes the space back).
-            var pos = typed.count
-            if pos <= target.count, Array(target.prefix(pos)) == typed {
-            } else if typed.last == " ", pos - 1 < target.count, ".,?!:;".contains(target[pos - 1]),
-                      Array(target.prefix(pos - 1)) == typed.dropLast() {
+            var pos = field.typed.count
+            if field.matched == pos {
+            } else if field.typed.last == " ", pos - 1 < target.count, ".,?!:;".contains(target[pos - 1]), field.matched >= pos - 1 {
                 pos -= 1
             } else {
-                throw .stuck(text: text, typed: String(typed))
+                throw .stuck(text: text, typed: String(field.typed))
             }
             guard steps <= 4 * target.count + 16, let keyboard = engine.presentedLogic as? Keyboard else {
-                throw .stuck(text: text, typed: String(typed))
+                throw .stuck(text: text, typed: String(field.typed))
             }
-            let key = try wantedKey(target, at: pos, keyboard)
+            let key = try wantedKey(target, at: pos, words, keyboard)
             let lastPress = [cost.pressTimes.last, cost.nextTimes.last].compactMap { $0 }.max()
             guard let reached = ScanCost.reach(&engine, element: key, shownAt: shown, lastPress: lastPress) else {
-                throw .stuck(text: text, typed: String(typed))
+                throw .stuck(text: text, typed: String(field.typed))
             }
             cost.pressTimes += reached.selectTimes
             cost.nextTimes += reached.nextTimes
             for e in reached.effects {
                 switch e.effect {
                 case .typeText(let s, _):
-                    typed += Array(s.lowercased())
+                    field.append(s.lowercased())
                     cost.seconds = e.time.seconds
                 case .deleteText(let n):
-                    typed.removeLast(min(n, typed.count))
+                    field.removeLast(n)
                 case .key(.enter):
-                    typed.append("\n")
+                    field.append("\n")
                     cost.seconds = e.time.seconds
                 default:
                     break
@@ -108,19 +112,57 @@ public struct TextCost: Hashable, Sendable {
         return cost
     }
 
+    /// The field as the modelled user sees it: what is typed, how much of its start is the
+    /// text's (`matched`), and how many spaces end it; each kept up to date as it changes.
+    struct Field {
+        let target: [Character]
+        var typed: [Character] = []
+        var matched = 0
+        var trailingSpaces = 0
+
+        mutating func append(_ s: String) {
+            for c in s {
+                if matched == typed.count && matched < target.count && target[matched] == c { matched += 1 }
+                typed.append(c)
+                trailingSpaces = c == " " ? trailingSpaces + 1 : 0
+            }
+        }
+
+        mutating func removeLast(_ n: Int) {
+            typed.removeLast(min(n, typed.count))
+            matched = min(matched, typed.count)
+            // Only punctuation taking back a space deletes: the spaces before are few.
+            trailingSpaces = 0
+            while trailingSpaces < typed.count && typed[typed.count - 1 - trailingSpaces] == " " { trailingSpaces += 1 }
+        }
+    }
+
+    /// Where the word around each place of a text starts and ends, found once.
+    struct WordSpans {
+        var starts: [Int]
+        var ends: [Int]
+
+        init(_ target: [Character]) {
+            let n = target.count
+            starts = Array(repeating: 0, count: n + 1)
+            ends = Array(repeating: n, count: n + 1)
+            for i in 0...n { starts[i] = i > 0 && Keyboard.isWordCharacter(target[i - 1]) ? starts[i - 1] : i }
+            for i in stride(from: n, through: 0, by: -1) { ends[i] = i < n && Keyboard.isWordCharacter(target[i]) ? ends[i + 1] : i }
+        }
+    }
+
     /// The key the modelled user wants next: a prediction that offers the word being
     /// typed (when a space or punctuation follows it in the text), else the key of the next
     /// character, else the key to the page that has it.
-    static func wantedKey(_ target: [Character], at pos: Int, _ keyboard: Keyboard) throws(Problem) -> String {
-        var start = pos, end = pos
-        while start > 0, Keyboard.isWordCharacter(target[start - 1]) { start -= 1 }
-        while end < target.count, Keyboard.isWordCharacter(target[end]) { end += 1 }
-        if end > start, end == target.count || " .,?!:;".contains(target[end]) {
+    static func wantedKey(_ target: [Character], at pos: Int, _ words: WordSpans, _ keyboard: Keyboard) throws(Problem) -> String {
+        let start = words.starts[pos], end = words.ends[pos]
+        // A word longer than any in a word list is never predicted (nor copied at each step).
+        if end > start, end - start <= WordList.maxWordLength, end == target.count || " .,?!:;".contains(target[end]) {
             let word = String(target[start..<end])
             if let k = keyboard.predictions.firstIndex(where: { $0.lowercased() == word }) { return "prediction\(k + 1)" }
         }
         let c = target[pos]
-        guard let (page, id) = keyboard.layout.key(typing: c, preferring: keyboard.page) else { throw .noKey(c, text: String(target)) }
+        guard let (page, id) = keyboard.layout.key(typing: c, preferring: keyboard.page) else { throw .noKey(c, text: String(target), offset: pos) }
         return page == keyboard.page ? id : page == .symbols ? "symbols" : "letters"
     }
 
@@ -132,11 +174,21 @@ public struct TextCost: Hashable, Sendable {
         public var wordsPerMinute: Double
         public var pressesPerCharacter: Double
 
+        /// Nothing costed yet; `add` each text as it is costed (the summary needs no list).
+        public init() {
+            texts = 0; characters = 0; seconds = 0; presses = 0; wordsPerMinute = 0; pressesPerCharacter = 0
+        }
+
         public init(_ costs: [TextCost]) {
-            texts = costs.count
-            characters = costs.reduce(0) { $0 + $1.text.count }
-            seconds = costs.reduce(0) { $0 + $1.seconds }
-            presses = costs.reduce(0) { $0 + $1.presses }
+            self.init()
+            for c in costs { add(c) }
+        }
+
+        public mutating func add(_ c: TextCost) {
+            texts += 1
+            characters += c.text.count
+            seconds += c.seconds
+            presses += c.presses
             wordsPerMinute = seconds > 0 ? (Double(characters) / 5) / (seconds / 60) : 0
             pressesPerCharacter = characters > 0 ? Double(presses) / Double(characters) : 0
         }

@@ -128,50 +128,77 @@ struct Cost: ParsableCommand {
         writeOut(out)
     }
 
+    /// Text files past this size are refused (before they are read, or as soon as a stream
+    /// passes it): a file of phrases has no reason to be bigger.
+    static let textFileLimit = 16 << 20
+
     /// `--text`, `--text-file`: each text typed from an empty field by the modelled user.
+    /// A file is read a line at a time and each text's row printed as soon as it is costed;
+    /// the summary keeps running sums, so memory does not grow with the number of texts.
     func costText(_ scanSettings: ScanSettings, problems: [String]) throws {
         var problems = problems
-        var texts: [String] = []
-        if let text { texts = [text] }
-        if let textFile {
-            do {
-                let bytes = try readBytes(textFile, what: "text file")
-                texts = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
-                    .map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
-                    .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-                if texts.isEmpty { problems.append("Error: \(textFile) has no text to type (one text a line; lines starting with # are comments).") }
-            } catch {
-                problems.append(error.message)
-            }
+        if let text, text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            problems.append("Error: --text has nothing to type; give the text to type, e.g. --text \"see you soon\".")
         }
-        if texts.contains(where: \.isEmpty) { problems.append("Error: --text is empty; give the text to type, e.g. --text \"see you soon\".") }
+        var lines: LineReader?
+        if let textFile {
+            do { lines = try LineReader(textFile, what: "text file", limit: Self.textFileLimit, streams: true) } catch { problems.append(error.description) }
+        }
         var predictor: WordPredictor?
         do { predictor = try loadWords(words) } catch { problems.append(error.message) }
         guard problems.isEmpty, let predictor else { throw fail(problems.joined(separator: "\n")) }
-        let costs: [TextCost]
-        do {
-            costs = try TextCost.compute(texts, layout: KeyboardLayout(scanSettings.typing.keyboardLayout), predictor: predictor, settings: scanSettings)
-        } catch { throw fail("Error: \(error.description).") }
-        let summary = TextCost.Summary(costs)
-        var out = ""
-        if json {
-            for c in costs {
-                var line = "{\"text\": \(jsonString(c.text)), \"seconds\": \(Self.seconds(c.seconds)), \"presses\": \(c.presses), \"pressTimes\": ["
+        let layout = KeyboardLayout(scanSettings.typing.keyboardLayout)
+        var summary = TextCost.Summary()
+        /// Costs `text` and prints its row at once. A problem ends the command, said with its
+        /// place in the file: the line, and the column of a character no key types (`indent`:
+        /// the line's blanks before the text).
+        func row(_ text: String, line: Int? = nil, indent: Int = 0) throws {
+            let c: TextCost
+            do { c = try TextCost.compute(text, layout: layout, predictor: predictor, settings: scanSettings) } catch {
+                var place = ""
+                if let line, let textFile { place = "\(textFile):\(line): " }
+                if case .noKey(_, _, let offset) = error {
+                    if let line, let textFile { place = "\(textFile):\(line):\(indent + offset + 1): " }
+                    throw fail("Error: \(place)\(error.description); leave it out of the text.")
+                }
+                throw fail("Error: \(place)\(error.description).")
+            }
+            var line: String
+            if json {
+                line = "{\"text\": \(jsonString(c.text)), \"seconds\": \(Self.seconds(c.seconds)), \"presses\": \(c.presses), \"pressTimes\": ["
                 line += c.pressTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]"
                 if !c.nextTimes.isEmpty { line += ", \"nextTimes\": [" + c.nextTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]" }
-                out += line + "}\n"
+                line += "}\n"
+            } else {
+                line = (summary.texts == 0 ? "seconds  presses  text\n" : "") + String(format: "%7.2f  %7d  ", c.seconds, c.presses) + TerminalText.visible(c.text) + "\n"
             }
-            out += "{\"summary\": {\"texts\": \(summary.texts), \"characters\": \(summary.characters), \"seconds\": \(Self.seconds(summary.seconds)), "
+            summary.add(c)
+            writeOut(line)
+            flushOut()
+        }
+        if let text { try row(text) }
+        if let lines, let textFile {
+            while true {
+                let next: (number: Int, text: String)?
+                do { next = try lines.next() } catch { throw fail(error.description) }
+                guard let (number, line) = next else { break }
+                // A line ending in CR LF (or a last one in CR) is a text like any other.
+                let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                if text.isEmpty || text.hasPrefix("#") { continue }
+                try row(text, line: number, indent: line.prefix { $0.isWhitespace }.count)
+            }
+            if summary.texts == 0 { throw fail("Error: \(textFile) has no text to type (one text a line; lines starting with # are comments).") }
+        }
+        if json {
+            var out = "{\"summary\": {\"texts\": \(summary.texts), \"characters\": \(summary.characters), \"seconds\": \(Self.seconds(summary.seconds)), "
             out += "\"presses\": \(summary.presses), \"wordsPerMinute\": \(String(format: "%.2f", summary.wordsPerMinute)), "
             out += "\"pressesPerCharacter\": \(String(format: "%.3f", summary.pressesPerCharacter))}}\n"
+            writeOut(out)
         } else {
-            out += "seconds  presses  text\n"
-            for c in costs { out += String(format: "%7.2f  %7d  ", c.seconds, c.presses) + TerminalText.visible(c.text) + "\n" }
-            out += String(format: "%@, %@: %.2f words a minute, %.2f presses a character (%@ keyboard, %@ scanning, %.2f s a step)\n",
-                          counted(summary.texts, "text"), counted(summary.characters, "character"), summary.wordsPerMinute, summary.pressesPerCharacter,
-                          scanSettings.typing.keyboardLayout.rawValue, scanSettings.style.rawValue, scanSettings.autoScanInterval.seconds)
+            writeOut(String(format: "%@, %@: %.2f words a minute, %.2f presses a character (%@ keyboard, %@ scanning, %.2f s a step)\n",
+                            counted(summary.texts, "text"), counted(summary.characters, "character"), summary.wordsPerMinute, summary.pressesPerCharacter,
+                            scanSettings.typing.keyboardLayout.rawValue, scanSettings.style.rawValue, scanSettings.autoScanInterval.seconds))
         }
-        writeOut(out)
     }
 
     /// Seconds exactly as the engine counts them (nanoseconds), with no trailing zeros, so

@@ -88,7 +88,7 @@ struct Replay: ParsableCommand {
 
     func validate() throws {
         if let until, Seconds(argument: until).map({ $0.value <= Double(EvemuRecording.maxSeconds) }) != true {
-            throw ValidationError("--until takes seconds between 0 and \(EvemuRecording.maxSeconds), got \"\(until)\"; e.g. --until 12.5")
+            throw ValidationError("--until takes seconds between 0 and \(EvemuRecording.maxSeconds), got \"\(excerpt(until))\"; e.g. --until 12.5")
         }
     }
 
@@ -100,7 +100,7 @@ struct Replay: ParsableCommand {
         do { profiles = try ProfileLibrary.load(folders: profilesFolder.isEmpty ? [BundledData.file("Devices")] : profilesFolder) }
         catch { problems.append(error.description) }
         do {
-            let bytes = try readBytes(recording, what: "recording", limit: EvemuRecording.maxFileSize)
+            let bytes = try readBytes(recording, what: "recording", limit: EvemuRecording.maxFileSize, streams: true)
             do { rec = try EvemuRecording.parse(bytes: bytes, file: recording) }
             catch { problems.append(error.description) }
         } catch { problems.append(error.message) }

@@ -108,7 +108,7 @@ struct Run: ParsableCommand {
             }
         }
         if let duration, Seconds(argument: duration).map({ $0.value > 0 && $0.value <= 86_400 }) != true {
-            throw ValidationError("--duration takes seconds between 0 and 86400, got \"\(duration)\"; e.g. --duration 30")
+            throw ValidationError("--duration takes seconds between 0 and 86400, got \"\(excerpt(duration))\"; e.g. --duration 30")
         }
     }
 

@@ -37,7 +37,7 @@ struct SettingsShow: ParsableCommand {
     func run() throws {
         let path = try SettingsCommand.file(file)
         guard FileManager.default.fileExists(atPath: path) else {
-            writeOut("\(path) does not exist yet: every setting has its default.\n")
+            writeMessage("\(path) does not exist yet: every setting has its default.\n")
             return
         }
         let bytes: [UInt8]
@@ -78,7 +78,7 @@ struct SettingsSet: ParsableCommand {
 
     func validate() throws {
         guard values.count == 1 else {
-            throw ValidationError(values.isEmpty ? "Missing expected argument '<value>'" : "One value only, not \(values.count): \(values.joined(separator: " "))")
+            throw ValidationError(values.isEmpty ? "Missing expected argument '<value>'" : "One value only, not \(values.count): \(excerpt(values.joined(separator: " ")))")
         }
     }
 

@@ -65,22 +65,22 @@ struct Setup: ParsableCommand {
 
     func showList(_ path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else {
-            writeOut("No switches are assigned: \(path) does not exist. Run 'switchscan setup' to assign them.\n")
+            writeMessage("No switches are assigned: \(path) does not exist. Run 'switchscan setup' to assign them.\n")
             return
         }
         let lines: [String]
         do { lines = try LocalProfile.listing(try readFile(path, what: "device profile", limit: ProfileLibrary.maxFileSize), file: path) }
         catch { throw fail(error.description) }
         if lines.isEmpty {
-            writeOut("No switches are assigned with setup in \(path). Run 'switchscan setup' to assign them.\n")
+            writeMessage("No switches are assigned with setup in \(path). Run 'switchscan setup' to assign them.\n")
         } else {
-            writeOut("Switches assigned with setup, in \(path):\n" + lines.map { "  " + TerminalText.visible($0) + "\n" }.joined())
+            writeMessage("Switches assigned with setup, in \(path):\n" + lines.map { "  " + TerminalText.visible($0) + "\n" }.joined())
         }
     }
 
     func removeSetup(_ path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else {
-            writeOut("Nothing to remove: \(path) does not exist.\n")
+            writeMessage("Nothing to remove: \(path) does not exist.\n")
             return
         }
         var remaining = 0, removed = 0
@@ -92,13 +92,18 @@ struct Setup: ParsableCommand {
                 return result.removed == 0 ? (current ?? []) : result.bytes
             }
         } catch { throw fail(error.description) }
+        // A link (a dotfile manager's) is followed and kept, as for every file of the user's:
+        // its target keeps an empty list of sections rather than being deleted behind it.
+        let link = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
         if removed == 0 {
-            writeOut("Nothing to remove: \(path) has no switches assigned with setup.\n")
+            writeMessage("Nothing to remove: \(path) has no switches assigned with setup.\n")
+        } else if remaining == 0, let link {
+            writeMessage("Removed the switches assigned with setup: \(path) (a link to \(link)) now has no sections; the link and its file are kept. The settings file was left as it is.\n")
         } else if remaining == 0 {
             unlink(path)
-            writeOut("Removed the switches assigned with setup: \(path) is deleted. The settings file was left as it is.\n")
+            writeMessage("Removed the switches assigned with setup: \(path) is deleted. The settings file was left as it is.\n")
         } else {
-            writeOut("Removed the switches assigned with setup from \(path); your own sections are kept. The settings file was left as it is.\n")
+            writeMessage("Removed the switches assigned with setup from \(path); your own sections are kept. The settings file was left as it is.\n")
         }
     }
 

@@ -39,7 +39,7 @@ struct Simulate: ParsableCommand {
 
     func validate() throws {
         if let until, Seconds(argument: until).map({ $0.value <= 86_400 }) != true {
-            throw ValidationError("--until takes seconds between 0 and 86400, got \"\(until)\"; e.g. --until 12.5")
+            throw ValidationError("--until takes seconds between 0 and 86400, got \"\(excerpt(until))\"; e.g. --until 12.5")
         }
         if keyboard && layout != nil { throw ValidationError("--keyboard scans the typing keyboard; leave out the layout, or leave out --keyboard") }
         if words != nil && !keyboard { throw ValidationError("--words goes with --keyboard") }
@@ -66,7 +66,7 @@ struct Simulate: ParsableCommand {
         }
         if let events {
             do {
-                let bytes = try readBytes(events, what: "events file", limit: EventsLoader.maxFileSize)
+                let bytes = try readBytes(events, what: "events file", limit: EventsLoader.maxFileSize, streams: true)
                 let name = events == "-" ? "<stdin>" : events
                 do {
                     switchEvents = try EventsLoader.load(bytes: bytes, file: name)

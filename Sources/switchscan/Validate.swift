@@ -27,7 +27,7 @@ struct Validate: ParsableCommand {
         var report = ""
         for file in files {
             let bytes: [UInt8]
-            do { bytes = try readBytes(file, what: "file") } catch {
+            do { bytes = try readBytes(file, what: "file", streams: true) } catch {
                 report += error.message + "\n"; failed = true; continue
             }
             // Parsed once: the content tells a layout from settings, and the loader reads the
@@ -58,7 +58,7 @@ struct Validate: ParsableCommand {
             }
         }
         if failed { throw fail(report) }
-        writeOut(report)
+        writeMessage(report)
     }
 
     /// A layout has at least one of its required top-level keys; anything else is read as

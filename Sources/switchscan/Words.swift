@@ -26,10 +26,12 @@ struct Words: ParsableCommand {
     /// The learned words at `path`, or nil (with a message printed) when there is no file yet.
     static func load(_ path: String) throws -> WordList? {
         guard FileManager.default.fileExists(atPath: path) else {
-            writeOut("No words learned yet: \(path) does not exist.\n")
+            writeMessage("No words learned yet: \(path) does not exist.\n")
             return nil
         }
-        do { return try WordsFile.load(path) } catch {
+        let bytes: [UInt8]
+        do { bytes = try readFile(path, what: "word list", limit: WordsFile.maxFileSize) } catch { throw fail(error.description) }
+        do { return try WordList(parsing: bytes, file: path) } catch {
             throw fail(error.description + "\n" + WordsFile.mend)
         }
     }
@@ -54,7 +56,7 @@ struct WordsList: ParsableCommand {
         for (word, count) in words {
             writeOut(String(repeating: " ", count: width - String(count).count) + "\(count) \(TerminalText.visible(word))\n")
         }
-        writeOut("\(words.count == 1 ? "1 word" : "\(words.count) words") and \(list.pairCount == 1 ? "1 pair" : "\(list.pairCount) pairs") learned, in \(path).\n")
+        writeMessage("\(words.count == 1 ? "1 word" : "\(words.count) words") and \(list.pairCount == 1 ? "1 pair" : "\(list.pairCount) pairs") learned, in \(path).\n")
     }
 }
 
@@ -79,9 +81,13 @@ struct WordsForget: ParsableCommand {
     func run() throws {
         let path = try Words.file(file)
         // Forgetting everything does not need the file to read well: it mends a damaged one.
-        guard FileManager.default.fileExists(atPath: path) else {
-            writeOut("No words learned yet: \(path) does not exist.\n")
-            return
+        if all {
+            guard FileManager.default.fileExists(atPath: path) else {
+                writeMessage("No words learned yet: \(path) does not exist.\n")
+                return
+            }
+        } else {
+            guard try Words.load(path) != nil else { return }
         }
         // The change is made to the file as it is when it is written (a running keyboard
         // may have learned a word meanwhile).
@@ -96,16 +102,16 @@ struct WordsForget: ParsableCommand {
                 }
                 let pairs = list.pairCount
                 guard list.remove(word!) else {
-                    said = "\"\(word!)\" is not among the learned words in \(path); nothing changed.\n"
+                    said = "\"\(TerminalText.visible(excerpt(word!)))\" is not among the learned words in \(path); nothing changed.\n"
                     return false
                 }
                 let gone = pairs - list.pairCount
-                said = "Forgot \"\(word!)\"\(gone > 0 ? " and \(gone == 1 ? "1 pair" : "\(gone) pairs") with it" : "") in \(path).\n"
+                said = "Forgot \"\(TerminalText.visible(excerpt(word!)))\"\(gone > 0 ? " and \(gone == 1 ? "1 pair" : "\(gone) pairs") with it" : "") in \(path).\n"
                 return true
             }
         } catch {
             throw fail(error.description)
         }
-        writeOut(said)
+        writeMessage(said)
     }
 }

@@ -102,3 +102,35 @@ struct DamagedWordsFileTests {
         #expect(!FileManager.default.fileExists(atPath: missing), "nothing to keep: no file made")
     }
 }
+
+/// The user's files are read only when they are regular files: anything else is refused at
+/// once, never waited on.
+@Suite("Reading the user's files")
+struct UserFileKindTests {
+    @Test func aDeviceIsNotReadAsTheLearnedWordsOrTheSettings() throws {
+        do {
+            _ = try WordsFile.loadUser("/dev/null")
+            Issue.record("/dev/null was read as the learned words")
+        } catch {
+            #expect(error.description == "Error: word list '/dev/null' is a character device, not a regular file; it was not read. Put a regular file there.")
+        }
+        #expect(throws: FileReadError.self) { try readFile("/dev/zero", what: "settings file", limit: 1 << 20) }
+        // A file named to be read as it comes is read as it comes.
+        #expect(try readFile("/dev/null", what: "events file", limit: 1 << 20, streams: true) == [])
+    }
+
+    @Test func aFIFOIsRefusedWithoutWaitingForAWriter() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("90-local.json").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let listed = try #require(readFolder(folder.path, suffix: ".json", what: "device profile", limit: 1 << 20))
+        #expect(listed.count == 1)
+        guard case .failure(let error) = listed.first?.contents else { Issue.record("the FIFO was read"); return }
+        #expect(error.description == "Error: device profile '\(fifo)' is a FIFO (a named pipe), not a regular file; it was not read. Put a regular file there.")
+        // The learned words as `run`'s keyboard reads them, and a word list.
+        #expect(throws: FileReadError.self) { try WordsFile.loadUser(fifo) }
+        #expect(throws: FileReadError.self) { try WordsFile.load(fifo) }
+    }
+}

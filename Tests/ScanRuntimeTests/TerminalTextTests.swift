@@ -17,6 +17,19 @@ struct TerminalTextTests {
         #expect(TerminalText.visible("plain text, é, 日本, 🙂") == "plain text, é, 日本, 🙂")
     }
 
+    /// An excerpt is bounded in characters and in scalars, whatever it quotes.
+    @Test func excerptsAreShortInCharactersAndScalars() {
+        #expect(TerminalText.excerpt("short") == "short")
+        #expect(TerminalText.excerpt(String(repeating: "x", count: 80)) == String(repeating: "x", count: 80))
+        #expect(TerminalText.excerpt(String(repeating: "x", count: 81)) == String(repeating: "x", count: 80) + "…")
+        let zalgo = "a" + String(repeating: "\u{301}", count: 20_000) + "b"
+        let cut = TerminalText.excerpt(zalgo, limit: 40)
+        #expect(cut.unicodeScalars.count == 81 && cut.hasSuffix("…"), "\(cut.unicodeScalars.count) scalars")
+        #expect(TerminalText.excerpt("0123456789abcdefghij", around: 15, limit: 6) == "…cdefgh…")
+        #expect(TerminalText.excerpt("0123456789", around: 2, limit: 6) == "012345…")
+        #expect(TerminalText.excerpt("0123456789", around: 9, limit: 6) == "…6789")
+    }
+
     @Test func bidiOverridesCannotReorderWhatFollows() {
         #expect(TerminalText.visible("invoice\u{202E}fdp.exe") == "invoice\u{FFFD}fdp.exe")
         for u: UInt32 in [0x200E, 0x200F, 0x061C, 0x202A, 0x202B, 0x202C, 0x202D, 0x2066, 0x2067, 0x2068, 0x2069] {

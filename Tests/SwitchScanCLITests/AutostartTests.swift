@@ -34,16 +34,37 @@ struct AutostartTests {
         }
 
         /// A `systemctl` that logs its arguments and answers like a user manager that runs a
-        /// graphical session (or one that does not start graphical-session.target).
-        func fakeUserManager(graphicalSession: Bool = true) throws {
+        /// graphical session (or one that does not start graphical-session.target). It keeps
+        /// its unit files as systemd does: `enable` links the user's unit (else the package's,
+        /// `packaged`) into graphical-session.target.wants, `disable` removes the link,
+        /// `is-enabled` and `show --property=FragmentPath` answer from them. `enableFails`:
+        /// what a failed `enable` says. (PATH holds the fake alone: the tools it uses are named whole.)
+        func fakeUserManager(graphicalSession: Bool = true, enableFails: String? = nil) throws {
             let script = """
                 #!/bin/sh
                 echo "$*" >>"$SYSTEMCTL_LOG"
+                units="$XDG_CONFIG_HOME/systemd/user"
+                wants="$units/graphical-session.target.wants/switchscan.service"
+                packaged="\(packaged)"
                 case "$*" in
                     "--user show --property=Version") echo Version=252 ;;
                     "--user is-active --quiet graphical-session.target") exit \(graphicalSession ? 0 : 3) ;;
-                    "--user is-enabled switchscan.service") echo enabled ;;
                     "--user is-active switchscan.service") echo inactive; exit 3 ;;
+                    "--user is-enabled switchscan.service")
+                        if [ -L "$wants" ] || [ -e "$wants" ]; then echo enabled; exit 0; fi
+                        if [ -e "$units/switchscan.service" ] || [ -e "$packaged" ]; then echo disabled; exit 1; fi
+                        echo "Failed to get unit file state for switchscan.service: No such file or directory" >&2; exit 1 ;;
+                    "--user show --property=FragmentPath switchscan.service")
+                        if [ -e "$units/switchscan.service" ]; then echo "FragmentPath=$units/switchscan.service"
+                        elif [ -e "$packaged" ]; then echo "FragmentPath=$packaged"
+                        else echo "FragmentPath="; fi ;;
+                    "--user enable switchscan.service")
+                        \(enableFails.map { "echo '\($0)' >&2; exit 1" } ?? ":")
+                        if [ -e "$units/switchscan.service" ]; then unit="$units/switchscan.service"
+                        elif [ -e "$packaged" ]; then unit="$packaged"
+                        else echo "Failed to enable unit: Unit file switchscan.service does not exist." >&2; exit 1; fi
+                        /bin/mkdir -p "${wants%/*}" && /bin/ln -sf "$unit" "$wants" ;;
+                    "--user disable switchscan.service") /bin/rm -f "$wants" ;;
                 esac
                 exit 0
                 """
@@ -51,6 +72,11 @@ struct AutostartTests {
             try Data((script + "\n").utf8).write(to: URL(fileURLWithPath: path))
             chmod(path, 0o755)
         }
+
+        /// Where the fake manager finds the package's unit (/usr/lib/systemd/user on a real system).
+        var packaged: String { dir.url.appendingPathComponent("usr-lib-systemd-user/switchscan.service").path }
+        var wants: String { unitFolder + "/graphical-session.target.wants/switchscan.service" }
+        var unit: String { unitFolder + "/switchscan.service" }
 
         var systemctlCalls: [String] {
             ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
@@ -74,6 +100,21 @@ struct AutostartTests {
         X-GNOME-Autostart-enabled=true
 
         """
+    }
+
+    /// The first line of a file `autostart enable` wrote, up to its check.
+    static let stampStart = "# Written by 'switchscan autostart enable' (check "
+
+    /// A file's text without the line saying who wrote it.
+    static func unstamped(_ text: String) -> String {
+        text.hasPrefix(stampStart) ? String(text[text.index(after: text.firstIndex(of: "\n")!)...]) : text
+    }
+
+    static func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "<none>" }
+
+    static func kind(_ path: String) -> mode_t {
+        var st = stat()
+        return lstat(path, &st) == 0 ? st.st_mode & S_IFMT : 0
     }
 
     @Test func versionIsTheOneInVersionSwift() throws {
@@ -100,7 +141,8 @@ struct AutostartTests {
             It runs: \(Self.exec)
 
             """, "\(on)")
-        #expect((try? String(contentsOfFile: home.entry, encoding: .utf8)) == Self.entryText)
+        let written = (try? String(contentsOfFile: home.entry, encoding: .utf8)) ?? ""
+        #expect(written.hasPrefix(Self.stampStart) && Self.unstamped(written) == Self.entryText, "\(written)")
         #expect(!FileManager.default.fileExists(atPath: home.unitFolder))
 
         let status = try CLI.run(["autostart", "status"], environment: env)
@@ -275,5 +317,258 @@ struct AutostartTests {
             let (badStatus, badSaid) = try verify([bad])
             #expect(badStatus != 0 || badSaid.contains("sometimes"), "\(badSaid)")
         }
+    }
+}
+
+/// What `autostart` meets on a user's machine: the package's unit enabled by hand, files
+/// changed by hand, a manager that refuses, links, and a binary others could replace.
+extension AutostartTests {
+    @Test func thePackagesUnitEnabledBySystemctlIsRecognised() throws {
+        let home = try AutostartTests.Home()
+        defer { home.dir.remove() }
+        let env = home.environment()
+        let packaged = home.packaged
+        try FileManager.default.createDirectory(atPath: (packaged as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(try CLI.run(["autostart", "print", "unit"]).stdout.utf8).write(to: URL(fileURLWithPath: packaged))
+        // `systemctl --user enable switchscan`, as the README says: only the link.
+        try FileManager.default.createDirectory(atPath: (home.wants as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: home.wants, withDestinationPath: packaged)
+
+        // Without the manager, the link says it.
+        let seen = try CLI.run(["autostart", "status"], environment: env)
+        #expect(seen.stdout == "On: the systemd user unit \(packaged) (enabled; systemd's user manager cannot be reached to say more).\n", "\(seen)")
+
+        try home.fakeUserManager()
+        let status = try CLI.run(["autostart", "status"], environment: env)
+        #expect(status.status == 0 && status.stdout == "On: the systemd user unit \(packaged) (enabled, not running now (inactive)).\n", "\(status)")
+
+        let off = try CLI.run(["autostart", "disable"], environment: env)
+        #expect(off.status == 0 && off.stdout == "Disabled: the systemd user unit \(packaged) no longer starts at login; it belongs to the package and stays installed.\n", "\(off)")
+        #expect(home.systemctlCalls.contains("--user disable switchscan.service"), "\(home.systemctlCalls)")
+        #expect(Self.kind(home.wants) == 0 && Self.kind(packaged) == S_IFREG)
+
+        let after = try CLI.run(["autostart", "status"], environment: env)
+        #expect(after.stdout == """
+            Off: the systemd user unit \(packaged) (disabled, not running now (inactive)).
+            SwitchScan does not start at login. 'switchscan autostart enable' turns that on.
+
+            """, "\(after)")
+        let again = try CLI.run(["autostart", "disable"], environment: env)
+        #expect(again.stdout == "Nothing to disable: SwitchScan does not start at login.\n", "\(again)")
+    }
+
+    @Test func aUnitChangedByHandIsKeptUnlessForced() throws {
+        let home = try AutostartTests.Home()
+        defer { home.dir.remove() }
+        let env = home.environment()
+        try home.fakeUserManager()
+        #expect(try CLI.run(["autostart", "enable"], environment: env).status == 0)
+        let mine = Self.read(home.unit).replacingOccurrences(of: "[Service]\n", with: "[Service]\nEnvironment=MY_CUSTOM=1\n")
+        try Data(mine.utf8).write(to: URL(fileURLWithPath: home.unit))
+        let calls = home.systemctlCalls.count
+
+        let refused = try CLI.run(["autostart", "enable"], environment: env)
+        #expect(refused.status == 1 && refused.stdout.isEmpty, "\(refused)")
+        #expect(refused.stderr == """
+            Error: the systemd user unit \(home.unit) was changed by hand (or not written by SwitchScan); it was left as it is. \
+            Keep your changes in a drop-in ('systemctl --user edit switchscan') and run 'switchscan autostart enable --force' to replace it.
+
+            """, "\(refused)")
+        #expect(Self.read(home.unit) == mine)
+        #expect(!home.systemctlCalls.dropFirst(calls).contains("--user enable switchscan.service"))
+
+        // Disabling keeps it too: it is only no longer started.
+        let off = try CLI.run(["autostart", "disable"], environment: env)
+        #expect(off.status == 0 && off.stdout == """
+            Disabled: the systemd user unit \(home.unit) no longer starts at login; it was changed by hand, so it is kept \
+            (remove it, or run 'switchscan autostart disable --force').
+
+            """, "\(off)")
+        #expect(Self.read(home.unit) == mine && Self.kind(home.wants) == 0)
+
+        let forced = try CLI.run(["autostart", "enable", "--force"], environment: env)
+        #expect(forced.status == 0, "\(forced)")
+        #expect(forced.stdout.contains("\nReplaced \(home.unit), which had been changed by hand.\n"), "\(forced)")
+        #expect(!Self.read(home.unit).contains("MY_CUSTOM") && Self.read(home.unit).hasPrefix(Self.stampStart))
+
+        // A unit as an earlier SwitchScan wrote it, without the line saying so, is its own.
+        try Data(try CLI.run(["autostart", "print", "unit"]).stdout.utf8).write(to: URL(fileURLWithPath: home.unit))
+        let older = try CLI.run(["autostart", "enable"], environment: env)
+        #expect(older.status == 0 && older.stderr.isEmpty && !older.stdout.contains("Replaced"), "\(older)")
+    }
+
+    @Test func anEntryChangedByHandIsKeptUnlessForced() throws {
+        let home = try AutostartTests.Home()
+        defer { home.dir.remove() }
+        let env = home.environment()
+        try FileManager.default.createDirectory(atPath: (home.entry as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let mine = "[Desktop Entry]\nType=Application\nName=Mine\nExec=/usr/local/bin/my-scanner\n"
+        try Data(mine.utf8).write(to: URL(fileURLWithPath: home.entry))
+
+        let refused = try CLI.run(["autostart", "enable"], environment: env)
+        #expect(refused.status == 1 && refused.stdout.isEmpty, "\(refused)")
+        #expect(refused.stderr == """
+            Error: the autostart entry \(home.entry) was changed by hand (or not written by SwitchScan); it was left as it is. \
+            Run 'switchscan autostart enable --force' to replace it.
+
+            """, "\(refused)")
+        let kept = try CLI.run(["autostart", "disable"], environment: env)
+        #expect(kept.status == 1 && kept.stdout.isEmpty, "\(kept)")
+        #expect(kept.stderr == """
+            Error: the autostart entry \(home.entry) was changed by hand (or not written by SwitchScan); it was left as it is. \
+            Remove it yourself, or run 'switchscan autostart disable --force'.
+
+            """, "\(kept)")
+        #expect(Self.read(home.entry) == mine)
+        let forced = try CLI.run(["autostart", "disable", "--force"], environment: env)
+        #expect(forced.status == 0 && forced.stdout == "Disabled: removed the autostart entry \(home.entry).\n", "\(forced)")
+        #expect(Self.kind(home.entry) == 0)
+    }
+
+    @Test func aFailedEnableLeavesWhatWasThere() throws {
+        let home = try AutostartTests.Home()
+        defer { home.dir.remove() }
+        let env = home.environment()
+        #expect(try CLI.run(["autostart", "enable", "--method", "entry"], environment: env).status == 0)
+        let entry = Self.read(home.entry)
+        // An older unit of SwitchScan's, not enabled.
+        let older = try CLI.run(["autostart", "print", "unit"]).stdout
+        try FileManager.default.createDirectory(atPath: home.unitFolder, withIntermediateDirectories: true)
+        try Data(older.utf8).write(to: URL(fileURLWithPath: home.unit))
+        try home.fakeUserManager(enableFails: "Failed to enable unit: Access denied")
+
+        let r = try CLI.run(["autostart", "enable"], environment: env)
+        #expect(r.status == 1 && r.stdout.isEmpty, "\(r)")
+        #expect(r.stderr == "Error: 'systemctl --user enable switchscan.service' failed: Failed to enable unit: Access denied. Nothing was changed.\n", "\(r)")
+        #expect(Self.read(home.entry) == entry, "the entry still starts SwitchScan")
+        #expect(Self.read(home.unit) == older, "the unit as it was")
+        #expect(Self.kind(home.unitFolder + "/switchscan-failed.service") == 0)
+        #expect(home.systemctlCalls.suffix(2) == ["--user enable switchscan.service", "--user daemon-reload"], "\(home.systemctlCalls)")
+        let status = try CLI.run(["autostart", "status"], environment: env)
+        #expect(status.stdout.hasSuffix("On: the autostart entry \(home.entry) starts SwitchScan when you log in to the desktop.\n"), "\(status)")
+    }
+
+    @Test func aControlCharacterInTheExecutablesPathIsRefused() throws {
+        let path = "/opt/x\nExecStartPre=/bin/touch /tmp/pwned\n/s"
+        for which in ["unit", "entry", "application"] {
+            let r = try CLI.run(["autostart", "print", which, "--executable", path])
+            #expect(r.status == 2 && r.stdout.isEmpty, "\(which): \(r)")
+            #expect(r.stderr == """
+                Error: the executable's path '/opt/x␊ExecStartPre=/bin/touch /tmp/pwned␊/s' holds a control character (U+000A), \
+                which would break the file's lines; use a path without control characters.
+
+                """, "\(which): \(r)")
+        }
+        // switchscan itself at such a path.
+        let home = try AutostartTests.Home()
+        defer { home.dir.remove() }
+        let folder = home.dir.url.appendingPathComponent("bad\nExecStartPre=x")
+        let copy = try Self.copyOfSwitchscan(in: folder)
+        let r = try Self.runCopy(copy, ["autostart", "enable"], environment: home.environment())
+        #expect(r.status == 2 && r.stdout.isEmpty, "\(r)")
+        #expect(r.stderr.hasPrefix("Error: the executable's path '\(home.dir.url.path)/bad␊ExecStartPre=x/switchscan' holds a control character (U+000A)"), "\(r)")
+        #expect(Self.kind(home.entry) == 0)
+    }
+
+    @Test func aSwitchscanOthersCouldReplaceIsRefused() throws {
+        let home = try AutostartTests.Home()
+        defer { home.dir.remove() }
+        let open = home.dir.url.appendingPathComponent("open")
+        let copy = try Self.copyOfSwitchscan(in: open)
+        chmod(open.path, 0o777)
+        let r = try Self.runCopy(copy, ["autostart", "enable"], environment: home.environment())
+        #expect(r.status == 1 && r.stdout.isEmpty, "\(r)")
+        #expect(r.stderr == """
+            Error: the folder \(open.path) can be written by anyone (mode 0777): whoever put another program at \(copy.path) \
+            would run it as you at every login. Nothing was changed. Install SwitchScan where only you or root can change it \
+            (the package puts it in /usr/bin), or make the folder writable by you alone (chmod o-w \(open.path)).
+
+            """, "\(r)")
+        #expect(Self.kind(home.entry) == 0)
+
+        chmod(open.path, 0o755)
+        chmod(copy.path, 0o777)
+        let writable = try Self.runCopy(copy, ["autostart", "enable"], environment: home.environment())
+        #expect(writable.status == 1 && writable.stderr == """
+            Error: \(copy.path) can be written by anyone (mode 0777): whoever changed it would run their program as you at \
+            every login. Nothing was changed. Make it writable by you alone (chmod o-w \(copy.path)), or install SwitchScan \
+            where only you or root can change it (the package puts it in /usr/bin).
+
+            """, "\(writable)")
+
+        // A folder like /tmp (anyone may add, only the owner may replace) is no danger to a
+        // file of one's own.
+        chmod(copy.path, 0o755)
+        chmod(open.path, 0o1777)
+        let sticky = try Self.runCopy(copy, ["autostart", "enable"], environment: home.environment())
+        #expect(sticky.status == 0, "\(sticky)")
+    }
+
+    @Test func aLinkAtTheEntryOrUnitIsReplacedNotWrittenThrough() throws {
+        let home = try AutostartTests.Home()
+        defer { home.dir.remove() }
+        let env = home.environment()
+        let menu = home.dir.url.appendingPathComponent("usr-share-applications/switchscan.desktop").path
+        let application = try CLI.run(["autostart", "print", "application"]).stdout
+        try FileManager.default.createDirectory(atPath: (menu as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(application.utf8).write(to: URL(fileURLWithPath: menu))
+        try FileManager.default.createDirectory(atPath: (home.entry as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: home.entry, withDestinationPath: menu)
+
+        let r = try CLI.run(["autostart", "enable"], environment: env)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout == """
+            Enabled: SwitchScan starts when you log in to the desktop, from the autostart entry \(home.entry).
+            Replaced the symbolic link \(home.entry) (to \(menu)) with a file of its own; \(menu) was left as it is.
+            It runs: \(Self.exec)
+
+            """, "\(r)")
+        #expect(Self.kind(home.entry) == S_IFREG && Self.unstamped(Self.read(home.entry)) == Self.entryText)
+        #expect(Self.read(menu) == application, "the link's target is untouched")
+
+        // Disabling a linked entry removes the link alone.
+        try FileManager.default.removeItem(atPath: home.entry)
+        try FileManager.default.createSymbolicLink(atPath: home.entry, withDestinationPath: menu)
+        let off = try CLI.run(["autostart", "disable"], environment: env)
+        #expect(off.status == 0 && off.stdout == "Disabled: removed the autostart entry \(home.entry) (a link to \(menu), which was left as it is).\n", "\(off)")
+        #expect(Self.kind(home.entry) == 0 && Self.read(menu) == application)
+
+        // The unit likewise.
+        try home.fakeUserManager()
+        let other = home.dir.url.appendingPathComponent("other.service").path
+        try Data("[Service]\nExecStart=/bin/true\n".utf8).write(to: URL(fileURLWithPath: other))
+        try FileManager.default.createDirectory(atPath: home.unitFolder, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: home.unit, withDestinationPath: other)
+        let unit = try CLI.run(["autostart", "enable"], environment: env)
+        #expect(unit.status == 0, "\(unit)")
+        #expect(unit.stdout.contains("\nReplaced the symbolic link \(home.unit) (to \(other)) with a file of its own; \(other) was left as it is.\n"), "\(unit)")
+        #expect(Self.kind(home.unit) == S_IFREG && Self.read(other) == "[Service]\nExecStart=/bin/true\n")
+    }
+
+    /// A copy of the built switchscan in `folder` (made, 0755), to run from another path.
+    static func copyOfSwitchscan(in folder: URL) throws -> URL {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let copy = folder.appendingPathComponent("switchscan")
+        try FileManager.default.copyItem(at: try #require(CLI.binary).resolvingSymlinksInPath(), to: copy)
+        chmod(folder.path, 0o755)
+        chmod(copy.path, 0o755)
+        return copy
+    }
+
+    static func runCopy(_ binary: URL, _ arguments: [String], environment: [String: String]) throws -> RunResult {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = CLI.packageRoot
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return RunResult(status: process.terminationStatus, stdout: stdout, stderr: stderr, timedOut: false)
     }
 }

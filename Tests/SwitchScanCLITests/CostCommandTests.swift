@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `switchscan cost`: JSON lines with a summary last; each element's press times, given to
 /// `simulate` as an events file, activate it at exactly its seconds.
 @Suite("switchscan cost")
@@ -67,5 +71,115 @@ struct CostCommandTests {
         }
         let none = try CLI.run(["cost"])
         #expect(none.status == 64)
+    }
+}
+
+/// `switchscan cost --text-file`: a text a line however the lines end, errors that quote an
+/// excerpt with its place, rows as they are costed, and time linear in a text's length.
+@Suite("switchscan cost --text and --text-file")
+struct TextCostCommandTests {
+    @Test(arguments: ["see you soon\r\nhello there\r\n", "see you soon\r\nhello there\r", "see you soon\nhello there"])
+    func eachLineIsATextHoweverItEnds(_ content: String) throws {
+        try withTempDir { dir in
+            let file = try dir.write("phrases.txt", content)
+            let r = try CLI.run(["cost", "--text-file", file])
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stdoutLines.count == 4, "\(r)")
+            #expect(r.stdoutLines.dropFirst().first?.hasSuffix("  see you soon") == true, "\(r)")
+            #expect(r.stdoutLines.dropFirst(2).first?.hasSuffix("  hello there") == true, "\(r)")
+            #expect(r.stdoutLines.last?.hasPrefix("2 texts, 23 characters: ") == true, "\(r)")
+        }
+    }
+
+    @Test func anErrorQuotesAnExcerptAndItsPlace() throws {
+        try withTempDir { dir in
+            let long = String(repeating: "a", count: 100_000) + "☃" + String(repeating: "b", count: 100_000)
+            let file = try dir.write("phrases.txt", "see you soon\r\n  \(long)\r\n")
+            let r = try CLI.run(["cost", "--text-file", file])
+            // The rows of the texts before it were printed as they were costed.
+            #expect(r.status == 2 && r.stdoutLines.count == 2 && r.stdoutLines.last?.hasSuffix("  see you soon") == true, "\(r.status) \(r.stdout.prefix(300))")
+            let a = String(repeating: "a", count: 20), b = String(repeating: "b", count: 19)
+            #expect(r.stderr == "Error: \(file):2:100003: no key of the keyboard types \"☃\" (character 100001 of \"…\(a)☃\(b)…\"); leave it out of the text.\n", "\(r.stderr.prefix(500))")
+        }
+        // One character of twenty thousand combining marks.
+        let zalgo = try CLI.run(["cost", "--text", "hi a" + String(repeating: "\u{301}", count: 20_000) + " there"])
+        #expect(zalgo.status == 2 && zalgo.stdout.isEmpty)
+        #expect(zalgo.stderr.utf8.count < 600, "\(zalgo.stderr.utf8.count) bytes")
+        // Compared as bytes: the letter and its marks are one character.
+        #expect(zalgo.stderr.utf8.starts(with: "Error: no key of the keyboard types \"a\u{301}".utf8), "\(zalgo.stderr.prefix(100))")
+        #expect(MessageTextTests.contains(zalgo.stderr, "…\" (character 4 of \"hi a\u{301}"), "\(zalgo.stderr.prefix(300))")
+        #expect(zalgo.stderr.hasSuffix("…\"); leave it out of the text.\n"), "\(zalgo.stderr.prefix(300))")
+    }
+
+    @Test func aTextTheModelledUserCannotTypeIsQuotedShort() throws {
+        let r = try CLI.run(["cost", "--text", "hello , " + String(repeating: "a", count: 50_000)])
+        #expect(r.status == 2 && r.stdout.isEmpty, "\(r.status)")
+        #expect(r.stderr.hasPrefix("Error: the modelled user could not type \"hello , aaaa"), "\(r.stderr.prefix(300))")
+        #expect(r.stderr.utf8.count < 400, "\(r.stderr.utf8.count) bytes: \(r.stderr.prefix(300))")
+    }
+
+    @Test func aTextOfSpacesIsRefusedLikeAnEmptyOne() throws {
+        for text in ["", "   ", " \t "] {
+            let r = try CLI.run(["cost", "--text", text])
+            #expect(r.status == 2 && r.stdout.isEmpty, "\(r)")
+            #expect(r.stderr == "Error: --text has nothing to type; give the text to type, e.g. --text \"see you soon\".\n", "\(r)")
+        }
+    }
+
+    /// A text of a hundred thousand characters, of hundred-letter words each typed by one
+    /// prediction, is costed (the field is compared with the text as it grows, never whole).
+    @Test func aLongTextIsCosted() throws {
+        try withTempDir { dir in
+            let word = String(repeating: "abcdefghij", count: 10)
+            let words = try dir.write("long.words", "5 \(word)\n")
+            let file = try dir.write("long.txt", Array(repeating: word, count: 1_000).joined(separator: " ") + "\n")
+            let r = try CLI.run(["cost", "--text-file", file, "--words", words, "--json"])
+            #expect(r.status == 0, "\(r.status) \(r.stderr)")
+            #expect(r.stdoutLines.last?.hasPrefix("{\"summary\": {\"texts\": 1, \"characters\": 100999, \"seconds\": 300.0, \"presses\": 1000,") == true, "\(r.stdoutLines.last ?? "")")
+        }
+    }
+
+    /// Rows come as each text is costed: the first is there before the file has ended.
+    @Test(arguments: [false, true])
+    func rowsComeAsTheyAreCosted(json: Bool) throws {
+        let (binary, arguments) = try CLI.command(["cost", "--text-file", "-"] + (json ? ["--json"] : []))
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        p.currentDirectoryURL = CLI.packageRoot
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) }; p.waitUntilExit() }
+        try input.fileHandleForWriting.write(contentsOf: Data("see you soon\n".utf8))
+        // Read until the first text's row, for at most 10 s.
+        let out = output.fileHandleForReading.fileDescriptor
+        _ = fcntl(out, F_SETFL, fcntl(out, F_GETFL) | O_NONBLOCK)
+        var seen = ""
+        let deadline = Date().addingTimeInterval(10)
+        while !seen.contains("see you soon") && Date() < deadline {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let n = read(out, &buffer, buffer.count)
+            if n > 0 { seen += String(decoding: buffer[0..<n], as: UTF8.self) } else { usleep(20_000) }
+        }
+        #expect(seen.contains("see you soon"), "no row before the end of the file: \(seen)")
+        #expect(p.isRunning, "it waits for the next line")
+        try input.fileHandleForWriting.write(contentsOf: Data("hello there\n".utf8))
+        try input.fileHandleForWriting.close()
+        _ = fcntl(out, F_SETFL, fcntl(out, F_GETFL) & ~O_NONBLOCK)
+        seen += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let lines = seen.split(separator: "\n")
+        #expect(lines.count == (json ? 3 : 4), "\(seen)")
+        #expect(lines.last?.contains(json ? "\"texts\": 2" : "2 texts") == true, "\(seen)")
+    }
+
+    @Test func aTextFileIsLimitedTo16MiB() throws {
+        let r = try CLI.run(["cost", "--text-file", "/dev/zero"])
+        #expect(r.status == 2 && r.stdout.isEmpty, "\(r)")
+        #expect(r.stderr == "Error: text file '/dev/zero' is 16.1 MiB; text files are limited to 16 MiB.\n", "\(r)")
     }
 }

@@ -13,9 +13,9 @@ struct SecondPassTests {
     /// backtrace and nothing waiting at the terminal.
     @Test func sigquitEndsACommandThatWaits() throws {
         try withTempDir { dir in
-            let fifo = dir.url.appendingPathComponent("settings.json").path
+            let fifo = dir.url.appendingPathComponent("events.fifo").path
             #expect(mkfifo(fifo, 0o600) == 0)
-            let (binary, arguments) = try CLI.command(["settings", "show", "--file", fifo])
+            let (binary, arguments) = try CLI.command(["simulate", "Layouts/mail-inbox.json", "--events", fifo])
             let p = Process()
             p.executableURL = binary
             p.arguments = arguments

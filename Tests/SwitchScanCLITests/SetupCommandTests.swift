@@ -86,6 +86,30 @@ struct SetupCommandTests {
         }
     }
 
+    /// A local profile that is a link (a dotfile manager's) stays a link: its target keeps
+    /// what is left, an empty list of sections, and is not deleted behind the link.
+    @Test func resetKeepsALinkAndItsTarget() throws {
+        try withTempDir { dir in
+            let target = dir.url.appendingPathComponent("dotfiles/switchscan-local.json")
+            try write(#"{"schemaVersion": 1, "sections": [{"name": "switchscan setup: Pad", "match": {"name": "Pad"}, "switches": {"BTN_0": "select"}}]}"#, to: target)
+            try FileManager.default.createDirectory(at: local(dir).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: local(dir).path, withDestinationPath: target.path)
+            let r = try Self.setup(["--reset"], home: dir.url)
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stdout == "Removed the switches assigned with setup: \(local(dir).path) (a link to \(target.path)) now has no sections; the link and its file are kept. The settings file was left as it is.\n", "\(r)")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: local(dir).path) == target.path, "the link is kept")
+            #expect(try String(contentsOf: target, encoding: .utf8) == """
+                {
+                  "schemaVersion": 1,
+                  "sections": []
+                }
+
+                """)
+            let list = try Self.setup(["--list"], home: dir.url)
+            #expect(list.stdout == "No switches are assigned with setup in \(local(dir).path). Run 'switchscan setup' to assign them.\n", "\(list)")
+        }
+    }
+
     @Test func aBrokenLocalProfileIsLeftAsItIs() throws {
         try withTempDir { dir in
             try write("[1, 2]", to: local(dir))

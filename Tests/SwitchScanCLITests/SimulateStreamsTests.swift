@@ -88,16 +88,16 @@ extension SimulateStreamsTests {
 }
 
 extension SimulateStreamsTests {
-    /// `run` still loading its inputs (a FIFO as the settings file, which no one writes)
+    /// `run` still loading its inputs (a FIFO as the layout, which no one writes)
     /// ends at once on SIGTERM, dying of it, as it does once running.
     @Test func aSignalEndsARunStillLoadingItsInputs() throws {
         let binary = try #require(CLI.binary)
         try withTempDir { dir in
-            let fifo = dir.url.appendingPathComponent("settings.json").path
+            let fifo = dir.url.appendingPathComponent("layout.json").path
             #expect(mkfifo(fifo, 0o600) == 0)
             let p = Process()
             p.executableURL = binary
-            p.arguments = ["run", "--layout", "Layouts/mail-inbox.json", "--no-devices", "--output", "json", "--settings", fifo]
+            p.arguments = ["run", "--layout", fifo, "--no-devices", "--output", "json"]
             p.currentDirectoryURL = CLI.packageRoot
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice

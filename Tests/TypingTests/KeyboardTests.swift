@@ -455,6 +455,21 @@ struct TextCostTests {
         }
     }
 
+    /// A character no key types is said before anything is typed, with its place and an
+    /// excerpt of the text around it.
+    @Test func aCharacterNoKeyTypesIsNamedWithItsPlace() throws {
+        let text = String(repeating: "a", count: 300) + "☃" + String(repeating: "b", count: 300)
+        do {
+            _ = try TextCost.compute(text, layout: KeyboardLayout(.frequency), predictor: WordPredictor(system: WordList()), settings: ScanSettings())
+            Issue.record("a snowman was typed")
+        } catch {
+            guard case .noKey(let c, _, let offset) = error else { Issue.record("\(error)"); return }
+            #expect(c == "☃" && offset == 300)
+            let a = String(repeating: "a", count: 20), b = String(repeating: "b", count: 19)
+            #expect(error.description == "no key of the keyboard types \"☃\" (character 301 of \"…\(a)☃\(b)…\")")
+        }
+    }
+
     @Test func theSummaryCountsWordsAsFiveCharacters() {
         let costs = [TextCost(text: "abcde", seconds: 30, pressTimes: [.zero], nextTimes: []),
                      TextCost(text: "fghij", seconds: 30, pressTimes: [.zero, .zero], nextTimes: [.zero])]
