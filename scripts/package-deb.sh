@@ -15,7 +15,8 @@
 #                                            is plugged in, postrm takes it away at once)
 #
 # The version is the one `switchscan --version` prints (Sources/CommandSupport/Version.swift);
-# the dependencies are dpkg-shlibdeps' reading of the binary.
+# the dependencies are dpkg-shlibdeps' reading of the binary, and acl (setfacl), with which the
+# maintainer scripts take back what an earlier version's udev rule let logind give.
 set -eu
 cd "$(dirname "$0")/.."
 out=$(cd "${1:-.}" && pwd)
@@ -126,7 +127,7 @@ Version: $version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
-Depends: $depends
+Depends: $depends, acl
 Recommends: at-spi2-core, speech-dispatcher
 Section: misc
 Priority: optional

@@ -124,14 +124,15 @@ public struct KeyboardKey: Hashable, Sendable {
     public var id: String
     public var label: String
     public var frame: Rect
-    /// The label is made from the text typed (a prediction): in a secret keyboard, streams
-    /// that leave the screen do not show it.
-    public var fromText: Bool
-    public init(id: String, label: String, frame: Rect, fromText: Bool = false) {
+    /// What streams that leave the screen (JSON lines, the socket) show in place of the
+    /// label, when it would tell what is typed in a secret keyboard: a prediction made from
+    /// the text, a letter in the case Shift gave it. nil: the label.
+    public var streamLabel: String?
+    public init(id: String, label: String, frame: Rect, streamLabel: String? = nil) {
         self.id = id
         self.label = label
         self.frame = frame
-        self.fromText = fromText
+        self.streamLabel = streamLabel
     }
 }
 

@@ -86,6 +86,7 @@ extension ScanEngine {
 
     /// The auto-scan timer fired at `d`.
     mutating func autoStep(at d: ScanInstant) {
+        presented?.moved = true
         history.append(d, item, phase)
         if var menu = item.menu {
             menu.index += 1

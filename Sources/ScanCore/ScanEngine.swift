@@ -336,14 +336,15 @@ public struct ScanEngine: Sendable {
         presented!.logic = screen.logic
         for e in change.effects { emit(e) }
         guard let next = change.tree, next.screenID == tree.screenID else { return finish() }
-        // Still on the item the screen started at (nothing moved, by a switch or by time):
-        // the highlight may go to what now comes before it, without surprising anyone.
-        let untouched = item.cursor == Cursor()
+        // Nothing moved since the screen was shown, by a switch or by time: the highlight
+        // may go to what now comes before it, without surprising anyone.
+        let untouched = !(presented?.moved ?? true)
         keepPlace(in: next)
         if change.startsOver, untouched, mode == .item, phase == .item(.scanning), item.menu == nil,
            item.cursor.scopes.count == 1, item.cursor.index > 0 {
             item.cursor = Cursor()
             history.removeAll()
+            timers[.stepSelect] = nil
             emitHighlight()
             armMove(from: t, firstOfCycle: true)
         }
@@ -422,6 +423,7 @@ public struct ScanEngine: Sendable {
     }
 
     mutating func perform(_ c: SwitchFilter.Command) {
+        presented?.moved = true
         now = max(now, c.firedAt)
         switch phase {
         case .idle:

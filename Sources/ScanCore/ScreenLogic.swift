@@ -51,4 +51,7 @@ struct PresentedScreen: Sendable {
     var beneath: ElementTree
     /// The element of the screen beneath to come back to (the text field).
     var returnTo: String?
+    /// The highlight moved, by a switch or by time, since it was shown: what arrives later
+    /// never moves it for the person (`ScreenChange.startsOver`).
+    var moved = false
 }

@@ -36,7 +36,7 @@ public struct InputDeviceDescription: Hashable, Sendable {
     /// the laptop's keyboard must not be pressing switches.
     public var needsNaming: Bool {
         (capabilities.contains("keyboard") || capabilities.contains("mouse"))
-            && !capabilities.contains("joystick") && !capabilities.contains("gamepad") && !capabilities.contains("switch")
+            && !capabilities.contains("joystick") && !capabilities.contains("gamepad")
     }
 }
 

@@ -13,6 +13,9 @@ import JSONTape
 public struct EffectJSON {
     /// The screen shown is secret.
     public private(set) var secret = false
+    /// The keyboard's keys as last printed: a report that prints the same (Shift chosen in
+    /// a secret keyboard, whose letters print in one case) is not printed again.
+    private var keyboardPrinted: String?
     /// The neutral name of whatever is chosen on a secret screen, and its label.
     static let secretID = "key", secretLabel = "•"
 
@@ -86,6 +89,9 @@ public struct EffectJSON {
             s += "\"adjust\""; text("element", id(element)); text("direction", direction.rawValue); text("value", secret ? Self.secretLabel : value)
         case .modeChanged(let mode):
             s += "\"modeChanged\""; text("mode", mode.rawValue)
+        case .sweep(let sw) where secret:
+            // Where a line stopped is where the key is.
+            s += "\"sweep\""; text("axis", sw.axis.rawValue); text("phase", sw.phase.rawValue); field("secret", "true")
         case .sweep(let sw):
             s += "\"sweep\""; text("axis", sw.axis.rawValue); text("phase", sw.phase.rawValue)
             field("from", number(sw.lo)); field("speed", number(sw.speed))
@@ -121,17 +127,24 @@ public struct EffectJSON {
             if let data { field("data", data) }
         case .keyboard(let keys):
             s += "\"keyboard\""
-            // The keys are the keyboard's, known to all; a prediction is made of what was typed.
-            field("keys", "[" + keys.map {
-                "{\"id\":\(jsonString($0.id)),\"label\":\(jsonString(secret && $0.fromText ? Self.secretLabel : $0.label)),\"frame\":\(rect($0.frame))}"
-            }.joined(separator: ",") + "]")
+            // The keys are the keyboard's, known to all, but a secret keyboard's labels as it
+            // gives them for streams (they come before its screen, so they carry it).
+            let printed = "[" + keys.map {
+                "{\"id\":\(jsonString($0.id)),\"label\":\(jsonString($0.streamLabel ?? $0.label)),\"frame\":\(rect($0.frame))}"
+            }.joined(separator: ",") + "]"
+            guard printed != keyboardPrinted else { return nil }
+            keyboardPrinted = printed
+            field("keys", printed)
         case let .typeText(t, secret):
             s += "\"typeText\""
             if secret { text("text", String(repeating: Self.secretLabel, count: t.count)); field("secret", "true") } else { text("text", t) }
         case .deleteText(let n):
             s += "\"deleteText\""; field("characters", String(n))
         case .keyboardClose:
+            keyboardPrinted = nil
             s += "\"keyboardClose\""
+        case .shortcut where secret:
+            s += "\"shortcut\""; field("secret", "true")
         case .shortcut(let chord):
             s += "\"shortcut\""; text("key", chord.key)
             field("modifiers", "[" + chord.modifiers.map { jsonString($0.rawValue) }.joined(separator: ",") + "]")

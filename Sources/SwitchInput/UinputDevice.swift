@@ -27,7 +27,7 @@ final class UinputDevice: @unchecked Sendable {
         guard rc == 0, let ui else {
             libevdev_free(dev)
             throw InputError(attempted: "creating \(what) (/dev/uinput)", errno: -rc,
-                             hint: -rc == EACCES ? "give your user access to /dev/uinput (a udev rule with TAG+=\"uaccess\"), or \(alternative)." :
+                             hint: -rc == EACCES ? "/dev/uinput is for the 'uinput' group (the package's udev rule): an administrator adds you with 'sudo adduser $USER uinput', then you log in again; or \(alternative)." :
                                    -rc == ENOENT ? "load the uinput module (sudo modprobe uinput)." : nil)
         }
         device = dev

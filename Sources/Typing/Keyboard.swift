@@ -158,8 +158,16 @@ public struct Keyboard: ScreenLogic {
     /// The keys as a front end draws them.
     public var keys: [KeyboardKey] {
         let t = tree
-        return (0..<t.count).filter { t[$0].isAccessibilityElement }.map {
-            KeyboardKey(id: t[$0].id, label: t[$0].label ?? "", frame: t[$0].frame, fromText: t[$0].id.hasPrefix(Self.predictionID))
+        return (0..<t.count).filter { t[$0].isAccessibilityElement }.map { i in
+            let label = t[i].label ?? ""
+            // Secret: a prediction says what was typed, a letter's case that Shift was chosen.
+            var shown: String?
+            if secret, t[i].id.hasPrefix(Self.predictionID) {
+                shown = "•"
+            } else if secret, label.count == 1, label.first!.isLetter, label != label.lowercased() {
+                shown = label.lowercased()
+            }
+            return KeyboardKey(id: t[i].id, label: label, frame: t[i].frame, streamLabel: shown)
         }
     }
 

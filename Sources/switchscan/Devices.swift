@@ -118,11 +118,14 @@ struct DevicesGrant: ParsableCommand {
                 \(grant.text)
                 """)
         }
-        writeOut("""
-            This lets whoever is logged in at this computer's seat read one device, \(TerminalText.visible(device.name)) \
-            (\(device.node), \(device.idText)), as a switch, without joining the 'input' group: any program of theirs can \
-            then read what is pressed on it, as SwitchScan does, and no other keyboard or mouse. It writes \(file)\
-            \(root ? "" : " and asks for the administrator's password (\(elevate!.name))"). Delete that file to take it back.
+        let what = grant.wholeModel
+            ? "every device of one model, \(TerminalText.visible(device.name)) (\(device.idText): this one, \(device.node), has no serial number or port to tell it apart)"
+            : "one device, \(TerminalText.visible(device.name)) (\(device.node), \(device.idText))"
+        writeMessage("""
+            This lets whoever is logged in at this computer's seat read \(what), as a switch, without joining the \
+            'input' group: any program of theirs can then read what is pressed on it, as SwitchScan does, and no other \
+            keyboard or mouse. It writes \(file)\(root ? "" : " and asks for the administrator's password (\(elevate!.name))"). \
+            Delete that file to take it back.
 
             """)
         if !yes {
@@ -152,10 +155,33 @@ struct DevicesGrant: ParsableCommand {
         input.fileHandleForWriting.write(Data(grant.text.utf8))
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw fail("Error: the rule was not installed (\(elevate?.name ?? "sh") ended with status \(process.terminationStatus)); nothing else was changed.")
+        switch process.terminationStatus {
+        case 0: break
+        case 3:
+            throw fail("Error: \(file) is installed, but udev did not take it up; unplug the device and plug it in again, or restart.")
+        default:
+            throw fail("Error: the rule was not installed (\(elevate?.name ?? "sh") ended with status \(process.terminationStatus)); nothing was changed.")
         }
-        writeOut("Installed \(file). \(device.node) can be read now; 'switchscan setup' can assign its switches.\n")
+        // Said only once udev has tagged the device: the rule really names it.
+        if Self.tagged(device.node) {
+            writeMessage("Installed \(file). \(device.node) can be read now; 'switchscan setup' can assign its switches.\n")
+        } else {
+            throw fail("Error: \(file) is installed, but udev has not given \(device.node) to the seat's user; unplug it and plug it in again. 'udevadm info \(device.node)' shows its tags.")
+        }
+    }
+
+    /// Whether udev's current tags of the node include `uaccess`.
+    static func tagged(_ node: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "udevadm info --query=property --name=\"$1\"", "sh", node]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.split(separator: "\n").contains { $0.hasPrefix("CURRENT_TAGS=") && $0.contains(":uaccess:") }
     }
 
     /// sudo at a terminal (it asks for the password there), else pkexec (the desktop's

@@ -30,6 +30,10 @@ struct DeviceAccessTests {
         let pad = InputDeviceDescription(node: "/dev/input/event5", name: "Generic USB Gamepad", bus: "usb",
                                          vendor: 0x0079, product: 0x0011, capabilities: ["gamepad", "joystick"])
         #expect(!pad.needsNaming)
+        // A keyboard that also reports a lid or tablet-mode switch is still a keyboard.
+        var withLid = Self.laptopKeyboard
+        withLid.capabilities.insert("switch")
+        #expect(withLid.needsNaming)
         // What setup writes names the device it heard.
         let local = try DeviceProfileLoader.load(bytes: Array("""
             {"schemaVersion": 1, "sections": [{"name": "switchscan setup: AT Translated Set 2 keyboard",
@@ -47,23 +51,35 @@ struct DeviceAccessTests {
     }
 
     @Test func aGrantNamesOneDeviceByVendorProductAndSerial() throws {
+        // A serial as udev gives it (letters, digits, "#+-.:=@_").
         let d = InputDeviceDescription(node: "/dev/input/event7", name: "AbleNet Blue2 \u{1B}[31m", bus: "usb", vendor: 0x2341, product: 0x8036,
-                                       capabilities: ["keyboard"], properties: ["ID_SERIAL_SHORT": "A1\"B2 ;x"])
+                                       capabilities: ["keyboard"], properties: ["ID_SERIAL_SHORT": "A1#B2+x@y", "ID_PATH": "pci-0000:00:14.0-usb-0:2:1.0"])
         let grant = try DeviceGrant.rule(for: d).get()
-        #expect(grant.fileName == "71-switchscan-2341-8036-A1B2x.rules")
+        #expect(grant.fileName == "71-switchscan-2341-8036-A1_B2_x_y.rules")
+        #expect(!grant.wholeModel)
         #expect(grant.text == """
-            # Written by 'switchscan devices grant' for one switch: AbleNet Blue2 [31m (2341:8036, serial A1B2x).
+            # Written by 'switchscan devices grant' for one switch: AbleNet Blue2 [31m (2341:8036, serial A1#B2+x@y).
             # The user at the seat may read this device alone (systemd-logind's uaccess), as a
             # switch for SwitchScan; no other keyboard or mouse. Delete this file to take it back.
             ACTION=="remove", GOTO="switchscan_grant_end"
-            SUBSYSTEM=="input", KERNEL=="event*", ATTRS{id/vendor}=="2341", ATTRS{id/product}=="8036", ENV{ID_SERIAL_SHORT}=="A1B2x", TAG+="uaccess"
+            SUBSYSTEM=="input", KERNEL=="event*", ATTRS{id/vendor}=="2341", ATTRS{id/product}=="8036", ENV{ID_SERIAL_SHORT}=="A1#B2+x@y", TAG+="uaccess"
             LABEL="switchscan_grant_end"
 
             """)
+        // No serial: the port it is plugged into tells it from others of its model.
         var noSerial = d
-        noSerial.properties = [:]
-        #expect(try DeviceGrant.rule(for: noSerial).get().fileName == "71-switchscan-2341-8036.rules")
-        #expect(try !DeviceGrant.rule(for: noSerial).get().text.contains("ID_SERIAL"))
+        noSerial.properties = ["ID_PATH": "pci-0000:00:14.0-usb-0:2:1.0"]
+        let byPort = try DeviceGrant.rule(for: noSerial).get()
+        #expect(byPort.fileName == "71-switchscan-2341-8036-pci_0000_00_14_0_usb_0_2_1_0.rules")
+        #expect(byPort.text.contains(#"ENV{ID_PATH}=="pci-0000:00:14.0-usb-0:2:1.0", TAG+="uaccess""#))
+        // Nothing to tell it apart (or a value a rule would read as a pattern): the model, said so.
+        for properties in [[:], ["ID_SERIAL_SHORT": "a*b", "ID_PATH": "x\"y"]] {
+            var model = d
+            model.properties = properties
+            let grant = try DeviceGrant.rule(for: model).get()
+            #expect(grant.wholeModel && grant.fileName == "71-switchscan-2341-8036.rules", "\(properties)")
+            #expect(grant.text.contains("every device of this model") && !grant.text.contains("ENV{"))
+        }
         let own = InputDeviceDescription(node: "/dev/input/event9", name: "SwitchScan keys", bus: "virtual",
                                          vendor: InputDeviceDescription.switchScanVendor, product: 2, capabilities: ["keyboard"])
         #expect(throws: GrantRefusal.self) { try DeviceGrant.rule(for: own).get() }

@@ -139,18 +139,30 @@ struct SecretKeyboardTests {
     }
 
     /// At a terminal the prediction row shows words made from what was typed: a stream that
-    /// leaves the screen has the keys, but not those words.
+    /// leaves the screen has the keys, but not those words, from the keyboard's first report
+    /// on (which comes before its screen).
     @Test func aTerminalsPredictionsAreNotInTheStream() throws {
-        var keyboard = try Self.open(.terminal)
-        var typist = Typist(keyboard)
-        typist.type("wh")
-        keyboard = typist.keyboard
+        var screen = fieldScreen(.terminal)
+        var nodes = (0..<screen.count).map { screen[$0] }
+        nodes[1].value = "$ wh"
+        screen = ElementTree(screenID: "window", size: (1000, 800), nodes: nodes)
+        var settings = ScanSettings()
+        settings.style = .manual
+        var engine = ScanEngine(tree: screen, settings: settings)
+        engine.keyboardProvider = try Self.maker()
+        var user = TwoSwitchUser(engine)
+        user.choose("field")
+        let keyboard = try #require(user.driver.engine.presentedLogic as? Keyboard)
         #expect(!keyboard.predictions.isEmpty)
-        let effects = [TimedEffect(.zero, .screen(ShownScreen(keyboard.tree, serial: 1))), TimedEffect(.zero, .keyboard(keyboard.keys))]
-        let line = try #require(EffectJSONStream.lines(effects).first)
+        let line = try #require(EffectJSONStream.lines(user.effects).first { $0.contains(#""effect":"keyboard""#) })
         for word in keyboard.predictions { #expect(!line.contains("\"\(word)\""), "\(word) in \(line)") }
         #expect(line.contains(#"{"id":"prediction1","label":"•","#))
         #expect(line.contains(#"{"id":"key_e","label":"e","#), "the keyboard's own keys are as they are")
+        // Shift chosen: the letters show as capitals on the screen, not in the stream.
+        user.choose("shift")
+        let shifted = try #require(EffectJSONStream.lines(user.effects).last { $0.contains(#""effect":"keyboard""#) })
+        #expect(shifted.contains(#"{"id":"key_e","label":"e","#), "\(shifted)")
+        #expect((user.driver.engine.presentedLogic as? Keyboard)?.keys.contains { $0.label == "E" } == true)
     }
 }
 
@@ -205,5 +217,18 @@ struct EnginePredictionSourceTests {
         source.answer()
         user.effects += user.driver.refreshPresented()
         #expect(user.lit == "row2", "the person's place is kept")
+        // Back where it started, by the person's own moves: still theirs.
+        for moves in [[SwitchAction.next, .previous], [.select, .exit]] {
+            let later = HeldSource(try smallWords())
+            var fresh = ScanEngine(tree: fieldScreen(.text), settings: settings)
+            fresh.keyboardProvider = KeyboardMaker(layout: KeyboardLayout(.frequency), words: .source(later), settings: settings.typing)
+            var again = TwoSwitchUser(fresh)
+            again.choose("field")
+            for m in moves { again.press(m) }
+            #expect(again.lit == "row1", "\(moves)")
+            later.answer()
+            again.effects += again.driver.refreshPresented()
+            #expect(again.lit == "row1", "\(moves): the highlight the person brought back stays")
+        }
     }
 }
