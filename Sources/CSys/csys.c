@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include "csys.h"
 
 const char *csys_errno_description(int code) {
@@ -26,4 +27,12 @@ int csys_lock_own_stack(size_t *size) {
     if (rc != 0) return rc;
     if (size) *size = length;
     return mlock(low, length) == 0 ? 0 : errno;
+}
+
+int csys_peer_uid(int fd, uint32_t *uid) {
+    struct ucred peer;
+    socklen_t length = sizeof peer;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0) return errno;
+    *uid = peer.uid;
+    return 0;
 }

@@ -41,6 +41,9 @@ static inline int csys_mlockall_onfault(void) {
     return mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0 ? 0 : errno;
 }
 
+/// The user a connected Unix socket's peer ran as (SO_PEERCRED). 0 or errno.
+int csys_peer_uid(int fd, uint32_t *uid);
+
 /// Reads in and locks the calling thread's whole stack, so that the thread never waits for
 /// a page of it; its size goes to `size`. 0 or errno.
 int csys_lock_own_stack(size_t *size);
