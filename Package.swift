@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "DesktopAccessTests", dependencies: ["DesktopAccess", "ScanCore", "CAtspi"]),
         // Real applications on a private X server and accessibility bus, started by the tests.
         .testTarget(name: "DesktopTests", dependencies: ["switchscan", "switchscan-bench", "CommandSupport", "DesktopAccess", "ScanCore", "CAtspi", "SpeechTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "X11Output", "CX11"]),
+        .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "X11Output", "CX11", "switchscan"]),
         // A private speech-dispatcher for the tests that speak: SpeechOutputTests and the
         // desktop's failure unit in DesktopTests. A regular target, as a test target cannot
         // depend on another; no product has it.

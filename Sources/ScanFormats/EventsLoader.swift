@@ -11,13 +11,31 @@ public enum EventsLoader {
     /// Events files past this size are refused before they are read.
     public static let maxFileSize = 64 << 20
 
-    public static func load(text: String, file: String) throws(EventsError) -> [SwitchEvent] {
+    public static func load(text: String, file: String) throws(EventsError) -> SwitchEventList {
         try load(bytes: Array(text.utf8), file: file)
     }
 
-    public static func load(bytes: [UInt8], file: String) throws(EventsError) -> [SwitchEvent] {
+    /// Checks every line, then gives the events in time order (stable: at one instant, in
+    /// the file's order, a press's release before a later line's event).
+    public static func load(bytes: [UInt8], file: String) throws(EventsError) -> SwitchEventList {
         var problems = LineProblems()
-        var events: [(SwitchEvent, Int)] = []
+        var events = SwitchEventList()
+        // Room for as many as the file could hold (two events from each line of at least
+        // seven bytes, "0 next\n"), so the list is never copied while it grows; room not
+        // used is never touched, and takes no memory.
+        events.reserve(2 * (bytes.count / 7 + 1))
+        // Releases of presses not yet due (at most one an action), in time order: presses
+        // all last 50 ms. Each goes in before the first later line whose time reaches it.
+        var releases: [(at: ScanInstant, action: SwitchAction)] = []
+        func append(_ action: SwitchAction, down: Bool, at: ScanInstant) {
+            var due = 0
+            while due < releases.count, releases[due].at <= at {
+                events.append(releases[due].action, down: false, at: releases[due].at)
+                due += 1
+            }
+            releases.removeFirst(due)
+            events.append(action, down: down, at: at)
+        }
         var lastTime = -1.0
         var down: [SwitchAction: Int] = [:]
         var pressedUntil: [SwitchAction: ScanInstant] = [:]
@@ -62,25 +80,60 @@ public enum EventsLoader {
                 case "down":
                     if let l = down[action] { problems.add(lineNo, "\(action.rawValue) is already down (since line \(l)); add \"\(action.rawValue) up\" first"); continue }
                     down[action] = lineNo
-                    events.append((SwitchEvent(action, down: true, at: at), events.count))
+                    append(action, down: true, at: at)
                 case "up":
                     if down[action] == nil { problems.add(lineNo, "\(action.rawValue) goes up without going down first"); continue }
                     down[action] = nil
-                    events.append((SwitchEvent(action, down: false, at: at), events.count))
+                    append(action, down: false, at: at)
                 default:
                     problems.add(lineNo, "\"\(excerpt(String(words[2])))\" must be \"down\" or \"up\" (or nothing, for a press)")
                 }
             } else {
                 if let l = down[action] { problems.add(lineNo, "\(action.rawValue) is held down (since line \(l)); a press needs it up"); continue }
-                events.append((SwitchEvent(action, down: true, at: at), events.count))
-                events.append((SwitchEvent(action, down: false, at: at + pressLength), events.count))
+                append(action, down: true, at: at)
+                releases.append((at + pressLength, action))
                 pressedUntil[action] = at + pressLength
                 pressLine[action] = lineNo
             }
         }
         if !problems.isEmpty { throw EventsError(file: file, problems: problems, outcome: "nothing was simulated") }
-        // Presses add their release 50 ms later: merge into time order, stable.
-        return events.sorted { $0.0.timestamp != $1.0.timestamp ? $0.0.timestamp < $1.0.timestamp : $0.1 < $1.1 }.map(\.0)
+        for release in releases { events.append(release.action, down: false, at: release.at) }
+        return events
+    }
+}
+
+/// Switch events in time order, as an events file gives them, kept in 16 bytes each (a
+/// SwitchEvent takes 40, with its source and debounce): a file of millions of presses is
+/// held between its check and its replay in a few tens of megabytes.
+public struct SwitchEventList: RandomAccessCollection, Sendable {
+    struct Packed {
+        var nanoseconds: Int64
+        var action: UInt8
+        var isDown: Bool
+    }
+
+    private var packed: [Packed] = []
+    private static let actions = SwitchAction.allCases
+
+    public init() {}
+
+    /// The bytes an event takes here.
+    public static var bytesPerEvent: Int { MemoryLayout<Packed>.stride }
+
+    mutating func reserve(_ count: Int) { packed.reserveCapacity(count) }
+
+    mutating func append(_ action: SwitchAction, down: Bool, at time: ScanInstant) {
+        // allCases holds every action, and there are far fewer than 256.
+        let index = Self.actions.firstIndex(of: action)!
+        packed.append(Packed(nanoseconds: time.nanoseconds, action: UInt8(index), isDown: down))
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { packed.count }
+
+    public subscript(i: Int) -> SwitchEvent {
+        let p = packed[i]
+        return SwitchEvent(Self.actions[Int(p.action)], down: p.isDown, at: ScanInstant(nanoseconds: p.nanoseconds))
     }
 }
 

@@ -55,6 +55,20 @@ public struct ManualDriver {
         engine.presentedRefreshed(at: now)
     }
 
+    /// Runs everything due up to and including `t`, with `events` (in time order, none
+    /// before the driver's time) delivered at their timestamps, as `schedule` then `advance`
+    /// would; each is taken as it is reached, so a long list is never copied.
+    public mutating func advance<Events: Sequence<SwitchEvent>>(to t: ScanInstant, delivering events: Events,
+                                                                _ sink: ([TimedEffect]) -> Void) {
+        for e in events {
+            guard e.timestamp <= t else { break }
+            // A deadline at the event's instant comes first.
+            advance(to: e.timestamp, sink)
+            sink(engine.handle(e, at: e.timestamp))
+        }
+        advance(to: t, sink)
+    }
+
     /// Delivers one event now, as a late-processed input would arrive (its own timestamp
     /// may be earlier than `now`).
     public mutating func deliver(_ e: SwitchEvent) -> [TimedEffect] {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSys
 import Dispatch
 import ScanCore
 import ScanHost
@@ -45,9 +46,15 @@ public final class JSONLinesPresenter: EffectPresenter, @unchecked Sendable {
 /// block: each client has a bounded buffer of what it has not read yet, and a client that
 /// falls that far behind, or goes away, is dropped with a message (`warn`). So neither the
 /// engine nor the shutdown ever waits for a client.
+///
+/// What is highlighted and typed is the user's alone: the socket is made with mode 0600
+/// whatever the umask, and a peer running as another user (root included, unless the
+/// scanner runs as root) is closed at once, with a message.
 public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
     /// What a client may fall behind by before it is dropped: minutes of effects.
     public static let maxPending = 1 << 20
+    /// How long no connection is taken after the process ran out of file descriptors.
+    public static let acceptRetry = ScanDuration.milliseconds(250)
 
     struct Client {
         let fd: Int32
@@ -94,20 +101,36 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
 
     let path: String
     let listener: Int32
+    /// The socket's file, as made: only that is removed at the end.
+    let made: (device: UInt, inode: UInt)
     var clients: [Client] = []
     let lock = Lock()
+    let queue: DispatchQueue
+    // Under `lock`.
     var acceptSource: DispatchSourceRead?
+    var acceptPaused = false
+    var finished = false
+    var saidOutOfDescriptors = false
+    var refusedUsers: Set<UInt32> = []
     let warn: @Sendable (String) -> Void
     let origin: ScanInstant
     var json = EffectJSON()
 
     /// Refuses a path where something other than a socket exists; a socket left by an
     /// earlier run is replaced, one another process still listens on is refused.
-    public init(path: String, queue: DispatchQueue, origin: ScanInstant = .zero,
-                warn: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    public convenience init(path: String, queue: DispatchQueue, origin: ScanInstant = .zero,
+                            warn: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        try self.init(path: path, queue: queue, origin: origin, warn: warn, accept: { accept($0, nil, nil) })
+    }
+
+    /// `accept` takes a connection off the listening socket (the tests' stand-in for the
+    /// system call).
+    init(path: String, queue: DispatchQueue, origin: ScanInstant = .zero,
+         warn: @escaping @Sendable (String) -> Void, accept: @escaping (Int32) -> Int32) throws {
         self.path = path
         self.origin = origin
         self.warn = warn
+        self.queue = queue
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -133,23 +156,120 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw PresenterError(description: "While creating socket \(path): \(errnoName(errno))") }
-        guard withAddress({ bind(fd, $0, $1) }) == 0, listen(fd, 8) == 0 else {
-            let e = errno
+        do {
+            made = try Self.listenPrivately(fd, at: path)
+        } catch {
             close(fd)
-            throw PresenterError(description: "While listening on \(path): \(errnoName(e)). Hint: choose a path in a writable directory.")
+            throw error
         }
         listener = fd
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [weak self] in
             guard let self else { return }
-            let client = accept(fd, nil, nil)
-            guard client >= 0 else { return }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-            self.lock.withLock { self.clients.append(Client(fd: client)) }
+            // Every connection waiting, a few dozen at most a turn (the queue has other work).
+            for _ in 0..<32 {
+                let client = accept(fd)
+                guard client >= 0 else {
+                    let e = errno
+                    if e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM { self.pauseAccepting(e) }
+                    return
+                }
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                guard self.admits(client) else { close(client); continue }
+                self.lock.withLock { self.clients.append(Client(fd: client)) }
+            }
         }
-        source.activate()
         acceptSource = source
+        source.activate()
+    }
+
+    /// Binds and listens on `fd` at `path`, mode 0600 whatever the umask, and reachable by
+    /// no other user at any moment: the socket is made in a new folder of its own (0700)
+    /// beside `path`, given its mode there (a socket's mode is its file's: fchmod on the
+    /// socket would not change it), and only then linked at `path`, which fails if
+    /// anything took the path meanwhile. Returns the file's device and inode.
+    static func listenPrivately(_ fd: Int32, at path: String) throws -> (device: UInt, inode: UInt) {
+        func failure(_ what: String, _ e: Int32) -> PresenterError {
+            PresenterError(description: "While listening on \(path): \(what): \(errnoName(e)). Hint: choose a path in a writable directory.")
+        }
+        let slash = path.lastIndex(of: "/")
+        let parent = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        var template = Array((parent == "/" ? "" : parent).utf8CString.dropLast()) + Array("/.switchscan-XXXXXX".utf8CString)
+        guard mkdtemp(&template) != nil else { throw failure("making a private folder in \(parent)", errno) }
+        let folder = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer { rmdir(folder) }
+        let temporary = folder + "/socket"
+        defer { unlink(temporary) }
+        // bind takes at most 107 bytes of path: a long folder name is reached through its
+        // descriptor instead.
+        var bindPath = temporary
+        var folderFD: Int32 = -1
+        defer { if folderFD >= 0 { close(folderFD) } }
+        if temporary.utf8.count > 107 {
+            folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            bindPath = "/proc/self/fd/\(folderFD)/socket"
+        }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in bindPath.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
+        }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw failure("bind", errno) }
+        guard chmod(temporary, 0o600) == 0 else { throw failure("chmod", errno) }
+        guard listen(fd, 8) == 0 else { throw failure("listen", errno) }
+        guard link(temporary, path) == 0 else {
+            let e = errno
+            if e == EEXIST {
+                throw PresenterError(description: "\(path) was taken by another program while SwitchScan made its socket; choose another path for --socket.")
+            }
+            throw failure("link", e)
+        }
+        var st = stat()
+        guard lstat(path, &st) == 0 else { throw failure("lstat", errno) }
+        return (UInt(st.st_dev), UInt(st.st_ino))
+    }
+
+    /// Whether a front end that connected runs as the scanner's own user; another is
+    /// refused, with one message for each such user.
+    func admits(_ client: Int32) -> Bool {
+        var uid: UInt32 = 0
+        let rc = csys_peer_uid(client, &uid)
+        let own = UInt32(geteuid())
+        if rc == 0 && uid == own { return true }
+        let key = rc == 0 ? uid : UInt32.max
+        guard lock.withLock({ refusedUsers.insert(key).inserted }) else { return false }
+        let who = rc == 0 ? "of user \(uid)" : "whose user could not be known (\(errnoName(rc)))"
+        warn("A program \(who) connected to \(path) and was turned away: only user \(own)'s own programs may read what is scanned.")
+        return false
+    }
+
+    /// Out of file descriptors (or kernel memory), the connection stays queued and the
+    /// socket readable: accepting again at once would spin. No connection is taken for
+    /// `acceptRetry`; the first time, it is said.
+    func pauseAccepting(_ code: Int32) {
+        let first: Bool? = lock.withLock {
+            guard !finished, !acceptPaused, let source = acceptSource else { return nil }
+            acceptPaused = true
+            source.suspend()
+            defer { saidOutOfDescriptors = true }
+            return !saidOutOfDescriptors
+        }
+        guard let first else { return }
+        if first {
+            warn("Front ends connecting to \(path) have to wait: SwitchScan has no file descriptor left (\(errnoName(code))). They are taken in once one is free.")
+        }
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(Self.acceptRetry.nanoseconds))) { [weak self] in
+            guard let self else { return }
+            self.lock.withLock {
+                guard self.acceptPaused else { return }
+                self.acceptPaused = false
+                self.acceptSource?.resume()
+            }
+        }
     }
 
     public func present(_ effects: [TimedEffect]) throws {
@@ -199,13 +319,21 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
     public var clientCount: Int { lock.withLock { clients.count } }
 
     public func finish() {
-        acceptSource?.cancel()
+        let source: DispatchSourceRead? = lock.withLock {
+            finished = true
+            // A suspended source must be resumed before it goes.
+            if acceptPaused { acceptPaused = false; acceptSource?.resume() }
+            return acceptSource
+        }
+        source?.cancel()
         lock.withLock {
             for c in clients { close(c.fd) }
             clients.removeAll()
         }
         close(listener)
-        unlink(path)
+        // Only the socket made here: not what another program put at the path since.
+        var st = stat()
+        if lstat(path, &st) == 0 && UInt(st.st_dev) == made.device && UInt(st.st_ino) == made.inode { unlink(path) }
     }
 }
 

@@ -9,8 +9,11 @@ import ScanHost
 /// XTEST extension: each character's key from the current keymap (with Shift for its
 /// second level), and a character the keymap lacks (é on a US layout, €) through a spare
 /// keycode mapped to it, as on-screen keyboards do; up to ten such codes are kept for the
-/// characters typed again and given back by `restoreKeymap`. Enter and Backspace are always
-/// keys. Its own connection, behind a lock: callable from any thread.
+/// characters typed again and given back by `restoreKeymap`. A run that dies holding them
+/// cannot give them back: they are noted in the runtime folder before they are lent
+/// (`LentKeysNote`), and the next keyboard made on that display gives back those that
+/// still hold what they were given. Enter and Backspace are always keys. Its own
+/// connection, behind a lock: callable from any thread.
 ///
 /// A text with more than ten characters the keymap lacks reuses the oldest spare code while
 /// the application may not have read the key it typed before: such a text is typed in
@@ -21,6 +24,8 @@ public final class XTestKeyboard: @unchecked Sendable {
     /// Keysyms given spare keycodes, oldest first: a character typed again reuses its key.
     private var lent: [(keysym: KeySym, code: UInt32)] = []
     static let spares = 10
+    /// Where the lent codes are noted; nil without a private runtime folder.
+    private let note: LentKeysNote?
 
     public init(display: String? = nil) throws {
         let x = try X11Display(display)
@@ -29,6 +34,36 @@ public final class XTestKeyboard: @unchecked Sendable {
             throw X11Error("X display '\(x.name)' has no XTEST extension, so text cannot be typed. Hint: enable XTEST in the X server, or use the uinput keyboard.")
         }
         self.x = x
+        note = LentKeysNote(display: x.name)
+        giveBackLeftovers()
+    }
+
+    /// Gives back the spare keycodes that runs now gone lent on this display: each one that
+    /// still holds the keysym it was given (one changed since is someone else's now).
+    private func giveBackLeftovers() {
+        guard let note else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !x.isLost else { return }
+        let d = x.pointer
+        var minCode = Int32(0), maxCode = Int32(0)
+        XDisplayKeycodes(d, &minCode, &maxCode)
+        var changed = false
+        note.takeLeftovers { entries in
+            for (code, keysym) in entries where Int(code) >= Int(minCode) && Int(code) <= Int(maxCode) {
+                var perCode = Int32(0)
+                guard let syms = XGetKeyboardMapping(d, UInt8(code), 1, &perCode) else { continue }
+                let holds = perCode >= 2 && syms[0] == keysym && syms[1] == keysym
+                XFree(syms)
+                guard holds else { continue }
+                var none: [KeySym] = [0, 0]
+                XChangeKeyboardMapping(d, Int32(code), 2, &none, 1)
+                changed = true
+            }
+            // Given back before the note goes.
+            XSync(d, 0)
+        }
+        if changed { flush() }
     }
 
     /// The keysym that types a character: Latin-1 as itself, the rest as Unicode keysyms.
@@ -159,10 +194,12 @@ public final class XTestKeyboard: @unchecked Sendable {
         } else {
             return nil
         }
+        lent.append((sym, code))
+        // Noted before the keymap changes: a crash from here on leaves it noted.
+        note?.record(lent, display: x.name)
         var pair = [sym, sym]
         XChangeKeyboardMapping(x.pointer, Int32(code), 2, &pair, 1)
         XSync(x.pointer, 0)
-        lent.append((sym, code))
         return code
     }
 
@@ -170,13 +207,17 @@ public final class XTestKeyboard: @unchecked Sendable {
     public func restoreKeymap() {
         lock.lock()
         defer { lock.unlock() }
-        guard !x.isLost, !lent.isEmpty else { return }
-        for (_, code) in lent {
-            var none: [KeySym] = [0, 0]
-            XChangeKeyboardMapping(x.pointer, Int32(code), 2, &none, 1)
+        // With the connection lost, the note stays for the next run.
+        guard !x.isLost else { return }
+        if !lent.isEmpty {
+            for (_, code) in lent {
+                var none: [KeySym] = [0, 0]
+                XChangeKeyboardMapping(x.pointer, Int32(code), 2, &none, 1)
+            }
+            lent = []
+            XSync(x.pointer, 0)
         }
-        lent = []
-        XSync(x.pointer, 0)
+        note?.remove()
     }
 
     private func tap(_ code: UInt32, shift: UInt32?) -> Bool {

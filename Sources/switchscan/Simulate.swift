@@ -50,7 +50,7 @@ struct Simulate: ParsableCommand {
             throw ValidationError("No layout given. Pass a layout file, or run 'switchscan simulate Layouts/switch-control.uikit.json' (or --keyboard).")
         }
         var problems: [String] = []
-        var switchEvents: [SwitchEvent] = []
+        var switchEvents = SwitchEventList()
         var engine: ScanEngine?
         if let layout {
             let (document, scanSettings) = options.load(layout: layout, problems: &problems)
@@ -82,7 +82,6 @@ struct Simulate: ParsableCommand {
         let end = untilSeconds.map { ScanInstant.seconds($0) }
             ?? ((switchEvents.last?.timestamp ?? .zero) + .seconds(10))
         var driver = ManualDriver(engine: engine)
-        driver.schedule(switchEvents)
         // Written as the effects are made (through stdio's buffer), in memory bounded by the
         // input, however long the output.
         var json = EffectJSON()
@@ -90,6 +89,6 @@ struct Simulate: ParsableCommand {
             writeOut(json.lines(effects))
         }
         write(driver.start())
-        driver.advance(to: end, write)
+        driver.advance(to: end, delivering: switchEvents, write)
     }
 }

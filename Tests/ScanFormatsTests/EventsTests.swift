@@ -7,11 +7,11 @@ import Testing
 @Suite("Events files")
 struct EventsTests {
     func events(_ text: String) throws -> [SwitchEvent] {
-        try EventsLoader.load(text: text, file: "events.txt")
+        Array(try EventsLoader.load(text: text, file: "events.txt"))
     }
 
     /// Compact rendering: "1.000 select down".
-    func render(_ list: [SwitchEvent]) -> [String] {
+    func render(_ list: some Sequence<SwitchEvent>) -> [String] {
         list.map { "\($0.timestamp) \($0.action.rawValue) \($0.isDown ? "down" : "up")" }
     }
 
@@ -159,5 +159,22 @@ struct EventsTests {
     @Test func pressesOfDifferentSwitchesMayOverlap() throws {
         let list = try events("1.0 select\n1.01 next")
         #expect(render(list) == ["1.000 select down", "1.010 next down", "1.050 select up", "1.060 next up"])
+    }
+
+    /// Releases wait for the first later line whose time reaches them, in their own order.
+    @Test func releasesAtTheSameInstantAsLaterLinesComeFirst() throws {
+        let list = try events("1.0 select\n1.0 next\n1.05 menu\n1.05 exit down\n1.1 exit up")
+        #expect(render(list) == ["1.000 select down", "1.000 next down", "1.050 select up", "1.050 next up",
+                                 "1.050 menu down", "1.050 exit down", "1.100 menu up", "1.100 exit up"])
+    }
+
+    /// Events are held in 16 bytes each between their check and their replay (a
+    /// SwitchEvent takes 40, with its source and debounce): millions of presses from a
+    /// 64 MiB file take tens of megabytes, not gigabytes.
+    @Test func anEventIsHeldInSixteenBytes() throws {
+        #expect(SwitchEventList.bytesPerEvent <= 16)
+        let list = try EventsLoader.load(text: "0.5 pause down\n2.25 pause up\n3 toggleMode", file: "events.txt")
+        #expect(render(list) == ["0.500 pause down", "2.250 pause up", "3.000 toggleMode down", "3.050 toggleMode up"])
+        #expect(list.allSatisfy { $0.source == 0 && $0.debounce == nil })
     }
 }

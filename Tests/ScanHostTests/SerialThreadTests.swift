@@ -175,3 +175,37 @@ final class PassCountingLoop: ForeignLoop, @unchecked Sendable {
 
     func wake() {}
 }
+
+extension SerialThreadTests {
+    typealias GetAttributes = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
+    // glibc has it; Swift's Glibc module does not declare it.
+    static let getAttributes = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getattr_np").map { unsafeBitCast($0, to: GetAttributes.self) }
+
+    /// The calling thread's stack: its lowest address and its size.
+    static func currentStack() -> (low: UInt, size: Int) {
+        var attributes = pthread_attr_t()
+        var address: UnsafeMutableRawPointer?
+        var size = 0
+        if getAttributes?(pthread_self(), &attributes) == 0 {
+            pthread_attr_getstack(&attributes, &address, &size)
+            pthread_attr_destroy(&attributes)
+        }
+        return (UInt(bitPattern: Int(bitPattern: address)), size)
+    }
+
+    /// The stack a thread of the program's own was given, and its name, as the thread sees them.
+    /// The program's own threads reserve a small stack, not the process's stack limit
+    /// (8 MiB), which a locked-memory limit counts whole. (glibc may hand a thread a stack
+    /// it kept from an ended one, up to four times the size asked for.)
+    @Test func threadsHaveASmallStack() throws {
+        #expect(threadStackSize == 1 << 20)
+        let thread = try SerialThread(name: "test.stack")
+        defer { thread.stop() }
+        let size = try thread.sync { Self.currentStack().size }
+        #expect(size >= threadStackSize && size <= 4 * threadStackSize, "stack: \(size) bytes")
+        let spawned = OneShot<Int>()
+        pthread_join(try spawnThread { spawned.set(Self.currentStack().size) }, nil)
+        let other = try #require(spawned.wait(until: MonotonicClock.now() + Self.bound))
+        #expect(other >= threadStackSize && other <= 4 * threadStackSize, "stack: \(other) bytes")
+    }
+}

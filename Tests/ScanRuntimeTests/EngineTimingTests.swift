@@ -31,6 +31,28 @@ struct EngineTimingTests {
         }
     }
 
+    /// Events handed over as they are reached (`advance(to:delivering:)`, as `simulate`
+    /// does) give what scheduling them all first gives, to the byte: presses at the
+    /// instants of highlights, of each other, and past the end.
+    @Test(arguments: ["auto", "manual", "step"])
+    func eventsDeliveredAsReachedGiveWhatScheduledEventsGive(_ style: String) throws {
+        var settings = ScanSettings()
+        settings.style = ScanStyle(rawValue: style)!
+        let text = (0..<200).map { k in "\(k / 4).\(k % 4 * 25) \(["select", "next", "menu", "exit"][k % 4])" }.joined(separator: "\n")
+            + "\n50 select down\n50 next\n51 select up\n70 pause"
+        let events = try EventsLoader.load(text: text, file: "test.events")
+        for end in [ScanInstant.seconds(30), .seconds(60), .seconds(80)] {
+            var scheduled = ManualDriver(engine: ScanEngine(tree: try loadLayout("switch-control.uikit.json"), settings: settings))
+            var delivered = scheduled
+            scheduled.schedule(Array(events))
+            let a = jsonLines(scheduled.start() + scheduled.advance(to: end))
+            var out: [TimedEffect] = delivered.start()
+            delivered.advance(to: end, delivering: events) { out += $0 }
+            #expect(jsonLines(out) == a, "\(style) to \(end)")
+            #expect(a.count > 1000)
+        }
+    }
+
     @Test func aLateProcessedPressSelectsWhatWasHighlightedAtItsTimestamp() throws {
         var driver = ManualDriver(engine: ScanEngine(tree: try loadLayout("switch-control.uikit.json")))
         _ = driver.start()

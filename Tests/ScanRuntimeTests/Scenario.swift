@@ -171,7 +171,7 @@ struct Scenario: Sendable {
             }
         }
         do {
-            s.events = try EventsLoader.load(text: eventLines.joined(separator: "\n"), file: name)
+            s.events = Array(try EventsLoader.load(text: eventLines.joined(separator: "\n"), file: name))
         } catch {
             problems += error.problems
         }

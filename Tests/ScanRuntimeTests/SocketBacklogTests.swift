@@ -1,5 +1,6 @@
 import Foundation
 import ScanCore
+import ScanHost
 @testable import ScanRuntime
 import Testing
 
@@ -67,5 +68,44 @@ struct SocketBacklogTests {
         }
         #expect(received.count <= expected.count && Array(expected.prefix(received.count)) == received, "in order, nothing lost in between")
         #expect(received.count > expected.count / 2)
+    }
+
+    /// Out of file descriptors, accept() fails (EMFILE) while the connection waits: the
+    /// listening socket stays readable, and trying again at once would spin. The presenter
+    /// says so once and takes no connection for a while, then takes them again.
+    @Test(arguments: [EMFILE, ENFILE])
+    func runningOutOfFileDescriptorsDoesNotSpin(_ code: Int32) throws {
+        let path = "/tmp/switchscan-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let queue = DispatchQueue(label: "test.present")
+        let warnings = Warnings()
+        // Until `full` is cleared, every accept fails as when the process has no fd left.
+        let attempts = Locked(0), full = Locked(true)
+        let presenter = try SocketPresenter(path: path, queue: queue, warn: { warnings.add($0) }, accept: { fd in
+            attempts.withLock { $0 += 1 }
+            if full.get() { errno = code; return -1 }
+            return accept(fd, nil, nil)
+        })
+        defer { queue.sync { presenter.finish() } }
+        let start = MonotonicClock.now()
+        let client = SocketPresenterTests.connectClient(path)
+        defer { close(client) }
+        #expect(client >= 0)
+        var tried = false
+        for _ in 0..<2500 where !tried {
+            tried = attempts.get() > 0
+            if !tried { _ = poll(nil, 0, 2) }
+        }
+        #expect(tried, "the connection was seen")
+        // The presenter waits before it tries again: within that wait, not one more attempt
+        // (a spin makes thousands). The wait is from the first attempt, after `start`.
+        _ = poll(nil, 0, 50)
+        if MonotonicClock.now() - start < SocketPresenter.acceptRetry {
+            #expect(attempts.get() == 1, "accept was tried \(attempts.get()) times while out of descriptors")
+        }
+        #expect(warnings.all.count == 1 && warnings.all.first?.contains("file descriptor") == true, "\(warnings.all)")
+        // Descriptors free again: the front end is taken in.
+        full.set(false)
+        #expect(SocketPresenterTests.waitForClients(presenter, on: queue, count: 1))
+        #expect(warnings.all.count == 1, "said once")
     }
 }

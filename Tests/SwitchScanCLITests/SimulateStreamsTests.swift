@@ -11,8 +11,8 @@ import Glibc
 struct SimulateStreamsTests {
     /// Starts `switchscan ARGS…` with a pipe on stdout that is never read, waits until the
     /// pipe holds 60 KB (the process has begun to write, and soon blocks), and returns its
-    /// resident memory then, in KiB.
-    static func residentWhenWriting(_ arguments: [String]) throws -> Int {
+    /// resident memory then (or its peak so far, `VmHWM`), in KiB.
+    static func residentWhenWriting(_ arguments: [String], field: String = "VmRSS") throws -> Int {
         let binary = try #require(CLI.binary)
         let p = Process()
         p.executableURL = binary
@@ -37,7 +37,7 @@ struct SimulateStreamsTests {
         }
         try #require(queued >= 60_000, "the simulation wrote \(queued) bytes")
         let status = try String(contentsOfFile: "/proc/\(p.processIdentifier)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix(field + ":") })
         return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
     }
 
@@ -52,6 +52,28 @@ struct SimulateStreamsTests {
             let large = try Self.residentWhenWriting(common + [day])
             // Held whole, the day's output alone would be over 100 MiB.
             #expect(large < small + 32 * 1024, "resident: \(large) KiB for a day, \(small) KiB for a minute")
+        }
+    }
+
+    /// The events are held between their check and their replay in a few bytes each: the
+    /// peak memory of a simulation of half a million presses, over that of ten, is far
+    /// below the line's own ~300 bytes an event.
+    @Test func halfAMillionPressesTakeFewBytesEach() throws {
+        try withTempDir { dir in
+            let presses = 500_000
+            // Presses from 5 s on, 0.17 s apart (each is down and up, 50 ms apart), or ten 10 s
+            // apart; scanning fast meanwhile, either run writes its 60 KB soon.
+            let many = try dir.write("many.events", (0..<presses).map { k in
+                let centiseconds = 500 + 17 * k
+                return "\(centiseconds / 100).\(centiseconds % 100 < 10 ? "0" : "")\(centiseconds % 100) select\n"
+            }.joined())
+            let few = try dir.write("few.events", (0..<10).map { k in "\(5 + 10 * k) select\n" }.joined())
+            let settings = try dir.write("fast.json", #"{"autoScanInterval": 0.1, "loops": 100}"#)
+            let common = ["simulate", "Layouts/switch-control.uikit.json", "--settings", settings, "--until", "86400", "--events"]
+            let small = try Self.residentWhenWriting(common + [few], field: "VmHWM")
+            let large = try Self.residentWhenWriting(common + [many], field: "VmHWM")
+            let perPress = (large - small) * 1024 / presses
+            #expect(perPress < 120, "peak: \(large) KiB for \(presses) presses, \(small) KiB for ten: \(perPress) bytes a press")
         }
     }
 }

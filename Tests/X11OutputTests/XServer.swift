@@ -166,15 +166,15 @@ final class XServer {
     }
 
     /// posix_spawn with an empty signal mask and default dispositions (Foundation's Process
-    /// passes its blocked mask on), stdin from /dev/null; `dup` maps parent fds to child fds,
+    /// passes its blocked mask on), stdin from /dev/null unless given; `dup` maps parent fds to child fds,
     /// and no other descriptor is passed on (a pipe of a test running beside it would never
     /// see its end).
     static func spawn(_ path: String, _ args: [String], env extra: [String] = [], dup: [(Int32, Int32)] = [],
-                      stdout: Int32? = nil, stderr: Int32? = nil) throws -> pid_t {
+                      stdin: Int32? = nil, stdout: Int32? = nil, stderr: Int32? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) } else { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
         if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) }
         if let stderr { posix_spawn_file_actions_adddup2(&actions, stderr, 2) }
         for (from, to) in dup { posix_spawn_file_actions_adddup2(&actions, from, to) }

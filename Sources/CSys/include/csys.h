@@ -34,9 +34,19 @@ static inline int csys_set_self_sched(int policy, int prio) {
 
 static inline int csys_self_policy(void) { return sched_getscheduler(0); }
 
-static inline int csys_mlockall(void) {
-    return mlockall(MCL_CURRENT | MCL_FUTURE) == 0 ? 0 : errno;
+/// Locks every page of the process, present and future, once it is first used (Linux 4.4
+/// on): nothing is read in ahead, and a page used stays in memory. EINVAL where the kernel
+/// is older.
+static inline int csys_mlockall_onfault(void) {
+    return mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0 ? 0 : errno;
 }
+
+/// The user a connected Unix socket's peer ran as (SO_PEERCRED). 0 or errno.
+int csys_peer_uid(int fd, uint32_t *uid);
+
+/// Reads in and locks the calling thread's whole stack, so that the thread never waits for
+/// a page of it; its size goes to `size`. 0 or errno.
+int csys_lock_own_stack(size_t *size);
 
 static inline int csys_munlockall(void) { return munlockall() == 0 ? 0 : errno; }
 
