@@ -57,13 +57,15 @@ public struct DeviceGrant: Equatable, Sendable {
 
     /// The commands, run as root, that install `text` (given on standard input) as
     /// `folder/fileName` and apply it to the device now: `sh -c SCRIPT sh FILE NODE`. Exit
-    /// status 3: the file is installed but udev did not take it up.
+    /// status 3: the file is installed but udev did not take it up; 4: udev took it up, but
+    /// the device is not tagged (the rule does not name it).
     public static let installScript = """
         set -e; umask 022; mkdir -p \(folder); tmp=$(mktemp \(folder)/.switchscan-grant.XXXXXX); \
         cat >"$tmp"; chmod 0644 "$tmp"; mv -fT "$tmp" "\(folder)/$1"; \
         udevadm control --reload || exit 3; \
         udevadm trigger --action=change --subsystem-match=input --sysname-match="${2##*/}" || exit 3; \
-        udevadm settle --timeout=10 || true
+        udevadm settle --timeout=10 || true; \
+        udevadm info --query=property --name="$2" | grep -q '^CURRENT_TAGS=.*:uaccess:' || exit 4
         """
 }
 

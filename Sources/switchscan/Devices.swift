@@ -140,48 +140,54 @@ struct DevicesGrant: ParsableCommand {
                 return
             }
         }
-        let process = Process()
         let arguments = ["sh", "-c", DeviceGrant.installScript, "sh", grant.fileName, device.node]
-        if let elevate {
-            process.executableURL = URL(fileURLWithPath: elevate.path)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = Array(arguments.dropFirst())
-        }
-        let input = Pipe()
-        process.standardInput = input
-        do { try process.run() } catch { throw fail("Error: could not start \(process.executableURL!.path): \(error)") }
-        input.fileHandleForWriting.write(Data(grant.text.utf8))
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        switch process.terminationStatus {
-        case 0: break
+        let status = elevate.map { Self.run($0.path, arguments, input: Array(grant.text.utf8)) }
+            ?? Self.run("/bin/sh", Array(arguments.dropFirst()), input: Array(grant.text.utf8))
+        switch status {
+        case 0:
+            // Said only once udev has tagged the device: the rule really names it.
+            writeMessage("Installed \(file). \(device.node) can be read now; 'switchscan setup' can assign its switches.\n")
         case 3:
             throw fail("Error: \(file) is installed, but udev did not take it up; unplug the device and plug it in again, or restart.")
-        default:
-            throw fail("Error: the rule was not installed (\(elevate?.name ?? "sh") ended with status \(process.terminationStatus)); nothing was changed.")
-        }
-        // Said only once udev has tagged the device: the rule really names it.
-        if Self.tagged(device.node) {
-            writeMessage("Installed \(file). \(device.node) can be read now; 'switchscan setup' can assign its switches.\n")
-        } else {
+        case 4:
             throw fail("Error: \(file) is installed, but udev has not given \(device.node) to the seat's user; unplug it and plug it in again. 'udevadm info \(device.node)' shows its tags.")
+        default:
+            throw fail("Error: the rule was not installed (\(elevate?.name ?? "sh") ended with status \(status)); nothing was changed.")
         }
     }
 
-    /// Whether udev's current tags of the node include `uaccess`.
-    static func tagged(_ node: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "udevadm info --query=property --name=\"$1\"", "sh", node]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text.split(separator: "\n").contains { $0.hasPrefix("CURRENT_TAGS=") && $0.contains(":uaccess:") }
+    /// Runs `path` with `arguments` and `input` on its standard input, its other streams
+    /// this command's (sudo asks for the password on the terminal); its exit status, 128 +
+    /// the signal it died of, or 127 when it could not be started. Spawned directly: the
+    /// command waits for nothing else.
+    static func run(_ path: String, _ arguments: [String], input: [UInt8]) -> Int32 {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return 127 }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        posix_spawn_file_actions_addclose(&actions, fds[1])
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var pid = pid_t(0)
+        let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        close(fds[0])
+        guard rc == 0 else { close(fds[1]); return 127 }
+        // A child that ends without reading must not end this command with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        var offset = 0
+        while offset < input.count {
+            let n = input[offset...].withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            offset += n
+        }
+        close(fds[1])
+        var status = Int32(0)
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
     /// sudo at a terminal (it asks for the password there), else pkexec (the desktop's

@@ -20,9 +20,10 @@ OUT=${E2E_OUT:-$(mktemp -d "$CACHE/runs/run.XXXXXX")}
 mkdir -p "$OUT"
 fail() { echo "guest-vm: $*" >&2; exit 126; }
 
-# Debian packages the guest needs (nothing is downloaded from anywhere else).
+# Debian packages the guest needs (nothing is downloaded from anywhere else); acl for the
+# package scripts' checks.
 missing=""
-for p in qemu-system-x86 busybox-static kmod udev xz-utils cpio; do
+for p in qemu-system-x86 busybox-static kmod udev xz-utils cpio acl; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
 done
 if [ -n "$missing" ]; then

@@ -408,8 +408,21 @@ if only 13; then
   expect "$OUT/grant13.txt" "Installed /etc/udev/rules.d/71-switchscan-0627-0001" "13: devices grant installs a rule for that keyboard"
   case "$(tags "$KBD13")" in *:uaccess:*) pass "13: the granted keyboard is tagged for the seat's user";;
     *) fail "13: the granted keyboard has no uaccess tag ($(tags "$KBD13"))"; cat /etc/udev/rules.d/71-switchscan-* | sed 's/^/    | /';; esac
+  # An earlier version's rule tagged every keyboard and /dev/uinput, and logind wrote the
+  # seat user's ACL entries on them; installing over it takes those off where no rule tags
+  # the node now, and the static uinput tag too (here nobody, 65534, stands for that user).
+  mkdir -p /run/udev/static_node-tags/uaccess
+  ln -sf ../../../../dev/uinput /run/udev/static_node-tags/uaccess/uinput
+  for n in "$KBD13" "$NODE" /dev/uinput; do setfacl -m u:65534:rw "$n"; done
+  rm -f /etc/udev/rules.d/71-switchscan-*; udevadm control --reload
+  sh packaging/postinst configure 0.1 > "$OUT/postinst13.txt" 2>&1
+  if getfacl -cpn "$KBD13" /dev/uinput 2>/dev/null | grep -q '^user:65534:'; then fail "13: postinst leaves an earlier grant on $KBD13 or /dev/uinput"; getfacl -cpn "$KBD13" /dev/uinput | sed 's/^/    | /'
+  else pass "13: postinst takes off what an earlier rule gave on untagged nodes"; fi
+  getfacl -cpn "$NODE" 2>/dev/null | grep -q '^user:65534:' && pass "13: a node the rule still tags keeps its entry" || fail "13: the tagged switch lost its entry"
+  [ -e /run/udev/static_node-tags/uaccess/uinput ] && fail "13: the static uinput tag stays" || pass "13: the static uinput tag is gone"
   rm /run/udev/rules.d/70-switchscan.rules
   sh packaging/postrm remove; udevadm settle -t 20
+  getfacl -cpn "$NODE" 2>/dev/null | grep -q '^user:65534:' && fail "13: postrm leaves the switch's entry" || pass "13: postrm takes the switch's entry off"
   case "$(tags "$NODE")" in *:uaccess:*) fail "13: the switch keeps its tag after the rule's removal";;
     *) pass "13: postrm takes the rule's grant away at once";; esac
   rm -f /etc/udev/rules.d/71-switchscan-*; umount /etc/udev/rules.d
