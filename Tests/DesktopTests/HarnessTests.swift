@@ -7,7 +7,9 @@ import Glibc
 
 /// The desktop harness itself, against real services: Xvfb, a private session bus with the
 /// accessibility bus activated from it, openbox, the GTK3 fixture, xdotool and ImageMagick.
-@Suite("Desktop harness", .serialized, .timeLimit(.minutes(1)))
+// The limit guards against a hang: tests run two at a time on these machines, and a test
+// waits its turn behind the long desktop tests (three minutes and more), the limit running.
+@Suite("Desktop harness", .serialized, .timeLimit(.minutes(5)))
 struct HarnessTests {
     @Test func theFixtureRegistersOnTheAccessibilityBusAndShowsItsWindow() throws {
         let clock = ContinuousClock()

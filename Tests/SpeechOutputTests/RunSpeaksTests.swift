@@ -8,7 +8,9 @@ import Glibc
 
 /// `switchscan run --speech`: the real command speaks its highlights through a private
 /// speech-dispatcher (test module `textlog`), each new one cancelling the last (`slowlog`).
-@Suite("switchscan run speaks", .serialized, .timeLimit(.minutes(1)))
+// The limit guards against a hang: tests run two at a time on these machines, and a test
+// waits its turn behind the long desktop tests (three minutes and more), the limit running.
+@Suite("switchscan run speaks", .serialized, .timeLimit(.minutes(5)))
 struct RunSpeaksTests {
     /// The switchscan executable SwiftPM built beside this test bundle.
     static func binary() throws -> String {

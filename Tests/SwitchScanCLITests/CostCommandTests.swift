@@ -160,9 +160,12 @@ struct TextCostCommandTests {
         var seen = ""
         let deadline = Date().addingTimeInterval(10)
         while !seen.contains("see you soon") && Date() < deadline {
+            // Waiting for the row to be written, not for a time.
+            var ready = pollfd(fd: out, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 100) > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let n = read(out, &buffer, buffer.count)
-            if n > 0 { seen += String(decoding: buffer[0..<n], as: UTF8.self) } else { usleep(20_000) }
+            if n > 0 { seen += String(decoding: buffer[0..<n], as: UTF8.self) } else if n == 0 { break }
         }
         #expect(seen.contains("see you soon"), "no row before the end of the file: \(seen)")
         #expect(p.isRunning, "it waits for the next line")
