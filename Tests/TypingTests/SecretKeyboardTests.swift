@@ -176,15 +176,21 @@ enum EffectJSONStream {
 
 @Suite("The engine and predictions made elsewhere")
 struct EnginePredictionSourceTests {
-    /// The keyboard opens at once, scanning its letters; the predictions, made a moment
-    /// later, come first: the scan starts over at them. Later ones keep the scan's place.
-    @Test func thePredictionsArrivingAfterTheKeyboardOpensAreScannedFirst() throws {
+    /// A two-switch user on a window with one text field, whose keyboards' predictions come
+    /// from a source that answers when the test says.
+    static func user() throws -> (TwoSwitchUser, HeldSource) {
         let source = HeldSource(try smallWords())
         var settings = ScanSettings()
         settings.style = .manual
         var engine = ScanEngine(tree: fieldScreen(.text), settings: settings)
         engine.keyboardProvider = KeyboardMaker(layout: KeyboardLayout(.frequency), words: .source(source), settings: settings.typing)
-        var user = TwoSwitchUser(engine)
+        return (TwoSwitchUser(engine), source)
+    }
+
+    /// The keyboard opens at once, scanning its letters; the predictions, made a moment
+    /// later, come first: the scan starts over at them. Later ones keep the scan's place.
+    @Test func thePredictionsArrivingAfterTheKeyboardOpensAreScannedFirst() throws {
+        var (user, source) = try Self.user()
         user.choose("field")
         #expect(user.lit == "row1", "no predictions yet: the letters first")
         source.answer()
@@ -203,32 +209,16 @@ struct EnginePredictionSourceTests {
     }
 
     /// Predictions made late (the language's words still being read) never pull the
-    /// highlight away from where the person moved it.
-    @Test func latePredictionsLeaveAHighlightThatMoved() throws {
-        let source = HeldSource(try smallWords())
-        var settings = ScanSettings()
-        settings.style = .manual
-        var engine = ScanEngine(tree: fieldScreen(.text), settings: settings)
-        engine.keyboardProvider = KeyboardMaker(layout: KeyboardLayout(.frequency), words: .source(source), settings: settings.typing)
-        var user = TwoSwitchUser(engine)
+    /// highlight away from where the person moved it, even back to where it started.
+    @Test(arguments: [[SwitchAction.next], [.next, .previous], [.select, .exit]])
+    func latePredictionsLeaveAHighlightThatMoved(_ moves: [SwitchAction]) throws {
+        var (user, source) = try Self.user()
         user.choose("field")
-        user.press(.next)
-        #expect(user.lit == "row2")
+        for m in moves { user.press(m) }
+        let place = user.lit
+        #expect(place == (moves.count == 1 ? "row2" : "row1"), "\(moves)")
         source.answer()
         user.effects += user.driver.refreshPresented()
-        #expect(user.lit == "row2", "the person's place is kept")
-        // Back where it started, by the person's own moves: still theirs.
-        for moves in [[SwitchAction.next, .previous], [.select, .exit]] {
-            let later = HeldSource(try smallWords())
-            var fresh = ScanEngine(tree: fieldScreen(.text), settings: settings)
-            fresh.keyboardProvider = KeyboardMaker(layout: KeyboardLayout(.frequency), words: .source(later), settings: settings.typing)
-            var again = TwoSwitchUser(fresh)
-            again.choose("field")
-            for m in moves { again.press(m) }
-            #expect(again.lit == "row1", "\(moves)")
-            later.answer()
-            again.effects += again.driver.refreshPresented()
-            #expect(again.lit == "row1", "\(moves): the highlight the person brought back stays")
-        }
+        #expect(user.lit == place, "\(moves): the person's place is kept")
     }
 }
