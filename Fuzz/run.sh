@@ -6,12 +6,14 @@
 # kind or a timeout fails the run; its input is saved under Fuzz/crashes/TARGET/ and
 # belongs, once fixed, in Tests/Fixtures/fuzz/TARGET/ as a regression case.
 #   sh Fuzz/run.sh [SECONDS] [TARGET…]
+#   sh Fuzz/run.sh build      (the targets built, none run)
 set -eu
 cd "$(dirname "$0")"
+swift build -c debug --scratch-path ../.build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >/dev/null
+[ "${1:-}" = build ] && exit 0
 seconds=${1:-12}
 [ $# -gt 0 ] && shift
 targets=${*:-FuzzLayout FuzzSettings FuzzEvents FuzzEvemu FuzzProfile FuzzWords FuzzTerminalText FuzzSettingsWriter}
-swift build -c debug --scratch-path ../.build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >/dev/null
 bin=$(swift build -c debug --scratch-path ../.build-fuzz --show-bin-path)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -29,8 +29,9 @@ maintainer=$(git log -1 --format='%an <%ae>' 2>/dev/null || true)
 [ -n "$maintainer" ] || maintainer="SwitchScan maintainers <switchscan@example.org>"
 
 # The build's messages go to stderr: stdout is the package's path alone.
-swift build -c release --product switchscan --static-swift-stdlib >&2
-bin="$(swift build -c release --static-swift-stdlib --show-bin-path)/switchscan"
+# A build folder of its own, so that it can be made while tests run in .build (CI does).
+swift build -c release --product switchscan --static-swift-stdlib --scratch-path .build-release >&2
+bin="$(swift build -c release --static-swift-stdlib --scratch-path .build-release --show-bin-path)/switchscan"
 [ "$("$bin" --version)" = "$version" ] || { echo "package-deb.sh: $bin --version does not say $version" >&2; exit 1; }
 
 work=$(mktemp -d)

@@ -11,9 +11,10 @@ OUT=$(mktemp -d "$CACHE/runs/run.XXXXXX")
 [ -z "${E2E_ONLY:-}" ] || echo "$E2E_ONLY" > "$OUT/only"
 swift build --product switchscan >/dev/null
 swift build --product switchscan-bench >/dev/null
-# A release build newer than the debug one (CI's package stage makes it) runs in the guest.
-if [ -x .build/release/switchscan ] && [ .build/release/switchscan -nt .build/debug/switchscan ]; then
-    echo .build/release/switchscan > "$OUT/switchscan-bin"
+# A release build newer than the debug one (the package's, scripts/package-deb.sh, which CI
+# makes) runs in the guest.
+if [ -x .build-release/release/switchscan ] && [ .build-release/release/switchscan -nt .build/debug/switchscan ]; then
+    echo .build-release/release/switchscan > "$OUT/switchscan-bin"
 fi
 cc -O1 -Wall -o "$OUT/uinput-switch" Tests/E2E/uinput-switch.c $(pkg-config --cflags --libs libevdev)
 # Scenario 2 types on qemu's USB keyboard from here, once the guest says it is ready.
