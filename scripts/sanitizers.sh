@@ -16,7 +16,8 @@ if [ "$which" = all ] || [ "$which" = address ]; then
     # switchscan children are built with it too).
     # The sanitizers make mlock and mlockall do nothing (their shadow memory could not be
     # locked), so the tests of locked memory run in the plain unit tests only.
-    ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address \
+    # The switchscan children run a few times slower: the tests wait twice as long for them.
+    ASAN_OPTIONS=detect_leaks=0 SWITCHSCAN_TEST_TIME_SCALE=2 swift test --scratch-path .build-asan --sanitize=address \
         --filter 'ScanCoreTests|ScanHostTests|ScanFormatsTests|ScanCoreLayoutTests|ScanRuntimeTests|SwitchInputTests|SwitchScanCLITests|WordPredictionTests|DesktopAccessTests|ScanSessionTests|CommandSupportTests|SwitchSetupTests|DesktopTests.BigApplicationTests|DesktopTests.CallErrorTests|DesktopTests.StoppedDesktopTests|fieldsTextsAndValuesAreReadAsTheWindowHasThem' \
         --skip 'MemoryLockTests|memoryIsLockedAsItIsUsedAndTheRealTimeStackAhead'
 fi

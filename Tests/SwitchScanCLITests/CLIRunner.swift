@@ -34,7 +34,10 @@ enum CLI {
 
     static let binary: URL? = locateBinary()
 
-    static let timeout: Double = 20
+    /// How long a run may take: 20 s, longer by SWITCHSCAN_TEST_TIME_SCALE when the children
+    /// are built with a sanitizer and run several times slower.
+    static let timeout: Double = 20 * timeScale
+    static let timeScale: Double = ProcessInfo.processInfo.environment["SWITCHSCAN_TEST_TIME_SCALE"].flatMap(Double.init).map { max(1, $0) } ?? 1
 
     /// The build products directory holds both the test bundle and the executable. On Linux
     /// the test bundle is an executable `*.xctest` directly in that directory; on macOS it is

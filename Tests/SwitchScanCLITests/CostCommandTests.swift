@@ -78,11 +78,17 @@ struct CostCommandTests {
 /// excerpt with its place, rows as they are costed, and time linear in a text's length.
 @Suite("switchscan cost --text and --text-file")
 struct TextCostCommandTests {
+    /// A few words to predict from, for the tests whose subject is not the English list (which
+    /// takes seconds to load in a debug build with a sanitizer).
+    static func fewWords(in dir: TempDir) throws -> String {
+        try dir.write("few.words", "5 see\n3 you\n2 soon\n1 hello\n1 there\n")
+    }
+
     @Test(arguments: ["see you soon\r\nhello there\r\n", "see you soon\r\nhello there\r", "see you soon\nhello there"])
     func eachLineIsATextHoweverItEnds(_ content: String) throws {
         try withTempDir { dir in
             let file = try dir.write("phrases.txt", content)
-            let r = try CLI.run(["cost", "--text-file", file])
+            let r = try CLI.run(["cost", "--text-file", file, "--words", try Self.fewWords(in: dir)])
             #expect(r.status == 0, "\(r)")
             #expect(r.stdoutLines.count == 4, "\(r)")
             #expect(r.stdoutLines.dropFirst().first?.hasSuffix("  see you soon") == true, "\(r)")
@@ -95,14 +101,16 @@ struct TextCostCommandTests {
         try withTempDir { dir in
             let long = String(repeating: "a", count: 100_000) + "☃" + String(repeating: "b", count: 100_000)
             let file = try dir.write("phrases.txt", "see you soon\r\n  \(long)\r\n")
-            let r = try CLI.run(["cost", "--text-file", file])
+            let r = try CLI.run(["cost", "--text-file", file, "--words", try Self.fewWords(in: dir)])
             // The rows of the texts before it were printed as they were costed.
             #expect(r.status == 2 && r.stdoutLines.count == 2 && r.stdoutLines.last?.hasSuffix("  see you soon") == true, "\(r.status) \(r.stdout.prefix(300))")
             let a = String(repeating: "a", count: 20), b = String(repeating: "b", count: 19)
             #expect(r.stderr == "Error: \(file):2:100003: no key of the keyboard types \"☃\" (character 100001 of \"…\(a)☃\(b)…\"); leave it out of the text.\n", "\(r.stderr.prefix(500))")
         }
         // One character of twenty thousand combining marks.
-        let zalgo = try CLI.run(["cost", "--text", "hi a" + String(repeating: "\u{301}", count: 20_000) + " there"])
+        let zalgo = try withTempDir { dir in
+            try CLI.run(["cost", "--text", "hi a" + String(repeating: "\u{301}", count: 20_000) + " there", "--words", try Self.fewWords(in: dir)])
+        }
         #expect(zalgo.status == 2 && zalgo.stdout.isEmpty)
         #expect(zalgo.stderr.utf8.count < 600, "\(zalgo.stderr.utf8.count) bytes")
         // Compared as bytes: the letter and its marks are one character.
@@ -119,30 +127,34 @@ struct TextCostCommandTests {
     }
 
     @Test func aTextOfSpacesIsRefusedLikeAnEmptyOne() throws {
+        let dir = try TempDir()
+        defer { dir.remove() }
         for text in ["", "   ", " \t "] {
-            let r = try CLI.run(["cost", "--text", text])
+            let r = try CLI.run(["cost", "--text", text, "--words", try Self.fewWords(in: dir)])
             #expect(r.status == 2 && r.stdout.isEmpty, "\(r)")
             #expect(r.stderr == "Error: --text has nothing to type; give the text to type, e.g. --text \"see you soon\".\n", "\(r)")
         }
     }
 
-    /// A text of a hundred thousand characters, of hundred-letter words each typed by one
+    /// A text of forty thousand characters, of hundred-letter words each typed by one
     /// prediction, is costed (the field is compared with the text as it grows, never whole).
     @Test func aLongTextIsCosted() throws {
         try withTempDir { dir in
             let word = String(repeating: "abcdefghij", count: 10)
             let words = try dir.write("long.words", "5 \(word)\n")
-            let file = try dir.write("long.txt", Array(repeating: word, count: 1_000).joined(separator: " ") + "\n")
+            let file = try dir.write("long.txt", Array(repeating: word, count: 400).joined(separator: " ") + "\n")
             let r = try CLI.run(["cost", "--text-file", file, "--words", words, "--json"])
             #expect(r.status == 0, "\(r.status) \(r.stderr)")
-            #expect(r.stdoutLines.last?.hasPrefix("{\"summary\": {\"texts\": 1, \"characters\": 100999, \"seconds\": 300.0, \"presses\": 1000,") == true, "\(r.stdoutLines.last ?? "")")
+            #expect(r.stdoutLines.last?.hasPrefix("{\"summary\": {\"texts\": 1, \"characters\": 40399, \"seconds\": 120.0, \"presses\": 400,") == true, "\(r.stdoutLines.last ?? "")")
         }
     }
 
     /// Rows come as each text is costed: the first is there before the file has ended.
     @Test(arguments: [false, true])
     func rowsComeAsTheyAreCosted(json: Bool) throws {
-        let (binary, arguments) = try CLI.command(["cost", "--text-file", "-"] + (json ? ["--json"] : []))
+        let dir = try TempDir()
+        defer { dir.remove() }
+        let (binary, arguments) = try CLI.command(["cost", "--text-file", "-", "--words", try Self.fewWords(in: dir)] + (json ? ["--json"] : []))
         let p = Process()
         p.executableURL = binary
         p.arguments = arguments
@@ -154,11 +166,11 @@ struct TextCostCommandTests {
         try p.run()
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) }; p.waitUntilExit() }
         try input.fileHandleForWriting.write(contentsOf: Data("see you soon\n".utf8))
-        // Read until the first text's row, for at most 10 s.
+        // Read until the first text's row, for at most 10 s (longer under a sanitizer).
         let out = output.fileHandleForReading.fileDescriptor
         _ = fcntl(out, F_SETFL, fcntl(out, F_GETFL) | O_NONBLOCK)
         var seen = ""
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(10 * CLI.timeScale)
         while !seen.contains("see you soon") && Date() < deadline {
             // Waiting for the row to be written, not for a time.
             var ready = pollfd(fd: out, events: Int16(POLLIN), revents: 0)
@@ -181,7 +193,9 @@ struct TextCostCommandTests {
     }
 
     @Test func aTextFileIsLimitedTo16MiB() throws {
-        let r = try CLI.run(["cost", "--text-file", "/dev/zero"])
+        let dir = try TempDir()
+        defer { dir.remove() }
+        let r = try CLI.run(["cost", "--text-file", "/dev/zero", "--words", try Self.fewWords(in: dir)])
         #expect(r.status == 2 && r.stdout.isEmpty, "\(r)")
         #expect(r.stderr == "Error: text file '/dev/zero' is 16.1 MiB; text files are limited to 16 MiB.\n", "\(r)")
     }
