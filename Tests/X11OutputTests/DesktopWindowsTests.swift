@@ -9,8 +9,10 @@ import Testing
 import X11Output
 
 /// The window watcher against a real window manager (openbox on a private Xvfb): what it
-/// lists, how it follows changes, and what its commands make the window manager do.
-@Suite("Desktop windows", .serialized, .timeLimit(.minutes(1)))
+/// lists, how it follows changes, and what its commands make the window manager do. The time
+/// limit guards against a hang; it allows for waiting behind the long desktop tests on a
+/// machine of two processors.
+@Suite("Desktop windows", .serialized, .timeLimit(.minutes(5)))
 struct DesktopWindowsTests {
     /// What the watcher handed over, from its thread; `wait` wakes on each new value.
     final class Seen: @unchecked Sendable {
