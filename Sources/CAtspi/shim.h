@@ -150,16 +150,22 @@ static inline void catspi_note_name(char *error_name, int size, const char *name
 }
 
 /// Action.DoAction(`index`) on `a`, sent over a connection of its own straight to the
-/// application (the peer-to-peer address its GetApplicationBusAddress gives), closed after
-/// the answer. An action that runs a modal loop (GTK 3's gtk_dialog_run behind a menu item
-/// or a button) runs it inside the dispatch of the connection that carried the action: the
-/// application then answers nothing more on that connection until the dialog closes, and
-/// a connection used for reading would see the application hang. Returns 1 and the
-/// action's answer in `*done`; 0 with the D-Bus error name (NoReply: no answer in
-/// `timeout_ms`) in `error_name`; -1 when no connection of its own can be made (the
-/// application offers no address, or it cannot be reached): the caller acts as before.
-static inline int catspi_do_action_alone(AtspiAccessible *a, int index, int timeout_ms, int *done, char *error_name, int size) {
+/// application (the peer-to-peer address its GetApplicationBusAddress gives). An action that
+/// runs a modal loop (GTK 3's gtk_dialog_run behind a menu item or a button) runs it inside
+/// the dispatch of the connection that carried the action: the application answers nothing
+/// more on that connection until the dialog closes, so reads go elsewhere. Nor may anything
+/// reach the application on it meanwhile, not even its closing: atk-bridge's key listener
+/// runs a main loop of its own for every key, which dispatches each connection with a
+/// message waiting, and a second dispatch of the held one waits for ever (the application
+/// hangs at the first key). So the connection is handed to the caller in `*kept` whenever the
+/// action was sent (answered or not), to be closed once the application is known to be done
+/// with it (`catspi_app_shows_modal`). Returns 1 and the action's answer in `*done`; 0 with
+/// the D-Bus error name (NoReply: no answer in `timeout_ms`) in `error_name`; -1 when no
+/// connection of its own can be made (the application offers no address, or it cannot be
+/// reached): the caller acts as before.
+static inline int catspi_do_action_alone(AtspiAccessible *a, int index, int timeout_ms, int *done, char *error_name, int size, DBusConnection **kept) {
     if (size > 0) error_name[0] = 0;
+    *kept = NULL;
     AtspiObject *o = (AtspiObject *)a;
     DBusConnection *bus = atspi_get_a11y_bus();
     if (!o || !o->app || !o->app->bus_name || !o->path || !bus || !dbus_connection_get_is_connected(bus)) return -1;
@@ -194,9 +200,11 @@ static inline int catspi_do_action_alone(AtspiAccessible *a, int index, int time
         dbus_connection_unref(c);
         return -1;
     }
+    // Sent or not is known only from the answer; an unanswered call may still be delivered.
     r = dbus_connection_send_with_reply_and_block(c, m, timeout_ms, &err);
     dbus_message_unref(m);
     int ok = 0;
+    int sent = r != NULL || dbus_error_has_name(&err, DBUS_ERROR_NO_REPLY) || dbus_error_has_name(&err, DBUS_ERROR_TIMEOUT);
     if (r) {
         dbus_bool_t answer = FALSE;
         if (dbus_message_get_args(r, NULL, DBUS_TYPE_BOOLEAN, &answer, DBUS_TYPE_INVALID)) {
@@ -210,9 +218,101 @@ static inline int catspi_do_action_alone(AtspiAccessible *a, int index, int time
         catspi_note_name(error_name, size, err.name);
     }
     if (dbus_error_is_set(&err)) dbus_error_free(&err);
+    if (sent) {
+        *kept = c;
+    } else {
+        dbus_connection_close(c);
+        dbus_connection_unref(c);
+    }
+    return ok;
+}
+
+/// Closes a connection `catspi_do_action_alone` kept.
+static inline void catspi_close_kept(DBusConnection *c) {
     dbus_connection_close(c);
     dbus_connection_unref(c);
-    return ok;
+}
+
+/// Whether the answer to the action a kept connection carried has come (read without
+/// sending anything): an unanswered action may not have begun yet.
+static inline int catspi_kept_answered(DBusConnection *c) {
+    if (!dbus_connection_read_write(c, 0)) return 1;  // closed by the application: it is done with it
+    DBusMessage *m = dbus_connection_pop_message(c);
+    if (!m) return 0;
+    dbus_message_unref(m);
+    return 1;
+}
+
+/// Whether the application of `a` shows a modal window (one with the modal and visible
+/// states), asked live, not from libatspi's cache: 1 yes, 0 no, -1 it did not answer within
+/// `timeout_ms` (or answered with an error), -2 it is gone. An answer means its main loop
+/// ran after everything sent before: an action begun earlier is over or runs a loop of its
+/// own, and the modal loops an action runs (GTK 3's gtk_dialog_run, LibreOffice's Execute)
+/// show their modal window before they start and while they run.
+static inline int catspi_app_shows_modal(AtspiAccessible *a, int timeout_ms) {
+    AtspiObject *o = (AtspiObject *)a;
+    if (!o || !o->app || !o->app->bus || !o->app->bus_name) return -2;
+    DBusConnection *bus = o->app->bus;
+    if (!dbus_connection_get_is_connected(bus)) return -2;
+    const char *name = o->app->bus_name;
+    DBusMessage *m = dbus_message_new_method_call(name, "/org/a11y/atspi/accessible/root", "org.a11y.atspi.Accessible", "GetChildren");
+    if (!m) return -1;
+    DBusError err;
+    dbus_error_init(&err);
+    DBusMessage *r = dbus_connection_send_with_reply_and_block(bus, m, timeout_ms, &err);
+    dbus_message_unref(m);
+    if (!r) {
+        int gone = dbus_error_has_name(&err, DBUS_ERROR_SERVICE_UNKNOWN) || dbus_error_has_name(&err, DBUS_ERROR_NAME_HAS_NO_OWNER)
+            || dbus_error_has_name(&err, DBUS_ERROR_DISCONNECTED) || !dbus_connection_get_is_connected(bus);
+        if (dbus_error_is_set(&err)) dbus_error_free(&err);
+        return gone ? -2 : -1;
+    }
+    // The windows' paths, then each one's states.
+    char *paths[64];
+    int n = 0;
+    DBusMessageIter iter, array, entry;
+    if (dbus_message_iter_init(r, &iter) && dbus_message_iter_get_arg_type(&iter) == DBUS_TYPE_ARRAY) {
+        dbus_message_iter_recurse(&iter, &array);
+        while (n < 64 && dbus_message_iter_get_arg_type(&array) == DBUS_TYPE_STRUCT) {
+            dbus_message_iter_recurse(&array, &entry);
+            dbus_message_iter_next(&entry);  // the bus name: the application's own
+            if (dbus_message_iter_get_arg_type(&entry) == DBUS_TYPE_OBJECT_PATH) {
+                const char *path = NULL;
+                dbus_message_iter_get_basic(&entry, &path);
+                if (path) paths[n++] = strdup(path);
+            }
+            dbus_message_iter_next(&array);
+        }
+    }
+    dbus_message_unref(r);
+    int result = 0;
+    for (int i = 0; i < n; i++) {
+        if (result == 0) {
+            m = dbus_message_new_method_call(name, paths[i], "org.a11y.atspi.Accessible", "GetState");
+            r = m ? dbus_connection_send_with_reply_and_block(bus, m, timeout_ms, &err) : NULL;
+            if (m) dbus_message_unref(m);
+            if (!r) {
+                result = -1;
+                if (dbus_error_is_set(&err)) dbus_error_free(&err);
+            } else {
+                dbus_uint32_t words[2] = {0, 0};
+                int k = 0;
+                if (dbus_message_iter_init(r, &iter) && dbus_message_iter_get_arg_type(&iter) == DBUS_TYPE_ARRAY) {
+                    dbus_message_iter_recurse(&iter, &array);
+                    while (k < 2 && dbus_message_iter_get_arg_type(&array) == DBUS_TYPE_UINT32) {
+                        dbus_message_iter_get_basic(&array, &words[k++]);
+                        dbus_message_iter_next(&array);
+                    }
+                }
+                dbus_message_unref(r);
+                int modal = (words[ATSPI_STATE_MODAL / 32] >> (ATSPI_STATE_MODAL % 32)) & 1;
+                int visible = (words[ATSPI_STATE_VISIBLE / 32] >> (ATSPI_STATE_VISIBLE % 32)) & 1;
+                if (modal && visible) result = 1;
+            }
+        }
+        free(paths[i]);
+    }
+    return result;
 }
 
 /// The CPU time process `pid` has used, in clock ticks (utime + stime of /proc/PID/stat),

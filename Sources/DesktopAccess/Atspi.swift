@@ -291,15 +291,23 @@ enum Atspi {
         return ok != 0
     }
 
-    /// DoAction over a connection of its own to the application, closed after the answer
-    /// (`catspi_do_action_alone`): an action that runs a modal loop (GTK 3's
-    /// `gtk_dialog_run`) leaves the application answering nothing more on the connection
-    /// that carried it until the dialog closes, and the connection libatspi reads through
-    /// must not be that one. Where no such connection can be made, libatspi's.
-    static func doActionAlone(_ a: AccessibleRef, _ index: Int) throws(AtspiCallError) -> Bool {
+    /// DoAction over a connection of its own to the application (`catspi_do_action_alone`):
+    /// an action that runs a modal loop (GTK 3's `gtk_dialog_run`) leaves the application
+    /// answering nothing more on the connection that carried it until the dialog closes, and
+    /// the connection libatspi reads through must not be that one. The connection is handed
+    /// to `keep` whenever the action was sent: it must stay open, and silent, until the
+    /// application is done with the action (DesktopAccess+Actions). Where no such connection
+    /// can be made, libatspi's.
+    static func doActionAlone(_ a: AccessibleRef, _ index: Int, keep: (_ connection: OpaquePointer, _ answered: Bool) -> Void) throws(AtspiCallError) -> Bool {
         var done: Int32 = 0
         var name = [CChar](repeating: 0, count: 96)
-        switch catspi_do_action_alone(a.pointer, Int32(index), callTimeoutMilliseconds, &done, &name, Int32(name.count)) {
+        var kept: OpaquePointer?
+        let sent = catspi_do_action_alone(a.pointer, Int32(index), callTimeoutMilliseconds, &done, &name, Int32(name.count), &kept)
+        if let kept {
+            let error = cText(name)
+            keep(kept, sent == 1 || !(error == "org.freedesktop.DBus.Error.NoReply" || error == "org.freedesktop.DBus.Error.Timeout"))
+        }
+        switch sent {
         case 1:
             return done != 0
         case 0:
@@ -308,6 +316,17 @@ enum Atspi {
                                  message: error.isEmpty ? "the action could not be sent" : error)
         default:
             return try doAction(a, index)
+        }
+    }
+
+    /// Whether `a`'s application shows a modal window, asked live (`catspi_app_shows_modal`).
+    enum Modal { case shown, none, noAnswer, gone }
+    static func showsModal(_ a: AccessibleRef, timeoutMilliseconds: Int32 = callTimeoutMilliseconds) -> Modal {
+        switch catspi_app_shows_modal(a.pointer, timeoutMilliseconds) {
+        case 1: return .shown
+        case 0: return .none
+        case -2: return .gone
+        default: return .noAnswer
         }
     }
 

@@ -55,6 +55,10 @@ public final class DesktopAccess: @unchecked Sendable {
     /// still queued there and happens when the application answers, so no other is sent to
     /// it until then (a user who tried again would get it twice).
     private var pendingActions: [String: String] = [:]
+    /// The connections that carried actions, by bus name, kept open until the application is
+    /// done with them (DesktopAccess+Actions), and the timer that checks.
+    var keptActions: [String: KeptActions] = [:]
+    var keptCheckToken: Int?
 
     /// Where a GTK 4 window is on the screen (its extents are relative to it): the X
     /// window's screen rectangle, by process id and title ("": any of its windows), where
@@ -110,6 +114,7 @@ public final class DesktopAccess: @unchecked Sendable {
     deinit {
         guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
         let listeners = self.listeners
+        // The connections kept for actions stay open until the process ends (as after stop).
         thread.async { Self.deregister(listeners) }
         thread.stop()
     }
@@ -164,6 +169,7 @@ public final class DesktopAccess: @unchecked Sendable {
             wakeToken = nil
             Self.deregister(listeners)
             listeners.removeAll()
+            releaseKeptActions(stopping: true)
             handles.removeAll()
             elements.removeAll()
             onChange = nil
@@ -295,7 +301,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 what = "Tap on \(h.label)"
                 bus = h.ref.busName
                 guard try answersAgain(h, what) else { return }
-                if let i = h.primaryAction, try Atspi.doActionAlone(h.ref, i) { return }
+                if let i = h.primaryAction, try Atspi.doActionAlone(h.ref, i, keep: { keep($0, answered: $1, of: h.ref) }) { return }
                 // No action: focus it (a text field is then ready for typing), and click it.
                 let focused = (try? Atspi.grabFocus(h.ref)) ?? false
                 if h.editable && focused { return }
@@ -306,7 +312,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 bus = h.ref.busName
                 guard try answersAgain(h, what) else { return }
                 guard let i = h.actions.firstIndex(of: action) else { return fail("\(what) failed: the element has no such action") }
-                if !(try Atspi.doActionAlone(h.ref, i)) { fail("\(what) failed: the application refused it") }
+                if !(try Atspi.doActionAlone(h.ref, i, keep: { keep($0, answered: $1, of: h.ref) })) { fail("\(what) failed: the application refused it") }
             case let .adjust(element, direction, _):
                 guard let h = handles[element] else { return fail("\(direction.title) failed: the element is no longer on the screen") }
                 what = "\(direction.title) of \(h.label)"

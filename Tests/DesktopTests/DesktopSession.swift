@@ -234,15 +234,16 @@ final class DesktopSession: @unchecked Sendable {
                               title: Self.flag("--title", in: args) ?? "SwitchScan Fixture")
     }
 
-    /// Starts any application in the session, its stdout collected line by line.
+    /// Starts any application in the session, its stdout collected line by line; it runs in
+    /// `folder` (the package root unless given).
     func launchApplication(_ path: String, _ arguments: [String], applicationName: String, title: String,
-                           extraEnvironment: [String: String] = [:]) throws -> FixtureProcess {
+                           extraEnvironment: [String: String] = [:], in folder: URL? = nil) throws -> FixtureProcess {
         let errURL = directory.appendingPathComponent("app-\(UUID().uuidString.prefix(8)).stderr")
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let errHandle = try FileHandle(forWritingTo: errURL)
         defer { try? errHandle.close() }
         let child = try ChildProcess.startPiped(path, arguments, environment: environment.merging(extraEnvironment) { $1 },
-                                                directory: Self.packageRoot, stderr: errHandle)
+                                                directory: folder ?? Self.packageRoot, stderr: errHandle)
         try register(child.process)
         return FixtureProcess(process: child.process, output: LineCollector(reading: child.output), stderrURL: errURL,
                               applicationName: applicationName, title: title)

@@ -25,6 +25,7 @@ so that a test can wait for it:
     double click Context Target   (--gestures) the button was double-clicked
     scrolled 160.0             (--gestures) the list "Rows" scrolled to this position
     text Message: Hello        (--typing) the text of an entry changed: "Message" or "Password"
+                               (--dialog-entry: "Answer", in the Question dialog)
     run open                   (--menus) File > Run Dialog... or the "Run Dialog" button showed
                                the modal "Question" dialog through gtk_dialog_run
     run closed Yes|No|delete   ... and gtk_dialog_run returned
@@ -48,6 +49,7 @@ Flags:
     --menus          a menu bar first in the window (File: "Run Dialog...", "Quit"), a "Run
                      Dialog" button (gtk_dialog_run from a click) and a "Popup Menu" button
                      whose click pops up a context menu ("Copy", "Paste")
+    --dialog-entry   (with --menus) the Question dialog has a text field "Answer" too
     --fields         fields with text and values first in the window: entries "Short" ("Hello
                      there"), "Long" (300 digits), "Empty" and a password field "Secret"
                      ("hunter2"), a spin button "Count" (7 of 0 to 20, step 1) beside them,
@@ -80,6 +82,7 @@ parser.add_argument("--typing", action="store_true")
 parser.add_argument("--ticker", action="store_true")
 parser.add_argument("--many", type=int)
 parser.add_argument("--menus", action="store_true")
+parser.add_argument("--dialog-entry", action="store_true")
 parser.add_argument("--slow", type=float)
 parser.add_argument("--fields", action="store_true")
 parser.add_argument("--gestures", action="store_true")
@@ -211,6 +214,11 @@ def run_dialog(_widget):
     dialog.add_button("No", Gtk.ResponseType.NO)
     dialog.add_button("Yes", Gtk.ResponseType.YES)
     dialog.get_content_area().pack_start(Gtk.Label(label="Go on?"), True, True, 8)
+    if args.dialog_entry:
+        entry = Gtk.Entry()
+        entry.get_accessible().set_name("Answer")
+        entry.connect("changed", lambda e: log(f"text Answer: {e.get_text()}"))
+        dialog.get_content_area().pack_start(entry, False, False, 0)
     dialog.show_all()
     log("run open")
     response = dialog.run()

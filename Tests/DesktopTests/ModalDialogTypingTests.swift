@@ -1,0 +1,219 @@
+import Foundation
+import Testing
+
+/// Typing into a dialog that runs a modal loop (GTK 3's gtk_dialog_run: mousepad's file
+/// choosers), opened by a menu item's action as a switch user opens it, and by a shortcut.
+/// The application must go on answering, and the file must be saved under the name typed.
+@Suite("Typing into modal dialogs", .serialized, .timeLimit(.minutes(5)))
+struct ModalDialogTypingTests {
+    /// Mousepad on a document holding "Hi", with a scanner on it.
+    static func mousepad(_ session: DesktopSession) throws -> ScanDriver {
+        _ = try session.launchApplication("/usr/bin/mousepad", ["--disable-server"], applicationName: "mousepad",
+                                          title: "Untitled 1 - Mousepad",
+                                          extraEnvironment: ["XDG_CONFIG_HOME": session.directory.path, "XDG_DATA_HOME": session.directory.path],
+                                          in: session.directory.appendingPathComponent("home"))
+        _ = try session.waitForApplication(named: "mousepad", timeout: 15)
+        try session.key("H", "i")
+        return try ScanDriver(session, ["--app", "mousepad"])
+    }
+
+    /// Opens a File menu entry by its action, through the menu bar, as a switch user does.
+    static func fileMenu(_ scan: ScanDriver, _ entry: String, title: String) throws {
+        try scan.go(to: "File, Edit, Search and 3 more", limit: 80)
+        try scan.select(expecting: "into the menu bar") { $0.effect == "enterGroup" }
+        try scan.next("its first item") { $0.effect == "highlight" }
+        try scan.go(to: "File")
+        var mark = scan.seen.count
+        try scan.choose("Tap")
+        try scan.find(since: mark, "the File menu scanned") { $0.effect == "highlight" && $0.label?.hasPrefix("New") == true }
+        try scan.go(to: entry)
+        mark = scan.seen.count
+        try scan.choose("Tap")
+        try scan.find(since: mark, "the \(title) dialog", timeout: 10) { $0.effect == "announce" && ($0.text ?? "").contains(title) }
+    }
+
+    /// In the Save As dialog: its Name field, "notex" typed, a Backspace, Enter. Mousepad
+    /// saves the document as "note" (its first letter as the keyboard capitalises it).
+    static func typeTheName(_ scan: ScanDriver) throws {
+        try scan.go(to: "File Chooser Widget", limit: 80)
+        try scan.select(expecting: "into the file chooser") { $0.effect == "enterGroup" }
+        try scan.go(to: "Name:", limit: 80)
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let keys = LiveTypingTests.Keys(scan: scan)
+        for letter in ["n", "o", "t", "e"] {
+            try keys.press("key_\(letter)", expecting: letter) { $0.effect == "typeText" && $0.text?.lowercased() == letter }
+        }
+        try keys.press("key_n", expecting: "a letter too many") { $0.effect == "typeText" }
+        try keys.press("backspace", expecting: "Backspace") { $0.effect == "deleteText" || $0.effect == "key" }
+        try keys.press("enter", expecting: "Enter") { $0.effect == "key" }
+    }
+
+    /// The document saved in the session's home (where mousepad runs) under the name typed, whatever its first
+    /// letter's case, holding what was in the editor; mousepad still answers.
+    static func expectSaved(_ session: DesktopSession, _ scan: ScanDriver) throws {
+        let home = session.directory.appendingPathComponent("home")
+        var found: URL?
+        for _ in 0..<100 {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: home.path)) ?? []
+            if let name = names.first(where: { $0.lowercased() == "note" }) { found = home.appendingPathComponent(name); break }
+            scan.settle(0.1)
+        }
+        let file = try #require(found, "no file named note in \(home.path): \((try? FileManager.default.contentsOfDirectory(atPath: home.path)) ?? [])")
+        #expect((try? String(contentsOf: file, encoding: .utf8))?.hasPrefix("Hi") == true)
+        let apps = try session.atspiQuery(["apps"], timeout: 10)
+        #expect(apps.stdout.contains("mousepad"), "mousepad answers: \(apps)")
+    }
+
+    /// File > Save As… by its menu item's action: the name typed with the keyboard's letters,
+    /// a Backspace and Enter reach the dialog, and the file is saved.
+    @Test func saveAsByItsMenuItemTakesANameAndSaves() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let scan = try Self.mousepad(session)
+        defer { scan.stop() }
+        try Self.fileMenu(scan, "Save As...", title: "Save As")
+        try Self.typeTheName(scan)
+        try Self.expectSaved(session, scan)
+    }
+
+    /// The same dialog opened by Ctrl+S, a shortcut: the same name, the same file.
+    @Test func saveAsByItsShortcutTakesANameAndSaves() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let scan = try Self.mousepad(session)
+        defer { scan.stop() }
+        try session.key("ctrl+s")
+        try scan.next("the Save As dialog", timeout: 10) { $0.effect == "announce" && ($0.text ?? "").contains("Save") }
+        try Self.typeTheName(scan)
+        try Self.expectSaved(session, scan)
+    }
+}
+extension ModalDialogTypingTests {
+    /// File > Open… by its menu item's action: in the home folder, a name typed with the
+    /// keyboard (opened from an element's menu: the dialog has no field until a key starts
+    /// one) and Enter; the file opens in mousepad.
+    @Test func openByItsMenuItemTakesANameAndOpens() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let home = session.directory.appendingPathComponent("home")
+        try "from disk\n".write(to: home.appendingPathComponent("note"), atomically: true, encoding: .utf8)
+        let scan = try Self.mousepad(session)
+        defer { scan.stop() }
+        try Self.fileMenu(scan, "Open...", title: "Open")
+        // The home folder, from the places: a key typed in a folder starts a location.
+        try scan.go(to: "File Chooser Widget", limit: 80)
+        try scan.select(expecting: "into the file chooser") { $0.effect == "enterGroup" }
+        try scan.go(to: "Recent files, Open your personal folder, Open the contents of your desktop in a folder and 1 more", limit: 80)
+        try scan.select(expecting: "into the places") { $0.effect == "enterGroup" }
+        try scan.go(to: "Open your personal folder")
+        try scan.choose("Tap")
+        // The keyboard, from the Cancel button's menu.
+        try scan.go(to: "Cancel", limit: 80)
+        try scan.select(expecting: "the element's menu") { $0.effect == "menuOpen" }
+        try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        try scan.go(to: "Settings and more")
+        try scan.select(expecting: "the screen menu") { $0.effect == "menuOpen" }
+        try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        try scan.go(to: "Keyboard")
+        let opening = scan.seen.count
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        // Keys go to whatever has the focus in the dialog: the keyboard shows none of them.
+        let keys = LiveTypingTests.Keys(scan: scan)
+        try keys.waitForTheLanguagesWords(since: opening)
+        // By place, from the keys as last listed: the predictions row comes and goes as they
+        // are made, on another thread, so each key waits for the listing to settle.
+        func press(_ id: String, _ what: String, where predicate: @escaping (EffectLine) -> Bool) throws {
+            scan.settle(0.5)
+            try keys.pressByPlace(id, expecting: what, where: predicate)
+        }
+        // (No Backspace here: after one the scan stays on its row, for the next, and places
+        // counted from the first row would be off.)
+        for letter in ["n", "o", "t", "e"] {
+            try press("key_\(letter)", letter) { $0.effect == "typeText" && $0.text == "•" }
+        }
+        try press("enter", "Enter") { $0.effect == "key" }
+        var title = ""
+        for _ in 0..<100 {
+            title = try session.activeWindowTitle()
+            if title.hasSuffix("note - Mousepad") { break }
+            scan.settle(0.1)
+        }
+        // Mousepad titles a file's window with its path.
+        #expect(title.hasSuffix("/home/note - Mousepad"), "the window is \(title)")
+        let apps = try session.atspiQuery(["apps"], timeout: 10)
+        #expect(apps.stdout.contains("mousepad"), "mousepad answers: \(apps)")
+    }
+}
+
+extension ModalDialogTypingTests {
+    /// A button whose action runs gtk_dialog_run (the fixture's Run Dialog): the dialog's
+    /// field takes letters, a Backspace and more letters; the dialog's Yes still acts.
+    @Test func aDialogRunByAButtonsActionTakesTyping() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--menus", "--dialog-entry"])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        try scan.go(to: "Run Dialog")
+        let mark = scan.seen.count
+        let before = Self.sockets(of: scan.process.pid)
+        try scan.choose("Tap")
+        try fixture.waitForLine(matching: "run open")
+        try scan.find(since: mark, "the Question dialog", timeout: 10) { $0.effect == "announce" && ($0.text ?? "").contains("Question") }
+        // The action's connection is kept open while the dialog runs.
+        scan.settle(1.5)
+        #expect(Self.sockets(of: scan.process.pid) == before + 1, "sockets: \(before) before")
+        try scan.go(to: "Answer", limit: 80)
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let keys = LiveTypingTests.Keys(scan: scan)
+        try keys.press("key_n", expecting: "n") { $0.effect == "typeText" }
+        try keys.press("key_o", expecting: "o") { $0.effect == "typeText" }
+        try fixture.waitForLine(matching: "text Answer: No")
+        try keys.press("backspace", expecting: "Backspace") { $0.effect == "deleteText" || $0.effect == "key" }
+        try fixture.waitForLine(matching: "text Answer: N", timeout: 10)
+        try keys.press("key_e", expecting: "e") { $0.effect == "typeText" }
+        try fixture.waitForLine(matching: "text Answer: Ne", timeout: 10)
+        try keys.press("hide", expecting: "the keyboard closed") { $0.effect == "keyboardClose" }
+        try scan.go(to: "Yes", limit: 80)
+        try scan.choose("Tap")
+        try fixture.waitForLine(matching: "run closed Yes", timeout: 10)
+        // Once the dialog is gone, the connections of both actions are closed.
+        var now = 0
+        for _ in 0..<50 {
+            now = Self.sockets(of: scan.process.pid)
+            if now == before { break }
+            scan.settle(0.1)
+        }
+        #expect(now == before, "sockets: \(before) before, \(now) after")
+    }
+
+    /// How many sockets process `pid` has open.
+    static func sockets(of pid: Int32) -> Int {
+        let dir = "/proc/\(pid)/fd"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter {
+            ((try? FileManager.default.destinationOfSymbolicLink(atPath: dir + "/" + $0)) ?? "").hasPrefix("socket:")
+        }.count
+    }
+}
+
+extension ModalDialogTypingTests {
+    /// The scanner ends while a dialog its action opened still runs: the application must
+    /// not hang at the next key.
+    @Test func endingTheScannerWhileTheDialogRunsLeavesTheApplicationAnswering() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--menus", "--dialog-entry"])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        try scan.go(to: "Run Dialog")
+        try scan.choose("Tap")
+        try fixture.waitForLine(matching: "run open")
+        _ = scan.process.terminate()
+        #expect(!scan.process.isRunning)
+        try session.key("Tab")
+        try session.key("x")
+        let apps = try session.atspiQuery(["apps"], timeout: 10)
+        #expect(apps.stdout.contains(fixture.applicationName), "the application answers: \(apps)")
+        try session.key("Escape")
+        try fixture.waitForLine(matching: "run closed delete", timeout: 10)
+    }
+}
