@@ -111,7 +111,10 @@ extension DesktopAccess {
     /// they were sent, with `insertIntoField`.
     public func keysSent(_ keys: SentKeys) {
         let at = MonotonicClock.now()
-        thread.async { [self] in fieldTyping.note(keys, at: at) }
+        thread.async { [self] in
+            fieldTyping.note(keys, at: at)
+            checkTypingTarget()
+        }
     }
 
     /// Inserts `text` at the caret of the field followed (`followField`) through AT-SPI

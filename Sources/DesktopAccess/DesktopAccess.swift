@@ -26,7 +26,7 @@ public final class DesktopAccess: @unchecked Sendable {
     /// The application read last is a browser (Walker.browser).
     private var lastBrowser = false
     /// The last snapshot read: a change to one element is applied to it.
-    private var lastSnapshot: DesktopSnapshot?
+    var lastSnapshot: DesktopSnapshot?
     /// The policy: when to read, what to hand on.
     var follower = DesktopFollower()
     /// The timer that wakes the follower.
@@ -59,6 +59,13 @@ public final class DesktopAccess: @unchecked Sendable {
     /// done with them (DesktopAccess+Actions), and the timer that checks.
     var keptActions: [String: KeptActions] = [:]
     var keptCheckToken: Int?
+    /// The window read last: keys typed without a field followed go to its application.
+    var lastWindowRef: AccessibleRef?
+    /// Whether the application typed into answers (DesktopAccess+Stall): set on the AT-SPI
+    /// thread, read on the keys' queue and the presenters' before anything is sent or said.
+    let typingStalled = Locked(false)
+    var stallCheckToken: Int?
+    var stallCheckPending = false
 
     /// Where a GTK 4 window is on the screen (its extents are relative to it): the X
     /// window's screen rectangle, by process id and title ("": any of its windows), where
@@ -167,6 +174,9 @@ public final class DesktopAccess: @unchecked Sendable {
             feed(.stop)
             if let w = wakeToken { thread.cancel(w) }
             wakeToken = nil
+            if let t = stallCheckToken { thread.cancel(t) }
+            stallCheckToken = nil
+            lastWindowRef = nil
             Self.deregister(listeners)
             listeners.removeAll()
             releaseKeptActions(stopping: true)
@@ -420,7 +430,7 @@ public final class DesktopAccess: @unchecked Sendable {
         if !gesture(g, p, to) { fail("\(what) failed: the pointer could not make it") }
     }
 
-    private func fail(_ message: String) { report?(message) }
+    func fail(_ message: String) { report?(message) }
 
     // MARK: - Applications and windows (AT-SPI thread)
 
@@ -566,6 +576,7 @@ public final class DesktopAccess: @unchecked Sendable {
         lastNodes = menuAlone ? Self.withCloseEntry(walker.nodes, screenHeight: screen.height) : walker.nodes
         closeID = menuAlone ? lastNodes.last?.id : nil
         lastWindowID = info.id
+        lastWindowRef = c.window.ref
         // A window without a title (GTK header bars) is announced by its application's name.
         var tree = Self.tree(lastNodes, screenID: info.id, title: info.title.isEmpty ? c.app.info.name : info.title, screen: screen)
         tree.isMenu = menuAlone

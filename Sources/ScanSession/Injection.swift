@@ -52,6 +52,9 @@ final class KeyInjector: @unchecked Sendable {
     /// Set before the first key; used on `queue` only.
     var insert: (@Sendable (String) -> FieldInsert)?
     var sent: (@Sendable (SentKeys) -> Void)?
+    /// With the live desktop: the application typed into does not answer (said once by the
+    /// desktop): nothing is sent to it meanwhile. Used on `queue` only.
+    var stalled: (@Sendable () -> Bool)?
 
     init(_ kind: RunConfiguration.Injection) {
         switch kind {
@@ -102,6 +105,7 @@ final class TextPresenter: EffectPresenter, @unchecked Sendable {
             case .typeText(let text, let secret):
                 guard let type = injector.type else { warnOnce(); continue }
                 queue.async { [injector, warn] in
+                    if injector.stalled?() == true { return }
                     // Into the field directly where that is confirmed (never a password's).
                     if !secret, let insert = injector.insert {
                         switch insert(text) {
@@ -120,6 +124,7 @@ final class TextPresenter: EffectPresenter, @unchecked Sendable {
             case .deleteText(let n):
                 guard let delete = injector.deleteBackward else { warnOnce(); continue }
                 queue.async { [injector, warn] in
+                    if injector.stalled?() == true { return }
                     let ok = delete(n)
                     injector.sent?(ok ? .deleted(n) : .other)
                     if !ok { warn("Backspace could not be sent.") }
@@ -127,6 +132,7 @@ final class TextPresenter: EffectPresenter, @unchecked Sendable {
             case .shortcut(let chord):
                 guard let press = injector.chord else { warnOnce(); continue }
                 queue.async { [injector, warn] in
+                    if injector.stalled?() == true { return }
                     let ok = press(chord)
                     injector.sent?(.other)
                     if !ok { warn("The key \((chord.modifiers.map(\.rawValue) + [chord.key]).joined(separator: "+")) could not be sent.") }
@@ -164,6 +170,7 @@ final class KeyPresenter: EffectPresenter, @unchecked Sendable {
             guard case .key(let k) = e.effect else { continue }
             if let send = injector.key {
                 injector.queue.async { [injector, warn] in
+                    if injector.stalled?() == true { return }
                     let ok = send(k)
                     injector.sent?(.other)
                     if !ok { warn("The \(k.rawValue) key could not be sent.") }

@@ -220,8 +220,19 @@ public final class ScanSession: @unchecked Sendable {
 
         var engine = ScanEngine(tree: tree, settings: scanSettings)
         engine.keyboardProvider = typing
-        let scanner = LiveScanner(engine: engine, queue: rt) { [presentQueue, weak self] effects in
+        let scanner = LiveScanner(engine: engine, queue: rt) { [presentQueue, live, weak self] effects in
             presentQueue.async { [weak self] in
+                // While the application typed into does not answer, nothing chosen is sent to
+                // it: a word chosen then is neither said as if it were typed nor learned.
+                var effects = effects
+                if live?.typingTargetStalled == true, effects.contains(where: \.effect.typesText) {
+                    effects.removeAll {
+                        switch $0.effect {
+                        case .announce, .learnWord: return true
+                        default: return false
+                        }
+                    }
+                }
                 do { try presenter.present(effects) } catch {
                     self?.shutdown(.failed("Error: presenting effects failed: \(error)", status: 1))
                 }
@@ -244,6 +255,7 @@ public final class ScanSession: @unchecked Sendable {
             // field confirms it; keys elsewhere (docs/TYPING.md).
             injector?.insert = { text in live.insertIntoField(text) }
             injector?.sent = { keys in live.keysSent(keys) }
+            injector?.stalled = { live.typingTargetStalled }
             live.report = report
             // A menu's Close entry sends Escape where the Keys page's keys go.
             if let injector, let send = injector.key {
@@ -475,6 +487,16 @@ public enum DesktopConnection {
             if let frames = try? WindowFrames() { access.windowFrame = { frames.frame(processID: $0, title: $1) } }
             return access
         case .failure(let error): throw SessionError(error.description, status: 1)
+        }
+    }
+}
+
+private extension Effect {
+    /// Text typed or deleted, or a key sent to the focused application.
+    var typesText: Bool {
+        switch self {
+        case .typeText, .deleteText, .key, .shortcut: return true
+        default: return false
         }
     }
 }

@@ -217,3 +217,47 @@ extension ModalDialogTypingTests {
         try fixture.waitForLine(matching: "run closed delete", timeout: 10)
     }
 }
+
+extension ModalDialogTypingTests {
+    /// An application that stops answering while it is typed into (the fixture, stopped
+    /// with SIGSTOP): said once; what is chosen meanwhile is neither sent nor said as typed;
+    /// once it answers again that is said, and typing goes on.
+    @Test func anApplicationThatStopsAnsweringIsSaidOnceAndNotTypedInto() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--typing"])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        try scan.go(to: "Message")
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let keys = LiveTypingTests.Keys(scan: scan)
+        try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
+        try fixture.waitForLine(matching: "text Message: H")
+
+        kill(fixture.pid, SIGSTOP)
+        var stopped = true
+        defer { if stopped { kill(fixture.pid, SIGCONT) } }
+        // The key chosen as it stops is sent (the display keeps it for the application).
+        try keys.press("key_i", expecting: "i") { $0.effect == "typeText" && $0.text == "i" }
+        try scan.find(since: 0, "the application said not to answer", timeout: 10) {
+            $0.effect == "announce" && $0.text == "'\(fixture.applicationName)' does not answer: typing stopped. Nothing more is sent to it until it answers again."
+        }
+        // Chosen while it does not answer: not sent, not said, not learned.
+        let mark = scan.seen.count
+        try keys.press("key_e", expecting: "e") { $0.effect == "typeText" }
+        try keys.press("space", expecting: "a space") { $0.effect == "typeText" }
+        scan.settle(0.5)
+        #expect(!scan.seen[mark...].contains { $0.effect == "announce" || $0.effect == "learnWord" }, "\(scan.seen[mark...].map(\.raw))")
+        #expect(scan.seen.filter { ($0.text ?? "").contains("typing stopped") }.count == 1, "said once")
+
+        kill(fixture.pid, SIGCONT)
+        stopped = false
+        try scan.next("the application said to answer again", timeout: 10) {
+            $0.effect == "announce" && $0.text == "'\(fixture.applicationName)' answers again: typing goes on."
+        }
+        try fixture.waitForLine(matching: "text Message: Hi", timeout: 10)
+        try fixture.expectNoLine(matching: "text Message: Hie", within: 1)
+        try keys.press("key_o", expecting: "o") { $0.effect == "typeText" }
+        try fixture.waitForLine(timeout: 10) { $0.hasPrefix("text Message: Hi") && $0.hasSuffix("o") }
+    }
+}
