@@ -26,6 +26,7 @@ public struct Seconds {
 
 extension ScanStyle: ExpressibleByArgument {}
 extension ScanMode: ExpressibleByArgument {}
+extension TextEntryKind: ExpressibleByArgument {}
 
 /// The options every scanning command shares.
 public struct ScanOptions: ParsableArguments {

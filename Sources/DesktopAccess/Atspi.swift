@@ -499,14 +499,24 @@ enum Atspi {
 
     /// The object's `toolkit` attribute ("gtk" on GTK's widgets); nil without one.
     static func toolkitAttribute(_ a: AccessibleRef) -> String? {
+        attributes(a, ["toolkit"])["toolkit"]
+    }
+
+    /// The object's attributes of these names that it has (one call for all).
+    static func attributes(_ a: AccessibleRef, _ names: [String]) -> [String: String] {
         var err: UnsafeMutablePointer<GError>?
         let table = atspi_accessible_get_attributes(a.pointer, &err)
         if err != nil { g_error_free(err) }
-        guard let table else { return nil }
+        guard let table else { return [:] }
         defer { g_hash_table_unref(table) }
-        return "toolkit".withCString { key in
-            g_hash_table_lookup(table, key).map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+        var found: [String: String] = [:]
+        for name in names {
+            let value = name.withCString { key in
+                g_hash_table_lookup(table, key).map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+            }
+            if let value { found[name] = value }
         }
+        return found
     }
 
     /// The children as the application says they are now, not as its cache has them:

@@ -135,4 +135,32 @@ enum RoleMapping {
         return u.count > 3 && u[0] == UInt8(ascii: "G") && u[1] == UInt8(ascii: "t") && u[2] == UInt8(ascii: "k")
             && u[3] >= UInt8(ascii: "A") && u[3] <= UInt8(ascii: "Z") && !name.contains(" ")
     }
+
+    /// The object attributes `textEntryKind` reads: the HTML input type browsers give a
+    /// field (Firefox and Chromium: `text-input-type`), and an input purpose where a
+    /// toolkit gives one.
+    static let textEntryAttributes = ["text-input-type", "input-purpose"]
+
+    /// What is typed into an editable field (its keyboard's text rules, `TextEntryKind`),
+    /// from what AT-SPI says of it: the role (a password field, a terminal); a web page's
+    /// input type or a toolkit's input purpose (e-mail, URL, number, telephone, search);
+    /// a field inside a file chooser (a file name); else several lines (prose) or one.
+    /// A field that says neither is taken for prose, as an editor's body.
+    static func textEntryKind(role: AtspiRole, multiLine: Bool, singleLine: Bool, attributes: [String: String],
+                              inFileChooser: Bool) -> TextEntryKind {
+        if role == ATSPI_ROLE_PASSWORD_TEXT { return .password }
+        if role == ATSPI_ROLE_TERMINAL { return .terminal }
+        let purpose = (attributes["text-input-type"] ?? attributes["input-purpose"] ?? "").lowercased()
+        switch purpose {
+        case "password", "pin": return .password
+        case "email": return .email
+        case "url": return .url
+        case "number", "tel", "phone", "digits": return .number
+        case "search", "name": return .line
+        default: break
+        }
+        if inFileChooser && !multiLine { return .fileName }
+        if multiLine || role == ATSPI_ROLE_DOCUMENT_TEXT || role == ATSPI_ROLE_PARAGRAPH { return .text }
+        return singleLine ? .line : .text
+    }
 }

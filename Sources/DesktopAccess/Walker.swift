@@ -41,6 +41,8 @@ struct WalkCache {
     var gtk: [String: Bool] = [:]
     /// How far an element inside a displaced root pane is moved onto where it shows.
     var moves: [String: Point] = [:]
+    /// What each text field takes (its attributes are a call of their own; they do not change).
+    var textKinds: [String: TextEntryKind] = [:]
 
     /// Only what is still on the screen, so the cache cannot grow without bound.
     func keeping(_ ids: Set<String>) -> WalkCache {
@@ -48,7 +50,7 @@ struct WalkCache {
                   ranges: ranges.filter { ids.contains($0.key) }, roleWords: roleWords,
                   roles: roles.count > 4 * max(ids.count, 256) ? roles.filter { ids.contains($0.key) } : roles,
                   transient: transient.filter { ids.contains($0) }, gtk: gtk.filter { ids.contains($0.key) },
-                  moves: moves.filter { ids.contains($0.key) })
+                  moves: moves.filter { ids.contains($0.key) }, textKinds: textKinds.filter { ids.contains($0.key) })
     }
 }
 
@@ -92,6 +94,8 @@ struct Walker {
     var browser = false
     /// Inside a web page: nodes outside the viewport (`visible`, not `showing`) are kept.
     private var inDocument = false
+    /// Inside a file chooser: its one-line field takes a file name.
+    private var inFileChooser = false
     /// Containers inside web pages, whose headings make groups (`sectionByHeadings`).
     private var pageContainers: [Int] = []
 
@@ -609,9 +613,10 @@ struct Walker {
             // A page's blocks are outlined around what they hold (their children's union):
             // one request fewer for each, and no outline wider than its content.
             if !node.flatten && !inDocument { pendingExtents.append((index, a)) }
-            let outer = inDocument
+            let outer = inDocument, outerChooser = inFileChooser
             if RoleMapping.isDocument(role) { inDocument = true }
-            defer { inDocument = outer }
+            if role == ATSPI_ROLE_FILE_CHOOSER { inFileChooser = true }
+            defer { inDocument = outer; inFileChooser = outerChooser }
             if inDocument && (!node.flatten || RoleMapping.isDocument(role)) { pageContainers.append(index) }
             let kids = Self.readsChildrenLive(role) ? try Atspi.liveChildren(a) : try Atspi.children(a, count: childCount)
             let ahead = readAhead(kids)
@@ -672,7 +677,14 @@ struct Walker {
             }
             node.traits = traits(role: role, kind: kind, states: states, a: a)
             if editable {
-                node.textEntry = role == ATSPI_ROLE_PASSWORD_TEXT ? .password : role == ATSPI_ROLE_TERMINAL ? .terminal : .text
+                if let k = known.textKinds[node.id] { node.textEntry = k } else {
+                    let k = RoleMapping.textEntryKind(role: role, multiLine: states.has(ATSPI_STATE_MULTI_LINE),
+                                                      singleLine: states.has(ATSPI_STATE_SINGLE_LINE),
+                                                      attributes: Atspi.attributes(a, RoleMapping.textEntryAttributes),
+                                                      inFileChooser: inFileChooser)
+                    known.textKinds[node.id] = k
+                    node.textEntry = k
+                }
                 // A password field's text is bullets at best: it is not read.
                 if node.textEntry != .password { deferred = .text }
                 node.respondsToUserInteraction = true

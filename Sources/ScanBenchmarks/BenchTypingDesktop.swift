@@ -24,7 +24,7 @@ extension BenchTyping {
             throw fail("Error: the window could not be read; start an application with a text field first (see 'switchscan desktop').")
         }
         let tree = first.tree
-        guard let field = (0..<tree.count).first(where: { tree[$0].textEntry == .text && tree[$0].isAccessibilityElement }) else {
+        guard let field = (0..<tree.count).first(where: { tree[$0].textEntry.map { !$0.isSecret } == true && tree[$0].isAccessibilityElement }) else {
             throw fail("Error: the window \"\(tree[tree.root].label ?? "")\" has no text field to type into.")
         }
         let fieldID = tree[field].id

@@ -7,9 +7,25 @@ public enum NaturalOrder: String, CaseIterable, Sendable { case geometric, docum
 /// Whose the containers are: groups the layout's author chose, or a toolkit's (a live
 /// window), whose long levels are scanned by rows.
 public enum Containers: String, CaseIterable, Sendable { case chosen, toolkit }
-/// What is typed into a text field: plain text, a password (nothing predicted, nothing
-/// learned) or a terminal (nothing learned).
-public enum TextEntryKind: String, CaseIterable, Sendable { case text, password, terminal }
+/// What is typed into a text field, which decides the keyboard's text rules: `text` is
+/// prose (sentences: capitals at their starts, a space after a full stop and after a
+/// prediction); `line` a one-line field (a search, a name: no automatic capitals, a bare
+/// full stop, a space after a prediction only once the next word begins); `fileName`, `url`,
+/// `email` and `number` (no automatic capitals, every character bare, nothing learned; a
+/// number starts on the digits and predicts no words); a `password` (nothing predicted,
+/// shown or learned) or a `terminal` (nothing learned or shown).
+public enum TextEntryKind: String, CaseIterable, Sendable {
+    case text, line, fileName, url, email, number, password, terminal
+
+    /// Sentences are written here.
+    public var isProse: Bool { self == .text }
+    /// What is typed is not shown, said or named in any stream.
+    public var isSecret: Bool { self == .password || self == .terminal }
+    /// Words typed are learned (where the user lets them be).
+    public var learnsWords: Bool { self == .text || self == .line }
+    /// Words are predicted.
+    public var predictsWords: Bool { self != .password && self != .number }
+}
 
 /// One node of a screen: visual containment (children, paint order) and the accessibility
 /// attributes of the iOS model. Frames and activation points are already resolved.

@@ -56,6 +56,11 @@ public struct Keyboard: ScreenLogic {
     public let secret: Bool
     /// Whether the prediction row offers words (never in a password field).
     public let predicts: Bool
+    /// The field's kind, whose text rules the keys follow (`TextEntryKind`).
+    public let field: TextEntryKind
+    /// Outside prose, a prediction or a comma types no space after it: one goes before the
+    /// next word, if one comes (a search box's "hello" stays "hello" when Enter follows).
+    var pendingSpace = false
 
     public enum Words: Sendable {
         /// Predictions made at once by this predictor, which also learns.
@@ -70,19 +75,22 @@ public struct Keyboard: ScreenLogic {
     }
 
     public init(layout: KeyboardLayout, predictor: WordPredictor, settings: TypingSettings, text: String = "", learns: Bool = false,
-                secret: Bool = false, predicts: Bool = true, panel: Rect? = nil, screen: Rect? = nil) {
+                secret: Bool = false, predicts: Bool = true, field: TextEntryKind = .text, panel: Rect? = nil, screen: Rect? = nil) {
         self.init(layout: layout, words: .inline(predictor), settings: settings, text: text, learns: learns, secret: secret,
-                  predicts: predicts, panel: panel, screen: screen)
+                  predicts: predicts, field: field, panel: panel, screen: screen)
     }
 
     public init(layout: KeyboardLayout, words: Words, settings: TypingSettings, text: String = "", learns: Bool = false,
-                secret: Bool = false, predicts: Bool = true, panel: Rect? = nil, screen: Rect? = nil) {
+                secret: Bool = false, predicts: Bool = true, field: TextEntryKind = .text, panel: Rect? = nil, screen: Rect? = nil) {
         self.layout = layout
         self.words = words
         self.settings = settings
         self.learns = learns
         self.secret = secret
         self.predicts = predicts
+        self.field = field
+        // A number's keys are the digits.
+        if field == .number { page = .symbols }
         self.text = String(text.suffix(Self.textKept))
         let own = Rect(x: 0, y: 0, width: Self.size.width, height: Self.size.height)
         self.panel = panel ?? own
@@ -198,7 +206,7 @@ public struct Keyboard: ScreenLogic {
 
     /// The word being typed and the one before it, as the predictor sees them (one
     /// definition of a word for both).
-    var context: WordContext { WordContext(textBefore: String(text.suffix(200))) }
+    var context: WordContext { WordContext(textBefore: String(text.suffix(200)) + (pendingSpace ? " " : "")) }
 
     /// The word being typed: what the predictor completes, at the end of the text.
     var partialWord: String {
@@ -239,7 +247,24 @@ public struct Keyboard: ScreenLogic {
                 return changed(chords.map { .shortcut($0) })
             }
         }
+        // The space a prediction or comma left to come goes before a word, and nowhere else.
+        if pendingSpace {
+            pendingSpace = false
+            switch spec.action {
+            case .character(let c) where c.isLetter || c.isNumber: type(" ", &effects)
+            case .prediction: type(" ", &effects)
+            default: break
+            }
+        }
         switch spec.action {
+        case .character(let c) where ".,?!:;".contains(c) && !field.isProse:
+            // Outside prose every character is as chosen ("note.txt", "www.example.org");
+            // in a one-line field a comma after a word is followed by a space once the next
+            // word comes ("Paris, France").
+            commitWord(&echo, &effects)
+            let afterWord = text.last?.isLetter ?? false
+            type(String(c), &effects)
+            if field == .line && ",;:".contains(c) && afterWord { pendingSpace = true }
         case .character(let c) where ".,?!:;".contains(c):
             commitWord(&echo, &effects)
             // "word ." → "word. ": the space before goes, one comes after (not in 3.5 or 1,000).
@@ -302,13 +327,17 @@ public struct Keyboard: ScreenLogic {
             let word = predictions[k]
             let partial = String(partialWord)
             let previous = previousWord
+            // Prose: the word and a space. A one-line field or a file name: the word, and a
+            // space only before a next word. An address or a number: the word alone.
+            let space = field.isProse ? " " : ""
             if word.hasPrefix(partial) {
-                type(String(word.dropFirst(partial.count)) + " ", &effects)
+                type(String(word.dropFirst(partial.count)) + space, &effects)
             } else {
                 effects.append(.deleteText(characters: partial.count))
                 deleteBack(partial.count)
-                type(word + " ", &effects)
+                type(word + space, &effects)
             }
+            if field == .line || field == .fileName { pendingSpace = true }
             echo = word
             learn(word, after: previous, &effects)
         }
@@ -342,6 +371,7 @@ public struct Keyboard: ScreenLogic {
         let read = String(textBefore.suffix(Self.textKept))
         guard read != text, !recent.contains(read) else { return ScreenChange() }
         text = read
+        pendingSpace = false
         autoCapitalCancelled = false
         refresh()
         let now = keys

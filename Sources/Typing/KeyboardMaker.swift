@@ -4,8 +4,8 @@ import WordPrediction
 /// The keyboards the engine opens over text fields: placed clear of the field, knowing
 /// its text, predicting and learning as the field allows (a password field: no predictions
 /// and no learning; a terminal, or a keyboard for whatever has the focus: no learning; all
-/// three secret: nothing typed is said back or named in the effects' streams; a password
-/// or a terminal: no automatic capitals).
+/// three secret: nothing typed is said back or named in the effects' streams), with the
+/// text rules of the field's kind (`TextEntryKind`).
 /// What one keyboard learned, the next knows.
 public struct KeyboardMaker: KeyboardProvider {
     public let layout: KeyboardLayout
@@ -27,15 +27,17 @@ public struct KeyboardMaker: KeyboardProvider {
 
     public func keyboard(for field: ElementNode?, screen: Rect) -> (tree: ElementTree, logic: any ScreenLogic, effects: [Effect]) {
         let kind = field?.textEntry ?? .text
-        // A terminal's first letter is a command's, not a sentence's; a password's is as typed.
+        // Capitals at sentences' starts only where sentences are written: a terminal's first
+        // letter is a command's, a password's, a file name's or an address's is as typed.
         var settings = settings
-        if kind != .text { settings.autoCapitalize = false }
+        if !kind.isProse { settings.autoCapitalize = false }
         var keyboard = Keyboard(layout: layout, words: words, settings: settings,
                                 text: kind == .password ? "" : field?.value ?? "",
                                 // A terminal often asks for a password (sudo, ssh), and whatever
                                 // has the focus, unknown, may be one: learned, said and shown as one.
-                                learns: settings.learnWords && kind == .text && field != nil,
-                                secret: kind != .text || field == nil, predicts: kind != .password,
+                                learns: settings.learnWords && kind.learnsWords && field != nil,
+                                secret: kind.isSecret || field == nil, predicts: kind.predictsWords,
+                                field: kind,
                                 panel: Keyboard.panel(on: screen, avoiding: field?.frame), screen: screen)
         let effects = keyboard.opened()
         return (keyboard.tree, keyboard, effects)

@@ -3,11 +3,14 @@ import WordPrediction
 
 /// What typing a text costs a switch user on the scanning keyboard. The modelled user of
 /// `cost` (a press `reactionTime` after the wanted key is highlighted, 50 ms long) types
-/// into an empty field, choosing a prediction as soon as one offers the word being typed,
-/// else the next character (going to the other page for a symbol). The costs come from
-/// the engine and the keyboard themselves, in virtual time, so feeding `pressTimes` to
-/// `simulate --keyboard` as `select` presses types the text, its last `typeText` at
-/// exactly `seconds`. Nothing is learned.
+/// into an empty field of a kind (prose unless told: `TextEntryKind`), choosing a
+/// prediction as soon as one offers the word being typed, else the next character (going
+/// to the other page for a symbol). A capital the keyboard does not offer costs Shift
+/// first; a small letter where it offers a capital is taken as it comes. A space the
+/// keyboard's rules put where the text has none ("note. txt" in prose) is taken back with
+/// Backspace. The costs come from the engine and the keyboard themselves, in virtual time,
+/// so feeding `pressTimes` to `simulate --keyboard` as `select` presses types the text, its
+/// last `typeText` at exactly `seconds`. Nothing is learned.
 public struct TextCost: Hashable, Sendable {
     public var text: String
     public var seconds: Double
@@ -45,27 +48,29 @@ public struct TextCost: Hashable, Sendable {
 
     /// The cost of each text, each from an empty field.
     public static func compute(_ texts: [String], layout: KeyboardLayout, predictor: WordPredictor,
-                               settings: ScanSettings) throws(Problem) -> [TextCost] {
+                               settings: ScanSettings, field: TextEntryKind = .text) throws(Problem) -> [TextCost] {
         var results: [TextCost] = []
-        for text in texts { results.append(try compute(text, layout: layout, predictor: predictor, settings: settings)) }
+        for text in texts { results.append(try compute(text, layout: layout, predictor: predictor, settings: settings, field: field)) }
         return results
     }
 
     /// The cost of one text, in time linear in its length: what is typed is compared with
     /// the text as it grows (the length of their common start is kept), never again whole.
     public static func compute(_ text: String, layout: KeyboardLayout, predictor: WordPredictor,
-                               settings: ScanSettings) throws(Problem) -> TextCost {
+                               settings: ScanSettings, field kind: TextEntryKind = .text) throws(Problem) -> TextCost {
         var settings = settings
         settings.mode = .item
         if settings.style == .auto && settings.reactionTime >= settings.autoScanInterval { throw .settings(.reactionTooSlow(than: "autoScanInterval")) }
         if settings.style == .step && settings.reactionTime >= settings.stepSelectDelay { throw .settings(.reactionTooSlow(than: "stepSelectDelay")) }
-        let target = Array(text.lowercased())
+        let target = Array(text)
         // A character no key types is said before anything is typed, with its place.
-        for (i, c) in target.enumerated() where layout.key(typing: c) == nil { throw .noKey(c, text: String(target), offset: i) }
+        for (i, c) in target.enumerated() where layout.key(typing: Self.unshifted(c)) == nil {
+            throw .noKey(Self.unshifted(c), text: String(text.lowercased()), offset: i)
+        }
         let words = WordSpans(target)
         var wanted = target.count
         while wanted > 0 && target[wanted - 1] == " " { wanted -= 1 }
-        var engine = KeyboardSession.engine(layout: layout, predictor: predictor, settings: settings)
+        var engine = KeyboardSession.engine(layout: layout, predictor: predictor, settings: settings, field: kind)
         let start = engine.start(at: .zero)
         var shown = start.last { if case .highlight = $0.effect { return true } else { return false } }?.time ?? .zero
         var field = Field(target: target)
@@ -77,16 +82,20 @@ public struct TextCost: Hashable, Sendable {
             // Where the text goes on: after what is typed, or before the space a prediction
             // added where punctuation follows (its key takes the space back).
             var pos = field.typed.count
+            var correct = false
             if field.matched == pos {
             } else if field.typed.last == " ", pos - 1 < target.count, ".,?!:;".contains(target[pos - 1]), field.matched >= pos - 1 {
                 pos -= 1
+            } else if field.typed.last == " ", field.matched == pos - 1 {
+                // A space the text does not have (after a full stop in "note.txt"): taken back.
+                correct = true
             } else {
                 throw .stuck(text: text, typed: String(field.typed))
             }
-            guard steps <= 4 * target.count + 16, let keyboard = engine.presentedLogic as? Keyboard else {
+            guard steps <= 6 * target.count + 16, let keyboard = engine.presentedLogic as? Keyboard else {
                 throw .stuck(text: text, typed: String(field.typed))
             }
-            let key = try wantedKey(target, at: pos, words, keyboard)
+            let key = correct ? "backspace" : try wantedKey(target, at: pos, words, keyboard)
             let lastPress = [cost.pressTimes.last, cost.nextTimes.last].compactMap { $0 }.max()
             guard let reached = ScanCost.reach(&engine, element: key, shownAt: shown, lastPress: lastPress) else {
                 throw .stuck(text: text, typed: String(field.typed))
@@ -96,7 +105,7 @@ public struct TextCost: Hashable, Sendable {
             for e in reached.effects {
                 switch e.effect {
                 case .typeText(let s, _):
-                    field.append(s.lowercased())
+                    field.append(s)
                     cost.seconds = e.time.seconds
                 case .deleteText(let n):
                     field.removeLast(n)
@@ -122,7 +131,7 @@ public struct TextCost: Hashable, Sendable {
 
         mutating func append(_ s: String) {
             for c in s {
-                if matched == typed.count && matched < target.count && target[matched] == c { matched += 1 }
+                if matched == typed.count && matched < target.count && TextCost.typed(c, as: target[matched]) { matched += 1 }
                 typed.append(c)
                 trailingSpaces = c == " " ? trailingSpaces + 1 : 0
             }
@@ -157,13 +166,30 @@ public struct TextCost: Hashable, Sendable {
     static func wantedKey(_ target: [Character], at pos: Int, _ words: WordSpans, _ keyboard: Keyboard) throws(Problem) -> String {
         let start = words.starts[pos], end = words.ends[pos]
         // A word longer than any in a word list is never predicted (nor copied at each step).
-        if end > start, end - start <= WordList.maxWordLength, end == target.count || " .,?!:;".contains(target[end]) {
-            let word = String(target[start..<end])
-            if let k = keyboard.predictions.firstIndex(where: { $0.lowercased() == word }) { return "prediction\(k + 1)" }
+        // (Not once the word is typed whole: outside prose a prediction then adds nothing.)
+        if end > start, pos < end, end - start <= WordList.maxWordLength, end == target.count || " .,?!:;".contains(target[end]) {
+            let word = target[start..<end]
+            if let k = keyboard.predictions.firstIndex(where: { p in p.count == word.count && zip(p, word).allSatisfy { typed($0, as: $1) } }) {
+                return "prediction\(k + 1)"
+            }
         }
         let c = target[pos]
-        guard let (page, id) = keyboard.layout.key(typing: c, preferring: keyboard.page) else { throw .noKey(c, text: String(target), offset: pos) }
-        return page == keyboard.page ? id : page == .symbols ? "symbols" : "letters"
+        guard let (page, id) = keyboard.layout.key(typing: unshifted(c), preferring: keyboard.page) else {
+            throw .noKey(unshifted(c), text: String(String(target).lowercased()), offset: pos)
+        }
+        guard page == keyboard.page else { return page == .symbols ? "symbols" : "letters" }
+        // A capital the keyboard does not offer: Shift first.
+        if c.isUppercase && !keyboard.capital { return "shift" }
+        return id
+    }
+
+    /// The character a key types without Shift ("S" is the s key's).
+    static func unshifted(_ c: Character) -> Character { c.isUppercase ? Character(c.lowercased()) : c }
+
+    /// Whether `c`, typed, is the text's `wanted`: itself, or its capital where a small letter
+    /// is wanted (the keyboard offered a capital, and the modelled user took it).
+    static func typed(_ c: Character, as wanted: Character) -> Bool {
+        c == wanted || (wanted.isLowercase && Character(c.lowercased()) == wanted)
     }
 
     public struct Summary: Hashable, Sendable {
@@ -198,8 +224,12 @@ public struct TextCost: Hashable, Sendable {
 /// An engine showing the keyboard over an empty screen, as `simulate --keyboard` and
 /// `cost --text` start it: an empty field, nothing learned.
 public enum KeyboardSession {
-    public static func engine(layout: KeyboardLayout, predictor: WordPredictor, settings: ScanSettings) -> ScanEngine {
-        var keyboard = Keyboard(layout: layout, predictor: predictor, settings: settings.typing)
+    public static func engine(layout: KeyboardLayout, predictor: WordPredictor, settings: ScanSettings, field: TextEntryKind = .text) -> ScanEngine {
+        // As `run` opens it over such a field (KeyboardMaker), learning nothing.
+        var typing = settings.typing
+        if !field.isProse { typing.autoCapitalize = false }
+        var keyboard = Keyboard(layout: layout, predictor: predictor, settings: typing, secret: field.isSecret,
+                                predicts: field.predictsWords, field: field)
         let opened = keyboard.opened()
         var root = ElementNode(id: "screen")
         root.frame = Rect(x: 0, y: 0, width: Keyboard.size.width, height: Keyboard.size.height)

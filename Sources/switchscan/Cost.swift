@@ -45,12 +45,16 @@ struct Cost: ParsableCommand {
     @Option(help: "With the keyboard: predictions from this word list (format: Words/README.md) instead of the bundled English one.")
     var words: String?
 
+    @Option(help: "With the keyboard: the kind of field typed into, whose text rules the keyboard follows: text (prose, the default), line, fileName, url, email, number, password or terminal (docs/TYPING.md).")
+    var field: TextEntryKind?
+
     @Flag(help: "One JSON object per element and action, then a summary line.")
     var json = false
 
     func validate() throws {
         let typing = text != nil || textFile != nil
         if text != nil && textFile != nil { throw ValidationError("--text and --text-file are one or the other") }
+        if field != nil && !typing { throw ValidationError("--field goes with --text or --text-file") }
         if typing && (desktop || layout != nil || mode != nil) {
             throw ValidationError("--text and --text-file cost the typing keyboard; leave out the layout, --desktop and --mode")
         }
@@ -154,7 +158,7 @@ struct Cost: ParsableCommand {
         /// the line's blanks before the text).
         func row(_ text: String, line: Int? = nil, indent: Int = 0) throws {
             let c: TextCost
-            do { c = try TextCost.compute(text, layout: layout, predictor: predictor, settings: scanSettings) } catch {
+            do { c = try TextCost.compute(text, layout: layout, predictor: predictor, settings: scanSettings, field: field ?? .text) } catch {
                 var place = ""
                 if let line, let textFile { place = "\(textFile):\(line): " }
                 if case .noKey(_, _, let offset) = error {

@@ -1,5 +1,6 @@
 import CAtspi
 @testable import DesktopAccess
+import ScanCore
 import Testing
 
 /// AT-SPI roles and names into the element model (docs/DESKTOP.md's table), and the ids.
@@ -25,6 +26,39 @@ import Testing
         ]
         for (role, kind) in table {
             #expect(RoleMapping.kind(of: role) == kind, "role \(role.rawValue)")
+        }
+    }
+
+    /// The keyboard's text rules by what the toolkits say of their fields: GTK 3's entry
+    /// (single line) and text view (several), a file chooser's name, Firefox's and
+    /// Chromium's input types, LibreOffice's paragraphs, passwords and terminals.
+    @Test func fieldsTakeTheKindTheirRolesStatesAndAttributesSay() {
+        struct Case {
+            var role: AtspiRole, multi: Bool, single: Bool, attributes: [String: String], chooser: Bool, kind: TextEntryKind
+            init(_ role: AtspiRole, _ multi: Bool, _ single: Bool, _ attributes: [String: String], _ chooser: Bool, _ kind: TextEntryKind) {
+                (self.role, self.multi, self.single, self.attributes, self.chooser, self.kind) = (role, multi, single, attributes, chooser, kind)
+            }
+        }
+        let table: [Case] = [
+            Case(ATSPI_ROLE_ENTRY, false, true, ["toolkit": "gtk"], false, .line),              // GtkEntry
+            Case(ATSPI_ROLE_TEXT, true, false, ["toolkit": "gtk"], false, .text),               // GtkTextView (mousepad)
+            Case(ATSPI_ROLE_TEXT, false, true, [:], true, .fileName),                           // Save As's Name
+            Case(ATSPI_ROLE_ENTRY, false, true, ["text-input-type": "email"], false, .email),   // <input type=email>
+            Case(ATSPI_ROLE_ENTRY, false, true, ["text-input-type": "url"], false, .url),
+            Case(ATSPI_ROLE_ENTRY, false, true, ["text-input-type": "tel"], false, .number),
+            Case(ATSPI_ROLE_SPIN_BUTTON, false, true, ["text-input-type": "number"], false, .number),
+            Case(ATSPI_ROLE_ENTRY, false, true, ["text-input-type": "search"], false, .line),
+            Case(ATSPI_ROLE_ENTRY, true, false, [:], false, .text),                             // <textarea>
+            Case(ATSPI_ROLE_PARAGRAPH, true, false, [:], false, .text),                         // LibreOffice Writer
+            Case(ATSPI_ROLE_DOCUMENT_TEXT, false, false, [:], false, .text),
+            Case(ATSPI_ROLE_PASSWORD_TEXT, false, true, [:], true, .password),
+            Case(ATSPI_ROLE_ENTRY, false, true, ["text-input-type": "password"], false, .password),
+            Case(ATSPI_ROLE_TERMINAL, true, false, [:], false, .terminal),
+            Case(ATSPI_ROLE_ENTRY, false, false, [:], false, .text),                            // says nothing: prose
+        ]
+        for c in table {
+            #expect(RoleMapping.textEntryKind(role: c.role, multiLine: c.multi, singleLine: c.single, attributes: c.attributes,
+                                              inFileChooser: c.chooser) == c.kind, "\(c.role.rawValue) \(c.attributes)")
         }
     }
 

@@ -32,8 +32,8 @@ struct ModalDialogTypingTests {
         try scan.find(since: mark, "the \(title) dialog", timeout: 10) { $0.effect == "announce" && ($0.text ?? "").contains(title) }
     }
 
-    /// In the Save As dialog: its Name field, "notex" typed, a Backspace, Enter. Mousepad
-    /// saves the document as "note" (its first letter as the keyboard capitalises it).
+    /// In the Save As dialog: its Name field (a file name's: no capital), "noten" typed, a
+    /// Backspace, Enter. Mousepad saves the document as "note".
     static func typeTheName(_ scan: ScanDriver) throws {
         try scan.go(to: "File Chooser Widget", limit: 80)
         try scan.select(expecting: "into the file chooser") { $0.effect == "enterGroup" }
@@ -41,21 +41,21 @@ struct ModalDialogTypingTests {
         try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
         let keys = LiveTypingTests.Keys(scan: scan)
         for letter in ["n", "o", "t", "e"] {
-            try keys.press("key_\(letter)", expecting: letter) { $0.effect == "typeText" && $0.text?.lowercased() == letter }
+            try keys.press("key_\(letter)", expecting: letter) { $0.effect == "typeText" && $0.text == letter }
         }
         try keys.press("key_n", expecting: "a letter too many") { $0.effect == "typeText" }
         try keys.press("backspace", expecting: "Backspace") { $0.effect == "deleteText" || $0.effect == "key" }
         try keys.press("enter", expecting: "Enter") { $0.effect == "key" }
     }
 
-    /// The document saved in the session's home (where mousepad runs) under the name typed, whatever its first
-    /// letter's case, holding what was in the editor; mousepad still answers.
+    /// The document saved in the session's home (where mousepad runs) under the name typed,
+    /// holding what was in the editor; mousepad still answers.
     static func expectSaved(_ session: DesktopSession, _ scan: ScanDriver) throws {
         let home = session.directory.appendingPathComponent("home")
         var found: URL?
         for _ in 0..<100 {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: home.path)) ?? []
-            if let name = names.first(where: { $0.lowercased() == "note" }) { found = home.appendingPathComponent(name); break }
+            if names.contains("note") { found = home.appendingPathComponent("note"); break }
             scan.settle(0.1)
         }
         let file = try #require(found, "no file named note in \(home.path): \((try? FileManager.default.contentsOfDirectory(atPath: home.path)) ?? [])")
@@ -168,11 +168,11 @@ extension ModalDialogTypingTests {
         let keys = LiveTypingTests.Keys(scan: scan)
         try keys.press("key_n", expecting: "n") { $0.effect == "typeText" }
         try keys.press("key_o", expecting: "o") { $0.effect == "typeText" }
-        try fixture.waitForLine(matching: "text Answer: No")
+        try fixture.waitForLine(matching: "text Answer: no")
         try keys.press("backspace", expecting: "Backspace") { $0.effect == "deleteText" || $0.effect == "key" }
-        try fixture.waitForLine(matching: "text Answer: N", timeout: 10)
+        try fixture.waitForLine(matching: "text Answer: n", timeout: 10)
         try keys.press("key_e", expecting: "e") { $0.effect == "typeText" }
-        try fixture.waitForLine(matching: "text Answer: Ne", timeout: 10)
+        try fixture.waitForLine(matching: "text Answer: ne", timeout: 10)
         try keys.press("hide", expecting: "the keyboard closed") { $0.effect == "keyboardClose" }
         try scan.go(to: "Yes", limit: 80)
         try scan.choose("Tap")
@@ -231,8 +231,8 @@ extension ModalDialogTypingTests {
         try scan.go(to: "Message")
         try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
         let keys = LiveTypingTests.Keys(scan: scan)
-        try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
-        try fixture.waitForLine(matching: "text Message: H")
+        try keys.press("key_h", expecting: "h") { $0.effect == "typeText" && $0.text == "h" }
+        try fixture.waitForLine(matching: "text Message: h")
 
         kill(fixture.pid, SIGSTOP)
         var stopped = true
@@ -255,9 +255,9 @@ extension ModalDialogTypingTests {
         try scan.next("the application said to answer again", timeout: 10) {
             $0.effect == "announce" && $0.text == "'\(fixture.applicationName)' answers again: typing goes on."
         }
-        try fixture.waitForLine(matching: "text Message: Hi", timeout: 10)
-        try fixture.expectNoLine(matching: "text Message: Hie", within: 1)
+        try fixture.waitForLine(matching: "text Message: hi", timeout: 10)
+        try fixture.expectNoLine(matching: "text Message: hie", within: 1)
         try keys.press("key_o", expecting: "o") { $0.effect == "typeText" }
-        try fixture.waitForLine(timeout: 10) { $0.hasPrefix("text Message: Hi") && $0.hasSuffix("o") }
+        try fixture.waitForLine(timeout: 10) { $0.hasPrefix("text Message: hi") && $0.hasSuffix("o") }
     }
 }

@@ -21,6 +21,15 @@ struct Typist {
         keyboard = Keyboard(layout: KeyboardLayout(layout), predictor: try smallWords(), settings: settings, learns: learns)
     }
 
+    /// The keyboard a `KeyboardMaker` opens over a field of this kind.
+    init(field kind: TextEntryKind) throws {
+        var node = ElementNode(id: "field")
+        node.textEntry = kind
+        node.frame = Rect(x: 0, y: 0, width: 300, height: 30)
+        let maker = KeyboardMaker(layout: KeyboardLayout(.frequency), predictor: try smallWords(), settings: TypingSettings())
+        keyboard = maker.keyboard(for: node, screen: Rect(x: 0, y: 0, width: 1000, height: 800)).logic as! Keyboard
+    }
+
     /// Typing on a keyboard made elsewhere (by a `KeyboardMaker`).
     init(_ keyboard: Keyboard) {
         self.keyboard = keyboard
@@ -395,8 +404,8 @@ struct KeyboardSourceTests {
 struct TextCostTests {
     /// Replays the cost's presses in `simulate`'s driver: the text comes out, its last part
     /// exactly at the cost's seconds.
-    func replay(_ cost: TextCost, _ settings: ScanSettings) throws -> (text: String, lastTyped: Double) {
-        let engine = KeyboardSession.engine(layout: KeyboardLayout(settings.typing.keyboardLayout), predictor: try smallWords(), settings: settings)
+    func replay(_ cost: TextCost, _ settings: ScanSettings, predictor: WordPredictor? = nil) throws -> (text: String, lastTyped: Double) {
+        let engine = KeyboardSession.engine(layout: KeyboardLayout(settings.typing.keyboardLayout), predictor: try predictor ?? smallWords(), settings: settings)
         var driver = ManualDriver(engine: engine)
         var events: [SwitchEvent] = []
         for t in cost.pressTimes { events += [SwitchEvent(.select, down: true, at: t), SwitchEvent(.select, down: false, at: t + ScanCost.pressLength)] }
@@ -430,6 +439,39 @@ struct TextCostTests {
                 #expect(last == cost.seconds, "\(style) \(layout): \(text)")
                 #expect(cost.presses > 0)
             }
+        }
+    }
+
+    /// A capital inside a sentence costs Shift, and the text comes out with it; a small
+    /// letter where the keyboard offers a capital is taken as it comes.
+    @Test func aCapitalInsideASentenceCostsShift() throws {
+        var settings = ScanSettings()
+        settings.autoScanInterval = .seconds(0.5)
+        let words = WordPredictor(system: WordList())
+        let plain = try TextCost.compute("see you sam", layout: KeyboardLayout(.frequency), predictor: words, settings: settings)
+        let named = try TextCost.compute("see you Sam", layout: KeyboardLayout(.frequency), predictor: words, settings: settings)
+        // Shift: its row, then the key (Shift is on the last row).
+        #expect(named.presses == plain.presses + 2, "\(plain.presses) → \(named.presses)")
+        #expect(named.seconds > plain.seconds)
+        let (typed, _) = try replay(named, settings, predictor: words)
+        #expect(typed == "See you Sam", "\(typed)")
+    }
+
+    /// A file name: as prose it costs a Backspace after the full stop (its space), and the
+    /// capital after it is taken; in a file name's field every character is as chosen.
+    @Test func aFileNameIsTypedInProseWithACorrectionAndInItsFieldWithout() throws {
+        var settings = ScanSettings()
+        settings.autoScanInterval = .seconds(0.5)
+        let words = WordPredictor(system: WordList())
+        let prose = try TextCost.compute("note.txt", layout: KeyboardLayout(.frequency), predictor: words, settings: settings)
+        let (typed, _) = try replay(prose, settings, predictor: words)
+        #expect(typed == "Note.Txt", "\(typed)")
+        let file = try TextCost.compute("note.txt", layout: KeyboardLayout(.frequency), predictor: words, settings: settings, field: .fileName)
+        #expect(file.presses == 2 * 8, "a row and a key for every character")
+        #expect(file.presses < prose.presses)
+        for (text, kind) in [("www.example.org", TextEntryKind.url), ("sam@example.org", .email), ("3.5", .number), ("hello there", .line)] {
+            let cost = try TextCost.compute(text, layout: KeyboardLayout(.frequency), predictor: try smallWords(), settings: settings, field: kind)
+            #expect(cost.presses > 0, "\(kind)")
         }
     }
 
@@ -507,5 +549,82 @@ struct KeyboardPlacementTests {
         // A full-screen editor: nothing is free, the keyboard keeps its size and covers less.
         let full = Rect(x: 0, y: 30, width: 1280, height: 770)
         #expect(Keyboard.panel(on: screen, avoiding: full).height == 360)
+    }
+}
+
+/// The text rules follow the field's kind: prose, one line, a file name, an address, a
+/// number.
+@Suite("Keyboard: the field's kind")
+struct FieldKindTests {
+    @Test func aOneLineFieldHasNoCapitalsAndAPredictionsSpaceComesBeforeTheNextWord() throws {
+        var t = try Typist(field: .line)
+        #expect(!t.keyboard.capital)
+        t.type("wa")
+        let k = try #require(t.keyboard.predictions.firstIndex(of: "watch"))
+        let effects = t.press("prediction\(k + 1)")
+        #expect(effects.contains(.typeText("tch", secret: false)), "\(effects)")
+        #expect(t.field == "watch")
+        // Enter after it: no space at the end of the field.
+        var done = t
+        done.press("enter")
+        #expect(done.field == "watch\n")
+        // A next word: the space comes before it, a prediction's too (they are the next
+        // word's, as after a space).
+        var next = t
+        let word = try #require(next.keyboard.predictions.first)
+        next.press("prediction1")
+        #expect(next.field == "watch " + word)
+        t.type("it")
+        #expect(t.field == "watch it")
+        // A full stop is as chosen, with no capital after it; a comma after a word leaves a
+        // space for the next one.
+        t.type(".so,then")
+        #expect(t.field == "watch it.so, then")
+        t.type(",")
+        t.press("backspace")
+        t.type("x")
+        #expect(t.field == "watch it.so, thenx")
+    }
+
+    @Test func aFileNameKeepsEveryCharacterAsChosen() throws {
+        var t = try Typist(field: .fileName)
+        t.type("note.txt")
+        #expect(t.field == "note.txt")
+        var u = try Typist(field: .url)
+        u.type("www.example.org")
+        #expect(u.field == "www.example.org")
+        var e = try Typist(field: .email)
+        e.type("sam")
+        e.press("symbols")
+        e.type("@")
+        e.press("letters")
+        e.type("example.org")
+        #expect(e.field == "sam@example.org")
+    }
+
+    @Test func anAddressesPredictionTypesTheWordAlone() throws {
+        var t = try Typist(field: .url)
+        t.type("wa")
+        let k = try #require(t.keyboard.predictions.firstIndex(of: "watch"))
+        t.press("prediction\(k + 1)")
+        t.type(".org")
+        #expect(t.field == "watch.org")
+    }
+
+    @Test func aNumberStartsOnTheDigitsAndPredictsNoWords() throws {
+        var t = try Typist(field: .number)
+        #expect(t.keyboard.page == .symbols)
+        t.type("3.5")
+        #expect(t.field == "3.5")
+        #expect(t.keyboard.predictions.isEmpty)
+    }
+
+    @Test func onlyProseAndOneLineFieldsLearn() throws {
+        for kind in TextEntryKind.allCases {
+            let t = try Typist(field: kind)
+            #expect(t.keyboard.learns == (kind == .text || kind == .line), "\(kind)")
+            #expect(t.keyboard.secret == (kind == .password || kind == .terminal), "\(kind)")
+            #expect(t.keyboard.capital == (kind == .text), "\(kind)")
+        }
     }
 }
