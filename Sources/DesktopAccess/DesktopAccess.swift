@@ -98,8 +98,10 @@ public final class DesktopAccess: @unchecked Sendable {
     /// keyboard typing into the field must not type into that one unseen (on the AT-SPI
     /// thread; the field is no longer followed).
     public var onFieldLeft: (@Sendable () -> Void)?
-    /// The field followed, by element id, and whether a read of it is on its way.
+    /// The field followed, by element id, its object (kept while the window is read again),
+    /// and whether a read of it is on its way.
     var fieldID: String?
+    var fieldRef: AccessibleRef?
     private var fieldReadPending = false
     /// What is known of the field for inserting text into it (DesktopAccess+Insert).
     var fieldTyping = FieldTyping() { didSet { fieldInsertable.set(fieldTyping.insertable) } }
@@ -685,6 +687,7 @@ public final class DesktopAccess: @unchecked Sendable {
             if type.hasPrefix("object:state-changed:focused"), let field = fieldID, id != field,
                let ref = elements[id], Atspi.states(ref).has(ATSPI_STATE_FOCUSED) {
                 fieldID = nil
+                fieldRef = nil
                 onFieldLeft?()
             }
         }
@@ -709,6 +712,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 let name = knownApps[bus]?.info.name ?? bus
                 report?("'\(name)' does not answer: scanning goes on with what it showed last, and it is looked at again every \(Int(follower.timing.passOver.seconds)) seconds.")
             case let .deliver(snapshot):
+                fieldLeftUnlessShown(in: snapshot)
                 if firstSnapshot != nil { firstSnapshot = .some(snapshot) } else { onChange?(snapshot) }
             case let .wakeAt(t):
                 // A later request replaces an earlier one (they come in the order made).
@@ -724,6 +728,18 @@ public final class DesktopAccess: @unchecked Sendable {
 
     func elementObject(_ id: String) -> AccessibleRef? { elements[id] }
 
+    /// The field followed is not in the window now scanned (another window or dialog took
+    /// the focus, a page was replaced) and no longer has the focus: the keyboard typing into
+    /// it must not type into whatever has it now, unseen, nor stay over a dialog's fields.
+    /// (A field whose window shows a list of suggestions keeps the focus, and its keyboard.)
+    private func fieldLeftUnlessShown(in snapshot: DesktopSnapshot) {
+        guard let field = fieldID, !snapshot.tree.nodes.contains(where: { $0.id == field }) else { return }
+        if let ref = fieldRef, Atspi.states(ref).has(ATSPI_STATE_FOCUSED) { return }
+        fieldID = nil
+        fieldRef = nil
+        onFieldLeft?()
+    }
+
     /// Follows the text before the caret of the element `id` (the field the keyboard types
     /// into; nil: none): it is read now and after each of its text and caret events, for
     /// `onFieldText`.
@@ -731,7 +747,8 @@ public final class DesktopAccess: @unchecked Sendable {
         thread.async { [self] in
             thread.preconditionOnThread()
             fieldID = id
-            fieldTyping = FieldTyping(field: id.flatMap { fieldObject($0) })
+            fieldRef = id.flatMap { fieldObject($0) }
+            fieldTyping = FieldTyping(field: fieldRef)
             if id != nil { scheduleFieldRead() }
         }
     }

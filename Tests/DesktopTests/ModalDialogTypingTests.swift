@@ -38,7 +38,12 @@ struct ModalDialogTypingTests {
         try scan.go(to: "File Chooser Widget", limit: 80)
         try scan.select(expecting: "into the file chooser") { $0.effect == "enterGroup" }
         try scan.go(to: "Name:", limit: 80)
-        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let name = scan.current?.frame ?? []
+        let opened = try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        // Clear of the field typed into.
+        let tops = (opened.fields["keys"] as? [[String: Any]] ?? []).compactMap { ($0["frame"] as? [NSNumber])?.map(\.doubleValue) }
+        #expect(name.count == 4 && tops.allSatisfy { $0[1] + $0[3] <= name[1] + 0.5 || $0[1] >= name[1] + name[3] - 0.5 },
+                "the keyboard is clear of the Name field \(name)")
         let keys = LiveTypingTests.Keys(scan: scan)
         for letter in ["n", "o", "t", "e"] {
             try keys.press("key_\(letter)", expecting: letter) { $0.effect == "typeText" && $0.text == letter }
@@ -76,14 +81,25 @@ struct ModalDialogTypingTests {
         try Self.expectSaved(session, scan)
     }
 
-    /// The same dialog opened by Ctrl+S, a shortcut: the same name, the same file.
+    /// The same dialog opened by Ctrl+S while the keyboard types into the editor: the
+    /// keyboard closes (it would cover the dialog and type into it unseen); the Name field
+    /// opens one clear of it; the same name, the same file.
     @Test func saveAsByItsShortcutTakesANameAndSaves() throws {
         let session = try DesktopSession()
         defer { session.stop() }
         let scan = try Self.mousepad(session)
         defer { scan.stop() }
-        try session.key("ctrl+s")
-        try scan.next("the Save As dialog", timeout: 10) { $0.effect == "announce" && ($0.text ?? "").contains("Save") }
+        try scan.go(to: "text", limit: 80)
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        // Ctrl+S from the keyboard's Edit page, as a switch user sends it.
+        let keys = LiveTypingTests.Keys(scan: scan)
+        try keys.press("edit", expecting: "the edit page") { $0.effect == "keyboard" }
+        try keys.press("control", row: "row3", expecting: "Ctrl held") { $0.effect == "keyboard" }
+        try keys.press("letters", row: "row4", expecting: "the letters again") { $0.effect == "keyboard" }
+        let mark = scan.seen.count
+        try keys.press("key_s", expecting: "Ctrl+S") { $0.effect == "shortcut" }
+        try scan.find(since: mark, "the keyboard closed", timeout: 10) { $0.effect == "keyboardClose" }
+        try scan.find(since: mark, "the Save As dialog", timeout: 10) { $0.effect == "announce" && ($0.text ?? "").contains("Save") }
         try Self.typeTheName(scan)
         try Self.expectSaved(session, scan)
     }
