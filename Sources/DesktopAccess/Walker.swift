@@ -589,6 +589,9 @@ struct Walker {
         }
 
         if kind == .textEntry && !states.has(ATSPI_STATE_EDITABLE) { kind = .staticText }
+        // A word processor's document body (LibreOffice Writer's) is one field to type into,
+        // as an editor's is; its paragraphs are its text, not elements of their own.
+        if role == ATSPI_ROLE_DOCUMENT_TEXT && states.has(ATSPI_STATE_EDITABLE) { kind = .textEntry }
         if kind == .adjustable && !Atspi.hasInterface(a, .value) { kind = .control }
         if kind == .ignored && childCount > 0 { kind = .container(flatten: true) }
         if case .textBlock(let heading) = kind, childCount == 0 { kind = heading ? .heading : .staticText }
@@ -685,12 +688,14 @@ struct Walker {
                     known.textKinds[node.id] = k
                     node.textEntry = k
                 }
-                // A password field's text is bullets at best: it is not read.
-                if node.textEntry != .password { deferred = .text }
+                // A password field's text is bullets at best: it is not read; a document's
+                // is its paragraphs', which have the Text interface it lacks.
+                if node.textEntry != .password && role != ATSPI_ROLE_DOCUMENT_TEXT { deferred = .text }
                 node.respondsToUserInteraction = true
                 if childLooksLikeSearch(a, childCount: childCount) { node.traits.insert(.searchField) }
             }
-            if !states.has(ATSPI_STATE_SENSITIVE) { node.traits.insert(.notEnabled) }
+            // (LibreOffice's document body never says it is sensitive.)
+            if !states.has(ATSPI_STATE_SENSITIVE) && role != ATSPI_ROLE_DOCUMENT_TEXT { node.traits.insert(.notEnabled) }
             // Controls without actions (GTK 4's check boxes, list rows) are still acted on: by a
             // click. An adjustable one's value decides (`applyValue`).
             if kind != .adjustable && (node.traits.isEmpty || (actions.isEmpty && !editable)) {

@@ -292,3 +292,46 @@ extension LiveTypingTests {
         print(bench.stdout)
     }
 }
+
+/// A word processor's document body is a field: LibreOffice Writer (GTK 3), whose body
+/// selected opens the keyboard at once, and whose text is what the keys typed.
+@Suite("Live typing: a word processor", .serialized, .timeLimit(.minutes(5)))
+struct WordProcessorTypingTests {
+    @Test func writersDocumentIsAFieldTheKeyboardTypesInto() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let app = "soffice"
+        let profile = session.directory.appendingPathComponent("libreoffice", isDirectory: true)
+        _ = try session.launchApplication("/usr/bin/lowriter", ["--norestore", "-env:UserInstallation=\(profile.absoluteString)"],
+                                          applicationName: app, title: "Untitled 1 - LibreOffice Writer",
+                                          extraEnvironment: ["SAL_USE_VCLPLUGIN": "gtk3"])
+        _ = try session.waitForApplication(named: app, timeout: 60)
+        _ = try session.findAccessible(app: app, role: "push button", name: "OK", timeout: 60)
+        TaskTests.waitUntilQuiet(session, command: "soffice.bin", timeout: 30)
+        let scan = try ScanDriver(session, ["--app", app])
+        defer { scan.stop() }
+        // The Tip of the Day first.
+        try scan.go(to: "OK", limit: 80)
+        let mark = scan.seen.count
+        try scan.choose("Tap")
+        try scan.find(since: mark, "the document's window", timeout: 20) { $0.effect == "announce" && ($0.text ?? "").contains("Writer") }
+        // The body: one element, a text field, in the document's pane; selected, the
+        // keyboard opens at once.
+        try scan.go(to: "Untitled 1 - LibreOffice Writer", limit: 80)
+        try scan.select(expecting: "into the document's pane") { $0.effect == "enterGroup" }
+        try scan.go(to: "Untitled 1 - LibreOffice Document", limit: 80)
+        let document = try #require(scan.current)
+        #expect(document.kind == "element" && (document.frame?[2] ?? 0) > 600, "\(document)")
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let keys = LiveTypingTests.Keys(scan: scan)
+        try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
+        try keys.press("key_i", expecting: "i") { $0.effect == "typeText" && $0.text == "i" }
+        var text = ""
+        for _ in 0..<50 {
+            text = try session.atspiQuery(["focused-text", app]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            if text == "\"Hi\"" { break }
+            scan.settle(0.1)
+        }
+        #expect(text == "\"Hi\"", "the paragraph holds \(text)")
+    }
+}

@@ -19,16 +19,7 @@ struct ModalDialogTypingTests {
 
     /// Opens a File menu entry by its action, through the menu bar, as a switch user does.
     static func fileMenu(_ scan: ScanDriver, _ entry: String, title: String) throws {
-        try scan.go(to: "File, Edit, Search and 3 more", limit: 80)
-        try scan.select(expecting: "into the menu bar") { $0.effect == "enterGroup" }
-        try scan.next("its first item") { $0.effect == "highlight" }
-        try scan.go(to: "File")
-        var mark = scan.seen.count
-        try scan.choose("Tap")
-        try scan.find(since: mark, "the File menu scanned") { $0.effect == "highlight" && $0.label?.hasPrefix("New") == true }
-        try scan.go(to: entry)
-        mark = scan.seen.count
-        try scan.choose("Tap")
+        let mark = try scan.tapMenuEntry(entry, of: "File", first: "New", bar: "File, Edit, Search and 3 more")
         try scan.find(since: mark, "the \(title) dialog", timeout: 10) { $0.effect == "announce" && ($0.text ?? "").contains(title) }
     }
 

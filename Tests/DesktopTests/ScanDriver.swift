@@ -143,5 +143,24 @@ final class ScanDriver {
         throw DesktopError("no full cycle within \(limit) moves: \(labels)")
     }
 
+    /// Taps a menu bar's menu, then an entry of it, each by its action, as a switch user
+    /// does: into the menu bar (`bar`, its group's label), to `menu`, its Tap; once the menu
+    /// is scanned (its first entry, `first`, highlighted), to `entry`, its Tap. Returns the
+    /// place in `seen` from which the entry's outcome comes.
+    @discardableResult
+    func tapMenuEntry(_ entry: String, of menu: String, first: String, bar: String) throws -> Int {
+        try go(to: bar, limit: 80)
+        try select(expecting: "into the menu bar") { $0.effect == "enterGroup" }
+        try next("its first item") { $0.effect == "highlight" }
+        try go(to: menu)
+        var mark = seen.count
+        try choose("Tap")
+        try find(since: mark, "the \(menu) menu scanned") { $0.effect == "highlight" && $0.label?.hasPrefix(first) == true }
+        try go(to: entry)
+        mark = seen.count
+        try choose("Tap")
+        return mark
+    }
+
     func stop() { _ = process.terminate() }
 }

@@ -111,16 +111,7 @@ struct StrandedTests {
         var delays: [Double] = []
         for (entry, title) in Array(repeating: [("Open...", "Open File"), ("Save As...", "Save As")], count: 3).joined() {
             // The menu bar is a group.
-            try scan.go(to: "File, Edit, Search and 3 more", limit: 80)
-            try scan.select(expecting: "into the menu bar") { $0.effect == "enterGroup" }
-            try scan.next("its first item") { $0.effect == "highlight" }
-            try scan.go(to: "File")
-            var mark = scan.seen.count
-            try scan.choose("Tap")
-            try scan.find(since: mark, "the File menu scanned") { $0.effect == "highlight" && $0.label?.hasPrefix("New") == true }
-            try scan.go(to: entry)
-            mark = scan.seen.count
-            try scan.choose("Tap")
+            var mark = try scan.tapMenuEntry(entry, of: "File", first: "New", bar: "File, Edit, Search and 3 more")
             let first = try Self.arrives(scan, since: mark, title: title, timeout: 10)
             delays.append(try Self.delay(scan, watcher, title: title, first: first))
             try scan.go(to: "Cancel", limit: 80)
