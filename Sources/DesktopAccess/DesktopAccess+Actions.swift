@@ -14,14 +14,17 @@ import CAtspi
 /// waiting, and a second dispatch of the held one waits for ever. The application would hang
 /// at the first key typed into the dialog, with the person's document in it. So each
 /// action's connection stays open and silent until the application shows no modal window
-/// (asked live, over the connection reads use): then every action sent before the question
-/// is over.
+/// (asked live, over the connection reads use, twice a second apart): then every action sent
+/// before the questions is over.
 struct KeptActions {
     /// An object of the application, to ask it.
     var app: AccessibleRef
-    /// The connections, and whether the action's answer has come: one not answered may not
-    /// have begun when the application answers the question, so it waits for its answer.
-    var connections: [(connection: OpaquePointer, answered: Bool)] = []
+    /// The connections, whether the action's answer has come (one not answered may not have
+    /// begun when the application answers the question, so it waits for its answer), and
+    /// how many times in a row since it was kept the application answered that it shows no
+    /// modal window: twice, a second apart, before it is closed, for an application that
+    /// takes a while to show the dialog an action opens (LibreOffice).
+    var connections: [(connection: OpaquePointer, answered: Bool, clear: Int)] = []
 }
 
 extension DesktopAccess {
@@ -35,7 +38,7 @@ extension DesktopAccess {
         thread.preconditionOnThread()
         let bus = app.busName
         var k = keptActions[bus] ?? KeptActions(app: app)
-        k.connections.append((connection, answered))
+        k.connections.append((connection, answered, 0))
         keptActions[bus] = k
         scheduleKeptCheck()
     }
@@ -70,9 +73,12 @@ extension DesktopAccess {
                 done = k.connections.map(\.connection)
                 k.connections.removeAll()
             case .none:
-                done = k.connections.filter(\.answered).map(\.connection)
-                k.connections.removeAll { $0.answered }
-            case .shown, .noAnswer:
+                for i in k.connections.indices where k.connections[i].answered { k.connections[i].clear += 1 }
+                done = k.connections.filter { $0.clear >= 2 }.map(\.connection)
+                k.connections.removeAll { $0.clear >= 2 }
+            case .shown:
+                for i in k.connections.indices { k.connections[i].clear = 0 }
+            case .noAnswer:
                 break
             }
             done.forEach { catspi_close_kept($0) }

@@ -65,7 +65,8 @@ public final class DesktopAccess: @unchecked Sendable {
     /// thread, read on the keys' queue and the presenters' before anything is sent or said.
     let typingStalled = Locked(false)
     var stallCheckToken: Int?
-    var stallCheckPending = false
+    /// When the application typed into first failed to answer, in the failures running now.
+    var stallSince: ScanInstant?
 
     /// Where a GTK 4 window is on the screen (its extents are relative to it): the X
     /// window's screen rectangle, by process id and title ("": any of its windows), where
@@ -179,6 +180,8 @@ public final class DesktopAccess: @unchecked Sendable {
             if let t = stallCheckToken { thread.cancel(t) }
             stallCheckToken = nil
             lastWindowRef = nil
+            fieldID = nil
+            fieldRef = nil
             Self.deregister(listeners)
             listeners.removeAll()
             releaseKeptActions(stopping: true)
@@ -727,6 +730,9 @@ public final class DesktopAccess: @unchecked Sendable {
     }
 
     func elementObject(_ id: String) -> AccessibleRef? { elements[id] }
+
+    /// An application's name as last read, by its bus name.
+    func knownAppName(_ bus: String) -> String? { knownApps[bus]?.info.name }
 
     /// The field followed is not in the window now scanned (another window or dialog took
     /// the focus, a page was replaced) and no longer has the focus: the keyboard typing into

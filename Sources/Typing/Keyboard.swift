@@ -61,6 +61,9 @@ public struct Keyboard: ScreenLogic {
     /// Outside prose, a prediction or a comma types no space after it: one goes before the
     /// next word, if one comes (a search box's "hello" stays "hello" when Enter follows).
     var pendingSpace = false
+    /// Outside prose, the word before the caret was typed whole by a prediction (and learned
+    /// and said then).
+    var predictedWord = false
 
     public enum Words: Sendable {
         /// Predictions made at once by this predictor, which also learns.
@@ -247,13 +250,29 @@ public struct Keyboard: ScreenLogic {
                 return changed(chords.map { .shortcut($0) })
             }
         }
-        // The space a prediction or comma left to come goes before a word, and nowhere else.
-        if pendingSpace {
-            pendingSpace = false
+        // The space a prediction or comma left to come goes before a word, and nowhere else;
+        // keys that type nothing (Shift, a page, Ctrl) keep it for the key after them.
+        let typesNothing: Bool = {
             switch spec.action {
-            case .character(let c) where c.isLetter || c.isNumber: type(" ", &effects)
-            case .prediction: type(" ", &effects)
-            default: break
+            case .shift, .capsLock, .page, .modifier, .hide: return true
+            default: return false
+            }
+        }()
+        // The word a prediction typed was learned and said then: not again when a space,
+        // Enter or punctuation follows it.
+        let predicted = predictedWord
+        if !typesNothing {
+            predictedWord = false
+            if pendingSpace {
+                pendingSpace = false
+                // Shift chosen before it is for the word's first letter, not for the space.
+                let (shift, cancelled) = (shiftOnce, autoCapitalCancelled)
+                switch spec.action {
+                case .character(let c) where c.isLetter || c.isNumber: type(" ", &effects)
+                case .prediction: type(" ", &effects)
+                default: break
+                }
+                (shiftOnce, autoCapitalCancelled) = (shift, cancelled)
             }
         }
         switch spec.action {
@@ -261,12 +280,12 @@ public struct Keyboard: ScreenLogic {
             // Outside prose every character is as chosen ("note.txt", "www.example.org");
             // in a one-line field a comma after a word is followed by a space once the next
             // word comes ("Paris, France").
-            commitWord(&echo, &effects)
+            if !predicted { commitWord(&echo, &effects) }
             let afterWord = text.last?.isLetter ?? false
             type(String(c), &effects)
             if field == .line && ",;:".contains(c) && afterWord { pendingSpace = true }
         case .character(let c) where ".,?!:;".contains(c):
-            commitWord(&echo, &effects)
+            if !predicted { commitWord(&echo, &effects) }
             // "word ." → "word. ": the space before goes, one comes after (not in 3.5 or 1,000).
             let beforeSpace = text.dropLast().last
             if text.last == " ", let b = beforeSpace, b != " ", b != "\n" {
@@ -280,7 +299,7 @@ public struct Keyboard: ScreenLogic {
         case .character(let c):
             type(c.isLetter && capital ? c.uppercased() : String(c), &effects)
         case .space:
-            commitWord(&echo, &effects)
+            if !predicted { commitWord(&echo, &effects) }
             type(" ", &effects)
             page = .letters
         case .backspace:
@@ -298,7 +317,7 @@ public struct Keyboard: ScreenLogic {
             // application's own Ctrl+Backspace.
             effects.append(n > 0 ? .deleteText(characters: n) : .shortcut(KeyChord("BackSpace", [.control])))
         case .enter:
-            commitWord(&echo, &effects)
+            if !predicted { commitWord(&echo, &effects) }
             effects.append(.key(.enter))
             text += "\n"
             recent.append(text)
@@ -338,6 +357,7 @@ public struct Keyboard: ScreenLogic {
                 type(word + space, &effects)
             }
             if field == .line || field == .fileName { pendingSpace = true }
+            predictedWord = !field.isProse
             echo = word
             learn(word, after: previous, &effects)
         }
@@ -372,6 +392,7 @@ public struct Keyboard: ScreenLogic {
         guard read != text, !recent.contains(read) else { return ScreenChange() }
         text = read
         pendingSpace = false
+        predictedWord = false
         autoCapitalCancelled = false
         refresh()
         let now = keys

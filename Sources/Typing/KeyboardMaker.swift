@@ -28,9 +28,10 @@ public struct KeyboardMaker: KeyboardProvider {
     public func keyboard(for field: ElementNode?, screen: Rect) -> (tree: ElementTree, logic: any ScreenLogic, effects: [Effect]) {
         let kind = field?.textEntry ?? .text
         // Capitals at sentences' starts only where sentences are written: a terminal's first
-        // letter is a command's, a password's, a file name's or an address's is as typed.
+        // letter is a command's, a password's, a file name's or an address's is as typed, and
+        // whatever has the focus, unknown, may be any of them.
         var settings = settings
-        if !kind.isProse { settings.autoCapitalize = false }
+        if !kind.isProse || field == nil { settings.autoCapitalize = false }
         var keyboard = Keyboard(layout: layout, words: words, settings: settings,
                                 text: kind == .password ? "" : field?.value ?? "",
                                 // A terminal often asks for a password (sudo, ssh), and whatever

@@ -95,6 +95,11 @@ public struct TextCost: Hashable, Sendable {
             guard steps <= 6 * target.count + 16, let keyboard = engine.presentedLogic as? Keyboard else {
                 throw .stuck(text: text, typed: String(field.typed))
             }
+            // A space a prediction or comma left to come is typed with the next word, free.
+            if !correct, keyboard.pendingSpace, pos + 1 < target.count, target[pos] == " ",
+               target[pos + 1].isLetter || target[pos + 1].isNumber {
+                pos += 1
+            }
             let key = correct ? "backspace" : try wantedKey(target, at: pos, words, keyboard)
             let lastPress = [cost.pressTimes.last, cost.nextTimes.last].compactMap { $0 }.max()
             guard let reached = ScanCost.reach(&engine, element: key, shownAt: shown, lastPress: lastPress) else {

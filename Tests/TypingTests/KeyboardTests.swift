@@ -469,6 +469,10 @@ struct TextCostTests {
         let file = try TextCost.compute("note.txt", layout: KeyboardLayout(.frequency), predictor: words, settings: settings, field: .fileName)
         #expect(file.presses == 2 * 8, "a row and a key for every character")
         #expect(file.presses < prose.presses)
+        // In a one-line field the space after a predicted word comes with the next word.
+        let sentence = try TextCost.compute("where is the water", layout: KeyboardLayout(.frequency), predictor: try smallWords(), settings: settings)
+        let line = try TextCost.compute("where is the water", layout: KeyboardLayout(.frequency), predictor: try smallWords(), settings: settings, field: .line)
+        #expect(line.presses <= sentence.presses, "\(line.presses) in a line, \(sentence.presses) in prose")
         for (text, kind) in [("www.example.org", TextEntryKind.url), ("sam@example.org", .email), ("3.5", .number), ("hello there", .line)] {
             let cost = try TextCost.compute(text, layout: KeyboardLayout(.frequency), predictor: try smallWords(), settings: settings, field: kind)
             #expect(cost.presses > 0, "\(kind)")
@@ -584,6 +588,32 @@ struct FieldKindTests {
         t.press("backspace")
         t.type("x")
         #expect(t.field == "watch it.so, thenx")
+    }
+
+    /// A word a prediction typed is learned and said once, not again when a space or
+    /// punctuation follows it; the space left to come survives Shift and the page keys.
+    @Test func aPredictedWordIsLearnedOnceAndItsSpaceWaitsThroughShift() throws {
+        var t = try Typist(field: .line)
+        t.keyboard.learns = true
+        t.type("wa")
+        let k = try #require(t.keyboard.predictions.firstIndex(of: "watch"))
+        let chosen = t.press("prediction\(k + 1)")
+        #expect(chosen.filter { if case .learnWord = $0 { true } else { false } }.count == 1)
+        #expect(chosen.contains(.announce("watch")))
+        var spaced = t
+        let after = spaced.press("space")
+        #expect(!after.contains { if case .learnWord = $0 { true } else if case .announce = $0 { true } else { false } }, "\(after)")
+        #expect(spaced.field == "watch ")
+        t.press("shift")
+        t.type("i")
+        #expect(t.field == "watch I")
+        var digits = try Typist(field: .line)
+        digits.type("wa")
+        let w = try #require(digits.keyboard.predictions.firstIndex(of: "watch"))
+        digits.press("prediction\(w + 1)")
+        digits.press("symbols")
+        digits.type("2")
+        #expect(digits.field == "watch 2")
     }
 
     @Test func aFileNameKeepsEveryCharacterAsChosen() throws {
