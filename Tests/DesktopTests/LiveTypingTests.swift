@@ -300,14 +300,7 @@ struct WordProcessorTypingTests {
     @Test func writersDocumentIsAFieldTheKeyboardTypesInto() throws {
         let session = try DesktopSession()
         defer { session.stop() }
-        let app = "soffice"
-        let profile = session.directory.appendingPathComponent("libreoffice", isDirectory: true)
-        _ = try session.launchApplication("/usr/bin/lowriter", ["--norestore", "-env:UserInstallation=\(profile.absoluteString)"],
-                                          applicationName: app, title: "Untitled 1 - LibreOffice Writer",
-                                          extraEnvironment: ["SAL_USE_VCLPLUGIN": "gtk3"])
-        _ = try session.waitForApplication(named: app, timeout: 60)
-        _ = try session.findAccessible(app: app, role: "push button", name: "OK", timeout: 60)
-        TaskTests.waitUntilQuiet(session, command: "soffice.bin", timeout: 30)
+        let app = try TaskTests.startWriter(session)
         let scan = try ScanDriver(session, ["--app", app])
         defer { scan.stop() }
         // The Tip of the Day first.

@@ -199,6 +199,21 @@ struct TaskTests {
     /// virtual user who reads the highlights late on a busy machine presses on the wrong
     /// item. Whether they did.
     @discardableResult
+    /// LibreOffice Writer (GTK 3) on a new profile, up with its Tip of the Day and quiet;
+    /// its application's name on the desktop.
+    static func startWriter(_ session: DesktopSession) throws -> String {
+        let app = "soffice"
+        let profile = session.directory.appendingPathComponent("libreoffice", isDirectory: true)
+        _ = try session.launchApplication("/usr/bin/lowriter", ["--norestore", "-env:UserInstallation=\(profile.absoluteString)"],
+                                          applicationName: app, title: "Untitled 1 - LibreOffice Writer",
+                                          extraEnvironment: ["SAL_USE_VCLPLUGIN": "gtk3"])
+        // A first start on a busy machine takes long: the tip's OK on the bus says it is up.
+        _ = try session.waitForApplication(named: app, timeout: 60)
+        _ = try session.findAccessible(app: app, role: "push button", name: "OK", timeout: 60)
+        _ = TaskTests.waitUntilQuiet(session, command: "soffice.bin", timeout: 30)
+        return app
+    }
+
     static func waitUntilQuiet(_ session: DesktopSession, command: String, timeout: Double) -> Bool {
         func ticks() -> Int {
             DesktopSession.markedProcesses(session.marker).filter { $0.command.contains(command) }.reduce(0) { sum, p in
@@ -432,15 +447,7 @@ struct WindowTaskTests {
     @Test func writersTipOfTheDayBoldAndHelpMenu() throws {
         let session = try DesktopSession()
         defer { session.stop() }
-        let app = "soffice"
-        let profile = session.directory.appendingPathComponent("libreoffice", isDirectory: true)
-        _ = try session.launchApplication("/usr/bin/lowriter", ["--norestore", "-env:UserInstallation=\(profile.absoluteString)"],
-                                          applicationName: app, title: "Untitled 1 - LibreOffice Writer",
-                                          extraEnvironment: ["SAL_USE_VCLPLUGIN": "gtk3"])
-        // A first start on a busy machine takes long: the tip's OK on the bus says it is up.
-        _ = try session.waitForApplication(named: app, timeout: 60)
-        _ = try session.findAccessible(app: app, role: "push button", name: "OK", timeout: 60)
-        TaskTests.waitUntilQuiet(session, command: "soffice.bin", timeout: 30)
+        let app = try TaskTests.startWriter(session)
         // What each tap is for, with its label and what shows it done; none holds yet. The
         // dialog's X window is looked for (quick), the rest over AT-SPI.
         let tasks: [(what: String, label: String, done: () throws -> Bool)] = [
