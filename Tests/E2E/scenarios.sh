@@ -250,7 +250,7 @@ if only 10; then
   wait_for "$OUT/record10.err" "Recording" 20; sleep 1
   # Btn 1; its menu; next three times (Point mode, Gestures): Settings and more; the screen
   # menu on Keyboard: opened. Once its predictions are made (the scan then starts at them):
-  # next, the first row of letters; into it, on E; E typed.
+  # next, the first row of letters; into it, on e; e typed.
   for b in 1 0 1 1 1 0 0; do say "press BTN_$b"; say "sleep 300"; done
   wait_for "$OUT/run10.json" '"id":"prediction1"' 60 || fail "10: the keyboard's predictions were made"
   sleep 0.5
@@ -261,7 +261,8 @@ if only 10; then
   expect "$OUT/run10.json" '"effect":"keyboard"' "10: the screen menu opened the keyboard"
   # A keyboard for whatever has the focus may be typing a password: the stream shows bullets.
   expect "$OUT/run10.json" '"effect":"typeText","text":"•","secret":true' "10: a key typed, not shown in the stream"
-  expect "$OUT/typed.evemu" '^E: .* 0001 002a 1 ' "10: Shift goes down"
+  # Nor a capital by itself: whatever has the focus may be a password or a command.
+  if grep -q '^E: .* 0001 002a 1 ' "$OUT/typed.evemu"; then fail "10: no Shift for an unknown focus"; else pass "10: no Shift for an unknown focus"; fi
   expect "$OUT/typed.evemu" '^E: .* 0001 0012 1 ' "10: KEY_E goes down"
   expect "$OUT/typed.evemu" '^E: .* 0001 0012 0 ' "10: and up"
   expect "$OUT/devices10.txt" 'made by SwitchScan' "10: devices marks its own keyboard"
