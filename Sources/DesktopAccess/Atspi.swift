@@ -227,6 +227,13 @@ enum Atspi {
         return StateBits(raw: UInt64(bitPattern: Int64(catspi_state_bits(set))))
     }
 
+    /// The states as the application says them now, not as libatspi last cached them: an
+    /// object of a page that was replaced keeps its cached `focused` for ever.
+    static func freshStates(_ a: AccessibleRef) -> StateBits {
+        atspi_accessible_clear_cache(a.pointer)
+        return states(a)
+    }
+
     /// The states of an object that always has some (a window): libatspi says nothing when
     /// it could not read them: an empty set is an error, classified by `probe`.
     static func nonEmptyStates(_ a: AccessibleRef) throws(AtspiCallError) -> StateBits {

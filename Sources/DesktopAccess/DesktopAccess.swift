@@ -257,9 +257,13 @@ public final class DesktopAccess: @unchecked Sendable {
         for e in effects {
             switch e.effect {
             case .activate, .customAction, .adjust, .tap, .gesture: work.append(e.effect)
-            case let .highlight(item, kind, _, _, _, _) where kind == .element || kind == .group:
-                // Only what lies outside a page's viewport needs anything done.
-                thread.async { [self] in scrollIntoView(item, group: kind == .group) }
+            // What lies outside a page's viewport is brought into view when the person goes
+            // into it or selects it, never as the highlight passes: a long page stays where
+            // it is while it is read (and a highlight below it is merely not seen).
+            case .enterGroup(let group):
+                thread.async { [self] in scrollIntoView(group, group: true) }
+            case .menuOpen(let element?, _, _):
+                thread.async { [self] in scrollIntoView(element, group: false) }
             default: break
             }
         }
@@ -272,9 +276,10 @@ public final class DesktopAccess: @unchecked Sendable {
         }
     }
 
-    /// A highlighted element, or a group all of whose elements are, outside a web page's
-    /// viewport is scrolled into view (a group to the top of the view, so that as much of
-    /// it as fits shows), and the window is read again: the outline is drawn where it now is.
+    /// An element selected, or a group entered all of whose elements are, outside a web
+    /// page's viewport is scrolled into view (a group to the top of the view, so that as
+    /// much of it as fits shows), and the window is read again: the outline and the menu
+    /// are drawn where it now is.
     private func scrollIntoView(_ item: String, group: Bool) {
         thread.preconditionOnThread()
         guard !offscreen.isEmpty else { return }
@@ -740,7 +745,7 @@ public final class DesktopAccess: @unchecked Sendable {
     /// (A field whose window shows a list of suggestions keeps the focus, and its keyboard.)
     private func fieldLeftUnlessShown(in snapshot: DesktopSnapshot) {
         guard let field = fieldID, !snapshot.tree.nodes.contains(where: { $0.id == field }) else { return }
-        if let ref = fieldRef, Atspi.states(ref).has(ATSPI_STATE_FOCUSED) { return }
+        if let ref = fieldRef, Atspi.freshStates(ref).has(ATSPI_STATE_FOCUSED) { return }
         fieldID = nil
         fieldRef = nil
         onFieldLeft?()

@@ -202,14 +202,16 @@ extension ScanEngine {
     /// point. A scroll leaves the page open on itself, so that repeated presses keep
     /// scrolling; a drag first asks for the drop point in point mode.
     mutating func performGesture(_ g: Gesture, _ target: MenuTarget) {
-        let at: Point
+        var at: Point
         switch target {
-        case .element(let n): at = tree[n].activationPoint
+        case .element(let n): at = onScreenPoint(of: n)
         case .point(let p, _): at = p
         case .screen, .page: return
         }
         let id = targetID(target)
         if g.isScroll {
+            if let before = item.menu?.scrolledAt { at = before }
+            item.menu?.scrolledAt = at
             emit(.gesture(g, element: id, at: at, to: nil))
             rearmMenu()
             return
@@ -224,6 +226,18 @@ extension ScanEngine {
         }
         emit(.gesture(g, element: id, at: at, to: nil))
         finishAction(target, focus: .same, outcome: EffectOutcome(firstOutputIndex: out.count), selected: true)
+    }
+
+    /// Where a gesture on element n is made: its activation point, or where that is off the
+    /// screen (a long page, scrolled), the middle of the part of it that shows.
+    func onScreenPoint(of n: Int) -> Point {
+        let p = tree[n].activationPoint, screen = tree.screenSize
+        guard !screen.contains(p) else { return p }
+        let f = tree[n].frame
+        let x0 = max(f.minX, screen.minX), x1 = min(f.maxX, screen.maxX)
+        let y0 = max(f.minY, screen.minY), y1 = min(f.maxY, screen.maxY)
+        guard x0 < x1, y0 < y1 else { return p }
+        return Point(x: (x0 + x1) / 2, y: (y0 + y1) / 2)
     }
 
     mutating func finishAction(_ target: MenuTarget, focus: FocusAfterTap, outcome: EffectOutcome, selected: Bool = false) {

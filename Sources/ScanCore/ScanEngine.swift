@@ -39,6 +39,9 @@ public struct ScanEngine: Sendable {
         var page: MenuPage?
         var index = 0
         var loops = 0
+        /// Where the last scroll from this menu was made: the next is made there too, since
+        /// the element itself may have scrolled away (the page under the point scrolls on).
+        var scrolledAt: Point?
     }
 
     /// What the auto-scan timer can move; snapshotted so a late-processed press can act on

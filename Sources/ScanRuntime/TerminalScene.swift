@@ -21,9 +21,15 @@ public struct TerminalScene: Sendable {
     var stopped = false
     /// The scanning keyboard, while it is open: drawn instead of the screen.
     var keyboard: (keys: [KeyboardKey], area: Rect)?
+    /// What the keyboard has written since it opened (bullets for a secret one), shown on
+    /// the status lines: the person sees the words grow, not only the last key.
+    var written = ""
     /// Laid out once for each screen and size, not for each frame.
     var version = 0
     var cached: (version: Int, columns: Int, rows: Int, layout: TerminalLayout)?
+
+    /// Characters of `written` kept: more than a terminal line shows.
+    static let writtenKept = 1_000
 
     public init() {}
 
@@ -93,18 +99,23 @@ public struct TerminalScene: Sendable {
             break
         case .key(let k):
             message = "Key \(k.rawValue)"
+            if k == .enter, keyboard != nil { written += "\n" }
         case let .window(command, _, title):
             message = "Window \"\(title)\": \(command.rawValue)"
         case let .emit(name, _, _):
             message = "Event: \(name)"
         case let .typeText(t, secret):
             message = secret ? "Typed \(t.count) character\(t.count == 1 ? "" : "s")" : "Typed \"\(t)\""
+            written += secret ? String(repeating: "•", count: t.count) : t
+            if written.count > Self.writtenKept { written.removeFirst(written.count - Self.writtenKept) }
         case .deleteText(let n):
             message = "Deleted \(n) character\(n == 1 ? "" : "s")"
+            written.removeLast(min(n, written.count))
         case .shortcut(let chord):
             message = "Key " + (chord.modifiers.map(\.rawValue) + [chord.key]).joined(separator: "+")
         case .keyboard(let keys):
             if let first = keys.first {
+                if keyboard == nil { written = "" }
                 keyboard = (keys, keys.dropFirst().reduce(first.frame) { $0.union($1.frame) })
                 version += 1
             }
@@ -262,6 +273,12 @@ public struct TerminalScene: Sendable {
                 canvas.write(text, row: areaRows + 1, column: c, current ? .menuCurrent : .menu)
                 c += text.count
             }
+        } else if keyboard != nil {
+            // The end of the text, where the writing goes on; a line break shown as ⏎.
+            let head = " Written: "
+            let text = String(written.map { $0 == "\n" ? "⏎" : $0 == "\t" ? " " : TerminalText.visible($0) }) + "▏"
+            let room = max(1, cols - head.count)
+            canvas.write(String((head + (text.count > room ? "…" + text.suffix(room - 1) : text)).prefix(cols)), row: areaRows + 1, column: 0, .plain)
         } else {
             let keys = " space select · tab next · shift-tab previous · m menu · esc exit · t point mode · q quit"
             canvas.write(String(keys.prefix(cols)), row: areaRows + 1, column: 0, .plain)

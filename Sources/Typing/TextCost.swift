@@ -10,7 +10,7 @@ import WordPrediction
 /// keyboard's rules put where the text has none ("note. txt" in prose) is taken back with
 /// Backspace. The costs come from the engine and the keyboard themselves, in virtual time,
 /// so feeding `pressTimes` to `simulate --keyboard` as `select` presses types the text, its
-/// last `typeText` at exactly `seconds`. Nothing is learned.
+/// last `typeText` at exactly `seconds`. Nothing is learned, unless asked (`learning`).
 public struct TextCost: Hashable, Sendable {
     public var text: String
     public var seconds: Double
@@ -58,6 +58,21 @@ public struct TextCost: Hashable, Sendable {
     /// the text as it grows (the length of their common start is kept), never again whole.
     public static func compute(_ text: String, layout: KeyboardLayout, predictor: WordPredictor,
                                settings: ScanSettings, field kind: TextEntryKind = .text) throws(Problem) -> TextCost {
+        var predictor = predictor
+        return try compute(text, layout: layout, predictor: &predictor, learns: false, settings: settings, field: kind)
+    }
+
+    /// The cost of one text, typed by a user whose keyboard learns as `run`'s does: each
+    /// word as it is finished, the last one when the text is done (a person sends it or
+    /// moves on), and none in fields that learn nothing. `predictor` comes back with them,
+    /// for the next text: `cost --learn`, a model of days of use.
+    public static func computeLearning(_ text: String, layout: KeyboardLayout, predictor: inout WordPredictor,
+                                       settings: ScanSettings, field kind: TextEntryKind = .text) throws(Problem) -> TextCost {
+        try compute(text, layout: layout, predictor: &predictor, learns: kind.learnsWords, settings: settings, field: kind)
+    }
+
+    static func compute(_ text: String, layout: KeyboardLayout, predictor: inout WordPredictor, learns: Bool,
+                        settings: ScanSettings, field kind: TextEntryKind) throws(Problem) -> TextCost {
         var settings = settings
         settings.mode = .item
         if settings.style == .auto && settings.reactionTime >= settings.autoScanInterval { throw .settings(.reactionTooSlow(than: "autoScanInterval")) }
@@ -70,7 +85,7 @@ public struct TextCost: Hashable, Sendable {
         let words = WordSpans(target)
         var wanted = target.count
         while wanted > 0 && target[wanted - 1] == " " { wanted -= 1 }
-        var engine = KeyboardSession.engine(layout: layout, predictor: predictor, settings: settings, field: kind)
+        var engine = KeyboardSession.engine(layout: layout, predictor: predictor, settings: settings, field: kind, learns: learns)
         let start = engine.start(at: .zero)
         var shown = start.last { if case .highlight = $0.effect { return true } else { return false } }?.time ?? .zero
         var field = Field(target: target)
@@ -122,6 +137,11 @@ public struct TextCost: Hashable, Sendable {
                 }
             }
             shown = reached.effects.last { if case .highlight = $0.effect { return true } else { return false } }?.time ?? reached.activatedAt
+        }
+        if learns, var keyboard = engine.presentedLogic as? Keyboard {
+            var effects: [Effect] = []
+            keyboard.learn(keyboard.partialWord, after: keyboard.previousWord, &effects)
+            if let learned = keyboard.predictor { predictor = learned }
         }
         return cost
     }
@@ -229,11 +249,12 @@ public struct TextCost: Hashable, Sendable {
 /// An engine showing the keyboard over an empty screen, as `simulate --keyboard` and
 /// `cost --text` start it: an empty field, nothing learned.
 public enum KeyboardSession {
-    public static func engine(layout: KeyboardLayout, predictor: WordPredictor, settings: ScanSettings, field: TextEntryKind = .text) -> ScanEngine {
-        // As `run` opens it over such a field (KeyboardMaker), learning nothing.
+    public static func engine(layout: KeyboardLayout, predictor: WordPredictor, settings: ScanSettings, field: TextEntryKind = .text,
+                              learns: Bool = false) -> ScanEngine {
+        // As `run` opens it over such a field (KeyboardMaker), learning nothing unless asked.
         var typing = settings.typing
         if !field.isProse { typing.autoCapitalize = false }
-        var keyboard = Keyboard(layout: layout, predictor: predictor, settings: typing, secret: field.isSecret,
+        var keyboard = Keyboard(layout: layout, predictor: predictor, settings: typing, learns: learns, secret: field.isSecret,
                                 predicts: field.predictsWords, field: field)
         let opened = keyboard.opened()
         var root = ElementNode(id: "screen")

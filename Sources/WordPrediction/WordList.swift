@@ -147,6 +147,29 @@ public struct WordList: Sendable {
         return true
     }
 
+    /// The list with every count, of words and of pairs, divided by 2^`times` (rounded
+    /// down), and what comes to 0 dropped: a user's words aged, the old uses weighing less
+    /// and those long unused gone.
+    public func halved(times: Int = 1) -> WordList {
+        let shift = min(max(times, 0), 62)
+        var kept = WordList()
+        kept.reserveCapacity(words: spellingCount, bytes: spellingBytes.count)
+        for id in wordOrder() where counts[Int(id)] >> shift > 0 {
+            kept.setCount(counts[Int(id)] >> shift, of: kept.id(creatingUTF8: spellingUTF8(id)))
+        }
+        var pairs: [(first: Int32, second: Successor)] = []
+        for first in pairOrder() {
+            let left = sortedSuccessors(of: first).filter { $0.count >> shift > 0 }
+            guard !left.isEmpty else { continue }
+            let keptFirst = kept.id(creatingUTF8: spellingUTF8(first))
+            for s in left {
+                pairs.append((keptFirst, Successor(id: kept.id(creatingUTF8: spellingUTF8(s.id)), count: s.count >> shift)))
+            }
+        }
+        kept.appendPairs(pairs)
+        return kept
+    }
+
     // MARK: Lookups for the predictor
 
     var spellingCount: Int { counts.count }

@@ -1,13 +1,13 @@
 /// Word completion and next-word prediction from a language's word list and the words the
 /// user has taught it: pure, deterministic, no clock and no files.
 ///
-/// A word's score given the previous word p mixes, in each list, the pair probability
-/// P(w | p) (its count after p over all counts after p) with the word's own frequency:
-/// `pairWeight × P(w | p) + (1 − pairWeight) × P(w)`, or P(w) alone when the list knows
-/// nothing after p. The two lists' scores are then mixed with `userWeight` for the user's.
-/// The user's list is small, so a word typed a few times has a large share of it and rises
-/// above words that are merely frequent in the language. Equal scores are ordered by the
-/// UTF-8 bytes of their spellings.
+/// A word's score given the previous word p mixes the language's pair probability P(w | p)
+/// (its count after p over all counts after p) with the word's own frequency, and the
+/// user's counts move both in proportion to how many there are (`Model`): a word or a
+/// pair typed once counts for little against the language, one typed often leads. The
+/// user's counts age: past `ageLimit` words in all, every count is halved, so what was
+/// typed long ago weighs less than what was typed lately, and what was typed once, long
+/// ago, is forgotten. Equal scores are ordered by the UTF-8 bytes of their spellings.
 public struct WordPredictor: Sendable {
     public let system: WordList
     public private(set) var user: WordList
@@ -30,8 +30,16 @@ public struct WordPredictor: Sendable {
     /// and 0.95; at 0.8 a very frequent word still showed where it never follows ("the"
     /// after "to the").
     static let pairWeight = 0.9
-    /// How much the user's list counts against the system's, when it has anything.
-    static let userWeight = 0.5
+    /// How many words of the language's the user's counts are weighed against: the user's
+    /// frequencies lead once they have typed more than this (see `Model`).
+    static let userPrior = 100.0
+    /// How many of the language's pairs after a word the user's pairs after it are weighed
+    /// against.
+    static let pairPrior = 8.0
+
+    /// How many words the user's counts add up to, at most: past it they are halved
+    /// (`learn`). Months of a switch user's typing; a person's vocabulary fits many times.
+    public static let ageLimit = 100_000.0
 
     public init(system: WordList, user: WordList = WordList()) {
         self.system = system
@@ -148,7 +156,8 @@ public struct WordPredictor: Sendable {
     }
 
     /// A word the user committed, after `previous` (nil at the start of a sentence):
-    /// counted in the user list, as a word and as a pair. A word either list knows in
+    /// counted in the user list, as a word and as a pair (and the list aged past
+    /// `ageLimit`). A word either list knows in
     /// another case is counted as it is spelled there ("the" for a sentence's "The"); a new
     /// word capitalised only at a sentence start is learned in lowercase. Empty words and
     /// words with spaces are ignored.
@@ -166,6 +175,13 @@ public struct WordPredictor: Sendable {
         }
         if let previous = previous.flatMap(Self.cleaned) {
             user.add(spelling, after: knownSpelling(previous) ?? previous)
+        }
+        if user.total > Self.ageLimit {
+            // Halved as often as it takes at once (a hand-made file may start far past it).
+            var times = 1
+            while times < 62 && user.total / Double(1 << times) > Self.ageLimit { times += 1 }
+            user = user.halved(times: times)
+            (shortlist, onShortlist) = Self.shortlist(of: user)
         }
     }
 
@@ -200,13 +216,23 @@ public struct WordPredictor: Sendable {
 }
 
 /// The numbers a prediction is scored with, given the previous word.
+///
+/// The user's counts are evidence that moves the language's probabilities, in proportion to
+/// how much of it there is (additive smoothing with the language as the prior):
+/// - a word: P(w) = (u(w) + a·S(w)) / (U + a), S the language's frequency, u the user's
+///   count and U all of the user's counts, `a` = `WordPredictor.userPrior`. A word typed
+///   once in the first minutes counts for little against "the" (3 % of English); after a
+///   few thousand words the user's own frequencies lead.
+/// - after the previous word p: B(w) = λ·S(w | p) + (1 − λ)·P(w), the language's pair
+///   probability (λ = `pairWeight` when it knows pairs after p, else 0); then the user's
+///   pairs after p move it: (u(p, w) + b·B(w)) / (U_p + b), `b` = `WordPredictor.pairPrior`.
+///   A phrase the user has written twice ("switch access") comes back at once.
 private struct Model {
     var systemNext: [WordList.Successor] = []
     var userNext: [WordList.Successor] = []
     var systemPairTotal = 0.0, userPairTotal = 0.0
     var systemTotal: Double, userTotal: Double
-    var systemPairWeight = 0.0, userPairWeight = 0.0
-    var userWeight: Double
+    var pairWeight = 0.0
 
     init(system: WordList, user: WordList, previous: String?) {
         if let previous {
@@ -215,26 +241,25 @@ private struct Model {
         }
         systemPairTotal = Double(systemNext.reduce(0) { $0 + $1.count })
         userPairTotal = Double(userNext.reduce(0) { $0 + $1.count })
-        if systemPairTotal > 0 { systemPairWeight = WordPredictor.pairWeight }
-        if userPairTotal > 0 { userPairWeight = WordPredictor.pairWeight }
+        if systemPairTotal > 0 { pairWeight = WordPredictor.pairWeight }
         systemTotal = system.total
         userTotal = user.total
-        userWeight = user.wordCount > 0 || user.pairCount > 0 ? WordPredictor.userWeight : 0
     }
 
+    /// A word the user never typed (after p, none of the user's pairs): the score is the
+    /// language's, scaled by constants, so that candidates found by the language's
+    /// order alone are ranked as they would be by the full score.
     func systemScore(uni: Int, pair: Int) -> Double {
-        mix(uni: uni, total: systemTotal, pair: pair, pairTotal: systemPairTotal, weight: systemPairWeight)
+        score(systemUni: uni, systemPair: pair, userUni: 0, userPair: 0)
     }
 
     func score(systemUni: Int, systemPair: Int, userUni: Int, userPair: Int) -> Double {
-        (1 - userWeight) * systemScore(uni: systemUni, pair: systemPair)
-            + userWeight * mix(uni: userUni, total: userTotal, pair: userPair, pairTotal: userPairTotal, weight: userPairWeight)
-    }
-
-    private func mix(uni: Int, total: Double, pair: Int, pairTotal: Double, weight: Double) -> Double {
-        let p = total > 0 ? Double(uni) / total : 0
-        let q = pairTotal > 0 ? Double(pair) / pairTotal : 0
-        return weight * q + (1 - weight) * p
+        let language = systemTotal > 0 ? Double(systemUni) / systemTotal : 0
+        let a = WordPredictor.userPrior, b = WordPredictor.pairPrior
+        let word = (Double(userUni) + a * language) / (userTotal + a)
+        let languagePair = systemPairTotal > 0 ? Double(systemPair) / systemPairTotal : 0
+        let backoff = pairWeight * languagePair + (1 - pairWeight) * word
+        return userPairTotal > 0 ? (Double(userPair) + b * backoff) / (userPairTotal + b) : backoff
     }
 }
 

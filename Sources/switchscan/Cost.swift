@@ -48,6 +48,9 @@ struct Cost: ParsableCommand {
     @Option(help: "With the keyboard: the kind of field typed into, whose text rules the keyboard follows: text (prose, the default), line, fileName, url, email, number, password or terminal (docs/TYPING.md).")
     var field: TextEntryKind?
 
+    @Flag(help: "With --text-file: the modelled user's keyboard learns each text's words as run's does, starting from nothing, so that later texts are predicted with the earlier ones' words (a model of days of use; see docs/TYPING.md).")
+    var learn = false
+
     @Flag(help: "One JSON object per element and action, then a summary line.")
     var json = false
 
@@ -55,6 +58,7 @@ struct Cost: ParsableCommand {
         let typing = text != nil || textFile != nil
         if text != nil && textFile != nil { throw ValidationError("--text and --text-file are one or the other") }
         if field != nil && !typing { throw ValidationError("--field goes with --text or --text-file") }
+        if learn && textFile == nil { throw ValidationError("--learn goes with --text-file: the words of each text are learned for the texts after it") }
         if typing && (desktop || layout != nil || mode != nil) {
             throw ValidationError("--text and --text-file cost the typing keyboard; leave out the layout, --desktop and --mode")
         }
@@ -148,9 +152,10 @@ struct Cost: ParsableCommand {
         if let textFile {
             do { lines = try LineReader(textFile, what: "text file", limit: Self.textFileLimit, streams: true) } catch { problems.append(error.description) }
         }
-        var predictor: WordPredictor?
-        do { predictor = try loadWords(words) } catch { problems.append(error.message) }
-        guard problems.isEmpty, let predictor else { throw fail(problems.joined(separator: "\n")) }
+        var loaded: WordPredictor?
+        do { loaded = try loadWords(words) } catch { problems.append(error.message) }
+        guard problems.isEmpty, var predictor = loaded else { throw fail(problems.joined(separator: "\n")) }
+        let learn = self.learn
         let layout = KeyboardLayout(scanSettings.typing.keyboardLayout)
         var summary = TextCost.Summary()
         /// Costs `text` and prints its row at once. A problem ends the command, said with its
@@ -158,7 +163,10 @@ struct Cost: ParsableCommand {
         /// the line's blanks before the text).
         func row(_ text: String, line: Int? = nil, indent: Int = 0) throws {
             let c: TextCost
-            do { c = try TextCost.compute(text, layout: layout, predictor: predictor, settings: scanSettings, field: field ?? .text) } catch {
+            do {
+                c = learn ? try TextCost.computeLearning(text, layout: layout, predictor: &predictor, settings: scanSettings, field: field ?? .text)
+                    : try TextCost.compute(text, layout: layout, predictor: predictor, settings: scanSettings, field: field ?? .text)
+            } catch {
                 var place = ""
                 if let line, let textFile { place = "\(textFile):\(line): " }
                 if case .noKey(_, _, let offset) = error {
@@ -199,9 +207,10 @@ struct Cost: ParsableCommand {
             out += "\"pressesPerCharacter\": \(String(format: "%.3f", summary.pressesPerCharacter))}}\n"
             writeOut(out)
         } else {
-            writeOut(String(format: "%@, %@: %.2f words a minute, %.2f presses a character (%@ keyboard, %@ scanning, %.2f s a step)\n",
+            writeOut(String(format: "%@, %@: %.2f words a minute, %.2f presses a character (%@ keyboard, %@ scanning, %.2f s a step%@)\n",
                             counted(summary.texts, "text"), counted(summary.characters, "character"), summary.wordsPerMinute, summary.pressesPerCharacter,
-                            scanSettings.typing.keyboardLayout.rawValue, scanSettings.style.rawValue, scanSettings.autoScanInterval.seconds))
+                            scanSettings.typing.keyboardLayout.rawValue, scanSettings.style.rawValue, scanSettings.autoScanInterval.seconds,
+                            learn ? ", learning as it types" : ""))
         }
     }
 

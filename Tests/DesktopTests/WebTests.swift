@@ -8,7 +8,8 @@ import Glibc
 /// A web page in Firefox ESR and in Chromium, offline (Fixtures/web/page.html): every link,
 /// field and button is an item of its own wherever it stands (in a paragraph, a label, a list
 /// item, a table cell), a button is a button, headings and landmarks make groups, a link
-/// and a group below the viewport are scrolled into view when reached, and SwitchScan
+/// and a group below the viewport are scrolled into view when selected or entered (not when
+/// the highlight passes them), and SwitchScan
 /// itself turns the bus's IsEnabled on, since the session's bus starts with it off.
 @Suite("Web pages", .serialized, .timeLimit(.minutes(4)))
 struct WebTests {
@@ -122,6 +123,14 @@ struct WebTests {
         throw DesktopError("The page never showed in \(browser.applicationName)'s snapshot. Last: \(last)")
     }
 
+    /// Settings with every element an item of its own, the default tap behaviour (a
+    /// select opens the element's menu).
+    static func ungrouped(_ session: DesktopSession) throws -> URL {
+        let url = session.directory.appendingPathComponent("web-ungrouped.json")
+        try #"{"groupItems": false}"#.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
     @Test(arguments: Browser.allCases)
     func theWholePageIsScanned(_ browser: Browser) throws {
         try browser.tool.require()
@@ -174,21 +183,31 @@ struct WebTests {
         try scan.find(since: mark, "the tap") { $0.effect == "activate" }
         let pressed = try session.findAccessible(app: browser.applicationName, role: "push button", name: "Pressed", timeout: 10)
         #expect(pressed.name == "Pressed")
-
-        // The far link: highlighted below the viewport first, then scrolled into view and
-        // drawn where it now is.
-        let before = scan.seen.count
-        try scan.go(to: "Far link", limit: 120)
-        let shown = try scan.find(since: before, "the far link in view", timeout: 10) {
-            $0.effect == "highlight" && $0.label == "Far link" && ($0.frame.map { $0[1] >= 0 && $0[1] + $0[3] <= screenHeight } ?? false)
-        }
-        #expect(shown.frame != nil)
-        let link = try session.findAccessible(app: browser.applicationName, role: "link", name: "Far link", timeout: 5)
-        #expect(link.states.contains("showing"), "\(link)")
         scan.stop()
 
-        // A group wholly below the viewport is scrolled to the top of the view when it is
-        // highlighted. The page is scrolled back to its top first: its Home link goes to "#top".
+        // The far link: highlighted below the viewport, the page stays where it is (a long
+        // page can be read while the scan passes); selected, it is scrolled into view and
+        // its menu drawn where it now is.
+        let reading = try ScanDriver(session, ["--app", browser.applicationName, "--settings", Self.ungrouped(session).path])
+        defer { reading.stop() }
+        try reading.go(to: "Far link", limit: 120)
+        reading.settle(1.5)
+        #expect(try !session.findAccessible(app: browser.applicationName, role: "link", name: "Far link").states.contains("showing"),
+                "highlighting the far link scrolled the page to it")
+        #expect(reading.current?.frame.map { $0[1] > screenHeight } == true, "\(String(describing: reading.current))")
+        try reading.select(expecting: "the far link's menu") { $0.effect == "menuOpen" }
+        let deadline = Date().addingTimeInterval(10)
+        var link = try session.findAccessible(app: browser.applicationName, role: "link", name: "Far link")
+        while !link.states.contains("showing") && Date() < deadline {
+            usleep(200_000)
+            link = try session.findAccessible(app: browser.applicationName, role: "link", name: "Far link")
+        }
+        #expect(link.states.contains("showing"), "selected, the far link was not scrolled into view: \(link)")
+        reading.stop()
+
+        // A group wholly below the viewport: highlighted, the page stays; entered, it is
+        // scrolled to the top of the view. The page is scrolled back to its top first: its
+        // Home link goes to "#top".
         try session.doAction(app: browser.applicationName, role: "link", name: "Home", action: "jump")
         let top = try Self.pageSnapshot(session, browser, labels: Self.pageLabels.subtracting(["Press me"])) { tree in
             (tree.first("Far away", where: { !$0.children.isEmpty })?.frame?[1] ?? 0) > screenHeight
@@ -202,12 +221,16 @@ struct WebTests {
             try grouped.go(toItem: id, limit: 60)
             try grouped.select(expecting: "entering the group \(id)") { $0.effect == "enterGroup" }
         }
-        let mark2 = grouped.seen.count
         try grouped.go(toItem: path.last!, limit: 60)
-        let band = try grouped.find(since: mark2, "the Far away group in view", timeout: 10) {
-            $0.effect == "highlight" && $0.item == path.last! && ($0.frame.map { $0[1] >= 0 && $0[1] < screenHeight } ?? false)
+        grouped.settle(1.5)
+        #expect(grouped.current?.kind == "group" && grouped.current?.frame.map { $0[1] > screenHeight } == true,
+                "highlighted, the group stays below the view: \(String(describing: grouped.current))")
+        let entered = grouped.seen.count
+        try grouped.select(expecting: "entering the Far away group") { $0.effect == "enterGroup" && $0.fields["group"] as? String == path.last! }
+        let inside = try grouped.find(since: entered, "the Far away group's first item in view", timeout: 10) {
+            $0.effect == "highlight" && $0.kind == "element" && ($0.frame.map { $0[1] >= 0 && $0[1] + $0[3] <= screenHeight } ?? false)
         }
-        #expect(band.kind == "group", "\(band)")
+        #expect(inside.label == "Far link" || inside.label == "Far button", "\(inside)")
         _ = app
     }
 }

@@ -113,6 +113,42 @@ struct MenuPageTests {
         #expect(!MenuPage.gestures.items(disabled, .element(c)).map(\.name).contains("pageIncrement"))
     }
 
+    /// A scroll on a long page is made where the page shows (its middle may be above the
+    /// screen), and repeated presses scroll again at that same place, although the page's
+    /// element has moved away with the scroll.
+    @Test func aScrollIsMadeWhereThePageShowsAndRepeatedThere() {
+        func page(top: Double) -> ElementTree {
+            screen([.button("page", label: "Article", frame: Rect(x: 0, y: top, width: 400, height: 2020)), .button("b")])
+        }
+        var e = ScanEngine(tree: page(top: -1236), settings: ScanSettings())
+        _ = e.start(at: at(0))
+        let n = e.tree.index(of: "page")!
+        let target = ScanEngine.MenuTarget.element(n)
+        e.openMenu(target, page: .gestures)
+        func scroll() -> Point? {
+            e.out = []
+            MenuPage.gestures.items(e, target).first { $0.name == "scrollDown" }!.perform(&e, target)
+            for case let .gesture(.scrollDown, element, p, nil) in e.out.map(\.effect) where element == "page" { return p }
+            return nil
+        }
+        let first = scroll()
+        #expect(first == Point(x: 200, y: 392), "the middle of the part that shows (0 to 784), not the page's (-226)")
+        #expect(e.item.menu?.page == .gestures, "the page stays open for the next press")
+        // The page scrolled: its element is now mostly above the screen.
+        _ = e.replaceTree(page(top: -1806), at: at(1))
+        #expect(scroll() == first, "the page under the first point scrolls on")
+        _ = e.replaceTree(page(top: -2400), at: at(2))
+        #expect(scroll() == first)
+        // A fresh menu starts from the element again.
+        e.closeMenu()
+        _ = e.replaceTree(page(top: -500), at: at(3))
+        e.openMenu(.element(e.tree.index(of: "page")!), page: .gestures)
+        let target2 = ScanEngine.MenuTarget.element(e.tree.index(of: "page")!)
+        e.out = []
+        MenuPage.gestures.items(e, target2).first { $0.name == "scrollDown" }!.perform(&e, target2)
+        #expect(e.out.contains { $0.effect == .gesture(.scrollDown, element: "page", at: Point(x: 200, y: 510), to: nil) }, "\(e.out)")
+    }
+
     /// A page is a tenth of the range, at least a step; it stops at the bound, and at the
     /// bound nothing moves.
     @Test func aPageStepIsATenthOfTheRangeAtLeastAStepClampedAtTheBounds() {

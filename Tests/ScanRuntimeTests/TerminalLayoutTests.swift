@@ -233,6 +233,33 @@ struct TerminalLayoutTests {
         #expect(lines.joined().contains("⇧ Shift") && !lines.joined().contains("k_shift"))
     }
 
+    /// While the keyboard is open, the status lines show what it has written so far (the
+    /// end of it, as the field grows), bullets for a secret field; a new keyboard starts empty.
+    @Test func theKeyboardsWritingIsShownAsItGrows() {
+        var scene = TerminalScene()
+        let t = ScanInstant.zero
+        let keys = [KeyboardKey(id: "k_a", label: "a", frame: Rect(x: 0, y: 0, width: 50, height: 40))]
+        func statusLine(_ cols: Int = 80) -> String { scene.draw(rows: 24, columns: cols, at: t).lines[22] }
+        #expect(statusLine().contains("space select"))
+        scene.apply(TimedEffect(t, .keyboard(keys)))
+        #expect(statusLine().hasPrefix(" Written: ▏"))
+        for e: Effect in [.typeText("Dear ", secret: false), .typeText("Sam,", secret: false), .typeText(" tha", secret: false),
+                          .deleteText(characters: 1), .typeText("e ", secret: false), .key(.enter), .typeText("M", secret: false)] {
+            scene.apply(TimedEffect(t, e))
+        }
+        #expect(statusLine().hasPrefix(" Written: Dear Sam, the ⏎M▏"), "\(statusLine())")
+        #expect(scene.message == "Typed \"M\"", "the last key is still said below")
+        // A long text: its end, where the writing goes on.
+        scene.apply(TimedEffect(t, .typeText(String(repeating: "word ", count: 40) + "end", secret: false)))
+        #expect(statusLine(40).hasPrefix(" Written: …") && statusLine(40).hasSuffix("word end▏"), "\(statusLine(40))")
+        scene.apply(TimedEffect(t, .keyboardClose))
+        #expect(statusLine().contains("space select"))
+        // A password: bullets only.
+        scene.apply(TimedEffect(t, .keyboard(keys)))
+        scene.apply(TimedEffect(t, .typeText("s3cret", secret: true)))
+        #expect(statusLine().hasPrefix(" Written: ••••••▏") && !statusLine().contains("s3c"), "\(statusLine())")
+    }
+
     @Test func aHighlightWithNoBoxOfItsOwnIsOutlined() throws {
         let (tree, _) = try Self.keyboardScreen()
         var scene = TerminalScene()

@@ -54,7 +54,9 @@ import WordPrediction
         _ = said.wait(timeout: .now() + 10)
         #expect(said.wait(timeout: .now() + 10) == .success)
         #expect(readies.withLock { $0 } == 2)
-        #expect(Self.answer(t, "I think ") == ["wombat", "that", "the", "to", "and"], "the user's word, then the language's after \"think\"")
+        let answer = try #require(Self.answer(t, "I think "))
+        #expect(answer.first == "that" && answer.count == 5 && !answer.contains("wombat"),
+                "the language's words after \"think\", against which a word typed three times counts for little: \(answer)")
     }
 
     @Test func whatIsLearnedIsKnownToTheNextAnswer() throws {

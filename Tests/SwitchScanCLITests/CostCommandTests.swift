@@ -97,6 +97,30 @@ struct TextCostCommandTests {
         }
     }
 
+    /// `--learn`: each text's words are learned for the texts after it, as `run` learns
+    /// them; not in a field that learns nothing; without it every text starts afresh.
+    @Test func withLearnLaterTextsArePredictedFromEarlierOnes() throws {
+        try withTempDir { dir in
+            let words = try Self.fewWords(in: dir)
+            let file = try dir.write("twice.txt", "zebra crossing\nzebra crossing\n")
+            func presses(_ extra: [String]) throws -> [Int] {
+                let r = try CLI.run(["cost", "--text-file", file, "--words", words, "--json"] + extra)
+                #expect(r.status == 0, "\(r)")
+                return r.stdoutLines.dropLast().compactMap { line in
+                    line.range(of: "\"presses\": ").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
+                }
+            }
+            let plain = try presses([]), learning = try presses(["--learn"]), fileName = try presses(["--learn", "--field", "fileName"])
+            #expect(plain.count == 2 && plain[0] == plain[1], "\(plain)")
+            #expect(learning.count == 2 && learning[0] == plain[0] && learning[1] < plain[1] - 8, "the second time both words are predicted: \(learning) \(plain)")
+            #expect(fileName == plain, "a file name teaches nothing: \(fileName)")
+            let human = try CLI.run(["cost", "--text-file", file, "--words", words, "--learn"])
+            #expect(human.stdoutLines.last?.hasSuffix(", learning as it types)") == true, "\(human)")
+            let refused = try CLI.run(["cost", "--text", "zebra", "--words", words, "--learn"])
+            #expect(refused.status != 0 && refused.stderr.contains("--learn goes with --text-file"), "\(refused)")
+        }
+    }
+
     @Test func anErrorQuotesAnExcerptAndItsPlace() throws {
         try withTempDir { dir in
             let long = String(repeating: "a", count: 100_000) + "☃" + String(repeating: "b", count: 100_000)

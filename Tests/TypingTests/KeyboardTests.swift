@@ -392,7 +392,7 @@ struct KeyboardSourceTests {
         var t = Typist(Self.open(maker, text: ""))
         t.type("zq zq ")
         #expect(source.learned == ["Zq", "zq"], "the first at the sentence start, capitalised")
-        let next = Self.open(maker, text: "")
+        let next = Self.open(maker, text: "Z")
         source.answer()
         var k = next
         _ = k.refreshed()

@@ -99,8 +99,40 @@ struct WordPredictorTests {
         #expect(p.predictions(after: "p", count: 1) == ["pasta"])
         for _ in 0..<3 { p.learn("pizza", after: nil) }
         #expect(p.predictions(after: "p", count: 1) == ["pizza"])
-        #expect(p.predictions(after: "", count: 3).contains("pizza"), "typed three times, it is among the first words of a sentence")
-        #expect(p.user.count(of: "pizza") == 3)
+        #expect(!p.predictions(after: "", count: 3).contains("pizza"), "three times in all is little against the language")
+        for _ in 0..<100 { p.learn("pizza", after: nil) }
+        #expect(p.predictions(after: "", count: 3).contains("pizza"), "typed often, it is among the first words of a sentence")
+        #expect(p.user.count(of: "pizza") == 103)
+    }
+
+    /// Past `ageLimit` words the user's counts are halved: the old uses weigh half, those
+    /// typed once long ago are gone, and the file stays bounded.
+    @Test func theUsersCountsAge() throws {
+        var list = WordList()
+        list.add("often", count: Int(WordPredictor.ageLimit) - 2)
+        list.add("once")
+        list.add("often", after: "once", count: 1)
+        list.add("once", after: "often", count: 6)
+        var p = WordPredictor(system: try predictor().system, user: list)
+        p.learn("lately", after: nil)
+        #expect(p.user.count(of: "often") == Int(WordPredictor.ageLimit) - 2, "not past the limit yet")
+        p.learn("lately", after: "often")
+        #expect(p.user.count(of: "often") == (Int(WordPredictor.ageLimit) - 2) / 2)
+        #expect(p.user.count(of: "lately") == 1)
+        #expect(p.user.count(of: "once") == 0, "typed once, long ago: forgotten")
+        #expect(p.user.count(of: "often", after: "once") == 0)
+        #expect(p.user.count(of: "once", after: "often") == 3)
+        #expect(p.user.count(of: "lately", after: "often") == 0, "a single pair halves to nothing")
+        #expect(p.predictions(after: "la", count: 1) == ["lately"])
+
+        // A hand-made file far past the limit is brought under it at once.
+        var huge = WordList()
+        huge.add("big", count: WordList.maxCount)
+        huge.add("small", count: 3)
+        var q = WordPredictor(system: WordList(), user: huge)
+        q.learn("new", after: nil)
+        #expect(q.user.count(of: "big") > 0 && Double(q.user.count(of: "big")) <= WordPredictor.ageLimit)
+        #expect(q.user.count(of: "small") == 0)
     }
 
     @Test func aLearnedPairPredictsTheNextWord() throws {
