@@ -15,7 +15,7 @@ struct LiveTypingTests {
             "key_h": "row3", "space": "row3", "key_period": "row3",
             "backspace": "row6", "enter": "row6", "symbols": "row6", "edit": "row6", "hide": "row6",
             // The editing page (its letters key is on row 4).
-            "lineStart": "row1", "tab": "row3",
+            "lineStart": "row1", "tab": "row3", "selectWord": "row2", "control": "row3",
             "prediction1": "predictions",
             // The symbols page.
             "key_eAcute": "row4", "letters": "row5",
@@ -294,7 +294,8 @@ extension LiveTypingTests {
 }
 
 /// A word processor's document body is a field: LibreOffice Writer (GTK 3), whose body
-/// selected opens the keyboard at once, and whose text is what the keys typed.
+/// selected opens the keyboard at once, whose text is what the keys typed, and where a word
+/// is made bold from the keyboard alone (the Edit page's Select word, then Ctrl and b).
 @Suite("Live typing: a word processor", .serialized, .timeLimit(.minutes(5)))
 struct WordProcessorTypingTests {
     @Test func writersDocumentIsAFieldTheKeyboardTypesInto() throws {
@@ -326,5 +327,27 @@ struct WordProcessorTypingTests {
             scan.settle(0.1)
         }
         #expect(text == "\"Hi\"", "the paragraph holds \(text)")
+
+        // The word made bold from the keyboard: Edit > Select word, then Ctrl, the letters
+        // page and b (the trial's Ctrl+B), read back as the text's weight.
+        try keys.press("space", expecting: "a space") { $0.effect == "typeText" && $0.text == " " }
+        try keys.press("key_i", expecting: "i") { $0.effect == "typeText" && $0.text == "i" }
+        try keys.press("key_t", expecting: "t") { $0.effect == "typeText" && $0.text == "t" }
+        try keys.press("edit", expecting: "the edit page") { $0.effect == "keyboard" }
+        try keys.press("selectWord", expecting: "the word selected") {
+            $0.effect == "shortcut" && $0.fields["key"] as? String == "Right" && ($0.fields["modifiers"] as? [String] ?? []).contains("shift")
+        }
+        try keys.press("control", expecting: "Ctrl held for the next key") { $0.effect == "highlight" }
+        try keys.press("letters", row: "row4", expecting: "the letters again") { $0.effect == "keyboard" }
+        try keys.pressByPlace("key_b", expecting: "Ctrl+B") { $0.effect == "shortcut" && $0.fields["key"] as? String == "b" && $0.fields["modifiers"] as? [String] == ["control"] }
+        var runs: [[String]] = []
+        for _ in 0..<50 {
+            let out = try session.atspiQuery(["focused-weights", app]).stdout
+            runs = (try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String]]) ?? []
+            if runs.count == 2 { break }
+            scan.settle(0.1)
+        }
+        let weights = Dictionary(runs.map { ($0[0], Int($0[1]) ?? 0) }, uniquingKeysWith: { a, _ in a })
+        #expect(runs.count == 2 && (weights["it"] ?? 0) > 400 && (weights["Hi "] ?? 1000) <= 400, "the runs of weight: \(runs)")
     }
 }

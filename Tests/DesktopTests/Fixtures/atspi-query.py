@@ -220,6 +220,24 @@ def main(argv):
                 print(json.dumps(text.get_text(0, text.get_character_count())))
                 return
         fail(f"nothing focused in {rest[0]!r} has text")
+    elif command == "focused-weights":
+        # The focused text's runs of font weight: [[text, weight], ...].
+        app = app_named(rest[0])
+        if app is None:
+            fail(f"no application {rest[0]!r} on the desktop; there are {names(desktop_apps())}")
+        for node, _ in walk(app):
+            text = node.get_text_iface()
+            if text is not None and "focused" in states(node):
+                count = text.get_character_count()
+                runs, offset = [], 0
+                while offset < count:
+                    attributes, start, end = text.get_attribute_run(offset, True)
+                    end = max(end, offset + 1)
+                    runs.append([text.get_text(offset, end), attributes.get("weight", "")])
+                    offset = end
+                print(json.dumps(runs))
+                return
+        fail(f"nothing focused in {rest[0]!r} has text")
     elif command == "watch-windows":
         from gi.repository import GLib
 
