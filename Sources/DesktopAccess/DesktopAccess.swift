@@ -103,7 +103,12 @@ public final class DesktopAccess: @unchecked Sendable {
     /// and whether a read of it is on its way.
     var fieldID: String?
     var fieldRef: AccessibleRef?
+    /// The element last tapped: a menu it opens is the one scanned, rather than a submenu
+    /// the application opened by itself inside it.
+    var lastActivatedID: String?
     private var fieldReadPending = false
+    /// Reads again of a menu read before its items showed.
+    private var emptyMenuRereads = 0
     /// What is known of the field for inserting text into it (DesktopAccess+Insert).
     var fieldTyping = FieldTyping() { didSet { fieldInsertable.set(fieldTyping.insertable) } }
     /// Whether it is worth asking the AT-SPI thread for an insert (read on the keys' queue).
@@ -318,6 +323,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 if !sendKey(.escape) { fail("Close failed: the Escape key could not be sent") }
             case let .activate(element, point, _):
                 guard let h = handles[element] else { return fail("Tap failed: the element is no longer on the screen") }
+                lastActivatedID = element
                 what = "Tap on \(h.label)"
                 bus = h.ref.busName
                 guard try answersAgain(h, what) else { return }
@@ -565,7 +571,11 @@ public final class DesktopAccess: @unchecked Sendable {
         let learnt = walker.known.keeping(Set(walker.nodes.map(\.id)))
         var info = c.window.info
         var menuAlone = false
-        if let menu = walker.openPopups.last {
+        // The menu the person opened last is scanned alone: the deepest of those opened by
+        // the element last activated, else the deepest open. (LibreOffice opens a menu's
+        // first submenu by itself with the menu: File shows New's list too.)
+        let popup = walker.openPopups.last { p in lastActivatedID.map { p.openedBy.contains($0) } ?? false } ?? walker.openPopups.last
+        if let menu = popup?.menu {
             var inner = Walker()
             inner.known = walker.known
             inner.shownState = walker.shownState
@@ -578,6 +588,16 @@ public final class DesktopAccess: @unchecked Sendable {
                 info = DesktopWindow(id: inner.nodes[0].id, title: inner.nodes[0].label.isEmpty ? "menu" : inner.nodes[0].label,
                                      role: inner.nodes[0].role, active: info.active, modal: true, frame: inner.nodes[0].frame)
             }
+        }
+        // A menu caught as it opens, before its items show: read again shortly (its items'
+        // own events may not say when they show), for a second at most.
+        if menuAlone && !walker.nodes.contains(where: \.isElement) {
+            if emptyMenuRereads < 10 {
+                emptyMenuRereads += 1
+                thread.after(milliseconds: 100) { [self] in feed(.acted) }
+            }
+        } else {
+            emptyMenuRereads = 0
         }
         handles = walker.handles
         elements = walker.elements

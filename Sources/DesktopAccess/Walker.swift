@@ -103,8 +103,10 @@ struct Walker {
     var handles: [String: LiveHandle] = [:]
     /// Every element's object, so that one can be read again alone when only it changed.
     var elements: [String: AccessibleRef] = [:]
-    /// Menus open over the window (a combo box's list, a submenu), deepest last.
-    var openPopups: [AccessibleRef] = []
+    /// Menus open over the window (a combo box's list, a submenu), deepest last, each with
+    /// the ids that open it: its own (a menu that is its own title, as in a menu bar) and
+    /// the control it hangs off (a combo box, a menu item).
+    var openPopups: [(menu: AccessibleRef, openedBy: Set<String>)] = []
     var truncated = false
     /// Accessible objects looked at, kept or not.
     var visited = 0
@@ -585,7 +587,7 @@ struct Walker {
         // control that opens it. One that shows its items is open.
         if kind == .popupMenu {
             let kids = childCount > 0 ? try Atspi.children(a, count: childCount) : []
-            if kids.contains(where: { Atspi.states($0).has(shownState) }) { openPopups.append(a) } else { kind = .control }
+            if kids.contains(where: { Atspi.states($0).has(shownState) }) { openPopups.append((a, [id])) } else { kind = .control }
         }
 
         if kind == .textEntry && !states.has(ATSPI_STATE_EDITABLE) { kind = .staticText }
@@ -711,7 +713,7 @@ struct Walker {
             if childCount > 0 && (role == ATSPI_ROLE_COMBO_BOX || role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_PUSH_BUTTON_MENU) {
                 for c in try Atspi.children(a, count: childCount) where Atspi.states(c).has(shownState) {
                     let r = try Atspi.role(c)
-                    if RoleMapping.kind(of: r) == .popupMenu { openPopups.append(c) }
+                    if RoleMapping.kind(of: r) == .popupMenu { openPopups.append((c, [node.id, Self.id(of: c)])) }
                 }
             }
             // A page tab holds its page, a list row its own buttons, an expander its

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Typing into a dialog that runs a modal loop (GTK 3's gtk_dialog_run: mousepad's file
-/// choosers), opened by a menu item's action as a switch user opens it, and by a shortcut.
+/// choosers; LibreOffice Writer's Save dialog), opened by a menu item's action as a switch
+/// user opens it, by a button's, and by a shortcut.
 /// The application must go on answering, and the file must be saved under the name typed.
 @Suite("Typing into modal dialogs", .serialized, .timeLimit(.minutes(5)))
 struct ModalDialogTypingTests {
@@ -274,5 +275,49 @@ extension ModalDialogTypingTests {
         try keys.press("key_o", expecting: "o") { $0.effect == "typeText" && $0.text == "o" }
         // (GTK selects an entry's text when it takes the focus: the letter may replace it.)
         try fixture.waitForLine(timeout: 10) { $0.hasPrefix("text Message: ") && $0.hasSuffix("o") }
+    }
+}
+
+extension ModalDialogTypingTests {
+    /// LibreOffice Writer (its GTK 3 plugin, over atk-bridge as GTK 3 is): File > Save As…
+    /// by its menu item's action; the name typed with the keyboard and Enter; the document
+    /// saved under it, and Writer still answers.
+    @Test func writersSaveAsByItsMenuItemTakesANameAndSaves() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let app = try TaskTests.startWriter(session)
+        let scan = try ScanDriver(session, ["--app", app])
+        defer { scan.stop() }
+        try scan.go(to: "OK", limit: 80)
+        let mark = scan.seen.count
+        try scan.choose("Tap")
+        try scan.find(since: mark, "the document's window", timeout: 20) { $0.effect == "announce" && ($0.text ?? "").contains("Writer") }
+        // A letter in the document, so that there is something to save.
+        try scan.go(to: "Untitled 1 - LibreOffice Writer", limit: 80)
+        try scan.select(expecting: "into the document's pane") { $0.effect == "enterGroup" }
+        try scan.go(to: "Untitled 1 - LibreOffice Document", limit: 80)
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let keys = LiveTypingTests.Keys(scan: scan)
+        try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
+        try keys.press("hide", expecting: "the keyboard closed") { $0.effect == "keyboardClose" }
+        scan.settle(0.3)
+        try scan.process.send("\u{1b}")   // Esc: out of the document's pane
+        try scan.next("out of the pane") { $0.effect == "exitGroup" }
+        defer { try? "\(scan.seen.map(\.raw).joined(separator: "\n"))".write(toFile: "/tmp/lo-scan.log", atomically: true, encoding: .utf8) }
+        // Writer opens the File menu with its New submenu's list open too: the File menu is
+        // the one scanned, the one the person opened.
+        let opened = try scan.tapMenuEntry("Save As...", of: "File", first: "New", bar: "File, Edit, View and 8 more")
+        try scan.find(since: opened, "the Save dialog", timeout: 20) { $0.effect == "announce" && ($0.text ?? "").hasPrefix("Save") }
+        try Self.typeTheName(scan)
+        // Saved with the format's extension, in the folder the dialog opened on.
+        var found: String?
+        for _ in 0..<150 where found == nil {
+            found = FileManager.default.enumerator(atPath: session.directory.path)?.compactMap { $0 as? String }.first { $0.hasSuffix("/note.odt") || $0 == "note.odt" }
+            scan.settle(0.1)
+        }
+        #expect(found != nil, "no note.odt under \(session.directory.path)")
+        // Writer still answers: its document's text is read.
+        let text = try session.atspiQuery(["focused-text", app], timeout: 10)
+        #expect(text.status == 0, "Writer answers: \(text)")
     }
 }

@@ -155,7 +155,8 @@ final class ScanDriver {
         try go(to: menu)
         var mark = seen.count
         try choose("Tap")
-        try find(since: mark, "the \(menu) menu scanned") { $0.effect == "highlight" && $0.label?.hasPrefix(first) == true }
+        // (A menu read as it opens may show its Close entry first, its items a moment later.)
+        try find(since: mark, "the \(menu) menu scanned") { $0.effect == "highlight" && ($0.label?.hasPrefix(first) == true || $0.item?.hasSuffix("-close") == true) }
         try go(to: entry)
         mark = seen.count
         try choose("Tap")
