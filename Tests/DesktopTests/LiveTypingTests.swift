@@ -298,25 +298,30 @@ extension LiveTypingTests {
 /// is made bold from the keyboard alone (the Edit page's Select word, then Ctrl and b).
 @Suite("Live typing: a word processor", .serialized, .timeLimit(.minutes(5)))
 struct WordProcessorTypingTests {
-    @Test func writersDocumentIsAFieldTheKeyboardTypesInto() throws {
-        let session = try DesktopSession()
-        defer { session.stop() }
+    /// Writer started and scanned, its Tip of the Day closed, and the keyboard opened on its
+    /// document's body (one element, a text field, in the document's pane: selected, the
+    /// keyboard opens at once). The body's highlight is returned.
+    static func writersBodyWithTheKeyboard(_ session: DesktopSession) throws -> (app: String, scan: ScanDriver, body: EffectLine) {
         let app = try TaskTests.startWriter(session)
         let scan = try ScanDriver(session, ["--app", app])
-        defer { scan.stop() }
-        // The Tip of the Day first.
         try scan.go(to: "OK", limit: 80)
         let mark = scan.seen.count
         try scan.choose("Tap")
         try scan.find(since: mark, "the document's window", timeout: 20) { $0.effect == "announce" && ($0.text ?? "").contains("Writer") }
-        // The body: one element, a text field, in the document's pane; selected, the
-        // keyboard opens at once.
         try scan.go(to: "Untitled 1 - LibreOffice Writer", limit: 80)
         try scan.select(expecting: "into the document's pane") { $0.effect == "enterGroup" }
         try scan.go(to: "Untitled 1 - LibreOffice Document", limit: 80)
-        let document = try #require(scan.current)
-        #expect(document.kind == "element" && (document.frame?[2] ?? 0) > 600, "\(document)")
+        let body = try #require(scan.current)
         try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        return (app, scan, body)
+    }
+
+    @Test func writersDocumentIsAFieldTheKeyboardTypesInto() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let (app, scan, document) = try Self.writersBodyWithTheKeyboard(session)
+        defer { scan.stop() }
+        #expect(document.kind == "element" && (document.frame?[2] ?? 0) > 600, "\(document)")
         let keys = LiveTypingTests.Keys(scan: scan)
         try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
         try keys.press("key_i", expecting: "i") { $0.effect == "typeText" && $0.text == "i" }

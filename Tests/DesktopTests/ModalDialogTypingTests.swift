@@ -285,25 +285,15 @@ extension ModalDialogTypingTests {
     @Test func writersSaveAsByItsMenuItemTakesANameAndSaves() throws {
         let session = try DesktopSession()
         defer { session.stop() }
-        let app = try TaskTests.startWriter(session)
-        let scan = try ScanDriver(session, ["--app", app])
-        defer { scan.stop() }
-        try scan.go(to: "OK", limit: 80)
-        let mark = scan.seen.count
-        try scan.choose("Tap")
-        try scan.find(since: mark, "the document's window", timeout: 20) { $0.effect == "announce" && ($0.text ?? "").contains("Writer") }
         // A letter in the document, so that there is something to save.
-        try scan.go(to: "Untitled 1 - LibreOffice Writer", limit: 80)
-        try scan.select(expecting: "into the document's pane") { $0.effect == "enterGroup" }
-        try scan.go(to: "Untitled 1 - LibreOffice Document", limit: 80)
-        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let (app, scan, _) = try WordProcessorTypingTests.writersBodyWithTheKeyboard(session)
+        defer { scan.stop() }
         let keys = LiveTypingTests.Keys(scan: scan)
         try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
         try keys.press("hide", expecting: "the keyboard closed") { $0.effect == "keyboardClose" }
         scan.settle(0.3)
         try scan.process.send("\u{1b}")   // Esc: out of the document's pane
         try scan.next("out of the pane") { $0.effect == "exitGroup" }
-        defer { try? "\(scan.seen.map(\.raw).joined(separator: "\n"))".write(toFile: "/tmp/lo-scan.log", atomically: true, encoding: .utf8) }
         // Writer opens the File menu with its New submenu's list open too: the File menu is
         // the one scanned, the one the person opened.
         let opened = try scan.tapMenuEntry("Save As...", of: "File", first: "New", bar: "File, Edit, View and 8 more")

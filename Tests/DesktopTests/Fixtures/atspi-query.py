@@ -140,6 +140,18 @@ def find_waiting(app_name, role, name, timeout):
         time.sleep(0.02)
 
 
+def focused_text(app_name):
+    """The Text interface of what has the focus in the application (or the run fails)."""
+    app = app_named(app_name)
+    if app is None:
+        fail(f"no application {app_name!r} on the desktop; there are {names(desktop_apps())}")
+    for node, _ in walk(app):
+        text = node.get_text_iface()
+        if text is not None and "focused" in states(node):
+            return text
+    fail(f"nothing focused in {app_name!r} has text")
+
+
 def fail(reason):
     print(reason, file=sys.stderr)
     sys.exit(1)
@@ -211,33 +223,19 @@ def main(argv):
             fail(f"{rest[1]} {rest[2]!r} has no Text interface")
         print(json.dumps(text.get_text(0, text.get_character_count())))
     elif command == "focused-text":
-        app = app_named(rest[0])
-        if app is None:
-            fail(f"no application {rest[0]!r} on the desktop; there are {names(desktop_apps())}")
-        for node, _ in walk(app):
-            text = node.get_text_iface()
-            if text is not None and "focused" in states(node):
-                print(json.dumps(text.get_text(0, text.get_character_count())))
-                return
-        fail(f"nothing focused in {rest[0]!r} has text")
+        text = focused_text(rest[0])
+        print(json.dumps(text.get_text(0, text.get_character_count())))
     elif command == "focused-weights":
         # The focused text's runs of font weight: [[text, weight], ...].
-        app = app_named(rest[0])
-        if app is None:
-            fail(f"no application {rest[0]!r} on the desktop; there are {names(desktop_apps())}")
-        for node, _ in walk(app):
-            text = node.get_text_iface()
-            if text is not None and "focused" in states(node):
-                count = text.get_character_count()
-                runs, offset = [], 0
-                while offset < count:
-                    attributes, start, end = text.get_attribute_run(offset, True)
-                    end = max(end, offset + 1)
-                    runs.append([text.get_text(offset, end), attributes.get("weight", "")])
-                    offset = end
-                print(json.dumps(runs))
-                return
-        fail(f"nothing focused in {rest[0]!r} has text")
+        text = focused_text(rest[0])
+        count = text.get_character_count()
+        runs, offset = [], 0
+        while offset < count:
+            attributes, start, end = text.get_attribute_run(offset, True)
+            end = max(end, offset + 1)
+            runs.append([text.get_text(offset, end), attributes.get("weight", "")])
+            offset = end
+        print(json.dumps(runs))
     elif command == "watch-windows":
         from gi.repository import GLib
 
