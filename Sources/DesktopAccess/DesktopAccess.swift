@@ -109,6 +109,7 @@ public final class DesktopAccess: @unchecked Sendable {
     private var fieldReadPending = false
     /// Reads again of a menu read before its items showed.
     private var emptyMenuRereads = 0
+    private var emptyMenuRereadPending = false
     /// What is known of the field for inserting text into it (DesktopAccess+Insert).
     var fieldTyping = FieldTyping() { didSet { fieldInsertable.set(fieldTyping.insertable) } }
     /// Whether it is worth asking the AT-SPI thread for an insert (read on the keys' queue).
@@ -260,8 +261,19 @@ public final class DesktopAccess: @unchecked Sendable {
     public func perform(_ effects: [TimedEffect]) {
         var work: [Effect] = []
         for e in effects {
+            // The element last acted on: a menu it opens is the one scanned.
             switch e.effect {
-            case .activate, .customAction, .adjust, .tap, .gesture: work.append(e.effect)
+            case .activate(let element, _, _), .customAction(let element, _, _), .adjust(let element, _, _),
+                 .tap(_, let element?), .gesture(_, let element?, _, _):
+                thread.async { [self] in lastActivatedID = element }
+            default: break
+            }
+            switch e.effect {
+            case .activate(let element, _, _):
+                // Acted on (a tap, the keyboard opened for a field) outside the viewport: seen.
+                thread.async { [self] in scrollIntoView(element, group: false) }
+                work.append(e.effect)
+            case .customAction, .adjust, .tap, .gesture: work.append(e.effect)
             // What lies outside a page's viewport is brought into view when the person goes
             // into it or selects it, never as the highlight passes: a long page stays where
             // it is while it is read (and a highlight below it is merely not seen).
@@ -323,7 +335,6 @@ public final class DesktopAccess: @unchecked Sendable {
                 if !sendKey(.escape) { fail("Close failed: the Escape key could not be sent") }
             case let .activate(element, point, _):
                 guard let h = handles[element] else { return fail("Tap failed: the element is no longer on the screen") }
-                lastActivatedID = element
                 what = "Tap on \(h.label)"
                 bus = h.ref.busName
                 guard try answersAgain(h, what) else { return }
@@ -589,12 +600,16 @@ public final class DesktopAccess: @unchecked Sendable {
                                      role: inner.nodes[0].role, active: info.active, modal: true, frame: inner.nodes[0].frame)
             }
         }
-        // A menu caught as it opens, before its items show: read again shortly (its items'
-        // own events may not say when they show), for a second at most.
+        // A menu caught as it opens, before its items show: read again 0.1 s later (its
+        // items' own events may not say when they show), ten times at most; one wait at a time.
         if menuAlone && !walker.nodes.contains(where: \.isElement) {
-            if emptyMenuRereads < 10 {
+            if emptyMenuRereads < 10 && !emptyMenuRereadPending {
                 emptyMenuRereads += 1
-                thread.after(milliseconds: 100) { [self] in feed(.acted) }
+                emptyMenuRereadPending = true
+                thread.after(milliseconds: 100) { [self] in
+                    emptyMenuRereadPending = false
+                    feed(.acted)
+                }
             }
         } else {
             emptyMenuRereads = 0
@@ -765,7 +780,11 @@ public final class DesktopAccess: @unchecked Sendable {
     /// (A field whose window shows a list of suggestions keeps the focus, and its keyboard.)
     private func fieldLeftUnlessShown(in snapshot: DesktopSnapshot) {
         guard let field = fieldID, !snapshot.tree.nodes.contains(where: { $0.id == field }) else { return }
-        if let ref = fieldRef, Atspi.freshStates(ref).has(ATSPI_STATE_FOCUSED) { return }
+        // (No states at all is no answer: the field is kept until the application says.)
+        if let ref = fieldRef {
+            let states = Atspi.freshStates(ref)
+            if states.raw == 0 || states.has(ATSPI_STATE_FOCUSED) { return }
+        }
         fieldID = nil
         fieldRef = nil
         onFieldLeft?()

@@ -228,16 +228,30 @@ extension ScanEngine {
         finishAction(target, focus: .same, outcome: EffectOutcome(firstOutputIndex: out.count), selected: true)
     }
 
-    /// Where a gesture on element n is made: its activation point, or where that is off the
-    /// screen (a long page, scrolled), the middle of the part of it that shows.
+    /// Where a gesture on element n is made: its activation point, or where that is out of
+    /// sight (a long page, scrolled), the middle of the part of it that shows: inside the
+    /// screen and every container around it with a frame (a browser's page, its viewport),
+    /// never on the toolbar above the page.
     func onScreenPoint(of n: Int) -> Point {
-        let p = tree[n].activationPoint, screen = tree.screenSize
-        guard !screen.contains(p) else { return p }
-        let f = tree[n].frame
-        let x0 = max(f.minX, screen.minX), x1 = min(f.maxX, screen.maxX)
-        let y0 = max(f.minY, screen.minY), y1 = min(f.maxY, screen.maxY)
-        guard x0 < x1, y0 < y1 else { return p }
-        return Point(x: (x0 + x1) / 2, y: (y0 + y1) / 2)
+        let p = tree[n].activationPoint
+        var shown = tree.screenSize
+        var k: Int? = tree[n].parent
+        while let a = k {
+            let f = tree[a].frame
+            if f.width > 0 && f.height > 0 { shown = Self.intersection(shown, f) }
+            k = tree[a].parent
+        }
+        guard !shown.contains(p) else { return p }
+        let visible = Self.intersection(shown, tree[n].frame)
+        guard visible.width > 0, visible.height > 0 else { return p }
+        return visible.center
+    }
+
+    /// The rectangle two share (empty, with no width or height, where they do not meet).
+    static func intersection(_ a: Rect, _ b: Rect) -> Rect {
+        let x0 = max(a.minX, b.minX), x1 = min(a.maxX, b.maxX)
+        let y0 = max(a.minY, b.minY), y1 = min(a.maxY, b.maxY)
+        return Rect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 
     mutating func finishAction(_ target: MenuTarget, focus: FocusAfterTap, outcome: EffectOutcome, selected: Bool = false) {

@@ -27,7 +27,7 @@ public struct Keyboard: ScreenLogic {
     public private(set) var words: Words
     public let settings: TypingSettings
     /// Whether committed words are learned: in `run` with `learnWords`, never in password
-    /// fields or terminals, never in simulation or cost.
+    /// fields or terminals, never in simulation, in cost only with `--learn`.
     public var learns: Bool
     /// The field's text before the caret, as far as the keyboard knows it.
     public private(set) var text: String

@@ -10,7 +10,8 @@ import WordPrediction
 /// keyboard's rules put where the text has none ("note. txt" in prose) is taken back with
 /// Backspace. The costs come from the engine and the keyboard themselves, in virtual time,
 /// so feeding `pressTimes` to `simulate --keyboard` as `select` presses types the text, its
-/// last `typeText` at exactly `seconds`. Nothing is learned, unless asked (`learning`).
+/// last `typeText` at exactly `seconds`. Nothing is learned, unless asked
+/// (`computeLearning`).
 public struct TextCost: Hashable, Sendable {
     public var text: String
     public var seconds: Double
@@ -68,7 +69,8 @@ public struct TextCost: Hashable, Sendable {
     /// for the next text: `cost --learn`, a model of days of use.
     public static func computeLearning(_ text: String, layout: KeyboardLayout, predictor: inout WordPredictor,
                                        settings: ScanSettings, field kind: TextEntryKind = .text) throws(Problem) -> TextCost {
-        try compute(text, layout: layout, predictor: &predictor, learns: kind.learnsWords, settings: settings, field: kind)
+        try compute(text, layout: layout, predictor: &predictor, learns: kind.learnsWords && settings.typing.learnWords,
+                    settings: settings, field: kind)
     }
 
     static func compute(_ text: String, layout: KeyboardLayout, predictor: inout WordPredictor, learns: Bool,
@@ -247,7 +249,7 @@ public struct TextCost: Hashable, Sendable {
 }
 
 /// An engine showing the keyboard over an empty screen, as `simulate --keyboard` and
-/// `cost --text` start it: an empty field, nothing learned.
+/// `cost --text` start it: an empty field, learning nothing unless `learns`.
 public enum KeyboardSession {
     public static func engine(layout: KeyboardLayout, predictor: WordPredictor, settings: ScanSettings, field: TextEntryKind = .text,
                               learns: Bool = false) -> ScanEngine {

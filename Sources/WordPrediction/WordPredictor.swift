@@ -168,6 +168,14 @@ public struct WordPredictor: Sendable {
         if known == nil, previous == nil, word.first?.isUppercase == true, !word.dropFirst().contains(where: \.isUppercase) {
             spelling = word.lowercased()
         }
+        // Aged before the word is counted: the word just typed is never the one forgotten.
+        if user.total + 1 > Self.ageLimit {
+            // Halved as often as it takes at once (a hand-made file may start far past it).
+            var times = 1
+            while times < 62 && user.total / Double(1 << times) + 1 > Self.ageLimit { times += 1 }
+            user = user.halved(times: times)
+            (shortlist, onShortlist) = Self.shortlist(of: user)
+        }
         user.add(spelling)
         if let id = user.id(of: spelling) {
             while onShortlist.count <= Int(id) { onShortlist.append(false) }
@@ -175,13 +183,6 @@ public struct WordPredictor: Sendable {
         }
         if let previous = previous.flatMap(Self.cleaned) {
             user.add(spelling, after: knownSpelling(previous) ?? previous)
-        }
-        if user.total > Self.ageLimit {
-            // Halved as often as it takes at once (a hand-made file may start far past it).
-            var times = 1
-            while times < 62 && user.total / Double(1 << times) > Self.ageLimit { times += 1 }
-            user = user.halved(times: times)
-            (shortlist, onShortlist) = Self.shortlist(of: user)
         }
     }
 
@@ -222,7 +223,7 @@ public struct WordPredictor: Sendable {
 /// - a word: P(w) = (u(w) + a·S(w)) / (U + a), S the language's frequency, u the user's
 ///   count and U all of the user's counts, `a` = `WordPredictor.userPrior`. A word typed
 ///   once in the first minutes counts for little against "the" (3 % of English); after a
-///   few thousand words the user's own frequencies lead.
+///   few hundred words the user's own frequencies lead.
 /// - after the previous word p: B(w) = λ·S(w | p) + (1 − λ)·P(w), the language's pair
 ///   probability (λ = `pairWeight` when it knows pairs after p, else 0); then the user's
 ///   pairs after p move it: (u(p, w) + b·B(w)) / (U_p + b), `b` = `WordPredictor.pairPrior`.

@@ -153,10 +153,15 @@ final class ScanDriver {
         try select(expecting: "into the menu bar") { $0.effect == "enterGroup" }
         try next("its first item") { $0.effect == "highlight" }
         try go(to: menu)
+        let title = current?.frame ?? []
         var mark = seen.count
         try choose("Tap")
-        // (A menu read as it opens may show its Close entry first, its items a moment later.)
-        try find(since: mark, "the \(menu) menu scanned") { $0.effect == "highlight" && ($0.label?.hasPrefix(first) == true || $0.item?.hasSuffix("-close") == true) }
+        // (A menu read as it opens may show its Close entry first, just below the title, its
+        // items a moment later.)
+        try find(since: mark, "the \(menu) menu scanned") { e in
+            e.effect == "highlight" && (e.label?.hasPrefix(first) == true
+                || e.item?.hasSuffix("-close") == true && title.count == 4 && e.frame?.first == title[0] && e.frame?[1] == title[1] + title[3])
+        }
         try go(to: entry)
         mark = seen.count
         try choose("Tap")

@@ -196,11 +196,10 @@ struct WebTests {
                 "highlighting the far link scrolled the page to it")
         #expect(reading.current?.frame.map { $0[1] > screenHeight } == true, "\(String(describing: reading.current))")
         try reading.select(expecting: "the far link's menu") { $0.effect == "menuOpen" }
-        let deadline = Date().addingTimeInterval(10)
         var link = try session.findAccessible(app: browser.applicationName, role: "link", name: "Far link")
-        while !link.states.contains("showing") && Date() < deadline {
-            usleep(200_000)
+        _ = try TestTime.poll(timeout: 10, every: 0.2) {
             link = try session.findAccessible(app: browser.applicationName, role: "link", name: "Far link")
+            return link.states.contains("showing")
         }
         #expect(link.states.contains("showing"), "selected, the far link was not scrolled into view: \(link)")
         reading.stop()

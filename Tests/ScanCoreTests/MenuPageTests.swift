@@ -147,6 +147,13 @@ struct MenuPageTests {
         e.out = []
         MenuPage.gestures.items(e, target2).first { $0.name == "scrollDown" }!.perform(&e, target2)
         #expect(e.out.contains { $0.effect == .gesture(.scrollDown, element: "page", at: Point(x: 200, y: 510), to: nil) }, "\(e.out)")
+
+        // Inside a browser's viewport (below its toolbar), the part in the viewport.
+        var inViewport = screen([.group("viewport", [.button("page", label: "Article", frame: Rect(x: 0, y: -1236, width: 400, height: 2020))]), .button("b")])
+        inViewport.update(inViewport.index(of: "viewport")!) { $0.frame = Rect(x: 0, y: 100, width: 400, height: 700) }
+        var v = ScanEngine(tree: inViewport, settings: ScanSettings())
+        _ = v.start(at: at(0))
+        #expect(v.onScreenPoint(of: v.tree.index(of: "page")!) == Point(x: 200, y: 442), "between the viewport's top (100) and the page's end (784)")
     }
 
     /// A page is a tenth of the range, at least a step; it stops at the bound, and at the

@@ -39,7 +39,7 @@ struct ShippedWordsTests {
     }
 
     /// The trial's letter, learned as the keyboard learns it (a word, after the one before
-    /// it in its sentence), and a file name's parts typed as prose.
+    /// it in its sentence).
     static func letterLearned() throws -> WordPredictor {
         var p = WordPredictor(system: try #require(shippedEnglish.list))
         for sentence in [["Dear", "Sam"], ["the", "meeting", "moved", "to", "Friday", "at", "3pm"], ["Thanks"]] {
