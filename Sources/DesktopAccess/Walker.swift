@@ -554,6 +554,9 @@ struct Walker {
         role == ATSPI_ROLE_INTERNAL_FRAME
     }
 
+    /// The roles (as `LiveNode.role` names them) of what a closed menu is the title in.
+    static let menuTitleParents: Set<String> = ["menu bar", "menu", "menu item"]
+
     /// Visits one node; returns its index, or nil when it is left out. `basics`: its
     /// states, name and child count where they were read ahead.
     mutating func visit(_ a: AccessibleRef, parent: Int, depth: Int, basics: Basics? = nil) throws(AtspiCallError) -> Int? {
@@ -583,11 +586,17 @@ struct Walker {
         let name = RoleMapping.trimmed(rawName)
 
         // An open menu (a combo box's list, a submenu) is scanned on its own.
-        // A menu with nothing showing in it is a menu bar's closed menu: its title is a
-        // control that opens it. One that shows its items is open.
+        // A menu with nothing showing in it, in a menu bar or a menu, is a closed menu: its
+        // title is a control that opens it. One that shows its items is open. A closed menu
+        // anywhere else is a popup that is not up (Firefox keeps its popups in the window,
+        // `showing`, with nothing drawn): left out.
         if kind == .popupMenu {
             let kids = childCount > 0 ? try Atspi.children(a, count: childCount) : []
-            if kids.contains(where: { Atspi.states($0).has(shownState) }) { openPopups.append((a, [id])) } else { kind = .control }
+            if kids.contains(where: { Atspi.states($0).has(shownState) }) {
+                openPopups.append((a, [id]))
+            } else {
+                kind = Self.menuTitleParents.contains(nodes[parent].role) ? .control : .ignored
+            }
         }
 
         if kind == .textEntry && !states.has(ATSPI_STATE_EDITABLE) { kind = .staticText }

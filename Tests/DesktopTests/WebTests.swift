@@ -167,6 +167,8 @@ struct WebTests {
         #expect(form.first("Press me") != nil && form.first("First link") == nil)
         let site = try #require(tree.first("Site", where: { !$0.children.isEmpty }), "no group for the navigation landmark")
         #expect(site.first("Home") != nil && site.first("News") != nil && site.first("Press me") == nil)
+        // A menu that is not up (nothing in it shows, nothing is drawn) is no item.
+        #expect(!tree.all.contains { $0.label == "menu" }, "\(tree.all.map(\.label))")
         // The far link is below the viewport.
         let far = try #require(tree.first("Far link")?.frame)
         #expect(far[1] > screenHeight, "\(far)")
