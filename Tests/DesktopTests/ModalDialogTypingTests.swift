@@ -217,6 +217,10 @@ extension ModalDialogTypingTests {
         try fixture.waitForLine(matching: "run open")
         _ = scan.process.terminate()
         #expect(!scan.process.isRunning)
+        // The keys go to the dialog once the window manager has given it the focus ("run
+        // open" comes as it is shown; under load it is focused later).
+        #expect(try TestTime.poll(timeout: 10, every: 0.1) { try session.activeWindowTitle() == "Question" },
+                "the dialog never had the focus: \((try? session.activeWindowTitle()) ?? "?")")
         try session.key("Tab")
         try session.key("x")
         let apps = try session.atspiQuery(["apps"], timeout: 10)
