@@ -101,6 +101,8 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
 
     let path: String
     let listener: Int32
+    /// Takes a connection off the listening socket: accept(2), or the tests' stand-in.
+    let takeConnection: (Int32) -> Int32
     /// The socket's file, as made: only that is removed at the end.
     let made: (device: UInt, inode: UInt)
     var clients: [Client] = []
@@ -118,14 +120,17 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
 
     /// Refuses a path where something other than a socket exists; a socket left by an
     /// earlier run is replaced, one another process still listens on is refused.
-    public convenience init(path: String, queue: DispatchQueue, origin: ScanInstant = .zero,
+    /// With `accepting` false, connections wait in the socket's queue until `startAccepting()`:
+    /// a session takes front ends in once it has opened all it needs, so that front ends
+    /// connecting at once cannot leave it without a descriptor for its own parts.
+    public convenience init(path: String, queue: DispatchQueue, origin: ScanInstant = .zero, accepting: Bool = true,
                             warn: @escaping @Sendable (String) -> Void = { _ in }) throws {
-        try self.init(path: path, queue: queue, origin: origin, warn: warn, accept: { accept($0, nil, nil) })
+        try self.init(path: path, queue: queue, origin: origin, accepting: accepting, warn: warn, accept: { accept($0, nil, nil) })
     }
 
     /// `accept` takes a connection off the listening socket (the tests' stand-in for the
     /// system call).
-    init(path: String, queue: DispatchQueue, origin: ScanInstant = .zero,
+    init(path: String, queue: DispatchQueue, origin: ScanInstant = .zero, accepting: Bool = true,
          warn: @escaping @Sendable (String) -> Void, accept: @escaping (Int32) -> Int32) throws {
         self.path = path
         self.origin = origin
@@ -154,6 +159,8 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
             if inUse { throw PresenterError(description: "\(path) is in use by another program; choose another path for --socket.") }
             unlink(path)
         }
+        // Front ends may take every descriptor; the retry after that is a timer, which needs one.
+        DispatchTimers.prepare()
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw PresenterError(description: "While creating socket \(path): \(errnoName(errno))") }
         do {
@@ -163,25 +170,36 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
             throw error
         }
         listener = fd
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [weak self] in
-            guard let self else { return }
-            // Every connection waiting, a few dozen at most a turn (the queue has other work).
-            for _ in 0..<32 {
-                let client = accept(fd)
-                guard client >= 0 else {
-                    let e = errno
-                    if e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM { self.pauseAccepting(e) }
-                    return
+        takeConnection = accept
+        if accepting { startAccepting() }
+    }
+
+    /// Takes in the front ends that connected and those that connect from now on (see init).
+    public func startAccepting() {
+        let fd = listener
+        let accept = takeConnection
+        lock.withLock {
+            guard !finished, acceptSource == nil else { return }
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                // Every connection waiting, a few dozen at most a turn (the queue has other work).
+                for _ in 0..<32 {
+                    let client = accept(fd)
+                    guard client >= 0 else {
+                        let e = errno
+                        if e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM { self.pauseAccepting(e) }
+                        return
+                    }
+                    _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                    _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                    guard self.admits(client) else { close(client); continue }
+                    self.lock.withLock { self.clients.append(Client(fd: client)) }
                 }
-                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-                guard self.admits(client) else { close(client); continue }
-                self.lock.withLock { self.clients.append(Client(fd: client)) }
             }
+            acceptSource = source
+            source.activate()
         }
-        acceptSource = source
-        source.activate()
     }
 
     /// Binds and listens on `fd` at `path`, mode 0600 whatever the umask, and reachable by

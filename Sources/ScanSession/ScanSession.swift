@@ -155,8 +155,13 @@ public final class ScanSession: @unchecked Sendable {
         var notes: [String] = []
         if live?.turnedAccessibilityOn == true { notes.append(DesktopAccess.turnedOnNote) }
         let origin = MonotonicClock.now()
+        var socketPresenter: SocketPresenter?
         if let socket = c.socket {
-            do { presenters.append(try SocketPresenter(path: socket, queue: presentQueue, origin: origin, warn: warn)) } catch {
+            do {
+                let p = try SocketPresenter(path: socket, queue: presentQueue, origin: origin, accepting: false, warn: warn)
+                socketPresenter = p
+                presenters.append(p)
+            } catch {
                 undoStart()
                 throw SessionError("Error: \(error)", status: 2)
             }
@@ -290,6 +295,8 @@ public final class ScanSession: @unchecked Sendable {
         if let duration = c.duration {
             control.asyncAfter(deadline: .now() + duration) { [weak self] in self?.shutdown(.finished) }
         }
+        // Last: front ends that take every descriptor left cannot keep a part above from starting.
+        socketPresenter?.startAccepting()
     }
 
     /// Ends the session once, whichever way it ends: stop the inputs, the desktop and the

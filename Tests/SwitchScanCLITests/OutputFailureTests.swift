@@ -19,7 +19,8 @@ struct OutputFailureTests {
     /// (`shellPrefix`, e.g. "trap '' PIPE; "). Returns the status as a shell reports it
     /// (128 + signal) and what stderr received. `whileRunning` runs once it has started.
     static func run(_ arguments: [String], stdout: Stream, stderr: Stream, ignorePipe: Bool = false,
-                    shellPrefix: String = "", whileRunning: () -> Void = {}) throws -> (status: Int32, stderr: String) {
+                    shellPrefix: String = "", sourceLocation: SourceLocation = #_sourceLocation,
+                    whileRunning: () -> Void = {}) throws -> (status: Int32, stderr: String) {
         let (binary, arguments) = try CLI.command(arguments)
         let scratch = try TempDir()
         defer { scratch.remove() }
@@ -44,6 +45,9 @@ struct OutputFailureTests {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         set(1, stdout)
         set(2, { if case .file = stderr { return .file(errPath) } else { return stderr } }())
+        // Nothing else of the test process's (other tests' pipes and sockets): the child's
+        // descriptors are its own (last: after the pipe's dup2), as a shell would start it.
+        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
         // In the package root, so that the bundled files resolve.
         let script = "cd \"$1\" || exit 99; shift; " + (ignorePipe ? "trap '' PIPE; " : "") + shellPrefix + "exec \"$0\" \"$@\""
         let argv = ["/bin/sh", "-c", script, binary.path, CLI.packageRoot.path] + arguments
@@ -66,13 +70,30 @@ struct OutputFailureTests {
         if pipeEnds[1] >= 0 { close(pipeEnds[1]) }
         try #require(rc == 0, "posix_spawn: \(rc)")
         whileRunning()
+        // A run that does not end is killed and recorded, never waited for without end.
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let deadline = Date().addingTimeInterval(CLI.timeout)
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid || (r < 0 && errno != EINTR) { break }
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                Issue.record("switchscan \(arguments.joined(separator: " ")) did not end within \(CLI.timeout) s; killed", sourceLocation: sourceLocation)
+                break
+            }
+            _ = poll(nil, 0, 10)
+        }
         let signalled = status & 0x7F
         let code = signalled != 0 ? 128 + signalled : (status >> 8) & 0xFF
         let text = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
         return (code, text)
     }
+
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+    // glibc has it (2.34), but Swift's Glibc module does not declare it.
+    static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
 
     static let simulate = ["simulate", "Layouts/switch-control.uikit.json", "--events", "Examples/uikit-demo.events"]
 

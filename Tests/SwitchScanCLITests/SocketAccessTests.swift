@@ -118,16 +118,19 @@ struct SocketAccessTests {
 
     /// Front ends that use up the process's file descriptors (here 64) do not make it spin
     /// on accept(): it says so once and waits; once they go, a front end is served again.
+    /// The wait is a timer, the process's first (no --duration here): it works though no
+    /// descriptor was left when it was set.
     @Test func frontEndsThatUseUpTheFileDescriptorsAreOutlived() throws {
         try withTempDir { dir in
             let path = dir.url.appendingPathComponent("effects.sock").path
             let settings = try dir.write("fast.json", #"{"autoScanInterval": 0.1, "loops": 100}"#)
             var flood: [Int32] = []
             var served: [UInt8] = []
-            // Long enough for the flood, the second it is held and the front end after it,
-            // on a busy machine.
-            let r = try OutputFailureTests.run(Self.run + ["--socket", path, "--duration", "10", "--settings", settings],
-                                               stdout: .file("/dev/null"), stderr: .file(""), shellPrefix: "ulimit -n 64; ") {
+            // The run ends with its input, after 10 s: long enough for the flood, the second
+            // it is held and the front end after it, on a busy machine.
+            let r = try OutputFailureTests.run(Self.run + ["--socket", path, "--settings", settings],
+                                               stdout: .file("/dev/null"), stderr: .file(""),
+                                               shellPrefix: "ulimit -n 64; sleep 10 | ") {
                 guard Self.waitForSocket(path) != nil else { return }
                 var addr = sockaddr_un()
                 addr.sun_family = sa_family_t(AF_UNIX)
@@ -150,7 +153,16 @@ struct SocketAccessTests {
                 // While they are held, the scan goes on (a second of it).
                 _ = Self.read(flood.last ?? -1, timeout: 1) { _ in false }
                 for fd in flood { close(fd) }
-                let fd = HostileInputTests.connectClient(path)
+                // Connected once there is room in the socket's queue, within 4 s.
+                var fd: Int32 = -1
+                let connectBy = Date().addingTimeInterval(4)
+                while fd < 0 && Date() < connectBy {
+                    let s = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+                    let rc = withUnsafePointer(to: &addr) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                    }
+                    if rc == 0 { fd = s } else { close(s); _ = poll(nil, 0, 20) }
+                }
                 guard fd >= 0 else { return }
                 defer { close(fd) }
                 served = Self.read(fd, timeout: 4) { $0.contains(UInt8(ascii: "\n")) }
