@@ -1,0 +1,114 @@
+/// A window as the display server or compositor places it: what a platform's window source
+/// (X11, sway's IPC, a KWin script, a GNOME Shell extension) reports, in screen pixels.
+public struct WindowPlace: Hashable, Sendable {
+    /// How the window's application draws: where its AT-SPI frames are measured from.
+    public enum Client: Hashable, Sendable {
+        /// An X11 client (on X11 or through XWayland): AT-SPI frames are already on screen.
+        case x11
+        /// A native Wayland client: AT-SPI frames are relative to its own surface.
+        case wayland
+    }
+
+    public var pid: Int32?
+    /// The Wayland app id or the X11 class; empty when unknown.
+    public var appID: String
+    public var title: String
+    public var client: Client
+    /// The window's geometry: what the user sees as the window, without client-side shadows
+    /// (xdg-surface geometry; sway's `rect` + `window_rect` for a window without borders).
+    public var geometry: Rect
+    /// The whole buffer of its surface, client-side shadows included, where the compositor
+    /// tells it (KWin's bufferGeometry, Mutter's buffer rect); sway does not.
+    public var buffer: Rect?
+    /// With server-side decorations: the content, below the compositor's title bar (sway's
+    /// `rect` + `window_rect`), where the application draws.
+    public var content: Rect?
+    public var active: Bool
+
+    public init(pid: Int32? = nil, appID: String = "", title: String, client: Client, geometry: Rect,
+                buffer: Rect? = nil, content: Rect? = nil, active: Bool = false) {
+        self.pid = pid; self.appID = appID; self.title = title; self.client = client
+        self.geometry = geometry; self.buffer = buffer; self.content = content; self.active = active
+    }
+}
+
+/// Where an application's AT-SPI frames are measured from, and so what to add to put them on
+/// the screen. A native Wayland client reports frames relative to its surface, and toolkits
+/// differ in which surface rectangle that is:
+/// - GTK 3 measures from its buffer, client-side shadow included: the window's frame is the
+///   buffer's size, and its first showing child sits at the shadow's offset;
+/// - GTK 4 measures from the window geometry (no shadow): the frame is the geometry's size;
+/// - a window with server-side decorations (Qt, galculator under sway) measures from its
+///   content, below the compositor's title bar;
+/// - an X11 client, through XWayland too, reports frames already on the screen.
+/// The rule compares the size of the application window's AT-SPI frame with the rectangles
+/// the compositor gives, so it needs no knowledge of the toolkit.
+public enum FrameOrigin: Hashable, Sendable {
+    /// Frames are on the screen already.
+    case screen
+    /// Add this point: the origin of the rectangle the frames are measured from.
+    case offset(Point, from: Source)
+    /// The window's place cannot be told from what the compositor gives; `why` says what is missing.
+    case unknown(why: String)
+
+    public enum Source: String, Hashable, Sendable {
+        case buffer, geometry, content
+        /// The buffer's origin worked out from the geometry and the first showing child's
+        /// offset (the client-side shadow), where the compositor does not give the buffer.
+        case shadowOffset = "geometry less the shadow"
+    }
+
+    /// How far apart two sizes may be and still be the same: toolkits and compositors round
+    /// scaled sizes differently.
+    public static let sizeTolerance = 1.0
+    /// How much wider a client-side shadow may be on one side than on the other.
+    public static let shadowAsymmetry = 16.0
+
+    /// The origin for a window whose application window reports `frame` through AT-SPI (its
+    /// size is what counts; a native client's origin is 0,0), placed by the compositor at
+    /// `place`. `firstChild` is the offset of the window's first showing child in the same
+    /// frame, when known: it is the shadow a GTK 3 window draws around itself.
+    public static func of(frame: Rect, place: WindowPlace, firstChild: Point? = nil) -> FrameOrigin {
+        if place.client == .x11 { return .screen }
+        func same(_ a: Rect, _ b: Rect) -> Bool {
+            abs(a.width - b.width) <= sizeTolerance && abs(a.height - b.height) <= sizeTolerance
+        }
+        if let buffer = place.buffer, same(frame, buffer), !same(buffer, place.geometry) {
+            return .offset(Point(x: buffer.x, y: buffer.y), from: .buffer)
+        }
+        if same(frame, place.geometry) {
+            return .offset(Point(x: place.geometry.x, y: place.geometry.y), from: .geometry)
+        }
+        if let content = place.content, same(frame, content) {
+            return .offset(Point(x: content.x, y: content.y), from: .content)
+        }
+        if let buffer = place.buffer, same(frame, buffer) {
+            return .offset(Point(x: buffer.x, y: buffer.y), from: .buffer)
+        }
+        // Larger than the geometry by a shadow on each side: the buffer, as GTK 3 draws it,
+        // where the compositor does not say where the buffer is. The first child's offset is
+        // the near side's shadow; the far side's is about as wide (GTK 3's: 23 px above, 29
+        // below), not a window of another size.
+        if place.buffer == nil, let near = firstChild, near.x >= 0, near.y >= 0 {
+            let farX = frame.width - place.geometry.width - near.x
+            let farY = frame.height - place.geometry.height - near.y
+            if farX >= -sizeTolerance, farY >= -sizeTolerance,
+               abs(farX - near.x) <= shadowAsymmetry, abs(farY - near.y) <= shadowAsymmetry {
+                return .offset(Point(x: place.geometry.x - near.x, y: place.geometry.y - near.y), from: .shadowOffset)
+            }
+        }
+        let sizes = [("geometry", Optional(place.geometry)), ("buffer", place.buffer), ("content", place.content)]
+            .compactMap { name, r in r.map { "\(name) \(Int($0.width))×\(Int($0.height))" } }
+        return .unknown(why: "its AT-SPI frame is \(Int(frame.width))×\(Int(frame.height)), none of the compositor's sizes (\(sizes.joined(separator: ", ")))"
+                        + (place.buffer == nil && firstChild == nil ? ", and no child shows where the shadow ends" : ""))
+    }
+
+    /// A frame the application reported, on the screen.
+    public func place(_ r: Rect) -> Rect? {
+        switch self {
+        case .screen: return r
+        case .offset(let p, _): return Rect(x: r.x + p.x, y: r.y + p.y, width: r.width, height: r.height)
+        case .unknown: return nil
+        }
+    }
+}

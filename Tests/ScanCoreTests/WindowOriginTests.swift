@@ -1,0 +1,88 @@
+import ScanCore
+import Testing
+
+/// Where a native Wayland application's AT-SPI frames are measured from, told from the
+/// compositor's rectangles alone. The numbers were read off real windows: gtk3-widget-factory
+/// and gtk4-widget-factory under sway 1.7, GNOME Shell 43 (through a Shell extension) and
+/// KWin 5.27 (through a KWin script), galculator with sway's title bar, and an X11 client
+/// through XWayland; each check box's place on the screen was checked against a screenshot.
+@Suite("Window origins")
+struct WindowOriginTests {
+    /// gtk3-widget-factory's window frame: its buffer, 26 × 23 px of shadow around the
+    /// 1415 × 732 window; its "Check button" check box inside it.
+    static let gtk3Frame = Rect(x: 0, y: 0, width: 1467, height: 784)
+    static let gtk3Shadow = Point(x: 26, y: 23)
+    static let gtk3CheckBox = Rect(x: 36, y: 416, width: 118, height: 22)
+
+    @Test func gtk3UnderSwayIsPlacedFromTheGeometryLessItsShadow() {
+        // sway's IPC: rect (200,150) + window_rect (0,0), geometry 1415 × 732; no buffer.
+        let place = WindowPlace(pid: 4242, appID: "gtk3-widget-factory", title: "GTK+ Widget Factory", client: .wayland,
+                                geometry: Rect(x: 200, y: 150, width: 1415, height: 732))
+        let origin = FrameOrigin.of(frame: Self.gtk3Frame, place: place, firstChild: Self.gtk3Shadow)
+        #expect(origin == .offset(Point(x: 174, y: 127), from: .shadowOffset))
+        #expect(origin.place(Self.gtk3CheckBox) == Rect(x: 210, y: 543, width: 118, height: 22))
+    }
+
+    @Test func gtk3UnderGnomeShellIsPlacedFromItsBuffer() {
+        // Mutter's frame rect (0,32), below the top bar; its buffer rect (-26,9).
+        let place = WindowPlace(title: "GTK+ Widget Factory", client: .wayland,
+                                geometry: Rect(x: 0, y: 32, width: 1415, height: 732),
+                                buffer: Rect(x: -26, y: 9, width: 1467, height: 784))
+        let origin = FrameOrigin.of(frame: Self.gtk3Frame, place: place, firstChild: Self.gtk3Shadow)
+        #expect(origin == .offset(Point(x: -26, y: 9), from: .buffer))
+        #expect(origin.place(Self.gtk3CheckBox)?.x == 10)
+        #expect(origin.place(Self.gtk3CheckBox)?.y == 425)
+    }
+
+    @Test func gtk3UnderKWinIsPlacedFromItsBufferGeometry() {
+        let place = WindowPlace(title: "GTK+ Widget Factory", client: .wayland,
+                                geometry: Rect(x: 100, y: 50, width: 1415, height: 732),
+                                buffer: Rect(x: 74, y: 27, width: 1467, height: 784))
+        // Without the child's offset too: KWin gives the buffer.
+        let origin = FrameOrigin.of(frame: Self.gtk3Frame, place: place)
+        #expect(origin.place(Self.gtk3CheckBox) == Rect(x: 110, y: 443, width: 118, height: 22))
+    }
+
+    @Test func gtk4IsPlacedFromItsGeometryWhateverItsBuffer() {
+        let frame = Rect(x: 0, y: 0, width: 1391, height: 800)
+        let checkBox = Rect(x: 14, y: 413, width: 110, height: 18)
+        let sway = WindowPlace(title: "Widget Factory", client: .wayland, geometry: Rect(x: 200, y: 150, width: 1391, height: 800))
+        #expect(FrameOrigin.of(frame: frame, place: sway, firstChild: Point(x: 0, y: 0)).place(checkBox)
+                == Rect(x: 214, y: 563, width: 110, height: 18))
+        // A compositor that gives the buffer too: GTK 4's shadow is in the buffer, not the frame.
+        var kwin = sway
+        kwin.buffer = Rect(x: 177, y: 129, width: 1437, height: 846)
+        #expect(FrameOrigin.of(frame: frame, place: kwin) == .offset(Point(x: 200, y: 150), from: .geometry))
+    }
+
+    @Test func aWindowWithTheCompositorsTitleBarIsPlacedFromItsContent() {
+        // galculator under sway: rect (200,150) holds the title bar; window_rect (2,26).
+        let place = WindowPlace(title: "galculator", client: .wayland,
+                                geometry: Rect(x: 200, y: 150, width: 355, height: 372),
+                                content: Rect(x: 202, y: 176, width: 351, height: 344))
+        let origin = FrameOrigin.of(frame: Rect(x: 0, y: 0, width: 351, height: 344), place: place)
+        #expect(origin == .offset(Point(x: 202, y: 176), from: .content))
+    }
+
+    @Test func anX11ClientThroughXWaylandIsOnTheScreenAlready() {
+        let place = WindowPlace(title: "GTK+ Widget Factory", client: .x11, geometry: Rect(x: 200, y: 150, width: 1415, height: 732))
+        let frame = Rect(x: 200, y: 150, width: 1467, height: 784)
+        #expect(FrameOrigin.of(frame: frame, place: place) == .screen)
+        #expect(FrameOrigin.screen.place(Self.gtk3CheckBox) == Self.gtk3CheckBox)
+    }
+
+    @Test func sizesAPixelApartAreTheSame() {
+        let place = WindowPlace(title: "w", client: .wayland, geometry: Rect(x: 10, y: 20, width: 640, height: 480))
+        #expect(FrameOrigin.of(frame: Rect(x: 0, y: 0, width: 641, height: 479), place: place) == .offset(Point(x: 10, y: 20), from: .geometry))
+    }
+
+    @Test func aFrameOfNoKnownSizeSaysWhatWasCompared() {
+        let place = WindowPlace(title: "w", client: .wayland, geometry: Rect(x: 10, y: 20, width: 640, height: 480))
+        let origin = FrameOrigin.of(frame: Rect(x: 0, y: 0, width: 900, height: 700), place: place)
+        #expect(origin == .unknown(why: "its AT-SPI frame is 900×700, none of the compositor's sizes (geometry 640×480), and no child shows where the shadow ends"))
+        #expect(origin.place(Self.gtk3CheckBox) == nil)
+        // A "shadow" larger than the child's offset allows is no shadow.
+        #expect(FrameOrigin.of(frame: Rect(x: 0, y: 0, width: 900, height: 700), place: place, firstChild: Point(x: 26, y: 23))
+                == .unknown(why: "its AT-SPI frame is 900×700, none of the compositor's sizes (geometry 640×480)"))
+    }
+}
