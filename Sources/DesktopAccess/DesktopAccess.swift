@@ -493,8 +493,12 @@ public final class DesktopAccess: @unchecked Sendable {
             do {
                 Atspi.setCacheMask(a)
                 let name = try Atspi.name(a)
+                let toolkit = Atspi.toolkit(a)
+                let gtk4 = toolkit.lowercased() == "gtk" && Atspi.toolkitVersion(a).hasPrefix("4.")
                 var windows: [Window] = []
-                for w in try Atspi.children(a) {
+                // GTK 4 does not say when it adds a window (a dialog): its windows are asked
+                // for each time, not taken from libatspi's cache.
+                for w in try gtk4 ? Atspi.liveChildren(a) : Atspi.children(a) {
                     let states = try Atspi.nonEmptyStates(w)
                     guard states.has(ATSPI_STATE_SHOWING) || states.has(ATSPI_STATE_ACTIVE), !states.has(ATSPI_STATE_DEFUNCT) else { continue }
                     let role = try Atspi.role(w)
@@ -515,8 +519,6 @@ public final class DesktopAccess: @unchecked Sendable {
                     if untitled { info.title = name }
                     windows.append(Window(ref: w, info: info, popup: popup, untitled: untitled))
                 }
-                let toolkit = Atspi.toolkit(a)
-                let gtk4 = toolkit.lowercased() == "gtk" && Atspi.toolkitVersion(a).hasPrefix("4.")
                 // GTK 4 says its windows are at 0,0: the display says where they are.
                 if gtk4, let windowFrame {
                     let pid = Atspi.processID(a)
