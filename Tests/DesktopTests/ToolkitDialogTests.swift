@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Typing into a modal dialog of GTK 4 and of Qt 5 (`Fixtures/dialogs.py`), opened as a switch
-/// user opens it: by a menu item's action and by a button's. Qt's dialog runs a modal loop
+/// user opens it: by a menu item's action, by a button's and by Ctrl+S from the keyboard. Qt's dialog runs a modal loop
 /// nested in the action's call, as its file dialogs do; GTK 4's is a modal window. The name
 /// typed with the keyboard (letters, a Backspace, Enter) reaches the dialog, which saves, and
 /// the application still answers.
@@ -17,8 +17,14 @@ struct ToolkitDialogTests {
     }
 
     enum Way: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case menuItem, button
-        var testDescription: String { self == .menuItem ? "File > Save As... by its menu item" : "the Save As... button" }
+        case menuItem, button, shortcut
+        var testDescription: String {
+            switch self {
+            case .menuItem: "File > Save As... by its menu item"
+            case .button: "the Save As... button"
+            case .shortcut: "Ctrl+S from the keyboard"
+            }
+        }
     }
 
     static let script = DesktopSession.fixturesDirectory.appendingPathComponent("dialogs.py")
@@ -46,6 +52,18 @@ struct ToolkitDialogTests {
         case .button:
             try scan.go(to: "Save As...", limit: 80)
             try scan.choose("Tap")
+        case .shortcut:
+            // Typing into the document, Ctrl+S from the keyboard's Edit page: the keyboard
+            // closes as the dialog takes the focus.
+            try scan.go(to: "Document", limit: 80)
+            try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+            let keys = LiveTypingTests.Keys(scan: scan)
+            try keys.press("edit", expecting: "the edit page") { $0.effect == "keyboard" }
+            try keys.press("control", row: "row3", expecting: "Ctrl held") { $0.effect == "keyboard" }
+            try keys.press("letters", row: "row4", expecting: "the letters again") { $0.effect == "keyboard" }
+            let mark = scan.seen.count
+            try keys.press("key_s", expecting: "Ctrl+S") { $0.effect == "shortcut" }
+            try scan.find(since: mark, "the keyboard closed", timeout: 10) { $0.effect == "keyboardClose" }
         }
         try app.waitForLine(matching: "dialog open", timeout: 10)
         try scan.find(since: 0, "the dialog announced", timeout: 10) { $0.effect == "announce" && ($0.text ?? "").contains("Save As") }

@@ -2,8 +2,8 @@
 """A modal "Save As" dialog in GTK 4 or Qt 5, for the desktop tests of typing into dialogs.
 
 Run it with /usr/bin/python3 (Debian's gir1.2-gtk-4.0 and python3-gi, or python3-pyqt5).
-The window has a menu bar (File > Save As..., Quit) and a "Save As..." button; Ctrl+S
-opens the dialog too. The dialog has a "Name" text field, Cancel and Save; Enter in the
+The window has a menu bar (File > Save As..., Quit), a "Save As..." button and a text
+field "Document"; Ctrl+S opens the dialog too. The dialog has a "Name" text field, Cancel and Save; Enter in the
 field saves. Every state change is one line on stdout, flushed at once:
 
     ready                  the window is shown (printed once)
@@ -104,7 +104,11 @@ def run_gtk4():
         button = Gtk.Button(label="Save As...")
         button.connect("clicked", save_as)
         box.append(button)
-        box.append(Gtk.Label(label="A document"))
+        document_label = Gtk.Label(label="_Document", use_underline=True, xalign=0)
+        document = Gtk.Entry()
+        document_label.set_mnemonic_widget(document)
+        box.append(document_label)
+        box.append(document)
         window.set_child(box)
         window.connect("close-request", lambda w: (log("quit"), False)[1])
         window.present()
@@ -155,7 +159,10 @@ def run_qt():
     button = QtWidgets.QPushButton("Save As...")
     button.clicked.connect(save_as)
     layout.addWidget(button)
-    layout.addWidget(QtWidgets.QLabel("A document"))
+    document = QtWidgets.QLineEdit()
+    document.setAccessibleName("Document")
+    layout.addWidget(QtWidgets.QLabel("Document"))
+    layout.addWidget(document)
     window.setCentralWidget(central)
     application.aboutToQuit.connect(lambda: log("quit"))
     # SIGTERM ends the event loop (Python runs its handler once the loop wakes, hence the timer).
