@@ -128,11 +128,19 @@ public struct KeyboardKey: Hashable, Sendable {
     /// label, when it would tell what is typed in a secret keyboard: a prediction made from
     /// the text, a letter in the case Shift gave it. nil: the label.
     public var streamLabel: String?
-    public init(id: String, label: String, frame: Rect, streamLabel: String? = nil) {
+    /// A modifier or lock that is on: Ctrl or Alt held for the next key, Shift for the next
+    /// letter, Caps lock. Drawn apart, so that the person sees what the next key will do.
+    public var held: Bool
+    /// Whether streams that leave the screen say it is held: not a secret keyboard's Shift
+    /// or Caps lock, which would tell a letter's case.
+    public var heldInStream: Bool
+    public init(id: String, label: String, frame: Rect, streamLabel: String? = nil, held: Bool = false, heldInStream: Bool? = nil) {
         self.id = id
         self.label = label
         self.frame = frame
         self.streamLabel = streamLabel
+        self.held = held
+        self.heldInStream = heldInStream ?? held
     }
 }
 

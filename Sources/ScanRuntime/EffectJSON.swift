@@ -130,7 +130,8 @@ public struct EffectJSON {
             // The keys are the keyboard's, known to all, but a secret keyboard's labels as it
             // gives them for streams (they come before its screen, so they carry it).
             let printed = "[" + keys.map {
-                "{\"id\":\(jsonString($0.id)),\"label\":\(jsonString($0.streamLabel ?? $0.label)),\"frame\":\(rect($0.frame))}"
+                "{\"id\":\(jsonString($0.id)),\"label\":\(jsonString($0.streamLabel ?? $0.label)),\"frame\":\(rect($0.frame))"
+                    + ($0.heldInStream ? ",\"held\":true}" : "}")
             }.joined(separator: ",") + "]"
             guard printed != keyboardPrinted else { return nil }
             keyboardPrinted = printed

@@ -149,7 +149,9 @@ public struct TerminalScene: Sendable {
         if let c = cached, c.version == version, c.columns == columns, c.rows == rows { return c.layout }
         let layout: TerminalLayout
         if let k = keyboard {
-            layout = TerminalLayout(k.keys.map { .init(frame: $0.frame, label: $0.label) }, area: k.area, columns: columns, rows: rows)
+            // A held modifier or lock in brackets: what the next key will do.
+            layout = TerminalLayout(k.keys.map { .init(frame: $0.frame, label: $0.held ? "[\($0.label)]" : $0.label) },
+                                    area: k.area, columns: columns, rows: rows)
         } else {
             layout = TerminalLayout(boxes, area: tree.screenSize, columns: columns, rows: rows)
         }

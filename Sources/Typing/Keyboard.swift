@@ -178,7 +178,10 @@ public struct Keyboard: ScreenLogic {
             } else if secret, label.count == 1, label.first!.isLetter, label != label.lowercased() {
                 shown = label.lowercased()
             }
-            return KeyboardKey(id: t[i].id, label: label, frame: t[i].frame, streamLabel: shown)
+            let held = t[i].traits.contains(.selected)
+            let tellsCase = t[i].id == "shift" || t[i].id == "capsLock"
+            return KeyboardKey(id: t[i].id, label: label, frame: t[i].frame, streamLabel: shown,
+                               held: held, heldInStream: held && !(secret && tellsCase))
         }
     }
 

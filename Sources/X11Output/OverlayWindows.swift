@@ -347,7 +347,8 @@ final class KeyboardPanelWindow {
         let descent = font.map { Int($0.pointee.descent) } ?? 2
         for key in keys {
             let r = PixelRect(covering: key.frame).offsetBy(-frame.x, -frame.y)
-            XSetForeground(d, gc, palette.key)
+            // A held modifier or lock in the group outline's colour: what the next key will do.
+            XSetForeground(d, gc, key.held ? palette.group : palette.key)
             XFillRectangle(d, pixmap, gc, Int32(r.x + Self.gap), Int32(r.y + Self.gap),
                            UInt32(max(1, r.width - 2 * Self.gap)), UInt32(max(1, r.height - 2 * Self.gap)))
             guard font != nil else { continue }

@@ -303,14 +303,38 @@ extension ModalDialogTypingTests {
         let opened = try scan.tapMenuEntry("Save As...", of: "File", first: "New", bar: "File, Edit, View and 8 more")
         try scan.find(since: opened, "the Save dialog", timeout: 20) { $0.effect == "announce" && ($0.text ?? "").hasPrefix("Save") }
         try Self.typeTheName(scan)
-        // Saved with the format's extension, in the folder the dialog opened on.
+        try Self.expectWriterSaved(session, scan, app)
+    }
+
+    /// The same dialog opened by Ctrl+S from the keyboard while it types into the document:
+    /// the keyboard closes as the dialog takes the focus; the same name, the same file.
+    @Test func writersSaveByItsShortcutTakesANameAndSaves() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let (app, scan, _) = try WordProcessorTypingTests.writersBodyWithTheKeyboard(session)
+        defer { scan.stop() }
+        let keys = LiveTypingTests.Keys(scan: scan)
+        try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
+        try keys.press("edit", expecting: "the edit page") { $0.effect == "keyboard" }
+        try keys.press("control", row: "row3", expecting: "Ctrl held") { $0.effect == "keyboard" }
+        try keys.press("letters", row: "row4", expecting: "the letters again") { $0.effect == "keyboard" }
+        let mark = scan.seen.count
+        try keys.press("key_s", expecting: "Ctrl+S") { $0.effect == "shortcut" }
+        try scan.find(since: mark, "the keyboard closed", timeout: 20) { $0.effect == "keyboardClose" }
+        try scan.find(since: mark, "the Save dialog", timeout: 20) { $0.effect == "announce" && ($0.text ?? "").hasPrefix("Save") }
+        try Self.typeTheName(scan)
+        try Self.expectWriterSaved(session, scan, app)
+    }
+
+    /// Saved with the format's extension, in the folder the dialog opened on; Writer still
+    /// answers (its document's text is read).
+    static func expectWriterSaved(_ session: DesktopSession, _ scan: ScanDriver, _ app: String) throws {
         var found: String?
         for _ in 0..<150 where found == nil {
             found = FileManager.default.enumerator(atPath: session.directory.path)?.compactMap { $0 as? String }.first { $0.hasSuffix("/note.odt") || $0 == "note.odt" }
             scan.settle(0.1)
         }
         #expect(found != nil, "no note.odt under \(session.directory.path)")
-        // Writer still answers: its document's text is read.
         let text = try session.atspiQuery(["focused-text", app], timeout: 10)
         #expect(text.status == 0, "Writer answers: \(text)")
     }

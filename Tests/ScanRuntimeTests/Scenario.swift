@@ -350,7 +350,9 @@ func compact(_ e: TimedEffect) -> String {
         let words = keys.filter { $0.id.hasPrefix("prediction") }.map(\.label).joined(separator: ",")
         let page = keys.first { $0.id == "key_e" }.map { $0.label == "E" ? "capitals" : "letters" }
             ?? (keys.contains { $0.id == "key_1" } ? "symbols" : "edit")
-        return "\(t) keyboard \(words.isEmpty ? "-" : words) \(page)"
+        // Ctrl or Alt held (Shift and Caps lock show in the letters' case).
+        let held = keys.filter { $0.held && $0.id != "shift" && $0.id != "capsLock" }.map(\.id)
+        return "\(t) keyboard \(words.isEmpty ? "-" : words) \(page)" + (held.isEmpty ? "" : " held:" + held.joined(separator: ","))
     case let .typeText(text, secret): return "\(t) typeText \(text.debugDescription)\(secret ? " secret" : "")"
     case .deleteText(let n): return "\(t) deleteText \(n)"
     case .keyboardClose: return "\(t) keyboardClose"

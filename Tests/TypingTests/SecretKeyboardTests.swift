@@ -133,6 +133,11 @@ struct SecretKeyboardTests {
         #expect(lines.contains { $0.hasSuffix(#""effect":"highlight","item":"key","kind":"element","label":"•","secret":true}"#) })
         #expect(lines.filter { $0.contains(#""effect":"activate","element":"key","secret":true}"#) }.count == 4, "shift, h, i, hide")
         #expect(lines.filter { $0.contains(#""effect":"typeText","text":"•","secret":true}"#) }.count == 2)
+        // Shift drawn held on the screen, never said held in the stream: it tells the case.
+        #expect(!lines.contains { $0.contains("\"held\"") }, "\(lines.filter { $0.contains("held") })")
+        #expect(user.effects.contains { e in
+            if case .keyboard(let keys) = e.effect { keys.contains { $0.id == "shift" && $0.held } } else { false }
+        }, "the screen shows Shift held")
         // Back on the window: its elements are named again.
         #expect(lines.last?.contains(#""effect":"highlight","item":"field""#) == true, "\(lines.suffix(3))")
         #expect(lines.contains { $0.contains(#""effect":"activate","element":"field","point":[300.0,115.0]"#) })
