@@ -40,12 +40,25 @@ struct OverlayPalette {
 /// one-row fonts.
 func overlayGlyphs(_ s: String, font: UnsafeMutablePointer<XFontStruct>?) -> [XChar2b] {
     let twoByte = (font?.pointee.max_byte1 ?? 0) > 0
-    return s.unicodeScalars.map { u in
+    return overlayCodes(s, twoByte: twoByte).map { XChar2b(byte1: UInt8($0 >> 8), byte2: UInt8($0 & 0xff)) }
+}
+
+/// The font's character codes for `s`: UCS-2 for a two-byte font, Latin-1 for a one-byte one.
+func overlayCodes(_ s: String, twoByte: Bool) -> [UInt16] {
+    s.unicodeScalars.flatMap { u -> [UInt16] in
         let v = u.value
-        if twoByte && v <= 0xffff { return XChar2b(byte1: UInt8(v >> 8), byte2: UInt8(v & 0xff)) }
-        return XChar2b(byte1: 0, byte2: v <= 0xff ? UInt8(v) : UInt8(ascii: "?"))
+        if (twoByte && v <= 0xffff) || v <= 0xff { return [UInt16(v)] }
+        return (latin1StandIns[v] ?? "?").utf8.map { UInt16($0) }
     }
 }
+
+/// What a Latin-1 font draws for the keyboard's characters beyond it (the Edit page's arrows,
+/// typographic quotes among the symbols), rather than "?".
+let latin1StandIns: [UInt32: String] = [
+    0x2190: "<-", 0x2192: "->", 0x2191: "^", 0x2193: "v",
+    0x2018: "'", 0x2019: "'", 0x201C: "\"", 0x201D: "\"", 0x2013: "-", 0x2014: "--", 0x2026: "...", 0x2022: "*",
+    0x20AC: "EUR",
+]
 
 /// A click-through, override-redirect window (unmapped), named for xwininfo.
 func makeOverlayWindow(_ x: X11Display, parent: Window, name: String?, background: UInt,

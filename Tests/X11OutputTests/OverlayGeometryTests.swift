@@ -54,3 +54,21 @@ struct OverlayGeometryTests {
         #expect(OverlayGeometry.groupColor(for: RGBColor(red: 0x80, green: 0x80, blue: 0x80)) == RGBColor(red: 0, green: 0x73, blue: 0xff))
     }
 }
+
+@Suite("Overlay labels")
+struct OverlayLabelTests {
+    static func text(_ codes: [UInt16]) -> String { String(decoding: codes.map { UInt8($0) }, as: UTF8.self) }
+
+    @Test("a Latin-1 font draws the Edit page's arrows as ASCII, not as question marks")
+    func latin1() {
+        #expect(Self.text(overlayCodes("Word ←", twoByte: false)) == "Word <-")
+        #expect(Self.text(overlayCodes("↑ ↓ →", twoByte: false)) == "^ v ->")
+        #expect(overlayCodes("café", twoByte: false) == [0x63, 0x61, 0x66, 0xE9])
+        #expect(Self.text(overlayCodes("★", twoByte: false)) == "?")
+    }
+
+    @Test("a two-byte font draws them as they are")
+    func twoByte() {
+        #expect(overlayCodes("← é", twoByte: true) == [0x2190, 0x20, 0xE9])
+    }
+}
