@@ -67,6 +67,10 @@ struct ToolkitDialogTests {
         }
         try app.waitForLine(matching: "dialog open", timeout: 10)
         try scan.find(since: 0, "the dialog announced", timeout: 10) { $0.effect == "announce" && ($0.text ?? "").contains("Save As") }
+        // As a person would, once the dialog has settled: its field has the focus (GTK 4's
+        // menu hands it back to its window as it closes, a moment before the dialog takes it).
+        #expect(try TestTime.poll(timeout: 10, every: 0.1) { try session.atspiQuery(["focused-text", name], timeout: 5).status == 0 },
+                "the dialog's field never had the focus")
 
         // GTK 4's field is named by its label, Qt's by its accessible name.
         try scan.go(to: toolkit == .gtk4 ? "Name:" : "Name", limit: 80)
