@@ -343,12 +343,19 @@ public final class SocketPresenter: EffectPresenter, @unchecked Sendable {
             if acceptPaused { acceptPaused = false; acceptSource?.resume() }
             return acceptSource
         }
-        source?.cancel()
+        // The listener is closed once its source lets go of it (libdispatch's rule), or at once
+        // when no source was ever made.
+        if let source {
+            let fd = listener
+            source.setCancelHandler { close(fd) }
+            source.cancel()
+        } else {
+            close(listener)
+        }
         lock.withLock {
             for c in clients { close(c.fd) }
             clients.removeAll()
         }
-        close(listener)
         // Only the socket made here: not what another program put at the path since.
         var st = stat()
         if lstat(path, &st) == 0 && UInt(st.st_dev) == made.device && UInt(st.st_ino) == made.inode { unlink(path) }

@@ -156,6 +156,10 @@ public final class ScanSession: @unchecked Sendable {
         if live?.turnedAccessibilityOn == true { notes.append(DesktopAccess.turnedOnNote) }
         let origin = MonotonicClock.now()
         var socketPresenter: SocketPresenter?
+        // A start that fails after the socket is made takes it away again (its file, its
+        // descriptor, the front ends waiting in it).
+        var startedAll = false
+        defer { if !startedAll { socketPresenter?.finish() } }
         if let socket = c.socket {
             do {
                 let p = try SocketPresenter(path: socket, queue: presentQueue, origin: origin, accepting: false, warn: warn)
@@ -297,6 +301,7 @@ public final class ScanSession: @unchecked Sendable {
         }
         // Last: front ends that take every descriptor left cannot keep a part above from starting.
         socketPresenter?.startAccepting()
+        startedAll = true
     }
 
     /// Ends the session once, whichever way it ends: stop the inputs, the desktop and the

@@ -169,6 +169,8 @@ public struct Keyboard: ScreenLogic {
     /// The keys as a front end draws them.
     public var keys: [KeyboardKey] {
         let t = tree
+        // Shift and Caps lock, whatever their ids: held, they tell a letter's case.
+        let caseKeys = Set(rows.joined().filter { $0.action == .shift || $0.action == .capsLock }.map(\.id))
         return (0..<t.count).filter { t[$0].isAccessibilityElement }.map { i in
             let label = t[i].label ?? ""
             // Secret: a prediction says what was typed, a letter's case that Shift was chosen.
@@ -179,7 +181,7 @@ public struct Keyboard: ScreenLogic {
                 shown = label.lowercased()
             }
             let held = t[i].traits.contains(.selected)
-            let tellsCase = t[i].id == "shift" || t[i].id == "capsLock"
+            let tellsCase = caseKeys.contains(t[i].id)
             return KeyboardKey(id: t[i].id, label: label, frame: t[i].frame, streamLabel: shown,
                                held: held, heldInStream: held && !(secret && tellsCase))
         }

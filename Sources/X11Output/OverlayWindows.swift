@@ -36,8 +36,8 @@ struct OverlayPalette {
     }
 }
 
-/// Text as glyphs: UCS-2 for two-byte (ISO 10646) fonts; Latin-1 with "?" beyond it for
-/// one-row fonts.
+/// Text as glyphs: UCS-2 for two-byte (ISO 10646) fonts; Latin-1 for one-row fonts, with
+/// ASCII stand-ins (`latin1StandIns`) or "?" beyond it.
 func overlayGlyphs(_ s: String, font: UnsafeMutablePointer<XFontStruct>?) -> [XChar2b] {
     let twoByte = (font?.pointee.max_byte1 ?? 0) > 0
     return overlayCodes(s, twoByte: twoByte).map { XChar2b(byte1: UInt8($0 >> 8), byte2: UInt8($0 & 0xff)) }

@@ -33,6 +33,20 @@ struct LiveTypingTests {
             return line
         }
 
+        /// Ctrl and a letter from the Edit page, as a switch user sends Ctrl+S: Ctrl is drawn
+        /// held until the letter. The count of lines seen before the letter's.
+        @discardableResult
+        func control(_ letter: String) throws -> Int {
+            try press("edit", expecting: "the edit page") { $0.effect == "keyboard" }
+            try press("control", row: "row3", expecting: "Ctrl drawn held") { line in
+                line.effect == "keyboard" && ((line.fields["keys"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "control" && $0["held"] as? Bool == true }
+            }
+            try press("letters", row: "row4", expecting: "the letters again") { $0.effect == "keyboard" }
+            let mark = scan.seen.count
+            try press("key_\(letter)", expecting: "Ctrl+\(letter.uppercased())") { $0.effect == "shortcut" }
+            return mark
+        }
+
         /// In a secret keyboard, whose highlights name no key: selects the key by its place,
         /// counted from the keys the keyboard listed when it opened or last changed (its row,
         /// then its place in the row), scanning from the first row as after every key.

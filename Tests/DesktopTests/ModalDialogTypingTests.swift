@@ -84,12 +84,7 @@ struct ModalDialogTypingTests {
         try scan.go(to: "text", limit: 80)
         try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
         // Ctrl+S from the keyboard's Edit page, as a switch user sends it.
-        let keys = LiveTypingTests.Keys(scan: scan)
-        try keys.press("edit", expecting: "the edit page") { $0.effect == "keyboard" }
-        try keys.press("control", row: "row3", expecting: "Ctrl held") { $0.effect == "keyboard" }
-        try keys.press("letters", row: "row4", expecting: "the letters again") { $0.effect == "keyboard" }
-        let mark = scan.seen.count
-        try keys.press("key_s", expecting: "Ctrl+S") { $0.effect == "shortcut" }
+        let mark = try LiveTypingTests.Keys(scan: scan).control("s")
         try scan.find(since: mark, "the keyboard closed", timeout: 10) { $0.effect == "keyboardClose" }
         try scan.find(since: mark, "the Save As dialog", timeout: 10) { $0.effect == "announce" && ($0.text ?? "").contains("Save") }
         try Self.typeTheName(scan)
@@ -315,11 +310,7 @@ extension ModalDialogTypingTests {
         defer { scan.stop() }
         let keys = LiveTypingTests.Keys(scan: scan)
         try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
-        try keys.press("edit", expecting: "the edit page") { $0.effect == "keyboard" }
-        try keys.press("control", row: "row3", expecting: "Ctrl held") { $0.effect == "keyboard" }
-        try keys.press("letters", row: "row4", expecting: "the letters again") { $0.effect == "keyboard" }
-        let mark = scan.seen.count
-        try keys.press("key_s", expecting: "Ctrl+S") { $0.effect == "shortcut" }
+        let mark = try keys.control("s")
         try scan.find(since: mark, "the keyboard closed", timeout: 20) { $0.effect == "keyboardClose" }
         try scan.find(since: mark, "the Save dialog", timeout: 20) { $0.effect == "announce" && ($0.text ?? "").hasPrefix("Save") }
         try Self.typeTheName(scan)

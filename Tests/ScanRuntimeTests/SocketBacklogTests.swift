@@ -108,4 +108,29 @@ struct SocketBacklogTests {
         #expect(SocketPresenterTests.waitForClients(presenter, on: queue, count: 1))
         #expect(warnings.all.count == 1, "said once")
     }
+
+    /// Made without accepting (as a session makes it, until it has opened all it needs): a
+    /// front end that connects waits in the socket's queue, and is taken in once accepting
+    /// starts. After the end, starting changes nothing and the socket is gone.
+    @Test func frontEndsWaitUntilAcceptingStarts() throws {
+        let path = "/tmp/switchscan-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let queue = DispatchQueue(label: "test.present")
+        let attempts = Locked(0)
+        let presenter = try SocketPresenter(path: path, queue: queue, accepting: false, warn: { _ in }, accept: { fd in
+            attempts.withLock { $0 += 1 }
+            return accept(fd, nil, nil)
+        })
+        let client = SocketPresenterTests.connectClient(path)
+        defer { close(client) }
+        #expect(client >= 0, "the connection waits in the socket's queue")
+        _ = poll(nil, 0, 100)
+        queue.sync {}
+        #expect(attempts.get() == 0, "nothing taken in before accepting starts")
+        presenter.startAccepting()
+        #expect(SocketPresenterTests.waitForClients(presenter, on: queue, count: 1))
+        queue.sync { presenter.finish() }
+        presenter.startAccepting()
+        #expect(access(path, F_OK) != 0, "the socket file is gone")
+        queue.sync { #expect(presenter.clientCount == 0) }
+    }
 }

@@ -65,7 +65,10 @@ struct OutputFailureTests {
         sigemptyset(&defaults)
         for sig in [SIGPIPE, SIGHUP, SIGTERM, SIGINT] { sigaddset(&defaults, sig) }
         posix_spawnattr_setsigdefault(&attr, &defaults)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // A group of its own, so that a run that does not end is killed whole (a pipeline in
+        // `shellPrefix` has switchscan in a child of the shell).
+        posix_spawnattr_setpgroup(&attr, 0)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         let rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, &cArgs, environ)
         if pipeEnds[1] >= 0 { close(pipeEnds[1]) }
         try #require(rc == 0, "posix_spawn: \(rc)")
@@ -77,7 +80,7 @@ struct OutputFailureTests {
             let r = waitpid(pid, &status, WNOHANG)
             if r == pid || (r < 0 && errno != EINTR) { break }
             if Date() > deadline {
-                kill(pid, SIGKILL)
+                kill(-pid, SIGKILL)
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
                 Issue.record("switchscan \(arguments.joined(separator: " ")) did not end within \(CLI.timeout) s; killed", sourceLocation: sourceLocation)
                 break

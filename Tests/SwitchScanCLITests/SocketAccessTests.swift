@@ -37,6 +37,35 @@ struct SocketAccessTests {
         return received
     }
 
+    /// The socket's address at `path`.
+    static func address(_ path: String) -> sockaddr_un {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+        return addr
+    }
+
+    /// More front ends than the process can take: connecting until it has taken all it can
+    /// and its backlog is full (connect then says EAGAIN), for at most 3 s. Their descriptors.
+    static func flood(_ path: String) -> [Int32] {
+        var addr = address(path)
+        var flood: [Int32] = []
+        let deadline = Date().addingTimeInterval(3)
+        var refused = 0
+        while flood.count < 150 && refused < 100 && Date() < deadline {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let rc = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if rc == 0 { flood.append(fd); refused = 0 } else {
+                close(fd)
+                refused += 1
+                _ = poll(nil, 0, 5)
+            }
+        }
+        return flood
+    }
+
     static let run = ["run", "--layout", "Layouts/mail-inbox.json", "--no-devices", "--output", "quiet",
                       "--rt-priority", "0", "--no-mlock"]
 
@@ -118,8 +147,8 @@ struct SocketAccessTests {
 
     /// Front ends that use up the process's file descriptors (here 64) do not make it spin
     /// on accept(): it says so once and waits; once they go, a front end is served again.
-    /// The wait is a timer, the process's first (no --duration here): it works though no
-    /// descriptor was left when it was set.
+    /// The wait is a timer, set when no descriptor is left: it works all the same (no
+    /// --duration here, whose timer would be set before).
     @Test func frontEndsThatUseUpTheFileDescriptorsAreOutlived() throws {
         try withTempDir { dir in
             let path = dir.url.appendingPathComponent("effects.sock").path
@@ -132,24 +161,8 @@ struct SocketAccessTests {
                                                stdout: .file("/dev/null"), stderr: .file(""),
                                                shellPrefix: "ulimit -n 64; sleep 10 | ") {
                 guard Self.waitForSocket(path) != nil else { return }
-                var addr = sockaddr_un()
-                addr.sun_family = sa_family_t(AF_UNIX)
-                withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
-                // More than the process can take: connecting until it has taken all it can
-                // and its backlog is full (connect then says EAGAIN), for at most 3 s.
-                let deadline = Date().addingTimeInterval(3)
-                var refused = 0
-                while flood.count < 150 && refused < 100 && Date() < deadline {
-                    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-                    let rc = withUnsafePointer(to: &addr) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-                    }
-                    if rc == 0 { flood.append(fd); refused = 0 } else {
-                        close(fd)
-                        refused += 1
-                        _ = poll(nil, 0, 5)
-                    }
-                }
+                flood = Self.flood(path)
+                var addr = Self.address(path)
                 // While they are held, the scan goes on (a second of it).
                 _ = Self.read(flood.last ?? -1, timeout: 1) { _ in false }
                 for fd in flood { close(fd) }
@@ -171,6 +184,25 @@ struct SocketAccessTests {
             #expect(r.status == 0, "\(r)")
             #expect(r.stderr.components(separatedBy: "file descriptor").count - 1 == 1, "said once: \(r.stderr)")
             #expect(served.contains(UInt8(ascii: "\n")), "a front end after them got \(served.count) bytes")
+        }
+    }
+
+    /// Front ends that hold every descriptor to the end do not keep the run from ending at
+    /// --duration (its timer is set though none is left).
+    @Test func aRunEndsAtItsDurationWhileFrontEndsHoldEveryDescriptor() throws {
+        try withTempDir { dir in
+            let path = dir.url.appendingPathComponent("effects.sock").path
+            let settings = try dir.write("fast.json", #"{"autoScanInterval": 0.1}"#)
+            var flood: [Int32] = []
+            defer { for fd in flood { close(fd) } }
+            let r = try OutputFailureTests.run(Self.run + ["--socket", path, "--duration", "3", "--settings", settings],
+                                               stdout: .file("/dev/null"), stderr: .file(""), shellPrefix: "ulimit -n 64; ") {
+                guard Self.waitForSocket(path) != nil else { return }
+                flood = Self.flood(path)
+            }
+            #expect(flood.count > 20, "\(flood.count) front ends connected")
+            #expect(r.status == 0, "ended by its duration: \(r)")
+            #expect(r.stderr.contains("file descriptor"), "it ran out of them: \(r.stderr)")
         }
     }
 }

@@ -134,6 +134,7 @@ struct SecretKeyboardTests {
         #expect(lines.filter { $0.contains(#""effect":"activate","element":"key","secret":true}"#) }.count == 4, "shift, h, i, hide")
         #expect(lines.filter { $0.contains(#""effect":"typeText","text":"•","secret":true}"#) }.count == 2)
         // Shift drawn held on the screen, never said held in the stream: it tells the case.
+        #expect(lines.contains { $0.contains("\"effect\":\"keyboard\"") }, "the keyboard is in the stream")
         #expect(!lines.contains { $0.contains("\"held\"") }, "\(lines.filter { $0.contains("held") })")
         #expect(user.effects.contains { e in
             if case .keyboard(let keys) = e.effect { keys.contains { $0.id == "shift" && $0.held } } else { false }
