@@ -17,9 +17,12 @@ if [ "$which" = all ] || [ "$which" = address ]; then
     # The sanitizers make mlock and mlockall do nothing (their shadow memory could not be
     # locked), so the tests of locked memory run in the plain unit tests only.
     # The switchscan children run a few times slower: the tests wait twice as long for them.
+    # The slow application's whole read is left to the plain run: it checks timing (an
+    # application that gets 2 ms of every 12), which this run's load and slowness distort,
+    # and the same calls are read under this sanitizer by the big and dying applications.
     ASAN_OPTIONS=detect_leaks=0 SWITCHSCAN_TEST_TIME_SCALE=2 swift test --scratch-path .build-asan --sanitize=address \
         --filter 'ScanCoreTests|ScanHostTests|ScanFormatsTests|ScanCoreLayoutTests|ScanRuntimeTests|SwitchInputTests|SwitchScanCLITests|WordPredictionTests|DesktopAccessTests|ScanSessionTests|CommandSupportTests|SwitchSetupTests|DesktopTests.BigApplicationTests|DesktopTests.CallErrorTests|DesktopTests.StoppedDesktopTests|fieldsTextsAndValuesAreReadAsTheWindowHasThem' \
-        --skip 'MemoryLockTests|memoryIsLockedAsItIsUsedAndTheRealTimeStackAhead'
+        --skip 'MemoryLockTests|memoryIsLockedAsItIsUsedAndTheRealTimeStackAhead|aSlowApplicationIsReadWhole'
 fi
 if [ "$which" = all ] || [ "$which" = thread ]; then
     # Speech with a real server is left out: libspeechd ends its event thread with

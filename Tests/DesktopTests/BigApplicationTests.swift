@@ -9,7 +9,8 @@ import Glibc
 
 /// Big windows (thousands of widgets), applications that answer slowly, and applications
 /// that die while they are read: each is read whole, or said to be slow or gone, and never
-/// taken for accessibility being off. Also run under AddressSanitizer (scripts/sanitizers.sh).
+/// taken for accessibility being off. Also run under AddressSanitizer (scripts/sanitizers.sh), but
+/// for the slow application, whose test is of timing.
 @Suite("Big and slow applications", .serialized, .timeLimit(.minutes(3)))
 struct BigApplicationTests {
     static func count(_ prefix: String, in layout: String) -> Int {
