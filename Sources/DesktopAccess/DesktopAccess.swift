@@ -493,32 +493,38 @@ public final class DesktopAccess: @unchecked Sendable {
             do {
                 Atspi.setCacheMask(a)
                 let name = try Atspi.name(a)
+                func showingWindows(_ children: [AccessibleRef]) throws(AtspiCallError) -> [Window] {
+                    var windows: [Window] = []
+                    for w in children {
+                        let states = try Atspi.nonEmptyStates(w)
+                        guard states.has(ATSPI_STATE_SHOWING) || states.has(ATSPI_STATE_ACTIVE), !states.has(ATSPI_STATE_DEFUNCT) else { continue }
+                        let role = try Atspi.role(w)
+                        let e = try Atspi.extents(w)
+                        var info = DesktopWindow(id: Walker.id(of: w), title: try Atspi.name(w), role: Atspi.roleName(w),
+                                                 active: states.has(ATSPI_STATE_ACTIVE),
+                                                 modal: states.has(ATSPI_STATE_MODAL) || role == ATSPI_ROLE_ALERT,
+                                                 frame: e.map { Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+                        // A context menu is a bare window holding a menu.
+                        var popup = false
+                        if role == ATSPI_ROLE_WINDOW, let kids = try? Atspi.children(w),
+                           kids.contains(where: { (try? Atspi.role($0)).map { RoleMapping.kind(of: $0) == .popupMenu } ?? false }) {
+                            popup = true
+                            if info.title.isEmpty { info.title = "menu" }
+                        }
+                        // A window without a title (Qt's, GTK header bars) is called by its application.
+                        let untitled = info.title.isEmpty
+                        if untitled { info.title = name }
+                        windows.append(Window(ref: w, info: info, popup: popup, untitled: untitled))
+                    }
+                    return windows
+                }
+                var children = try Atspi.children(a)
                 let toolkit = Atspi.toolkit(a)
                 let gtk4 = toolkit.lowercased() == "gtk" && Atspi.toolkitVersion(a).hasPrefix("4.")
-                var windows: [Window] = []
                 // GTK 4 does not say when it adds a window (a dialog): its windows are asked
-                // for each time, not taken from libatspi's cache.
-                for w in try gtk4 ? Atspi.liveChildren(a) : Atspi.children(a) {
-                    let states = try Atspi.nonEmptyStates(w)
-                    guard states.has(ATSPI_STATE_SHOWING) || states.has(ATSPI_STATE_ACTIVE), !states.has(ATSPI_STATE_DEFUNCT) else { continue }
-                    let role = try Atspi.role(w)
-                    let e = try Atspi.extents(w)
-                    var info = DesktopWindow(id: Walker.id(of: w), title: try Atspi.name(w), role: Atspi.roleName(w),
-                                             active: states.has(ATSPI_STATE_ACTIVE),
-                                             modal: states.has(ATSPI_STATE_MODAL) || role == ATSPI_ROLE_ALERT,
-                                             frame: e.map { Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
-                    // A context menu is a bare window holding a menu.
-                    var popup = false
-                    if role == ATSPI_ROLE_WINDOW, let kids = try? Atspi.children(w),
-                       kids.contains(where: { (try? Atspi.role($0)).map { RoleMapping.kind(of: $0) == .popupMenu } ?? false }) {
-                        popup = true
-                        if info.title.isEmpty { info.title = "menu" }
-                    }
-                    // A window without a title (Qt's, GTK header bars) is called by its application.
-                    let untitled = info.title.isEmpty
-                    if untitled { info.title = name }
-                    windows.append(Window(ref: w, info: info, popup: popup, untitled: untitled))
-                }
+                // of it, not taken from libatspi's cache.
+                if gtk4 { children = try Atspi.liveChildren(a) }
+                var windows = try showingWindows(children)
                 // GTK 4 says its windows are at 0,0: the display says where they are.
                 if gtk4, let windowFrame {
                     let pid = Atspi.processID(a)
