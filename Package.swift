@@ -51,6 +51,9 @@ let package = Package(
         .systemLibrary(name: "CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev", "libxext-dev", "libxtst-dev"])]),
         // The only module that talks to X11: the on-screen overlay and XTest pointer clicks.
         .target(name: "X11Output", dependencies: ["ScanCore", "ScanHost", "CX11"]),
+        // The compositors' own interfaces for where windows are (sway's IPC): sockets and
+        // JSON only, no display library.
+        .target(name: "Compositors", dependencies: ["ScanCore", "ScanHost", "JSONTape"]),
         .systemLibrary(name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]),
         // The only module that talks to speech-dispatcher: spoken highlights and sounds.
         .target(name: "SpeechOutput", dependencies: ["ScanCore", "ScanHost", "CSpeechd"]),
@@ -59,7 +62,7 @@ let package = Package(
         // the outputs, and one start and one shutdown.
         .target(
             name: "ScanSession",
-            dependencies: ["ScanCore", "ScanHost", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "SpeechOutput",
+            dependencies: ["ScanCore", "ScanHost", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "Compositors", "SpeechOutput",
                            "WordPrediction", "Typing"]
         ),
         // What the command-line tools share: checked output, argument types, signals.
@@ -88,6 +91,7 @@ let package = Package(
         ),
         .executableTarget(name: "switchscan-bench", dependencies: ["ScanBenchmarks"]),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
+        .testTarget(name: "CompositorsTests", dependencies: ["Compositors", "ScanCore"]),
         .testTarget(name: "ScanHostTests", dependencies: ["ScanCore", "ScanHost"]),
         .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats", "JSONTape", "WordPrediction"]),
         // ScanCore's scan list and scanning cost on screens written as layout files; presses

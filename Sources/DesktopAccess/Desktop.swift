@@ -62,7 +62,11 @@ public struct DesktopWindow: Sendable, Equatable {
     public var role: String
     public var active: Bool
     public var modal: Bool
+    /// On the screen, where its place is known.
     public var frame: Rect?
+    /// Where its place on the screen came from, for a window whose application measures from
+    /// it; nil where its frames are on the screen already.
+    public var place: String? = nil
 }
 
 /// An application on the accessibility bus and its showing windows.

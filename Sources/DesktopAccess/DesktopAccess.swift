@@ -34,8 +34,8 @@ public final class DesktopAccess: @unchecked Sendable {
     /// While `follow` reads the first snapshot: it is returned, not handed to `onChange`.
     private var firstSnapshot: DesktopSnapshot??
     private var lastWalkSettings = (ATSPI_STATE_SHOWING, Point(x: 0, y: 0))
-    /// GTK 4 frames with no known window position: a click there would land elsewhere.
-    private var framesAreWindowRelative = false
+    /// The window read last measures its frames from itself, and its place is not known: why.
+    private var unplacedWhy: String?
     private var known = WalkCache()
     var knownForBench = WalkCache()
     private var lastNodes: [LiveNode] = []
@@ -68,10 +68,11 @@ public final class DesktopAccess: @unchecked Sendable {
     /// When the application typed into first failed to answer, in the failures running now.
     var stallSince: ScanInstant?
 
-    /// Where a GTK 4 window is on the screen (its extents are relative to it): the X
-    /// window's screen rectangle, by process id and title ("": any of its windows), where
-    /// the caller can ask the display; unset or nil, such frames stay window-relative.
-    public var windowFrame: (@Sendable (Int32, String) -> Rect?)?
+    /// Where the platform's windows are (the X server, the compositor): windows whose
+    /// applications measure their frames from themselves (native Wayland clients, GTK 4) are
+    /// put on the screen from it. Unset, or a window it does not list, such frames stay
+    /// window-relative and nothing is clicked in them. Set before `follow`; closed by `stop`.
+    public var places: (any WindowPlaceSource)?
 
     /// Where a failed action is reported (on the AT-SPI thread).
     public var report: (@Sendable (String) -> Void)?
@@ -196,6 +197,8 @@ public final class DesktopAccess: @unchecked Sendable {
             onChange = nil
         }
         thread.stop()
+        // After the thread: a change it reports finds nothing to feed.
+        places?.close()
     }
 
     // MARK: - Reading
@@ -246,6 +249,12 @@ public final class DesktopAccess: @unchecked Sendable {
             self.onChange = onChange
             follower.timing.coalesce = .milliseconds(Int64(coalesceMilliseconds))
             registerListeners()
+            // A native Wayland window moved says nothing on AT-SPI (its frames are its own):
+            // the compositor tells.
+            places?.follow { [weak self] in
+                guard let self else { return }
+                thread.async { [self] in feed(.event(DesktopEvent(type: "window:place-changed", bus: "", id: "", rect: nil))) }
+            }
             firstSnapshot = .some(nil)
             feed(.start)
             let first = firstSnapshot ?? nil
@@ -408,8 +417,8 @@ public final class DesktopAccess: @unchecked Sendable {
     }
 
     private func clickAt(_ p: Point, _ what: String) throws(AtspiCallError) {
-        if framesAreWindowRelative {
-            return fail("\(what) failed: this GTK 4 window does not say where it is on the screen, so it is not clicked")
+        if let unplacedWhy {
+            return fail("\(what) failed: where this window is on the screen is not known (\(unplacedWhy)), so it is not clicked")
         }
         if let click {
             if !click(p) { fail("\(what) failed: the click could not be made") }
@@ -450,8 +459,8 @@ public final class DesktopAccess: @unchecked Sendable {
     }
 
     private func gestureAt(_ g: Gesture, _ p: Point, _ to: Point?, _ what: String) throws(AtspiCallError) {
-        if framesAreWindowRelative {
-            return fail("\(what) failed: this GTK 4 window does not say where it is on the screen, so it is not made")
+        if let unplacedWhy {
+            return fail("\(what) failed: where this window is on the screen is not known (\(unplacedWhy)), so it is not made")
         }
         guard let gesture else { return fail("\(what) failed: no pointer to make it with") }
         if !gesture(g, p, to) { fail("\(what) failed: the pointer could not make it") }
@@ -474,6 +483,22 @@ public final class DesktopAccess: @unchecked Sendable {
         var popup: Bool
         /// It has no title of its own: `info.title` is its application's name.
         var untitled = false
+        /// What to add to its elements' frames (nil: they are on the screen already).
+        var origin: FrameOrigin?
+
+        /// Its frame put on the screen by `origin` (left as it is where the place is unknown),
+        /// and what `switchscan desktop` says of it.
+        mutating func setOrigin(_ o: FrameOrigin, by source: String = "") {
+            origin = o
+            switch o {
+            case .screen: break
+            case .offset(_, let from):
+                info.frame = info.frame.flatMap(o.place)
+                info.place = "placed by \(source) (\(from.rawValue))"
+            case .unknown(let why):
+                info.place = "frames relative to the window; its place is unknown: \(why)"
+            }
+        }
     }
 
     func readApplications() -> [App] {
@@ -481,6 +506,7 @@ public final class DesktopAccess: @unchecked Sendable {
         unreadApplications = [:]
         guard let desktop = Atspi.desktop(), let apps = try? Atspi.children(desktop) else { return [] }
         let now = MonotonicClock.now()
+        var listed: [WindowPlace]?
         var out: [App] = []
         for a in apps {
             let bus = a.busName
@@ -525,16 +551,8 @@ public final class DesktopAccess: @unchecked Sendable {
                 // of it, not taken from libatspi's cache.
                 if gtk4 { children = try Atspi.liveChildren(a) }
                 var windows = try showingWindows(children)
-                // GTK 4 says its windows are at 0,0: the display says where they are.
-                if gtk4, let windowFrame {
-                    let pid = Atspi.processID(a)
-                    for k in windows.indices {
-                        guard let f = windows[k].info.frame,
-                              let x = windowFrame(pid, windows[k].untitled ? "" : windows[k].info.title) else { continue }
-                        let o = Self.gtk4Origin(xWindow: x, window: f)
-                        windows[k].info.frame = Rect(x: o.x, y: o.y, width: f.width, height: f.height)
-                    }
-                }
+                let pid = Atspi.processID(a)
+                for k in windows.indices { place(&windows[k], pid: pid, gtk4: gtk4, listed: &listed) }
                 out.append(App(ref: a, info: DesktopApplication(name: name, processID: Atspi.processID(a),
                                                                 toolkit: gtk4 ? "gtk4" : toolkit, windows: windows.map(\.info)),
                                windows: windows, gtk4: gtk4))
@@ -575,14 +593,12 @@ public final class DesktopAccess: @unchecked Sendable {
         walker.known = known
         walker.browser = RoleMapping.isBrowser(toolkit: c.app.info.toolkit)
         lastBrowser = walker.browser
-        framesAreWindowRelative = false
-        if c.app.gtk4 {
-            walker.shownState = ATSPI_STATE_VISIBLE
-            if let x = windowFrame?(c.app.info.processID, c.window.untitled ? "" : c.window.info.title) {
-                walker.origin = Self.gtk4Origin(xWindow: x, window: c.window.info.frame)
-            } else {
-                framesAreWindowRelative = true
-            }
+        if c.app.gtk4 { walker.shownState = ATSPI_STATE_VISIBLE }
+        unplacedWhy = nil
+        switch c.window.origin {
+        case .offset(let p, _)?: walker.origin = p
+        case .unknown(let why)?: unplacedWhy = why
+        case .screen?, nil: break
         }
         try walker.walkRoot(c.window.ref)
         lastWalkSettings = (walker.shownState, walker.origin)
@@ -639,12 +655,46 @@ public final class DesktopAccess: @unchecked Sendable {
         return snapshot
     }
 
-    /// Where a GTK 4 window's own coordinates start on the screen: its X window's corner,
-    /// moved in by the margin its client-side decorations leave around it (the X window is
-    /// larger than the window AT-SPI reports by that margin on every side).
-    static func gtk4Origin(xWindow x: Rect, window: Rect?) -> Point {
-        guard let w = window, w.width > 0, w.height > 0, w.width <= x.width, w.height <= x.height else { return Point(x: x.x, y: x.y) }
-        return Point(x: x.x + ((x.width - w.width) / 2).rounded(.down), y: x.y + ((x.height - w.height) / 2).rounded(.down))
+    /// Puts a window whose application measures from it on the screen: its place is asked
+    /// of `places` (once a read, afresh when it lists no window of the application yet).
+    private func place(_ w: inout Window, pid: Int32, gtk4: Bool, listed: inout [WindowPlace]?) {
+        guard let source = places else {
+            if gtk4 { w.setOrigin(.unknown(why: "GTK 4 gives frames relative to its window, and no window list is open")) }
+            return
+        }
+        let title = w.untitled ? "" : w.info.title
+        if listed == nil { listed = source.places(fresh: false) }
+        var match = WindowPlace.matching(pid: pid, title: title, in: listed ?? [])
+        if match == nil {
+            listed = source.places(fresh: true)
+            match = WindowPlace.matching(pid: pid, title: title, in: listed ?? [])
+        }
+        guard let match else {
+            if gtk4 { w.setOrigin(.unknown(why: "GTK 4 gives frames relative to its window, and \(source.name) lists no window of process \(pid)")) }
+            return
+        }
+        let relative = gtk4 || match.client == .wayland
+        if !relative, match.client != source.native { w.info.place = "an X11 client through XWayland: on the screen as it says" }
+        guard relative, let frame = w.info.frame else { return }
+        var origin = FrameOrigin.of(frame: frame, place: match, windowRelative: true)
+        // Where the compositor gives no buffer, GTK 3's shadow is told by its first child.
+        if case .unknown = origin, match.buffer == nil, let child = Self.firstShowingChild(w.ref) {
+            origin = FrameOrigin.of(frame: frame, place: match, firstChild: Point(x: child.x - frame.x, y: child.y - frame.y), windowRelative: true)
+        }
+        w.setOrigin(origin, by: source.name)
+    }
+
+    /// Where a window's showing children begin, in the window's own coordinates: the
+    /// nearest left and top edges among them (GTK 3 lists its header bar after its content).
+    private static func firstShowingChild(_ window: AccessibleRef) -> Point? {
+        guard let kids = try? Atspi.children(window) else { return nil }
+        var corner: Point?
+        for k in kids.prefix(16) {
+            guard let states = try? Atspi.nonEmptyStates(k), states.has(ATSPI_STATE_SHOWING) || states.has(ATSPI_STATE_VISIBLE),
+                  let e = try? Atspi.extents(k), e.width > 0, e.height > 0 else { continue }
+            corner = Point(x: min(corner?.x ?? e.x, e.x), y: min(corner?.y ?? e.y, e.y))
+        }
+        return corner
     }
 
     /// LiveNodes (preorder, 0 the window) as an ElementTree.

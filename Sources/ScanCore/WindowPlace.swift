@@ -9,6 +9,9 @@ public struct WindowPlace: Hashable, Sendable {
         case wayland
     }
 
+    /// The compositor's name for the window (an X window id "0x1a00003", a sway container
+    /// id), for asking it of the compositor again.
+    public var id: String
     public var pid: Int32?
     /// The Wayland app id or the X11 class; empty when unknown.
     public var appID: String
@@ -25,9 +28,9 @@ public struct WindowPlace: Hashable, Sendable {
     public var content: Rect?
     public var active: Bool
 
-    public init(pid: Int32? = nil, appID: String = "", title: String, client: Client, geometry: Rect,
+    public init(id: String = "", pid: Int32? = nil, appID: String = "", title: String, client: Client, geometry: Rect,
                 buffer: Rect? = nil, content: Rect? = nil, active: Bool = false) {
-        self.pid = pid; self.appID = appID; self.title = title; self.client = client
+        self.id = id; self.pid = pid; self.appID = appID; self.title = title; self.client = client
         self.geometry = geometry; self.buffer = buffer; self.content = content; self.active = active
     }
 }
@@ -56,6 +59,9 @@ public enum FrameOrigin: Hashable, Sendable {
         /// The buffer's origin worked out from the geometry and the first showing child's
         /// offset (the client-side shadow), where the compositor does not give the buffer.
         case shadowOffset = "geometry less the shadow"
+        /// The buffer less an even margin all round, where the buffer is given but not what
+        /// its decorations hold (GTK 4 on an X server, without `_GTK_FRAME_EXTENTS`).
+        case bufferLessMargin = "buffer less its margin"
     }
 
     /// How far apart two sizes may be and still be the same: toolkits and compositors round
@@ -68,8 +74,10 @@ public enum FrameOrigin: Hashable, Sendable {
     /// size is what counts; a native client's origin is 0,0), placed by the compositor at
     /// `place`. `firstChild` is the offset of the window's first showing child in the same
     /// frame, when known: it is the shadow a GTK 3 window draws around itself.
-    public static func of(frame: Rect, place: WindowPlace, firstChild: Point? = nil) -> FrameOrigin {
-        if place.client == .x11 { return .screen }
+    /// `windowRelative` says whether the application measures from its window at all: every
+    /// native Wayland client does, and GTK 4 does on X11 too.
+    public static func of(frame: Rect, place: WindowPlace, firstChild: Point? = nil, windowRelative: Bool? = nil) -> FrameOrigin {
+        guard windowRelative ?? (place.client == .wayland) else { return .screen }
         func same(_ a: Rect, _ b: Rect) -> Bool {
             abs(a.width - b.width) <= sizeTolerance && abs(a.height - b.height) <= sizeTolerance
         }
@@ -82,9 +90,6 @@ public enum FrameOrigin: Hashable, Sendable {
         if let content = place.content, same(frame, content) {
             return .offset(Point(x: content.x, y: content.y), from: .content)
         }
-        if let buffer = place.buffer, same(frame, buffer) {
-            return .offset(Point(x: buffer.x, y: buffer.y), from: .buffer)
-        }
         // Larger than the geometry by a shadow on each side: the buffer, as GTK 3 draws it,
         // where the compositor does not say where the buffer is. The first child's offset is
         // the near side's shadow; the far side's is about as wide (GTK 3's: 23 px above, 29
@@ -96,6 +101,12 @@ public enum FrameOrigin: Hashable, Sendable {
                abs(farX - near.x) <= shadowAsymmetry, abs(farY - near.y) <= shadowAsymmetry {
                 return .offset(Point(x: place.geometry.x - near.x, y: place.geometry.y - near.y), from: .shadowOffset)
             }
+        }
+        // Inside the buffer, the same margin on opposite sides (rounded down): the window
+        // inside its decorations, where the compositor does not tell them apart.
+        if let buffer = place.buffer, same(buffer, place.geometry), frame.width <= buffer.width, frame.height <= buffer.height {
+            return .offset(Point(x: buffer.x + ((buffer.width - frame.width) / 2).rounded(.down),
+                                 y: buffer.y + ((buffer.height - frame.height) / 2).rounded(.down)), from: .bufferLessMargin)
         }
         let sizes = [("geometry", Optional(place.geometry)), ("buffer", place.buffer), ("content", place.content)]
             .compactMap { name, r in r.map { "\(name) \(Int($0.width))×\(Int($0.height))" } }
@@ -110,5 +121,42 @@ public enum FrameOrigin: Hashable, Sendable {
         case .offset(let p, _): return Rect(x: r.x + p.x, y: r.y + p.y, width: r.width, height: r.height)
         case .unknown: return nil
         }
+    }
+}
+
+/// Where a platform's windows are: the X server, sway's IPC, a KWin script, the GNOME Shell
+/// extension. Asked on the desktop's thread, so an implementation answers from what it
+/// already knows, or with one short round trip.
+public protocol WindowPlaceSource: AnyObject, Sendable {
+    /// Where the places come from, as the user is told ("sway's IPC").
+    var name: String { get }
+    /// The platform's own kind of client (X11 clients on a Wayland compositor come through
+    /// XWayland).
+    var native: WindowPlace.Client { get }
+    /// The windows as last known; `fresh` asks the compositor first (a window it has not
+    /// said anything about yet). Empty when the compositor went away.
+    func places(fresh: Bool) -> [WindowPlace]
+    /// Calls `onChange` (on a thread of the source's) whenever a window's place may have
+    /// changed in a way its application does not tell (a move): once, for the whole session.
+    func follow(_ onChange: @escaping @Sendable () -> Void)
+    /// Stops following and lets go of the compositor. Idempotent.
+    func close()
+}
+
+extension WindowPlace {
+    /// The place of an application's window, matched by process id, then title: among the
+    /// windows of process `pid`, the only one, the one titled `title`, or, for a window AT-SPI
+    /// gives no title (`title` empty), the active one. Without a window of that process (a
+    /// sandboxed application sees other process ids), the only window titled `title`.
+    public static func matching(pid: Int32, title: String, in places: [WindowPlace]) -> WindowPlace? {
+        let own = places.filter { $0.pid == pid }
+        if own.count == 1 { return own[0] }
+        if !own.isEmpty {
+            if !title.isEmpty { return own.first { $0.title == title } }
+            return own.first(where: \.active) ?? nil
+        }
+        guard !title.isEmpty else { return nil }
+        let titled = places.filter { $0.title == title }
+        return titled.count == 1 ? titled[0] : nil
     }
 }

@@ -104,19 +104,102 @@ public struct SessionPlan: Equatable, Sendable {
     public var windowsPage: Bool
     /// Whether a uinput pointer takes its size from the X display.
     public var screenFromDisplay: Bool
+    /// The desktop session.
+    public var compositor: Compositor
+    /// Where windows' places come from.
+    public var places: PlaceSource
 
     public init(_ c: RunConfiguration, outputIsTerminal: Bool) {
         let env = c.environment
         let display = !(env["DISPLAY"] ?? "").isEmpty
+        compositor = Compositor(env)
+        places = PlaceSource(compositor, env)
         // Under Wayland DISPLAY may name XWayland, whose XTest clicks reach only X clients.
-        let wayland = !(env["WAYLAND_DISPLAY"] ?? "").isEmpty || env["XDG_SESSION_TYPE"] == "wayland"
+        let wayland = compositor.isWayland
         output = c.output ?? (outputIsTerminal ? .terminal : .json)
         injectionAsked = c.injection != nil
         // The live desktop gets XTest on X11 and uinput elsewhere; a layout run injects
         // nothing unless asked.
         injection = c.injection ?? (c.isDesktop ? (display && !wayland ? .xtest : .uinput) : .none)
-        overlay = c.overlay && display
-        windowsPage = c.isDesktop && display
+        // Through XWayland, only Mutter shows the X11 overlay as it is drawn: under a wlroots
+        // compositor or KWin it is an opaque ring above every window that takes their clicks.
+        overlay = c.overlay && display && (!wayland || compositor == .gnome)
+        // The X window manager's list under XWayland holds X clients alone.
+        windowsPage = c.isDesktop && display && !wayland
         screenFromDisplay = c.screenSize == nil && display
+    }
+}
+
+/// The desktop session SwitchScan runs in, as its environment tells: what draws the screen
+/// and so what can say where windows are and draw above them.
+public enum Compositor: Equatable, Sendable {
+    /// No display: a text console.
+    case console
+    /// An X11 session.
+    case x11
+    /// sway (and its IPC socket, `SWAYSOCK`).
+    case sway
+    /// KDE Plasma's KWin.
+    case kwin
+    /// GNOME's Mutter (GNOME Shell).
+    case gnome
+    /// Another Wayland compositor, named by `XDG_CURRENT_DESKTOP` ("" when unset).
+    case otherWayland(String)
+
+    public init(_ env: [String: String]) {
+        let wayland = !(env["WAYLAND_DISPLAY"] ?? "").isEmpty || env["XDG_SESSION_TYPE"] == "wayland"
+        // "ubuntu:GNOME", "KDE", "sway": a list, any case.
+        let desktops = (env["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
+        if !wayland {
+            self = (env["DISPLAY"] ?? "").isEmpty ? .console : .x11
+        } else if !(env["SWAYSOCK"] ?? "").isEmpty || desktops.contains("sway") {
+            self = .sway
+        } else if desktops.contains("kde") {
+            self = .kwin
+        } else if desktops.contains("gnome") {
+            self = .gnome
+        } else {
+            self = .otherWayland(env["XDG_CURRENT_DESKTOP"] ?? "")
+        }
+    }
+
+    public var isWayland: Bool {
+        switch self {
+        case .console, .x11: return false
+        default: return true
+        }
+    }
+
+    /// As the user is told.
+    public var name: String {
+        switch self {
+        case .console: return "a text console (no display)"
+        case .x11: return "an X11 session"
+        case .sway: return "sway (Wayland)"
+        case .kwin: return "KDE Plasma's KWin (Wayland)"
+        case .gnome: return "GNOME (Wayland)"
+        case .otherWayland(let name): return name.isEmpty ? "an unnamed Wayland compositor" : "\(name) (Wayland)"
+        }
+    }
+}
+
+/// Where the places of windows come from, or why nowhere.
+public enum PlaceSource: Equatable, Sendable {
+    /// The X server (X11 clients, GTK 4's windows).
+    case x11
+    /// sway's IPC socket.
+    case sway(socket: String)
+    case none(why: String)
+
+    public init(_ compositor: Compositor, _ env: [String: String]) {
+        switch compositor {
+        case .x11: self = .x11
+        case .console: self = .none(why: "there is no display")
+        case .sway:
+            let socket = env["SWAYSOCK"] ?? ""
+            self = socket.isEmpty ? .none(why: "SWAYSOCK is not set, so sway's IPC cannot be reached") : .sway(socket: socket)
+        case .kwin, .gnome, .otherWayland:
+            self = .none(why: "\(compositor.name) does not tell SwitchScan where native Wayland windows are yet")
+        }
     }
 }

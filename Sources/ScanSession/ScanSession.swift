@@ -343,7 +343,9 @@ public final class ScanSession: @unchecked Sendable {
     /// a process, so the bus is asked without it until it answers.
     private func connectDesktop() throws(SessionError) -> DesktopAccess {
         let wait = configuration.waitForDesktop
-        guard wait > 0 else { return try DesktopConnection.connect() }
+        let places = WindowPlaces.open(environment: configuration.environment)
+        if let note = places.note { log(note) }
+        guard wait > 0 else { return try DesktopConnection.connect(places: places.source) }
         let deadline = MonotonicClock.now() + .seconds(wait)
         let display = configuration.environment["DISPLAY"] ?? ""
         while !display.isEmpty && XTestPointer.screenSize(display: nil) == nil {
@@ -353,7 +355,7 @@ public final class ScanSession: @unchecked Sendable {
             usleep(250_000)
         }
         while !DesktopAccess.busAnswers(timeoutMilliseconds: 2000) && MonotonicClock.now() < deadline { usleep(250_000) }
-        return try DesktopConnection.connect()
+        return try DesktopConnection.connect(places: places.source)
     }
 
     /// The pointer for taps, as planned. A pointer asked for by name that cannot be made is
@@ -477,7 +479,8 @@ public final class ScanSession: @unchecked Sendable {
 /// D-Bus activation, which can hang on a broken session: after the limit the caller is told
 /// what to check rather than left waiting with the user.
 public enum DesktopConnection {
-    public static func connect(within seconds: Double = 10) throws(SessionError) -> DesktopAccess {
+    /// `places`: where the platform's windows are (`WindowPlaces.open`).
+    public static func connect(within seconds: Double = 10, places: (any WindowPlaceSource)? = nil) throws(SessionError) -> DesktopAccess {
         let result = OneShot<Result<DesktopAccess, DesktopError>>()
         do {
             // Detached: after the time limit it is abandoned, not joined.
@@ -488,6 +491,7 @@ public enum DesktopConnection {
             throw SessionError("Error: \(error).", status: 1)
         }
         guard let outcome = result.wait(until: MonotonicClock.now() + .seconds(seconds)) else {
+            places?.close()
             throw SessionError("""
                 Error: the accessibility bus did not answer within \(formatFixed(seconds, decimals: 0)) s. Check that the session's D-Bus works \
                 (DBUS_SESSION_BUS_ADDRESS) and that at-spi2-core is installed; 'busctl --user status' tests the bus.
@@ -495,10 +499,11 @@ public enum DesktopConnection {
         }
         switch outcome {
         case .success(let access):
-            // GTK 4 gives extents relative to the window: the display says where it is.
-            if let frames = try? WindowFrames() { access.windowFrame = { frames.frame(processID: $0, title: $1) } }
+            access.places = places
             return access
-        case .failure(let error): throw SessionError(error.description, status: 1)
+        case .failure(let error):
+            places?.close()
+            throw SessionError(error.description, status: 1)
         }
     }
 }

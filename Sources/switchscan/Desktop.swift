@@ -19,8 +19,17 @@ struct Desktop: ParsableCommand {
     var app: String?
 
     func run() throws {
+        let env = ProcessInfo.processInfo.environment
+        let compositor = Compositor(env)
+        let places: String
+        switch PlaceSource(compositor, env) {
+        case .x11: places = "from the X server"
+        case .sway: places = "from sway's IPC"
+        case .none(let why): places = "unknown: \(why)"
+        }
         let desktop = try connectDesktop()
         defer { desktop.stop() }
+        print("Session: \(compositor.name); window places \(places).")
         let apps = desktop.applications()
         // Names and titles are the applications' own: shown, never obeyed, by the terminal.
         func v(_ s: String) -> String { TerminalText.visible(s) }
@@ -31,7 +40,8 @@ struct Desktop: ParsableCommand {
                 if w.active { flags.append("active") }
                 if w.modal { flags.append("modal") }
                 let frame = w.frame.map { " at \(Int($0.x)),\(Int($0.y)) \(Int($0.width))x\(Int($0.height))" } ?? ""
-                print("  \(v(w.role)) \"\(v(w.title))\"\(frame)\(flags.isEmpty ? "" : " [" + flags.joined(separator: ", ") + "]")")
+                print("  \(v(w.role)) \"\(v(w.title))\"\(frame)\(flags.isEmpty ? "" : " [" + flags.joined(separator: ", ") + "]")"
+                      + (w.place.map { ": \(v($0))" } ?? ""))
             }
         }
         switch desktop.choose(app: app) {

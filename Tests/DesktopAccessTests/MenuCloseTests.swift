@@ -36,15 +36,3 @@ import Testing
         #expect(elements == ["Red", "Green", "Close"])
     }
 }
-
-/// GTK 4's window-relative extents placed on the screen through the X window's corner.
-@Suite struct GTK4OriginTests {
-    @Test func theXWindowsCornerMovedInByTheDecorationsMargin() {
-        let x = Rect(x: 300, y: 200, width: 1342, height: 754)
-        #expect(DesktopAccess.gtk4Origin(xWindow: x, window: Rect(x: 0, y: 0, width: 1332, height: 744)) == Point(x: 305, y: 205))
-        // No margin, or a window AT-SPI does not size: the corner itself.
-        #expect(DesktopAccess.gtk4Origin(xWindow: x, window: Rect(x: 0, y: 0, width: 1342, height: 754)) == Point(x: 300, y: 200))
-        #expect(DesktopAccess.gtk4Origin(xWindow: x, window: nil) == Point(x: 300, y: 200))
-        #expect(DesktopAccess.gtk4Origin(xWindow: x, window: Rect(x: 0, y: 0, width: 2000, height: 754)) == Point(x: 300, y: 200))
-    }
-}

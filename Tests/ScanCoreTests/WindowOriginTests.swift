@@ -85,4 +85,56 @@ struct WindowOriginTests {
         #expect(FrameOrigin.of(frame: Rect(x: 0, y: 0, width: 900, height: 700), place: place, firstChild: Point(x: 26, y: 23))
                 == .unknown(why: "its AT-SPI frame is 900×700, none of the compositor's sizes (geometry 640×480)"))
     }
+
+    /// GTK 4 measures from its window on an X server too: the X window holds it and the
+    /// margin GTK draws around it, told by `_GTK_FRAME_EXTENTS` where GTK sets it.
+    @Test func gtk4OnAnXServerIsPlacedInsideItsDecorations() {
+        let frame = Rect(x: 0, y: 0, width: 1332, height: 744)
+        let xWindow = Rect(x: 300, y: 200, width: 1342, height: 754)
+        // _GTK_FRAME_EXTENTS 4, 6, 3, 7 (left, right, top, bottom).
+        let told = WindowPlace(title: "GTK Widget Factory", client: .x11, geometry: Rect(x: 304, y: 203, width: 1332, height: 744), buffer: xWindow)
+        #expect(FrameOrigin.of(frame: frame, place: told) == .screen)
+        #expect(FrameOrigin.of(frame: frame, place: told, windowRelative: true) == .offset(Point(x: 304, y: 203), from: .geometry))
+        // Not told: the same margin on opposite sides.
+        let untold = WindowPlace(title: "GTK Widget Factory", client: .x11, geometry: xWindow, buffer: xWindow)
+        #expect(FrameOrigin.of(frame: frame, place: untold, windowRelative: true) == .offset(Point(x: 305, y: 205), from: .bufferLessMargin))
+        // No margin: the X window's corner. Larger than the X window: unknown.
+        #expect(FrameOrigin.of(frame: Rect(x: 0, y: 0, width: 1342, height: 754), place: untold, windowRelative: true)
+                == .offset(Point(x: 300, y: 200), from: .geometry))
+        guard case .unknown = FrameOrigin.of(frame: Rect(x: 0, y: 0, width: 2000, height: 754), place: untold, windowRelative: true) else {
+            Issue.record("a frame larger than its X window was placed")
+            return
+        }
+    }
+}
+
+/// An application's window found among the compositor's by process id, then title.
+@Suite struct WindowMatchTests {
+    static func place(_ id: String, pid: Int32?, _ title: String, active: Bool = false) -> WindowPlace {
+        WindowPlace(id: id, pid: pid, title: title, client: .wayland, geometry: Rect(x: 0, y: 0, width: 10, height: 10), active: active)
+    }
+
+    static let places = [place("1", pid: 10, "Document 1 - Writer"), place("2", pid: 10, "Save As", active: true),
+                         place("3", pid: 20, "galculator"), place("4", pid: nil, "Untitled - Editor"),
+                         place("5", pid: 30, "Same"), place("6", pid: 31, "Same")]
+
+    @Test func theOnlyWindowOfItsProcessWhateverItsTitle() {
+        #expect(WindowPlace.matching(pid: 20, title: "", in: Self.places)?.id == "3")
+        #expect(WindowPlace.matching(pid: 20, title: "Calculator", in: Self.places)?.id == "3")
+    }
+
+    @Test func amongItsProcessesWindowsTheOneWithItsTitle() {
+        #expect(WindowPlace.matching(pid: 10, title: "Document 1 - Writer", in: Self.places)?.id == "1")
+        #expect(WindowPlace.matching(pid: 10, title: "Save As", in: Self.places)?.id == "2")
+        // No title: the active one; a title none has: none (another window's place would be wrong).
+        #expect(WindowPlace.matching(pid: 10, title: "", in: Self.places)?.id == "2")
+        #expect(WindowPlace.matching(pid: 10, title: "Print", in: Self.places) == nil)
+    }
+
+    /// A sandboxed application's process id is not the compositor's.
+    @Test func withoutItsProcessTheOnlyWindowWithItsTitle() {
+        #expect(WindowPlace.matching(pid: 99, title: "Untitled - Editor", in: Self.places)?.id == "4")
+        #expect(WindowPlace.matching(pid: 99, title: "Same", in: Self.places) == nil)
+        #expect(WindowPlace.matching(pid: 99, title: "", in: Self.places) == nil)
+    }
 }

@@ -61,4 +61,43 @@ import Testing
         #expect(!plan.overlay)
         #expect(!plan.screenFromDisplay)
     }
+
+    static let sway = ["WAYLAND_DISPLAY": "wayland-1", "SWAYSOCK": "/run/user/1000/sway-ipc.1000.42.sock", "DISPLAY": ":0"]
+
+    @Test func theCompositorIsToldFromTheEnvironment() {
+        #expect(Compositor(Self.x11) == .x11)
+        #expect(Compositor(Self.console) == .console)
+        #expect(Compositor(Self.sway) == .sway)
+        #expect(Compositor(["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "sway"]) == .sway)
+        #expect(Compositor(["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "KDE"]) == .kwin)
+        #expect(Compositor(["XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "ubuntu:GNOME"]) == .gnome)
+        #expect(Compositor(["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "Hyprland"]) == .otherWayland("Hyprland"))
+        #expect(Compositor(["WAYLAND_DISPLAY": "wayland-0"]) == .otherWayland(""))
+        // An X11 session of a desktop that also has a Wayland one.
+        #expect(Compositor(["DISPLAY": ":0", "XDG_SESSION_TYPE": "x11", "XDG_CURRENT_DESKTOP": "KDE"]) == .x11)
+    }
+
+    @Test func windowPlacesComeFromTheXServerOrSwaysIPC() {
+        #expect(SessionPlan(config(.desktop(app: nil), Self.x11), outputIsTerminal: false).places == .x11)
+        #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).places
+                == .sway(socket: "/run/user/1000/sway-ipc.1000.42.sock"))
+        guard case .none(let why) = SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "sway"]),
+                                                outputIsTerminal: false).places else {
+            Issue.record("sway without its socket has places")
+            return
+        }
+        #expect(why.contains("SWAYSOCK"))
+    }
+
+    /// Through XWayland the X11 overlay would be an opaque ring that takes the clicks under
+    /// it on wlroots; Mutter shows it as drawn.
+    @Test func theX11OverlayIsDrawnUnderWaylandOnlyOnGnome() {
+        #expect(!SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).overlay)
+        #expect(!SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "KDE"]),
+                             outputIsTerminal: false).overlay)
+        #expect(SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "GNOME"]),
+                            outputIsTerminal: false).overlay)
+        // The X window manager's list holds only X clients there.
+        #expect(!SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).windowsPage)
+    }
 }

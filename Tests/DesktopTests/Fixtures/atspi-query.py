@@ -5,7 +5,7 @@ stderr when something is not found in time.
 
     apps                                   application names, one a line
     wait-app NAME TIMEOUT                  polls until NAME is on the desktop; prints "found NAME MS"
-    find APP ROLE NAME [TIMEOUT]           the first match (showing ones first) as one JSON object
+    find APP ROLE NAME [TIMEOUT]           the first match (showing, then sensitive ones first) as one JSON object
     find-at APP ROLE X Y                   the showing ROLE whose extents hold the point (screen
                                            coordinates), as one JSON object: one of many
                                            widgets of the same name
@@ -111,7 +111,9 @@ def find(app_name, role, name):
     matches = [n for n in matches if "defunct" not in states(n)]
     if not matches:
         return None, f"no {role} {name!r} in {app_name!r}"
-    matches.sort(key=lambda n: "showing" not in states(n))
+    # Showing ones first, and of those the ones that can be used (an insensitive check box
+    # takes the action and does nothing).
+    matches.sort(key=lambda n: ("showing" not in states(n), "sensitive" not in states(n)))
     return matches[0], None
 
 

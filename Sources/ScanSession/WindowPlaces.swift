@@ -1,0 +1,29 @@
+import Compositors
+import ScanCore
+import X11Output
+
+/// The source of window places a plan names, opened.
+public enum WindowPlaces {
+    /// The source, or nil with what the user is told: under Wayland, a note that native
+    /// windows cannot be placed (X11 needs none: only GTK 4's windows ask it, and they say
+    /// so when they are tapped).
+    public static func open(_ source: PlaceSource, compositor: Compositor) -> (source: (any WindowPlaceSource)?, note: String?) {
+        switch source {
+        case .x11:
+            return ((try? X11Places()), nil)
+        case .sway(let socket):
+            do { return (try SwayPlaces(socket: socket), nil) } catch {
+                return (nil, "Warning: \(error); where native Wayland windows are is not known, so their elements are neither outlined nor clicked where they are.")
+            }
+        case .none(let why):
+            guard compositor.isWayland else { return (nil, nil) }
+            return (nil, "Note: \(why); native Wayland windows are scanned and acted on through AT-SPI alone, without point mode or clicks.")
+        }
+    }
+
+    /// The source for the environment `env`.
+    public static func open(environment env: [String: String]) -> (source: (any WindowPlaceSource)?, note: String?) {
+        let compositor = Compositor(env)
+        return open(PlaceSource(compositor, env), compositor: compositor)
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension DesktopTool {
+    static let sway = DesktopTool(path: "/usr/bin/sway", package: "sway")
+    static let grim = DesktopTool(path: "/usr/bin/grim", package: "grim")
+    static let runuser = DesktopTool(path: "/usr/sbin/runuser", package: "util-linux")
+    static let useradd = DesktopTool(path: "/usr/sbin/useradd", package: "passwd")
+}
+
+/// A private Wayland desktop for one test: headless sway (pixman renderer, one 1280 × 800
+/// output, every native window floated to 200,150) with a private session bus, from which
+/// the accessibility bus is D-Bus-activated. sway refuses to run as root: when the tests do,
+/// the session's processes (sway, the applications, switchscan and the AT-SPI queries) run
+/// as the unprivileged user `switchscan-wl`, made here the first time (GTK applications
+/// refuse AT-SPI calls from another user). switchscan and the query script are copied into
+/// the session's directory, so that user can run them wherever the checkout lies.
+/// `stop()` (also run by deinit) ends every process carrying the session's marker.
+final class WaylandSession: @unchecked Sendable {
+    static let user = "switchscan-wl"
+    let screenWidth = 1280, screenHeight = 800
+    /// Where sway floats every native window.
+    let windowCorner = (x: 200, y: 150)
+    let directory: URL
+    let runtime: URL
+    /// The environment of every process of the session (WAYLAND_DISPLAY, SWAYSOCK, the bus).
+    private(set) var environment: [String: String]
+    let marker: String
+    private let scratch: URL
+    private let asUser: Bool
+    private var services: [ChildProcess] = []
+    private var stopped = false
+
+    /// `xwayland`: X11 clients run through XWayland, on `DISPLAY`.
+    init(xwayland: Bool = false) throws {
+        for tool in [DesktopTool.sway, .grim, .dbusDaemon, .atspiBusLauncher, .python3] { try tool.require() }
+        signal(SIGPIPE, SIG_IGN)
+        DesktopSession.cleanUpAfterDeadRuns()
+        asUser = getuid() == 0
+        let fm = FileManager.default
+        let id = UUID().uuidString.prefix(8).lowercased()
+        marker = "\(getpid()):\(id)"
+        // The name DesktopSession's clean-up knows: removed when its test process is gone.
+        directory = fm.temporaryDirectory.appendingPathComponent("switchscan-desktop-\(getpid())-\(id)-wayland", isDirectory: true)
+        runtime = directory.appendingPathComponent("run")
+        scratch = directory.appendingPathComponent("scratch")
+        let home = directory.appendingPathComponent("home")
+        try fm.createDirectory(at: scratch, withIntermediateDirectories: true)
+        try fm.createDirectory(at: home, withIntermediateDirectories: true)
+        try fm.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        if asUser {
+            try Self.makeUser()
+            for dir in [runtime, home] {
+                let r = try ChildProcess.run("/bin/chown", ["-R", Self.user, dir.path], environment: [:], scratch: scratch)
+                guard r.status == 0 else { throw DesktopError("Giving \(dir.path) to \(Self.user) failed.\n\(r)") }
+            }
+        }
+        environment = [
+            "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+            "HOME": home.path,
+            "XDG_RUNTIME_DIR": runtime.path,
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(runtime.path)/bus",
+            "SWAYSOCK": runtime.appendingPathComponent("sway.sock").path,
+            "GSETTINGS_BACKEND": "memory",
+            "LANG": "C.UTF-8",
+            "GTK_THEME": "Adwaita",
+            "GDK_BACKEND": "wayland",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            DesktopSession.markerVariable: marker,
+        ]
+        if let ld = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"] { environment["LD_LIBRARY_PATH"] = ld }
+        if let asan = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = asan }
+        do {
+            try start(xwayland: xwayland)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    /// The user the session runs as, made once (a system user without a home or a shell).
+    private static func makeUser() throws {
+        if getpwnam(user) != nil { return }
+        try DesktopTool.useradd.require()
+        let r = try ChildProcess.run(DesktopTool.useradd.path, ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user],
+                                     environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], scratch: FileManager.default.temporaryDirectory)
+        // 9: made meanwhile by another test process.
+        guard r.status == 0 || r.status == 9 else { throw DesktopError("Making the user \(user) for sway failed.\n\(r)") }
+    }
+
+    private func start(xwayland: Bool) throws {
+        let bus = directory.appendingPathComponent("bus.conf")
+        // A session bus that lets root in too (the test process reads nothing through it, but
+        // a root shell debugging a session can).
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(runtime.path)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <standard_session_servicedirs/>
+              <policy context="default">
+                <allow user="root"/>
+                <allow user="\(asUser ? Self.user : String(cString: getpwuid(getuid()).pointee.pw_name))"/>
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.write(to: bus, atomically: true, encoding: .utf8)
+        let config = directory.appendingPathComponent("sway.conf")
+        try """
+            output HEADLESS-1 resolution \(screenWidth)x\(screenHeight) position 0 0
+            for_window [app_id=".*"] floating enable, move position \(windowCorner.x) \(windowCorner.y)
+            xwayland \(xwayland ? "force" : "disable")
+            """.write(to: config, atomically: true, encoding: .utf8)
+        for file in [bus, config] { try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path) }
+        let log = directory.appendingPathComponent("services.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: log.path)
+        services.append(try spawn("/usr/bin/dbus-daemon", ["--config-file=\(bus.path)", "--nofork"], log: log))
+        try wait("the session bus", timeout: 10) { FileManager.default.fileExists(atPath: self.runtime.appendingPathComponent("bus").path) }
+        var swayEnv = ["WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman", "WLR_HEADLESS_OUTPUTS": "1"]
+        swayEnv["XDG_CURRENT_DESKTOP"] = "sway"
+        services.append(try spawn(DesktopTool.sway.path, ["-c", config.path], extra: swayEnv, log: log))
+        let sock = environment["SWAYSOCK"]!
+        try wait("sway's IPC socket", timeout: 10) { FileManager.default.fileExists(atPath: sock) }
+        // sway takes the first free wayland-N in the runtime directory.
+        var display: String?
+        try wait("sway's Wayland socket", timeout: 10) {
+            display = (try? FileManager.default.contentsOfDirectory(atPath: self.runtime.path))?
+                .first { $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") }
+            return display != nil
+        }
+        environment["WAYLAND_DISPLAY"] = display
+        environment["XDG_CURRENT_DESKTOP"] = "sway"
+        if xwayland {
+            try wait("XWayland's socket", timeout: 10) { FileManager.default.fileExists(atPath: "/tmp/.X11-unix") && self.xDisplay() != nil }
+            environment["DISPLAY"] = xDisplay()
+        }
+    }
+
+    /// The X display sway's XWayland listens on, from its log.
+    private func xDisplay() -> String? {
+        let text = (try? String(contentsOf: directory.appendingPathComponent("services.log"), encoding: .utf8)) ?? ""
+        guard let line = text.split(separator: "\n").last(where: { $0.contains("Xserver is ready") || $0.contains("XWayland is ready") || $0.contains("DISPLAY=") }),
+              let range = line.range(of: #":\d+"#, options: .regularExpression) else { return nil }
+        return String(line[range])
+    }
+
+    private func wait(_ what: String, timeout: Double, _ ready: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !ready() {
+            guard Date() < deadline else {
+                let log = (try? String(contentsOf: directory.appendingPathComponent("services.log"), encoding: .utf8)) ?? ""
+                throw DesktopError("\(what) did not come within \(timeout) s.\n--- services.log ---\n\(log)")
+            }
+            usleep(20_000)
+        }
+    }
+
+    /// `path ARGS…` as the session's user, with its environment (and `extra`).
+    private func command(_ path: String, _ args: [String], extra: [String: String] = [:]) -> (String, [String]) {
+        let env = environment.merging(extra) { $1 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        if asUser { return (DesktopTool.runuser.path, ["-u", Self.user, "--", "/usr/bin/env", "-i"] + env + [path] + args) }
+        return ("/usr/bin/env", ["-i"] + env + [path] + args)
+    }
+
+    private func spawn(_ path: String, _ args: [String], extra: [String: String] = [:], log: URL) throws -> ChildProcess {
+        let (p, a) = command(path, args, extra: extra)
+        let handle = try FileHandle(forWritingTo: log)
+        defer { try? handle.close() }
+        handle.seekToEndOfFile()
+        let null = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
+        defer { try? null.close() }
+        return try ChildProcess(p, a, environment: environment, stdin: null.fileDescriptor, stdout: handle.fileDescriptor, stderr: handle.fileDescriptor)
+    }
+
+    /// Starts an application in the session (natively unless `environment` says otherwise).
+    func launch(_ path: String, _ args: [String] = [], extra: [String: String] = [:]) throws {
+        services.append(try spawn(path, args, extra: extra, log: directory.appendingPathComponent("services.log")))
+    }
+
+    /// Runs `path ARGS…` to its end in the session.
+    func run(_ path: String, _ args: [String], extra: [String: String] = [:], timeout: Double = 20) throws -> ToolResult {
+        let (p, a) = command(path, args, extra: extra)
+        let r = try ChildProcess.run(p, a, environment: environment, scratch: scratch, directory: directory, timeout: timeout)
+        if r.timedOut { Issue.record("\(path) \(args.joined(separator: " ")) did not finish within \(timeout) s.\n\(r)") }
+        return r
+    }
+
+    /// A copy of `source` the session's user can run, in the session's directory.
+    private func copy(_ source: URL) throws -> String {
+        let target = directory.appendingPathComponent(source.lastPathComponent)
+        if !FileManager.default.fileExists(atPath: target.path) {
+            try FileManager.default.copyItem(at: source, to: target)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target.path)
+        }
+        return target.path
+    }
+
+    func runSwitchscan(_ args: [String], timeout: Double = 30) throws -> ToolResult {
+        guard let binary = SwitchscanBinary.url else { throw DesktopError("the switchscan executable was not found") }
+        return try run(try copy(binary), args, timeout: timeout)
+    }
+
+    func atspiQuery(_ args: [String], timeout: Double = 15) throws -> ToolResult {
+        try run(DesktopTool.python3.path, [try copy(DesktopSession.atspiQueryScript)] + args, timeout: timeout)
+    }
+
+    func waitForApplication(named name: String, timeout: Double = 20) throws {
+        let r = try atspiQuery(["wait-app", name, String(timeout)], timeout: timeout + 10)
+        guard r.status == 0 else { throw DesktopError("Waiting for \(name) on the AT-SPI desktop.\n\(r)\n\(log())") }
+    }
+
+    /// The screen as sway draws it (grim).
+    func captureScreen() throws -> ScreenImage {
+        // In the runtime directory: the session's user writes there.
+        let file = runtime.appendingPathComponent("screen-\(UUID().uuidString.prefix(8)).ppm")
+        let r = try run(DesktopTool.grim.path, ["-t", "ppm", file.path])
+        guard r.status == 0 else { throw DesktopError("grim failed.\n\(r)") }
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try ScreenImage(ppm: Data(contentsOf: file))
+    }
+
+    /// What sway and the services printed.
+    func log() -> String {
+        "--- services.log ---\n" + ((try? String(contentsOf: directory.appendingPathComponent("services.log"), encoding: .utf8)) ?? "")
+    }
+
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        DesktopSession.killMarked(marker)
+        ChildProcess.stop(services, grace: 1)
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
