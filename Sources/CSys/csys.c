@@ -36,3 +36,5 @@ int csys_peer_uid(int fd, uint32_t *uid) {
     *uid = peer.uid;
     return 0;
 }
+
+int csys_memfd(const char *name) { return memfd_create(name, MFD_CLOEXEC); }

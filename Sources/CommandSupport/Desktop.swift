@@ -9,7 +9,7 @@ public func connectDesktop() throws -> DesktopAccess {
     let places = WindowPlaces.open(environment: ProcessInfo.processInfo.environment)
     if let note = places.note { writeErr(note + "\n") }
     do {
-        let access = try DesktopConnection.connect(places: places.source)
+        let access = try DesktopConnection.connect(places: places.source, wayland: Compositor(ProcessInfo.processInfo.environment).isWayland)
         if access.turnedAccessibilityOn { writeErr(DesktopAccess.turnedOnNote + "\n") }
         return access
     } catch {

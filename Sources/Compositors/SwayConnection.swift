@@ -59,6 +59,18 @@ final class SwayConnection {
         fd = -1
     }
 
+    /// From now on `receive` waits for the next message without end (an events connection).
+    func waitWithoutEnd() {
+        var t = timeval(tv_sec: 0, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &t, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Whether another message has (begun to) come already.
+    var hasMoreToRead: Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) > 0 && p.revents & Int16(POLLIN) != 0
+    }
+
     /// Wakes a `receive` waiting on another thread (it then fails).
     func interrupt() { if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) } }
 

@@ -5,9 +5,11 @@ import ScanCore
 import ScanHost
 
 /// Where sway's windows are, from its IPC socket, in this process (no `swaymsg` child): the
-/// tree is read once at the start and again when sway says a window changed (`SUBSCRIBE`
-/// to window, workspace and output events, on a connection and a thread of their own), so
-/// `places` answers from memory. Any thread.
+/// tree is read at the start and again when sway says a window changed (`SUBSCRIBE` to
+/// window, workspace and output events, on a connection and a thread of their own), so
+/// `places` answers from memory. A request that fails drops its connection, and the next
+/// one connects again; while the events are not followed, every `places` reads afresh.
+/// Any thread.
 public final class SwayPlaces: WindowPlaceSource, @unchecked Sendable {
     public let name = "sway's IPC"
     public let native = WindowPlace.Client.wayland
@@ -19,6 +21,8 @@ public final class SwayPlaces: WindowPlaceSource, @unchecked Sendable {
     private var known: [WindowPlace] = []   // under `lock`
     private var events: SwayConnection?     // under `lock`
     private var watcher: pthread_t?         // under `lock`
+    /// The watcher is reading events: the places it keeps are current.
+    private var following = false           // under `lock`
     private var closed = false              // under `lock`
 
     /// Connects to the socket at `path` (`$SWAYSOCK`) and reads the windows once; fails with
@@ -34,47 +38,74 @@ public final class SwayPlaces: WindowPlaceSource, @unchecked Sendable {
 
     public func places(fresh: Bool) -> [WindowPlace] {
         lock.withLock {
-            if fresh { readTree() }
+            if fresh || !following { readTree() }
             return known
         }
     }
 
-    /// Reads the tree again; under `lock`. A connection that failed (sway gone) is dropped:
-    /// no window is known then.
+    /// Reads the tree again, connecting again if need be; under `lock`. What fails leaves
+    /// no window known (sway gone, or too slow to say).
     private func readTree() {
-        guard let q = query else { return }
-        do { known = try SwayTree.places(q.request(SwayConnection.getTree)) } catch {
-            q.close()
+        guard !closed else { return }
+        do {
+            if query == nil { query = try SwayConnection(path: path, timeout: Self.timeout) }
+            known = try SwayTree.places(query!.request(SwayConnection.getTree))
+        } catch {
+            query?.close()
             query = nil
             known = []
         }
     }
 
     /// Follows sway's window events: `onChange` is called (on the watcher's thread) when a
-    /// window came, went, moved, was resized or focused, so the desktop is read again.
+    /// window came, went, moved or was resized, so the desktop is read again. Returns at once:
+    /// the watcher connects and subscribes on its own thread.
     public func follow(_ onChange: @escaping @Sendable () -> Void) {
         lock.withLock {
             guard watcher == nil, !closed else { return }
-            let e: SwayConnection
-            do {
-                e = try SwayConnection(path: path, timeout: 0)
-                let answer = try e.request(SwayConnection.subscribe, #"["window","workspace","output"]"#)
-                guard SwayTree.succeeded(answer) else { return }
-            } catch { return }
-            events = e
-            watcher = try? spawnThread { [self] in watch(e, onChange) }
+            watcher = try? spawnThread { [self] in watch(onChange) }
         }
     }
 
-    private func watch(_ e: SwayConnection, _ onChange: @Sendable () -> Void) {
+    /// What decides where a window's frames go: a title or the focus changing does not.
+    private static func placement(_ places: [WindowPlace]) -> [[String]] {
+        places.map { [$0.id, "\($0.pid ?? -1)", "\($0.client)", "\($0.geometry)"] }
+    }
+
+    private func watch(_ onChange: @Sendable () -> Void) {
+        let e: SwayConnection
+        do {
+            e = try SwayConnection(path: path, timeout: Self.timeout)
+            guard SwayTree.succeeded(try e.request(SwayConnection.subscribe, #"["window","workspace","output"]"#)) else { return end(nil) }
+            e.waitWithoutEnd()
+        } catch { return end(nil) }
+        let go = lock.withLock {
+            guard !closed else { return false }
+            events = e
+            following = true
+            readTree()  // what moved before the subscription
+            return true
+        }
+        guard go else { return end(e) }
+        onChange()
         while true {
-            guard (try? e.receive()) != nil else { return }
+            guard (try? e.receive()) != nil else { return end(e) }
+            // A burst (a window opening sends several) is read once.
+            while e.hasMoreToRead, (try? e.receive()) != nil {}
             let changed = lock.withLock {
-                let before = known
+                let before = Self.placement(known)
                 readTree()
-                return known != before
+                return Self.placement(known) != before
             }
             if changed { onChange() }
+        }
+    }
+
+    /// The watcher ends (sway gone, or closed): `places` reads afresh from now on.
+    private func end(_ e: SwayConnection?) {
+        lock.withLock {
+            following = false
+            if events === e { events = nil }
         }
     }
 
@@ -82,8 +113,15 @@ public final class SwayPlaces: WindowPlaceSource, @unchecked Sendable {
     public func activate(_ id: String) -> Bool {
         guard Int(id) != nil else { return false }
         return lock.withLock {
-            guard let q = query, let answer = try? q.request(SwayConnection.runCommand, "[con_id=\(id)] focus") else { return false }
-            return SwayTree.succeeded(answer)
+            do {
+                if query == nil { query = try SwayConnection(path: path, timeout: Self.timeout) }
+                return SwayTree.succeeded(try query!.request(SwayConnection.runCommand, "[con_id=\(id)] focus"))
+            } catch {
+                // A late answer would be taken for the next request's.
+                query?.close()
+                query = nil
+                return false
+            }
         }
     }
 
@@ -91,13 +129,14 @@ public final class SwayPlaces: WindowPlaceSource, @unchecked Sendable {
     public func close() {
         let (e, t): (SwayConnection?, pthread_t?) = lock.withLock {
             closed = true
-            defer { events = nil; watcher = nil }
+            defer { watcher = nil }
             return (events, watcher)
         }
         e?.interrupt()
         if let t { pthread_join(t, nil) }
-        e?.close()
         lock.withLock {
+            events?.close()
+            events = nil
             query?.close()
             query = nil
         }

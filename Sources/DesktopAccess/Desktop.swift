@@ -62,7 +62,8 @@ public struct DesktopWindow: Sendable, Equatable {
     public var role: String
     public var active: Bool
     public var modal: Bool
-    /// On the screen, where its place is known.
+    /// On the screen; relative to the window itself where its application measures from it
+    /// and its place is unknown (`place` says so).
     public var frame: Rect?
     /// Where its place on the screen came from, for a window whose application measures from
     /// it; nil where its frames are on the screen already.

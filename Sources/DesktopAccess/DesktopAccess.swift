@@ -73,6 +73,12 @@ public final class DesktopAccess: @unchecked Sendable {
     /// put on the screen from it. Unset, or a window it does not list, such frames stay
     /// window-relative and nothing is clicked in them. Set before `follow`; closed by `stop`.
     public var places: (any WindowPlaceSource)?
+    /// The desktop is a Wayland session: a window at 0,0 that `places` does not place is a
+    /// native one, measured from itself, and is not clicked. Set before `follow`.
+    public var wayland = false
+    /// GTK 3's shadow around each window, by window id, where the compositor does not say
+    /// (AT-SPI thread).
+    private var shadowOffsets: [String: Point] = [:]
 
     /// Where a failed action is reported (on the AT-SPI thread).
     public var report: (@Sendable (String) -> Void)?
@@ -507,6 +513,7 @@ public final class DesktopAccess: @unchecked Sendable {
         guard let desktop = Atspi.desktop(), let apps = try? Atspi.children(desktop) else { return [] }
         let now = MonotonicClock.now()
         var listed: [WindowPlace]?
+        var refreshed = false
         var out: [App] = []
         for a in apps {
             let bus = a.busName
@@ -552,7 +559,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 if gtk4 { children = try Atspi.liveChildren(a) }
                 var windows = try showingWindows(children)
                 let pid = Atspi.processID(a)
-                for k in windows.indices { place(&windows[k], pid: pid, gtk4: gtk4, listed: &listed) }
+                for k in windows.indices { try place(&windows[k], pid: pid, gtk4: gtk4, listed: &listed, refreshed: &refreshed) }
                 out.append(App(ref: a, info: DesktopApplication(name: name, processID: Atspi.processID(a),
                                                                 toolkit: gtk4 ? "gtk4" : toolkit, windows: windows.map(\.info)),
                                windows: windows, gtk4: gtk4))
@@ -565,6 +572,9 @@ public final class DesktopAccess: @unchecked Sendable {
             }
         }
         knownApps = Dictionary(out.map { ($0.ref.busName, $0) }, uniquingKeysWith: { a, _ in a })
+        // Only the windows still there keep their shadow.
+        let windowIDs = Set(out.flatMap { $0.windows.map(\.info.id) })
+        shadowOffsets = shadowOffsets.filter { windowIDs.contains($0.key) }
         return out
     }
 
@@ -656,42 +666,68 @@ public final class DesktopAccess: @unchecked Sendable {
     }
 
     /// Puts a window whose application measures from it on the screen: its place is asked
-    /// of `places` (once a read, afresh when it lists no window of the application yet).
-    private func place(_ w: inout Window, pid: Int32, gtk4: Bool, listed: inout [WindowPlace]?) {
+    /// of `places` (once a read of the applications, `listed`; afresh once, `refreshed`, when
+    /// it lists no window of the application yet). A window whose frames are its own and
+    /// whose place cannot be told is marked unknown: nothing is clicked in it.
+    private func place(_ w: inout Window, pid: Int32, gtk4: Bool, listed: inout [WindowPlace]?, refreshed: inout Bool) throws(AtspiCallError) {
+        // Under Wayland a window at 0,0 that no source places is a native one (XWayland
+        // windows are on the screen where they are; one at exactly 0,0 is refused too).
+        let native = wayland && (w.info.frame.map { $0.x == 0 && $0.y == 0 } ?? true)
         guard let source = places else {
-            if gtk4 { w.setOrigin(.unknown(why: "GTK 4 gives frames relative to its window, and no window list is open")) }
+            if gtk4 || native {
+                w.setOrigin(.unknown(why: (gtk4 ? "GTK 4 gives frames relative to its window" : "a native Wayland window gives frames relative to itself")
+                                     + ", and no window list says where it is"))
+            }
             return
         }
+        // On X11 only GTK 4 measures from its window.
+        guard gtk4 || source.native == .wayland else { return }
         let title = w.untitled ? "" : w.info.title
         if listed == nil { listed = source.places(fresh: false) }
         var match = WindowPlace.matching(pid: pid, title: title, in: listed ?? [])
-        if match == nil {
+        if match == nil && !refreshed {
+            refreshed = true
             listed = source.places(fresh: true)
             match = WindowPlace.matching(pid: pid, title: title, in: listed ?? [])
         }
         guard let match else {
-            if gtk4 { w.setOrigin(.unknown(why: "GTK 4 gives frames relative to its window, and \(source.name) lists no window of process \(pid)")) }
+            if gtk4 || native { w.setOrigin(.unknown(why: "\(source.name) lists no window of process \(pid)\(title.isEmpty ? "" : " called '\(title)'")")) }
             return
         }
         let relative = gtk4 || match.client == .wayland
-        if !relative, match.client != source.native { w.info.place = "an X11 client through XWayland: on the screen as it says" }
-        guard relative, let frame = w.info.frame else { return }
+        guard relative else {
+            if match.client != source.native { w.info.place = "an X11 client through XWayland: on the screen as it says" }
+            return
+        }
+        guard let frame = w.info.frame else {
+            w.setOrigin(.unknown(why: "its window has no frame on AT-SPI"))
+            return
+        }
         var origin = FrameOrigin.of(frame: frame, place: match, windowRelative: true)
-        // Where the compositor gives no buffer, GTK 3's shadow is told by its first child.
-        if case .unknown = origin, match.buffer == nil, let child = Self.firstShowingChild(w.ref) {
-            origin = FrameOrigin.of(frame: frame, place: match, firstChild: Point(x: child.x - frame.x, y: child.y - frame.y), windowRelative: true)
+        // Where the compositor gives no buffer, GTK 3's shadow is told by its children
+        // (kept: a window's shadow does not change).
+        if case .unknown = origin, match.buffer == nil {
+            if shadowOffsets[w.info.id] == nil {
+                // A child gone meanwhile is no failure of the read; an application too slow is.
+                do { shadowOffsets[w.info.id] = try Self.childrenCorner(w.ref).map { Point(x: $0.x - frame.x, y: $0.y - frame.y) } } catch {
+                    if error.isTimeout { throw error }
+                }
+            }
+            if let near = shadowOffsets[w.info.id] {
+                origin = FrameOrigin.of(frame: frame, place: match, firstChild: near, windowRelative: true)
+            }
         }
         w.setOrigin(origin, by: source.name)
     }
 
     /// Where a window's showing children begin, in the window's own coordinates: the
-    /// nearest left and top edges among them (GTK 3 lists its header bar after its content).
-    private static func firstShowingChild(_ window: AccessibleRef) -> Point? {
-        guard let kids = try? Atspi.children(window) else { return nil }
+    /// nearest left and top edges among its first 16 (GTK 3 lists its header bar after its
+    /// content). An application too slow to answer throws, as any read does.
+    private static func childrenCorner(_ window: AccessibleRef) throws(AtspiCallError) -> Point? {
         var corner: Point?
-        for k in kids.prefix(16) {
-            guard let states = try? Atspi.nonEmptyStates(k), states.has(ATSPI_STATE_SHOWING) || states.has(ATSPI_STATE_VISIBLE),
-                  let e = try? Atspi.extents(k), e.width > 0, e.height > 0 else { continue }
+        for k in try Atspi.children(window).prefix(16) {
+            let states = try Atspi.nonEmptyStates(k)
+            guard states.has(ATSPI_STATE_SHOWING) || states.has(ATSPI_STATE_VISIBLE), let e = try Atspi.extents(k), e.width > 0, e.height > 0 else { continue }
             corner = Point(x: min(corner?.x ?? e.x, e.x), y: min(corner?.y ?? e.y, e.y))
         }
         return corner

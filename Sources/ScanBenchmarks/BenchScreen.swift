@@ -6,23 +6,30 @@ import ScanCore
 import ScanHost
 import ScanRuntime
 import ScanSession
+import WaylandOutput
 import X11Output
 
 struct BenchScreen: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "screen",
-        abstract: "Time a press to the outline's move being done in the X server, beside a bare X round trip.",
+        abstract: "Time a press to the outline's move being done in the X server (or shown by a Wayland compositor), beside a bare round trip.",
         discussion: """
         Presses (next, manual style) go to the engine on its real-time thread with their \
         timestamp; each highlight goes through the presenting queue to the on-screen overlay, \
         and the time is taken once the X server has processed the move (after XSync). In the \
         same run a second connection measures bare XSync round trips. Needs an X display \
-        (Xvfb works). Also reports the overlay's CPU while moving once a second.
+        (Xvfb works). With --wayland, the layer-shell overlay instead, timed to the \
+        compositor's frame callback (the move shown), beside bare wl_display round trips: \
+        needs a compositor with the layer shell (headless sway works). Also reports the \
+        overlay's CPU while moving once a second.
         """
     )
 
     @Option(help: "Presses to time.")
     var presses = 300
+
+    @Flag(help: "Time the layer-shell overlay on the Wayland compositor (WAYLAND_DISPLAY) instead of the X11 one.")
+    var wayland = false
 
     @Flag(help: "Run a CPU hog on every core meanwhile.")
     var load = false
@@ -39,24 +46,35 @@ struct BenchScreen: ParsableCommand {
         let hog = load ? CPULoad(threads: ProcessInfo.processInfo.activeProcessorCount) : nil
         defer { hog?.stop() }
         let presentQueue = DispatchQueue(label: "switchscan.present")
-        let overlay: OverlayPresenter
-        let bare: X11RoundTrip
+        let overlay: EffectPresenter
+        let bare: () -> Void
+        let results = Arrivals()
+        var pending: [ScanInstant] = []   // press timestamps, on the present queue
+        var latencies: [Int64] = []
+        let done: (ScanInstant) -> Void = { at in
+            guard !pending.isEmpty else { return }
+            latencies.append(at.nanoseconds - pending.removeFirst().nanoseconds)
+            results.add(at)
+        }
         do {
-            overlay = try OverlayPresenter(feedback: FeedbackSettings(), queue: presentQueue)
-            bare = try X11RoundTrip()
+            if wayland {
+                let o = try LayerOverlay(feedback: FeedbackSettings(), queue: presentQueue)
+                o.onPresented = { _, at in done(at) }
+                let r = try WaylandRoundTrip()
+                overlay = o
+                bare = { r.roundtrip() }
+            } else {
+                let o = try OverlayPresenter(feedback: FeedbackSettings(), queue: presentQueue)
+                o.onSynced = { _, at in done(at) }
+                let r = try X11RoundTrip()
+                overlay = o
+                bare = { r.sync() }
+            }
         } catch { throw fail("Error: \(error)") }
         var settings = ScanSettings()
         settings.style = .manual
         let rt = RealTimeQueue(options: .init(priority: 20, lockMemory: false))
         defer { rt.stop() }
-        let results = Arrivals()
-        var pending: [ScanInstant] = []   // press timestamps, on the present queue
-        var latencies: [Int64] = []
-        overlay.onSynced = { _, syncedAt in
-            guard !pending.isEmpty else { return }
-            latencies.append(syncedAt.nanoseconds - pending.removeFirst().nanoseconds)
-            results.add(syncedAt)
-        }
         let scanner = LiveScanner(engine: ScanEngine(tree: benchTree(count: 97), settings: settings), queue: rt) { effects in
             presentQueue.async { try? overlay.present(effects) }
         }
@@ -74,16 +92,21 @@ struct BenchScreen: ParsableCommand {
             if results.wait(after: before, seconds: 1) == nil { presentQueue.sync { pending.removeAll() } }
             // A bare round trip between presses, exposed to the same moments of load.
             let r0 = MonotonicClock.now()
-            bare.sync()
+            bare()
             round.append(MonotonicClock.now().nanoseconds - r0.nanoseconds)
             if k % 100 == 99 { progress("screen: \(k + 1)/\(presses) presses") }
             usleep(10_000)
         }
         endProgress()
         let s = presentQueue.sync { Summary(latencies) }, b = Summary(round)
-        print("bench screen: \(presses) presses, load \(load ? "on" : "off")")
-        print(String(format: "press → outline moved (after XSync): p50 %.1f µs, p99 %.1f µs, max %.1f µs (%d)", s.p50, s.p99, s.max, s.count))
-        print(String(format: "bare XSync round trip:              p50 %.1f µs, p99 %.1f µs, max %.1f µs", b.p50, b.p99, b.max))
+        print("bench screen: \(presses) presses, \(wayland ? "layer-shell overlay (Wayland)" : "X11 overlay"), load \(load ? "on" : "off")")
+        if wayland {
+            print(String(format: "press → outline shown (frame callback): p50 %.1f µs, p99 %.1f µs, max %.1f µs (%d)", s.p50, s.p99, s.max, s.count))
+            print(String(format: "bare wl_display round trip:             p50 %.1f µs, p99 %.1f µs, max %.1f µs", b.p50, b.p99, b.max))
+        } else {
+            print(String(format: "press → outline moved (after XSync): p50 %.1f µs, p99 %.1f µs, max %.1f µs (%d)", s.p50, s.p99, s.max, s.count))
+            print(String(format: "bare XSync round trip:              p50 %.1f µs, p99 %.1f µs, max %.1f µs", b.p50, b.p99, b.max))
+        }
         if idleSeconds > 0 {
             let c0 = processCPUSeconds()
             for _ in 0..<idleSeconds {

@@ -102,9 +102,9 @@ public enum FrameOrigin: Hashable, Sendable {
                 return .offset(Point(x: place.geometry.x - near.x, y: place.geometry.y - near.y), from: .shadowOffset)
             }
         }
-        // Inside the buffer, the same margin on opposite sides (rounded down): the window
-        // inside its decorations, where the compositor does not tell them apart.
-        if let buffer = place.buffer, same(buffer, place.geometry), frame.width <= buffer.width, frame.height <= buffer.height {
+        // Inside an X window, the same margin on opposite sides (rounded down): GTK 4's window
+        // inside its decorations, where the X server does not tell them apart.
+        if place.client == .x11, let buffer = place.buffer, same(buffer, place.geometry), frame.width <= buffer.width, frame.height <= buffer.height {
             return .offset(Point(x: buffer.x + ((buffer.width - frame.width) / 2).rounded(.down),
                                  y: buffer.y + ((buffer.height - frame.height) / 2).rounded(.down)), from: .bufferLessMargin)
         }
@@ -146,14 +146,14 @@ public protocol WindowPlaceSource: AnyObject, Sendable {
 extension WindowPlace {
     /// The place of an application's window, matched by process id, then title: among the
     /// windows of process `pid`, the only one, the one titled `title`, or, for a window AT-SPI
-    /// gives no title (`title` empty), the active one. Without a window of that process (a
+    /// gives no title (`title` empty), the active one, else the first. Without a window of that process (a
     /// sandboxed application sees other process ids), the only window titled `title`.
     public static func matching(pid: Int32, title: String, in places: [WindowPlace]) -> WindowPlace? {
         let own = places.filter { $0.pid == pid }
         if own.count == 1 { return own[0] }
         if !own.isEmpty {
             if !title.isEmpty { return own.first { $0.title == title } }
-            return own.first(where: \.active) ?? nil
+            return own.first(where: \.active) ?? own[0]
         }
         guard !title.isEmpty else { return nil }
         let titled = places.filter { $0.title == title }

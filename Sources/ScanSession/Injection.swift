@@ -4,6 +4,7 @@ import ScanCore
 import ScanHost
 import ScanRuntime
 import SwitchInput
+import WaylandOutput
 import X11Output
 
 /// Clicks at screen points, however they are made.
@@ -22,6 +23,14 @@ final class XTestClicker: PointerClicker, @unchecked Sendable {
     var summary: String { "xtest" }
 }
 
+final class WaylandClicker: PointerClicker, @unchecked Sendable {
+    let pointer: WaylandPointer
+    init(_ pointer: WaylandPointer) { self.pointer = pointer }
+    func click(at p: Point) -> Bool { pointer.click(at: p) }
+    func perform(_ g: Gesture, at p: Point, to: Point?) -> Bool { pointer.perform(g, at: p, to: to) }
+    var summary: String { "the compositor's virtual pointer, \(pointer.extent.width)x\(pointer.extent.height)" }
+}
+
 final class UinputClicker: PointerClicker, @unchecked Sendable {
     let pointer: UinputPointer
     init(_ pointer: UinputPointer) { self.pointer = pointer }
@@ -31,15 +40,17 @@ final class UinputClicker: PointerClicker, @unchecked Sendable {
 }
 
 /// Keys and text for the focused application, through the injector the pointer uses:
-/// XTest on X11 (characters the keymap lacks through a spare keycode), a uinput keyboard
-/// of its own under Wayland or on the console (as a US layout types). Made once, shared by
+/// XTest on X11 (characters the keymap lacks through a spare keycode), the compositor's
+/// virtual keyboard with a keymap of SwitchScan's own on wlroots compositors (any
+/// character), a uinput keyboard of its own elsewhere under Wayland or on the console (as a
+/// US layout types). Made once, shared by
 /// the Keys page and the typing keyboard.
 final class KeyInjector: @unchecked Sendable {
     let key: (@Sendable (SpecialKey) -> Bool)?
     let type: (@Sendable (String) -> (ok: Bool, missing: String))?
     let deleteBackward: (@Sendable (Int) -> Bool)?
     let chord: (@Sendable (KeyChord) -> Bool)?
-    let problem: String?
+    private(set) var problem: String?
     /// "xtest", "uinput (/dev/input/event7)".
     let summary: String
     /// Where every key is sent, in the order the engine asked for them (the Keys page's
@@ -57,31 +68,58 @@ final class KeyInjector: @unchecked Sendable {
     var stalled: (@Sendable () -> Bool)?
 
     init(_ kind: RunConfiguration.Injection) {
+        var keys: (any KeySending)?
         switch kind {
         case .xtest, .none:
+            do { keys = try XTestKeys() } catch { problem = "Keys cannot be sent: \(error)" }
+            summary = keys == nil ? "none" : "xtest"
+        case .wayland:
             do {
-                let pointer = try XTestPointer(), keyboard = try XTestKeyboard()
-                key = { pointer.press($0) }; type = { keyboard.type($0) }
-                deleteBackward = { keyboard.deleteBackward($0) }; chord = { keyboard.press($0) }
-                restore = { keyboard.restoreKeymap() }
-                problem = nil; summary = "xtest"
+                keys = try WaylandKeys()
+                summary = "the compositor's virtual keyboard"
             } catch {
-                key = nil; type = nil; deleteBackward = nil; chord = nil; restore = nil
-                problem = "Keys cannot be sent: \(error)"; summary = "none"
+                // Not a wlroots compositor: uinput, where it can be had.
+                keys = try? UinputKeys()
+                summary = (keys as? UinputKeys).map { "uinput (\($0.node ?? "no node")): \(error)" } ?? "none"
+                if keys == nil { problem = "Keys cannot be sent: \(error), and uinput cannot be used either" }
             }
         case .uinput:
-            do {
-                let keys = try UinputKeys()
-                key = { keys.press($0) }; type = { keys.type($0) }
-                deleteBackward = { keys.deleteBackward($0) }; chord = { keys.press($0) }
-                restore = nil
-                problem = nil; summary = "uinput (\(keys.node ?? "no node"))"
-            } catch {
-                key = nil; type = nil; deleteBackward = nil; chord = nil; restore = nil
-                problem = "Keys cannot be sent: \(error)"; summary = "none"
-            }
+            do { keys = try UinputKeys() } catch { problem = "Keys cannot be sent: \(error)" }
+            summary = (keys as? UinputKeys).map { "uinput (\($0.node ?? "no node"))" } ?? "none"
+        }
+        if let keys {
+            key = { keys.press($0) }; type = { keys.type($0) }
+            deleteBackward = { keys.deleteBackward($0) }; chord = { keys.press($0) }
+            if let x = keys as? XTestKeys { restore = { x.keyboard.restoreKeymap() } } else { restore = nil }
+        } else {
+            key = nil; type = nil; deleteBackward = nil; chord = nil; restore = nil
         }
     }
+}
+
+/// What sends keys: XTest, the compositor's virtual keyboard, uinput.
+protocol KeySending: AnyObject, Sendable {
+    func press(_ key: SpecialKey) -> Bool
+    func type(_ text: String) -> (ok: Bool, missing: String)
+    func deleteBackward(_ count: Int) -> Bool
+    func press(_ chord: KeyChord) -> Bool
+}
+
+extension UinputKeys: KeySending {}
+extension WaylandKeys: KeySending {}
+
+/// XTest's keys: the pointer's connection presses the Keys page's keys, the keyboard's types.
+final class XTestKeys: KeySending, @unchecked Sendable {
+    let pointer: XTestPointer
+    let keyboard: XTestKeyboard
+    init() throws {
+        pointer = try XTestPointer()
+        keyboard = try XTestKeyboard()
+    }
+    func press(_ key: SpecialKey) -> Bool { pointer.press(key) }
+    func type(_ text: String) -> (ok: Bool, missing: String) { keyboard.type(text) }
+    func deleteBackward(_ count: Int) -> Bool { keyboard.deleteBackward(count) }
+    func press(_ chord: KeyChord) -> Bool { keyboard.press(chord) }
 }
 
 /// The keyboard's text, editing keys and shortcuts, sent to the focused application on the

@@ -29,6 +29,9 @@ public struct RunConfiguration: Sendable {
         case xtest
         /// A virtual pointer and keyboard of SwitchScan's own (Wayland, the console).
         case uinput
+        /// The compositor's own virtual pointer (wlroots' protocol: sway and other wlroots
+        /// compositors); keys through uinput.
+        case wayland
         /// None: a layout run's taps stay in its effects.
         case none
     }
@@ -98,8 +101,11 @@ public struct SessionPlan: Equatable, Sendable {
     public var injection: RunConfiguration.Injection
     /// Whether the injection was asked for by name (its failure then ends the run).
     public var injectionAsked: Bool
-    /// Whether the overlay is tried (an X display is named and the user did not refuse it).
+    /// Whether the X11 overlay is tried (an X display is named, it would show as drawn, and
+    /// the user did not refuse it).
     public var overlay: Bool
+    /// Whether the layer-shell overlay is tried (a Wayland compositor that may offer it).
+    public var layerOverlay: Bool
     /// Whether the screen menu's Windows page is offered (the desktop on an X display).
     public var windowsPage: Bool
     /// Whether a uinput pointer takes its size from the X display.
@@ -120,10 +126,18 @@ public struct SessionPlan: Equatable, Sendable {
         injectionAsked = c.injection != nil
         // The live desktop gets XTest on X11 and uinput elsewhere; a layout run injects
         // nothing unless asked.
-        injection = c.injection ?? (c.isDesktop ? (display && !wayland ? .xtest : .uinput) : .none)
+        // Under Wayland the compositor's virtual pointer where it may offer one (wlroots;
+        // uinput is tried when it does not), uinput elsewhere.
+        let own: RunConfiguration.Injection = switch compositor {
+        case .sway, .otherWayland: .wayland
+        default: .uinput
+        }
+        injection = c.injection ?? (c.isDesktop ? (display && !wayland ? .xtest : own) : .none)
         // Through XWayland, only Mutter shows the X11 overlay as it is drawn: under a wlroots
         // compositor or KWin it is an opaque ring above every window that takes their clicks.
         overlay = c.overlay && display && (!wayland || compositor == .gnome)
+        // wlroots compositors and KWin offer the layer shell; GNOME does not.
+        layerOverlay = c.overlay && wayland && compositor != .gnome
         // The X window manager's list under XWayland holds X clients alone.
         windowsPage = c.isDesktop && display && !wayland
         screenFromDisplay = c.screenSize == nil && display

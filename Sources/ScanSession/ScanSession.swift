@@ -9,6 +9,7 @@ import SpeechOutput
 import SwitchInput
 import Typing
 import WordPrediction
+import WaylandOutput
 import X11Output
 
 /// Why a session could not start, and the exit status a command gives it: 2 for the user's
@@ -181,6 +182,11 @@ public final class ScanSession: @unchecked Sendable {
                 notes.append("Warning: the highlight is not drawn on the screen: \(error)")
             }
         }
+        if plan.layerOverlay {
+            do { presenters.append(try LayerOverlay(feedback: feedback, queue: presentQueue)) } catch {
+                notes.append("Warning: the highlight is not drawn on the screen: \(error).")
+            }
+        }
         if feedback.speech || feedback.sound { presenters.append(SpeechPresenter(feedback: feedback, warn: warn)) }
         let clicker: PointerClicker?
         do { clicker = try pointer(plan, fallback: tree.screenSize, notes: &notes) } catch {
@@ -343,11 +349,16 @@ public final class ScanSession: @unchecked Sendable {
     /// a process, so the bus is asked without it until it answers.
     private func connectDesktop() throws(SessionError) -> DesktopAccess {
         let wait = configuration.waitForDesktop
-        let places = WindowPlaces.open(environment: configuration.environment)
-        if let note = places.note { log(note) }
-        guard wait > 0 else { return try DesktopConnection.connect(places: places.source) }
+        let env = configuration.environment
+        // Windows' places are asked once the display (and so the compositor) is there.
+        func connect() throws(SessionError) -> DesktopAccess {
+            let places = WindowPlaces.open(environment: env)
+            if let note = places.note { log(note) }
+            return try DesktopConnection.connect(places: places.source, wayland: Compositor(env).isWayland)
+        }
+        guard wait > 0 else { return try connect() }
         let deadline = MonotonicClock.now() + .seconds(wait)
-        let display = configuration.environment["DISPLAY"] ?? ""
+        let display = env["DISPLAY"] ?? ""
         while !display.isEmpty && XTestPointer.screenSize(display: nil) == nil {
             guard MonotonicClock.now() < deadline else {
                 throw SessionError("Error: the X display \(display) could not be opened within \(formatFixed(wait, decimals: 0)) s.", status: 1)
@@ -355,7 +366,7 @@ public final class ScanSession: @unchecked Sendable {
             usleep(250_000)
         }
         while !DesktopAccess.busAnswers(timeoutMilliseconds: 2000) && MonotonicClock.now() < deadline { usleep(250_000) }
-        return try DesktopConnection.connect(places: places.source)
+        return try connect()
     }
 
     /// The pointer for taps, as planned. A pointer asked for by name that cannot be made is
@@ -368,6 +379,18 @@ public final class ScanSession: @unchecked Sendable {
             do { return XTestClicker(try XTestPointer(display: nil)) } catch {
                 if plan.injectionAsked { throw SessionError("Error: --pointer xtest needs an X display: \(error). Use --pointer uinput on Wayland or the console.", status: 2) }
                 notes.append("Warning: no pointer for taps: \(error)")
+                return nil
+            }
+        case .wayland:
+            do { return WaylandClicker(try WaylandPointer()) } catch {
+                if plan.injectionAsked { throw SessionError("Error: --pointer wayland: \(error). Use --pointer uinput where the compositor has no virtual pointer.", status: 2) }
+                // Not a wlroots compositor: uinput, where it can be had.
+                let size = configuration.screenSize.map { (Double($0.width), Double($0.height)) } ?? (fallback.width, fallback.height)
+                if let p = try? UinputPointer(width: Int(size.0), height: Int(size.1)) {
+                    notes.append("Note: \(error); taps go through uinput.")
+                    return UinputClicker(p)
+                }
+                notes.append("Warning: no pointer for taps: \(error), and uinput cannot be used either.")
                 return nil
             }
         case .uinput:
@@ -480,7 +503,8 @@ public final class ScanSession: @unchecked Sendable {
 /// what to check rather than left waiting with the user.
 public enum DesktopConnection {
     /// `places`: where the platform's windows are (`WindowPlaces.open`).
-    public static func connect(within seconds: Double = 10, places: (any WindowPlaceSource)? = nil) throws(SessionError) -> DesktopAccess {
+    /// `wayland`: the session is a Wayland one (`DesktopAccess.wayland`).
+    public static func connect(within seconds: Double = 10, places: (any WindowPlaceSource)? = nil, wayland: Bool = false) throws(SessionError) -> DesktopAccess {
         let result = OneShot<Result<DesktopAccess, DesktopError>>()
         do {
             // Detached: after the time limit it is abandoned, not joined.
@@ -500,6 +524,7 @@ public enum DesktopConnection {
         switch outcome {
         case .success(let access):
             access.places = places
+            access.wayland = wayland
             return access
         case .failure(let error):
             places?.close()

@@ -5,6 +5,7 @@ import CX11
 import Dispatch
 import ScanCore
 import ScanHost
+import ScreenScene
 
 /// Shows the scan on the real screen (X11): an outline just outside the highlighted item,
 /// the scanner menu in a panel beside it, and point mode's sweep lines across the screen.
@@ -38,28 +39,8 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
     let keyboard: KeyboardPanelWindow
 
     /// What is to be shown, from the effects so far.
-    struct Scene {
-        var outline: (frame: Rect, kind: HighlightKind, union: [Rect]?)?
-        var menu: Menu?
-        var sweep: Sweep?
-        /// The x a press fixed, drawn while y sweeps (kept while stopped: a press restarts y).
-        var fixedX: Double?
-        var chosen: Point?
-        /// The scanning keyboard, while it is open.
-        var keyboard: [KeyboardKey]?
-    }
-
-    struct Menu {
-        var names: [String]
-        var titles: [String]
-        var current: Int?
-        var anchor: Rect?
-        /// The screen menu's stop in the item cycle (a highlight, no menu open yet).
-        var isStop = false
-    }
-
-    var scene = Scene()
-    var frameTimer: DispatchSourceTimer?
+    var scene = OverlayScene()
+    let frames = FrameTicker()
     var finished = false
     var reportedLoss = false
 
@@ -110,7 +91,7 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
     }
 
     deinit {
-        frameTimer?.cancel()
+        frames.stop()
         // finish() not called: the connection still closes (destroying its windows).
     }
 
@@ -133,8 +114,7 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
     public func finish() {
         guard !finished else { return }
         finished = true
-        frameTimer?.cancel()
-        frameTimer = nil
+        frames.stop()
         if !x.isLost {
             panel.free()
             keyboard.free()
@@ -149,73 +129,11 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
     func checkConnection() throws {
         guard x.isLost, !reportedLoss else { return }
         reportedLoss = true
-        frameTimer?.cancel()
-        frameTimer = nil
+        frames.stop()
         throw X11Error("the X server on '\(x.name)' closed the connection: the on-screen outline is gone.")
     }
 
-    // MARK: effects → scene
-
-    func apply(_ e: TimedEffect) {
-        switch e.effect {
-        case let .highlight(item, kind, frame, label, _, outline):
-            if kind == .menuEntry {
-                if var m = scene.menu, !m.isStop {
-                    if let i = m.names.firstIndex(of: item) {
-                        m.current = i
-                        if let label { m.titles[i] = label }
-                    }
-                    m.anchor = frame
-                    scene.menu = m
-                } else {
-                    let title = label ?? OverlayGeometry.title(ofEntry: item)
-                    scene.menu = Menu(names: [item], titles: [title], current: 0, anchor: frame, isStop: true)
-                }
-            } else if scene.menu?.isStop == true {
-                scene.menu = nil
-            }
-            scene.outline = frame.map { ($0, kind, outline) }
-        case let .menuOpen(_, entries, titles):
-            let anchor = scene.menu?.anchor ?? scene.outline?.frame
-            scene.menu = Menu(names: entries, titles: titles,
-                              current: entries.isEmpty ? nil : 0, anchor: anchor)
-            scene.sweep = nil
-            scene.chosen = nil
-        case .menuClose:
-            scene.menu = nil
-        case .modeChanged(let mode):
-            scene.outline = nil
-            scene.menu = nil
-            if mode == .item { scene.sweep = nil; scene.fixedX = nil; scene.chosen = nil }
-        case .sweep(let s):
-            if s.axis == .x {
-                scene.fixedX = nil
-            } else if let previous = scene.sweep, previous.axis == .x {
-                scene.fixedX = previous.position(at: e.time)
-            }
-            scene.sweep = s
-            scene.chosen = nil
-            scene.outline = nil
-            if scene.menu?.isStop == true { scene.menu = nil }
-        case .pointSelected(let p):
-            scene.sweep = nil
-            scene.chosen = p
-        case .scanStopped(let reason):
-            // Waiting after a selection keeps the place it will resume on in view.
-            guard reason != .afterSelection else { break }
-            scene.outline = nil
-            scene.menu = nil
-            scene.sweep = nil
-            scene.chosen = nil
-        case .screen, .notice, .scanStarted, .tap, .gesture, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup, .settingChanged, .key, .window,
-             .typeText, .deleteText, .learnWord, .shortcut:
-            break
-        case .keyboard(let keys):
-            scene.keyboard = keys
-        case .keyboardClose:
-            scene.keyboard = nil
-        }
-    }
+    func apply(_ e: TimedEffect) { scene.apply(e) }
 
     // MARK: scene → windows
 
@@ -223,69 +141,42 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
     @discardableResult
     func draw(now: ScanInstant) -> Bool {
         guard !finished, !x.isLost else { return false }
+        let shapes = scene.shapes(at: now, thickness: feedback.highlightWidth + 2, lineWidth: feedback.highlightWidth, screen: screen)
         var sent = false
-        let thickness = feedback.highlightWidth + 2
 
         // The keyboard first: the outline is raised above it.
         var keyboardShown = false
-        if let keys = scene.keyboard, let first = keys.first {
-            let area = keys.dropFirst().reduce(first.frame) { $0.union($1.frame) }
-            let frame = PixelRect(covering: area).intersection(screen)
-            keyboardShown = keyboard.show(keys, frame: frame)
+        if let k = shapes.keyboard {
+            keyboardShown = keyboard.show(k.keys, frame: k.frame)
             sent = keyboardShown || sent
         } else {
             sent = keyboard.hide() || sent
         }
 
-        if let o = scene.outline, let rects = o.union,
-           let ring = OverlayGeometry.unionRing(around: rects, thickness: thickness, screen: screen) {
-            // A group no one rectangle encloses: the band follows its members' union.
-            let moved = outline.show(outer: ring.outer, cover: ring.cover, holes: ring.holes,
-                                     color: o.kind == .group ? palette.group : palette.highlight)
-            if !moved && keyboardShown { outline.raise() }
-            sent = moved || sent
-        } else if let o = scene.outline, o.union == nil, let ring = OverlayGeometry.ring(around: o.frame, thickness: thickness, screen: screen) {
-            let moved = outline.show(outer: ring.outer, hole: ring.hole,
-                                     color: o.kind == .group ? palette.group : palette.highlight)
+        if let o = shapes.outline {
+            let color = o.isGroup ? palette.group : palette.highlight
+            let moved: Bool
+            switch o {
+            case let .union(outer, cover, holes, _): moved = outline.show(outer: outer, cover: cover, holes: holes, color: color)
+            case let .ring(outer, hole, _): moved = outline.show(outer: outer, hole: hole, color: color)
+            }
             if !moved && keyboardShown { outline.raise() }
             sent = moved || sent
         } else {
             sent = outline.hide() || sent
         }
 
-        // Point mode: the sweep (band or line) on its axis, the fixed x, or the chosen point.
-        var bandRing: (outer: PixelRect, hole: PixelRect)?
-        var xAt: Double?
-        var yAt: Double?
-        if let s = scene.sweep {
-            if s.axis == .y { xAt = scene.fixedX }
-            let p = s.position(at: now)
-            switch (s.phase, s.axis) {
-            case (.line, .x): xAt = p
-            case (.line, .y): yAt = p
-            case (.band, .x):
-                bandRing = OverlayGeometry.ring(around: Rect(x: p, y: Double(screen.y), width: s.width, height: Double(screen.height)),
-                                                thickness: thickness, screen: screen)
-            case (.band, .y):
-                bandRing = OverlayGeometry.ring(around: Rect(x: Double(screen.x), y: p, width: Double(screen.width), height: s.width),
-                                                thickness: thickness, screen: screen)
-            }
-        } else if let c = scene.chosen {
-            xAt = c.x; yAt = c.y
-        }
-        if let r = bandRing {
+        if let r = shapes.band {
             sent = band.show(outer: r.outer, hole: r.hole, color: palette.highlight) || sent
         } else {
             sent = band.hide() || sent
         }
-        let w = feedback.highlightWidth
-        sent = (xAt.map { lineX.show(OverlayGeometry.line(.x, at: $0, width: w, screen: screen)) } ?? lineX.hide()) || sent
-        sent = (yAt.map { lineY.show(OverlayGeometry.line(.y, at: $0, width: w, screen: screen)) } ?? lineY.hide()) || sent
+        sent = (shapes.lineX.map { lineX.show($0) } ?? lineX.hide()) || sent
+        sent = (shapes.lineY.map { lineY.show($0) } ?? lineY.hide()) || sent
 
-        if let m = scene.menu {
+        if let m = shapes.menu {
             let size = panel.size(of: m.titles)
-            let anchor = m.anchor.flatMap { OverlayGeometry.ring(around: $0, thickness: thickness, screen: screen)?.outer }
-            let origin = OverlayGeometry.panelOrigin(size: size, beside: anchor, screen: screen, gap: 4)
+            let origin = OverlayGeometry.panelOrigin(size: size, beside: m.anchor, screen: screen, gap: 4)
             let frame = PixelRect(x: origin.x, y: origin.y, width: size.width, height: size.height)
             let moved = panel.show(lines: m.titles, current: m.current, frame: frame)
             if !moved && sent { panel.raise() }  // stays above a moved outline
@@ -300,26 +191,15 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
 
     /// On while a sweep moves (until its end), off otherwise: nothing runs when idle.
     func updateFrameTimer() {
-        let moving = !x.isLost && (scene.sweep.map { clock() < $0.end } ?? false)
-        if moving && frameTimer == nil && !finished {
-            let t = DispatchSource.makeTimerSource(queue: queue)
-            let period = 1_000_000_000 / max(1, framesPerSecond)
-            t.schedule(deadline: .now() + .nanoseconds(period), repeating: .nanoseconds(period), leeway: .milliseconds(1))
-            t.setEventHandler { [weak self] in
-                guard let self, !self.finished else { return }
-                let cpu0 = threadCPUTime().seconds
-                defer { self.cpuSeconds += threadCPUTime().seconds - cpu0 }
-                self.draw(now: self.clock())
-                self.updateFrameTimer()
-            }
-            t.activate()
-            frameTimer = t
-        } else if !moving, let t = frameTimer {
-            t.cancel()
-            frameTimer = nil
+        frames.update(moving: !x.isLost && !finished && scene.isMoving(at: clock()), queue: queue, perSecond: framesPerSecond) { [weak self] in
+            guard let self, !self.finished else { return }
+            let cpu0 = threadCPUTime().seconds
+            defer { self.cpuSeconds += threadCPUTime().seconds - cpu0 }
+            self.draw(now: self.clock())
+            self.updateFrameTimer()
         }
     }
 
     /// Whether the sweep timer runs (tests: no timer when idle).
-    var isAnimating: Bool { frameTimer != nil }
+    var isAnimating: Bool { frames.isRunning }
 }

@@ -1,5 +1,6 @@
 import CX11
 import ScanCore
+import ScreenScene
 
 // The overlay's windows. Each is override-redirect (no window manager frames, stacks or
 // focuses it), selects no events, says it takes no input, and has an EMPTY input shape, so

@@ -21,14 +21,11 @@ struct Desktop: ParsableCommand {
     func run() throws {
         let env = ProcessInfo.processInfo.environment
         let compositor = Compositor(env)
-        let places: String
-        switch PlaceSource(compositor, env) {
-        case .x11: places = "from the X server"
-        case .sway: places = "from sway's IPC"
-        case .none(let why): places = "unknown: \(why)"
-        }
         let desktop = try connectDesktop()
         defer { desktop.stop() }
+        // What was opened, not what was hoped for.
+        var places = desktop.places.map { "from \($0.name)" } ?? "unknown"
+        if desktop.places == nil, case .none(let why) = PlaceSource(compositor, env) { places += ": \(why)" }
         print("Session: \(compositor.name); window places \(places).")
         let apps = desktop.applications()
         // Names and titles are the applications' own: shown, never obeyed, by the terminal.

@@ -56,7 +56,7 @@ struct Run: ParsableCommand {
     @Flag(name: .customLong("no-overlay"), help: "Do not draw the highlight over the screen (it is drawn whenever an X display can be opened).")
     var noOverlay = false
 
-    @Option(help: "How taps reach the screen: xtest (X11), uinput (a virtual pointer: Wayland, the console) or none. Default: with --desktop xtest where there is a display, else uinput; with a layout none.")
+    @Option(help: "How taps reach the screen: xtest (X11), wayland (the compositor's virtual pointer: sway and other wlroots compositors), uinput (a virtual pointer of SwitchScan's own: other Wayland compositors, the console) or none. Default: with --desktop xtest on X11, wayland on a wlroots compositor (uinput where it has none), else uinput; with a layout none.")
     var pointer: RunConfiguration.Injection?
 
     @Option(help: "The screen's size in pixels for --pointer uinput, e.g. 1920x1080 (default: the display's, else the layout's).")

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenScene
 import Testing
 
 #if canImport(Glibc)
@@ -35,8 +36,7 @@ final class WaylandSession: @unchecked Sendable {
     private var services: [ChildProcess] = []
     private var stopped = false
 
-    /// `xwayland`: X11 clients run through XWayland, on `DISPLAY`.
-    init(xwayland: Bool = false) throws {
+    init() throws {
         for tool in [DesktopTool.sway, .grim, .dbusDaemon, .atspiBusLauncher, .python3] { try tool.require() }
         signal(SIGPIPE, SIG_IGN)
         DesktopSession.cleanUpAfterDeadRuns()
@@ -76,7 +76,7 @@ final class WaylandSession: @unchecked Sendable {
         if let ld = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"] { environment["LD_LIBRARY_PATH"] = ld }
         if let asan = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = asan }
         do {
-            try start(xwayland: xwayland)
+            try start()
         } catch {
             stop()
             throw error
@@ -89,13 +89,19 @@ final class WaylandSession: @unchecked Sendable {
     private static func makeUser() throws {
         if getpwnam(user) != nil { return }
         try DesktopTool.useradd.require()
-        let r = try ChildProcess.run(DesktopTool.useradd.path, ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user],
-                                     environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], scratch: FileManager.default.temporaryDirectory)
-        // 9: made meanwhile by another test process.
-        guard r.status == 0 || r.status == 9 else { throw DesktopError("Making the user \(user) for sway failed.\n\(r)") }
+        // Another test process may be making it at the same moment (the files are locked).
+        var last: ToolResult?
+        for _ in 0..<10 {
+            let r = try ChildProcess.run(DesktopTool.useradd.path, ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user],
+                                         environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], scratch: FileManager.default.temporaryDirectory)
+            if r.status == 0 || getpwnam(user) != nil { return }
+            last = r
+            usleep(200_000)
+        }
+        throw DesktopError("Making the user \(user) for sway failed.\n\(last.map { "\($0)" } ?? "")")
     }
 
-    private func start(xwayland: Bool) throws {
+    private func start() throws {
         let bus = directory.appendingPathComponent("bus.conf")
         // A session bus that lets root in too (the test process reads nothing through it, but
         // a root shell debugging a session can).
@@ -119,7 +125,7 @@ final class WaylandSession: @unchecked Sendable {
         try """
             output HEADLESS-1 resolution \(screenWidth)x\(screenHeight) position 0 0
             for_window [app_id=".*"] floating enable, move position \(windowCorner.x) \(windowCorner.y)
-            xwayland \(xwayland ? "force" : "disable")
+            xwayland disable
             """.write(to: config, atomically: true, encoding: .utf8)
         for file in [bus, config] { try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path) }
         let log = directory.appendingPathComponent("services.log")
@@ -141,18 +147,6 @@ final class WaylandSession: @unchecked Sendable {
         }
         environment["WAYLAND_DISPLAY"] = display
         environment["XDG_CURRENT_DESKTOP"] = "sway"
-        if xwayland {
-            try wait("XWayland's socket", timeout: 10) { FileManager.default.fileExists(atPath: "/tmp/.X11-unix") && self.xDisplay() != nil }
-            environment["DISPLAY"] = xDisplay()
-        }
-    }
-
-    /// The X display sway's XWayland listens on, from its log.
-    private func xDisplay() -> String? {
-        let text = (try? String(contentsOf: directory.appendingPathComponent("services.log"), encoding: .utf8)) ?? ""
-        guard let line = text.split(separator: "\n").last(where: { $0.contains("Xserver is ready") || $0.contains("XWayland is ready") || $0.contains("DISPLAY=") }),
-              let range = line.range(of: #":\d+"#, options: .regularExpression) else { return nil }
-        return String(line[range])
     }
 
     private func wait(_ what: String, timeout: Double, _ ready: () -> Bool) throws {
@@ -219,6 +213,9 @@ final class WaylandSession: @unchecked Sendable {
         let r = try atspiQuery(["wait-app", name, String(timeout)], timeout: timeout + 10)
         guard r.status == 0 else { throw DesktopError("Waiting for \(name) on the AT-SPI desktop.\n\(r)\n\(log())") }
     }
+
+    /// sway's Wayland socket, as a path (for a client in the test process).
+    var waylandSocket: String { runtime.appendingPathComponent(environment["WAYLAND_DISPLAY"] ?? "wayland-1").path }
 
     /// The screen as sway draws it (grim).
     func captureScreen() throws -> ScreenImage {

@@ -1,8 +1,13 @@
+import Dispatch
 import Foundation
+import ScanCore
+import ScreenScene
 import Testing
+import WaylandOutput
 
-/// SwitchScan under headless sway: native Wayland windows placed from sway's IPC, XWayland
-/// ones beside them on the screen as they say; checked against what sway draws.
+/// SwitchScan under headless sway: native Wayland windows placed from sway's IPC, the
+/// outline drawn above them, clicks of the compositor's virtual pointer; checked against what
+/// sway draws and what the application says through AT-SPI.
 @Suite(.serialized) struct WaylandTests {
     /// The check box frames of a snapshot (a layout file's tree).
     static func checkBoxes(_ layout: [String: Any]) -> [ScreenRect] {
@@ -59,5 +64,124 @@ import Testing
             #expect(left && above, "something is drawn just outside \(box)")
         }
     }
-}
 
+    /// The session with gtk3-widget-factory, and its check boxes on the screen as `snapshot`
+    /// gives them.
+    static func widgetFactory() throws -> (WaylandSession, [ScreenRect]) {
+        let session = try WaylandSession()
+        try session.launch("/usr/bin/gtk3-widget-factory")
+        try session.waitForApplication(named: "gtk3-widget-factory")
+        var boxes: [ScreenRect] = []
+        _ = try TestTime.poll(timeout: 10, every: 0.2) {
+            let r = try session.runSwitchscan(["snapshot", "--app", "gtk3-widget-factory"])
+            guard r.status == 0, let layout = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else { return false }
+            boxes = checkBoxes(layout)
+            return boxes.count == 6 && boxes.allSatisfy { $0.x > session.windowCorner.x }
+        }
+        try #require(boxes.count == 6, "the check boxes were not read in place: \(boxes)")
+        return (session, boxes)
+    }
+
+    /// The layer-shell overlay draws the outline just outside a check box, to the pixel: a
+    /// dark pixel, four of the highlight colour, a dark pixel; the check box itself untouched.
+    @Test func theOutlineIsDrawnAboveTheWindowJustOutsideTheFrame() throws {
+        let (session, boxes) = try Self.widgetFactory()
+        defer { session.stop() }
+        let queue = DispatchQueue(label: "overlay")
+        let overlay = try LayerOverlay(display: session.waylandSocket, feedback: FeedbackSettings(), queue: queue)
+        defer { queue.sync { overlay.finish() } }
+        let box = boxes[4]
+        let frame = Rect(x: Double(box.x), y: Double(box.y), width: Double(box.width), height: Double(box.height))
+        try queue.sync { try overlay.present([TimedEffect(.zero, .highlight(item: "check", kind: .element, frame: frame, label: "checkbutton", context: nil))]) }
+        let orange = RGB(r: 0xff, g: 0x8c, b: 0x00), black = RGB(r: 0, g: 0, b: 0)
+        var row: [RGB] = []
+        _ = try TestTime.poll(timeout: 5, every: 0.05) {
+            let screen = try session.captureScreen()
+            row = (box.x - 7...box.x).map { screen.pixel(x: $0, y: box.y + box.height / 2) }
+            return row[2] == orange
+        }
+        #expect(row[1...6] == [black, orange, orange, orange, orange, black], "\(row)")
+        #expect(row[0] != orange && row[7] != orange && row[7] != black, "\(row)")
+        let screen = try session.captureScreen()
+        // Above and below too; the whole ring is there.
+        #expect(screen.pixel(x: box.x + 10, y: box.y - 3) == orange && screen.pixel(x: box.x + 10, y: box.y + box.height + 2) == orange)
+        #expect(screen.count(of: orange, in: ScreenRect(x: box.x - 6, y: box.y - 6, width: box.width + 12, height: box.height + 12))
+                == 2 * 4 * (box.width + 10) + 2 * 4 * (box.height + 2))
+        // Moved to another: nothing is left behind.
+        let other = boxes[0]
+        try queue.sync {
+            try overlay.present([TimedEffect(.seconds(1), .highlight(item: "other", kind: .element,
+                                                                      frame: Rect(x: Double(other.x), y: Double(other.y), width: Double(other.width), height: Double(other.height)),
+                                                                      label: "checkbutton", context: nil))])
+        }
+        var moved = false
+        _ = try TestTime.poll(timeout: 5, every: 0.05) {
+            let s = try session.captureScreen()
+            moved = s.pixel(x: other.x - 3, y: other.y + other.height / 2) == orange && s.pixel(x: box.x - 3, y: box.y + box.height / 2) != orange
+            return moved
+        }
+        #expect(moved, "the outline did not move, or left its old ring behind")
+    }
+
+    /// The compositor's virtual pointer clicks at the check box's centre as `snapshot` gives
+    /// it, and the check box changes (read back through AT-SPI by `snapshot`).
+    @Test func theVirtualPointerClicksWhereTheFrameSays() throws {
+        let (session, boxes) = try Self.widgetFactory()
+        defer { session.stop() }
+        let pointer = try WaylandPointer(display: session.waylandSocket)
+        #expect(pointer.extent == PixelRect(x: 0, y: 0, width: session.screenWidth, height: session.screenHeight))
+        func checked() throws -> [Bool] {
+            let r = try session.runSwitchscan(["snapshot", "--app", "gtk3-widget-factory"])
+            let layout = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            var states: [Bool] = []
+            func walk(_ n: [String: Any]) {
+                if n["label"] as? String == "checkbutton" { states.append((n["traits"] as? [String] ?? []).contains("selected")) }
+                for c in n["children"] as? [[String: Any]] ?? [] { walk(c) }
+            }
+            walk(layout["root"] as? [String: Any] ?? [:])
+            return states
+        }
+        let before = try checked()
+        let box = boxes.first { b in boxes.firstIndex(of: b).map { !before[$0] } ?? false && b.y < boxes[3].y }
+        let target = try #require(box, "no unchecked check box that can be used: \(before)")
+        let index = try #require(boxes.firstIndex(of: target))
+        #expect(pointer.click(at: Point(x: Double(target.x + 8), y: Double(target.y + target.height / 2))))
+        var after = before
+        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+            after = try checked()
+            return after != before
+        }
+        var expected = before
+        expected[index] = true
+        #expect(after == expected, "clicked \(target): before \(before), after \(after)")
+    }
+
+    /// The compositor's virtual keyboard, with SwitchScan's own keymap, types a sentence with
+    /// characters no US layout has into mousepad, natively; its being there makes the window
+    /// active on a seat that had no keyboard.
+    @Test func theVirtualKeyboardTypesAnyCharacter() throws {
+        let session = try WaylandSession()
+        defer { session.stop() }
+        let keys = try WaylandKeys(display: session.waylandSocket)
+        try session.launch("/usr/bin/mousepad")
+        try session.waitForApplication(named: "mousepad")
+        var focused = ToolResult(command: [], status: -1, stdout: "", stderr: "", timedOut: false)
+        let ready = try TestTime.poll(timeout: 15, every: 0.2) {
+            focused = try session.atspiQuery(["focused-text", "mousepad"])
+            return focused.status == 0
+        }
+        try #require(ready, "mousepad's text never had the focus.\n\(focused)")
+        let sentence = "Héllo wörld, 5 € — ½ ça va? Ĉu vi?\nLine 2\t!"
+        let typed = keys.type(sentence)
+        #expect(typed.ok && typed.missing.isEmpty, "\(typed)")
+        #expect(keys.press(KeyChord("Home")))
+        #expect(keys.type(">").ok)
+        var text = ""
+        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+            let r = try session.atspiQuery(["focused-text", "mousepad"])
+            text = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8), options: .fragmentsAllowed) as? String) ?? r.stdout
+            return text == "Héllo wörld, 5 € — ½ ça va? Ĉu vi?\n>Line 2\t!"
+        }
+        #expect(text == "Héllo wörld, 5 € — ½ ça va? Ĉu vi?\n>Line 2\t!")
+    }
+}

@@ -24,12 +24,18 @@ import Testing
         #expect(plan.screenFromDisplay)
     }
 
-    /// XWayland's DISPLAY would take XTest clicks that reach X clients only.
+    /// XWayland's DISPLAY would take XTest clicks that reach X clients only: a wlroots
+    /// compositor's own virtual pointer (or one that may be: an unnamed compositor), uinput
+    /// on KWin and GNOME.
     @Test(arguments: [wayland, waylandByType])
-    func theDesktopUnderWaylandUsesUinputEvenWithXWayland(_ env: [String: String]) {
+    func theDesktopUnderWaylandNeverUsesXTest(_ env: [String: String]) {
         let plan = SessionPlan(config(.desktop(app: "gedit"), env), outputIsTerminal: false)
-        #expect(plan.injection == .uinput)
+        #expect(plan.injection == .wayland)
         #expect(plan.output == .json)
+        #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).injection == .wayland)
+        for desktop in ["KDE", "GNOME"] {
+            #expect(SessionPlan(config(.desktop(app: nil), env.merging(["XDG_CURRENT_DESKTOP": desktop]) { $1 }), outputIsTerminal: false).injection == .uinput)
+        }
     }
 
     @Test(arguments: [console, emptyDisplay])
@@ -99,5 +105,9 @@ import Testing
                             outputIsTerminal: false).overlay)
         // The X window manager's list holds only X clients there.
         #expect(!SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).windowsPage)
+        // The layer shell instead, but on GNOME (which has none) and X11.
+        #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).layerOverlay)
+        #expect(!SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "GNOME"]), outputIsTerminal: false).layerOverlay)
+        #expect(!SessionPlan(config(.desktop(app: nil), Self.x11), outputIsTerminal: false).layerOverlay)
     }
 }

@@ -1,5 +1,6 @@
 import ScanCore
 import Testing
+import ScreenScene
 @testable import X11Output
 
 @Suite("Overlay geometry")

@@ -101,3 +101,6 @@ static inline int csys_signal_ignored(int sig) {
 /// "Operation not permitted (EPERM)" for an errno value; valid until the calling thread's
 /// next call.
 const char *csys_errno_description(int code);
+
+/// An anonymous memory file, closed on exec (shared with a Wayland compositor).
+int csys_memfd(const char *name);

@@ -1,41 +1,41 @@
 import ScanCore
 
-/// A rectangle of whole pixels in root-window coordinates.
-struct PixelRect: Hashable, Sendable {
-    var x: Int, y: Int, width: Int, height: Int
-    var maxX: Int { x + width }
-    var maxY: Int { y + height }
-    var isEmpty: Bool { width <= 0 || height <= 0 }
+/// A rectangle of whole pixels on the screen (the X root window, the compositor's layout).
+public struct PixelRect: Hashable, Sendable {
+    public var x: Int, y: Int, width: Int, height: Int
+    public var maxX: Int { x + width }
+    public var maxY: Int { y + height }
+    public var isEmpty: Bool { width <= 0 || height <= 0 }
 
     /// The pixels a frame touches (edges rounded outward).
-    init(covering r: Rect) {
+    public init(covering r: Rect) {
         x = Int(r.minX.rounded(.down)); y = Int(r.minY.rounded(.down))
         width = Int(r.maxX.rounded(.up)) - x; height = Int(r.maxY.rounded(.up)) - y
     }
 
-    init(x: Int, y: Int, width: Int, height: Int) {
+    public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }
 
-    func insetBy(_ d: Int) -> PixelRect { PixelRect(x: x + d, y: y + d, width: width - 2 * d, height: height - 2 * d) }
+    public func insetBy(_ d: Int) -> PixelRect { PixelRect(x: x + d, y: y + d, width: width - 2 * d, height: height - 2 * d) }
 
-    func intersection(_ o: PixelRect) -> PixelRect {
+    public func intersection(_ o: PixelRect) -> PixelRect {
         let x0 = max(x, o.x), y0 = max(y, o.y)
         return PixelRect(x: x0, y: y0, width: max(0, min(maxX, o.maxX) - x0), height: max(0, min(maxY, o.maxY) - y0))
     }
 
-    func offsetBy(_ dx: Int, _ dy: Int) -> PixelRect { PixelRect(x: x + dx, y: y + dy, width: width, height: height) }
+    public func offsetBy(_ dx: Int, _ dy: Int) -> PixelRect { PixelRect(x: x + dx, y: y + dy, width: width, height: height) }
 }
 
-/// The pure arithmetic of the overlay: where each shape goes, in pixels.
-enum OverlayGeometry {
+/// The pure arithmetic of the overlays: where each shape goes, in pixels.
+public enum OverlayGeometry {
     /// The outline around `frame`: a ring `thickness` pixels wide (the colour plus its two
     /// dark edges) just outside the frame, so the item itself stays uncovered. Where the ring
     /// would leave the screen (a maximised window, a whole-screen group) it is pulled inside
     /// the frame on that side. `outer` is the ring's extent, `hole` the clear part inside
     /// (empty for a zero-size frame: then a solid square marks the point). Nil when nothing
     /// of it is on the screen.
-    static func ring(around frame: Rect, thickness: Int, screen: PixelRect) -> (outer: PixelRect, hole: PixelRect)? {
+    public static func ring(around frame: Rect, thickness: Int, screen: PixelRect) -> (outer: PixelRect, hole: PixelRect)? {
         let outer = PixelRect(covering: frame).insetBy(-thickness).intersection(screen)
         guard !outer.isEmpty else { return nil }
         let hole = outer.insetBy(thickness)
@@ -44,7 +44,7 @@ enum OverlayGeometry {
 
     /// A ring as the rectangles of its four sides, relative to `outer`'s origin (what
     /// XShapeCombineRectangles takes); the whole of `outer` when the hole is empty.
-    static func ringRectangles(outer: PixelRect, hole: PixelRect) -> [PixelRect] {
+    public static func ringRectangles(outer: PixelRect, hole: PixelRect) -> [PixelRect] {
         let w = outer.width, h = outer.height
         let hx = hole.x - outer.x, hy = hole.y - outer.y
         guard !hole.isEmpty else { return [PixelRect(x: 0, y: 0, width: w, height: h)] }
@@ -61,7 +61,7 @@ enum OverlayGeometry {
     /// is the rectangles grown by the thickness (on the screen), `holes` the rectangles
     /// themselves: the band is the cover's union less the holes'. `outer` bounds the cover.
     /// Nil when nothing of it is on the screen.
-    static func unionRing(around rects: [Rect], thickness: Int, screen: PixelRect) -> (outer: PixelRect, cover: [PixelRect], holes: [PixelRect])? {
+    public static func unionRing(around rects: [Rect], thickness: Int, screen: PixelRect) -> (outer: PixelRect, cover: [PixelRect], holes: [PixelRect])? {
         let cover = rects.map { PixelRect(covering: $0).insetBy(-thickness).intersection(screen) }.filter { !$0.isEmpty }
         guard let first = cover.first else { return nil }
         let outer = cover.dropFirst().reduce(first) { a, b in
@@ -74,7 +74,7 @@ enum OverlayGeometry {
     /// A line `width` pixels wide (plus a 1-pixel dark edge each side) across the screen, on
     /// coordinate `at` of `axis`: vertical for x, horizontal for y. The result is the
     /// window's outer rectangle, edges included.
-    static func line(_ axis: SweepAxis, at p: Double, width: Int, screen: PixelRect) -> PixelRect {
+    public static func line(_ axis: SweepAxis, at p: Double, width: Int, screen: PixelRect) -> PixelRect {
         let start = Int(p.rounded()) - width / 2 - 1
         switch axis {
         case .x: return PixelRect(x: start, y: screen.y, width: width + 2, height: screen.height)
@@ -84,7 +84,7 @@ enum OverlayGeometry {
 
     /// Where the menu panel goes: beside the outline (right, else left, else below, else
     /// above), kept on the screen; centred on it without an anchor (the screen menu).
-    static func panelOrigin(size: (width: Int, height: Int), beside anchor: PixelRect?, screen: PixelRect,
+    public static func panelOrigin(size: (width: Int, height: Int), beside anchor: PixelRect?, screen: PixelRect,
                             gap: Int) -> (x: Int, y: Int) {
         func clamp(_ x: Int, _ y: Int) -> (x: Int, y: Int) {
             (max(screen.x, min(x, screen.maxX - size.width)), max(screen.y, min(y, screen.maxY - size.height)))
@@ -101,7 +101,7 @@ enum OverlayGeometry {
 
     /// A menu entry's name as a title: "pointMode" → "Point mode", "expand or contract" →
     /// "Expand or contract", "zoom_in" → "Zoom in".
-    static func title(ofEntry name: String) -> String {
+    public static func title(ofEntry name: String) -> String {
         var words: [String] = []
         var current = ""
         var previous: Character?
@@ -126,7 +126,7 @@ enum OverlayGeometry {
     /// (same lightness range), which for the default orange #ff8c00 is the blue #0073ff:
     /// orange and blue stay apart for the common colour-vision deficiencies. A colour too
     /// grey to have a complement gets that blue.
-    static func groupColor(for c: RGBColor) -> RGBColor {
+    public static func groupColor(for c: RGBColor) -> RGBColor {
         let hi = max(c.red, c.green, c.blue), lo = min(c.red, c.green, c.blue)
         guard hi - lo >= 64 else { return RGBColor(red: 0x00, green: 0x73, blue: 0xff) }
         let sum = Int(hi) + Int(lo)
