@@ -94,7 +94,7 @@ let package = Package(
             name: "ScanBenchmarks",
             dependencies: [
                 "ScanCore", "ScanHost", "JSONTape", "ScanFormats", "ScanRuntime", "ScanSession", "CommandSupport", "SwitchInput", "DesktopAccess",
-                "X11Output", "WaylandOutput", "SpeechOutput", "CSys", "WordPrediction", "Typing",
+                "X11Output", "WaylandOutput", "Compositors", "SpeechOutput", "CSys", "WordPrediction", "Typing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

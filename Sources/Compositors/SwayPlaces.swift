@@ -73,15 +73,19 @@ public final class SwayPlaces: WindowPlaceSource, @unchecked Sendable {
     }
 
     private func watch(_ onChange: @Sendable () -> Void) {
-        let e: SwayConnection
-        do {
-            e = try SwayConnection(path: path, timeout: Self.timeout)
-            guard SwayTree.succeeded(try e.request(SwayConnection.subscribe, #"["window","workspace","output"]"#)) else { return end(nil) }
-            e.waitWithoutEnd()
-        } catch { return end(nil) }
-        let go = lock.withLock {
+        guard let e = try? SwayConnection(path: path, timeout: Self.timeout) else { return end(nil) }
+        // Kept where `close` finds it before anything waits on it.
+        guard lock.withLock({ () -> Bool in
             guard !closed else { return false }
             events = e
+            return true
+        }) else { return end(e) }
+        do {
+            guard SwayTree.succeeded(try e.request(SwayConnection.subscribe, #"["window","workspace","output"]"#)) else { return end(e) }
+            e.waitWithoutEnd()
+        } catch { return end(e) }
+        let go = lock.withLock {
+            guard !closed else { return false }
             following = true
             readTree()  // what moved before the subscription
             return true

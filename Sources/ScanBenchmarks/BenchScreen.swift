@@ -108,6 +108,8 @@ struct BenchScreen: ParsableCommand {
             print(String(format: "bare XSync round trip:              p50 %.1f µs, p99 %.1f µs, max %.1f µs", b.p50, b.p99, b.max))
         }
         if idleSeconds > 0 {
+            // As in a run: no frame callbacks asked for.
+            if let o = overlay as? LayerOverlay { presentQueue.sync { o.onPresented = nil } }
             let c0 = processCPUSeconds()
             for _ in 0..<idleSeconds {
                 let t = MonotonicClock.now()

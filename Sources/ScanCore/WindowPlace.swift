@@ -146,14 +146,15 @@ public protocol WindowPlaceSource: AnyObject, Sendable {
 extension WindowPlace {
     /// The place of an application's window, matched by process id, then title: among the
     /// windows of process `pid`, the only one, the one titled `title`, or, for a window AT-SPI
-    /// gives no title (`title` empty), the active one, else the first. Without a window of that process (a
+    /// gives no title (`title` empty), the active one (none when none is: another window's
+    /// place would put its clicks elsewhere). Without a window of that process (a
     /// sandboxed application sees other process ids), the only window titled `title`.
     public static func matching(pid: Int32, title: String, in places: [WindowPlace]) -> WindowPlace? {
         let own = places.filter { $0.pid == pid }
         if own.count == 1 { return own[0] }
         if !own.isEmpty {
             if !title.isEmpty { return own.first { $0.title == title } }
-            return own.first(where: \.active) ?? own[0]
+            return own.first(where: \.active)
         }
         guard !title.isEmpty else { return nil }
         let titled = places.filter { $0.title == title }

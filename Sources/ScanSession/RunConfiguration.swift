@@ -29,8 +29,8 @@ public struct RunConfiguration: Sendable {
         case xtest
         /// A virtual pointer and keyboard of SwitchScan's own (Wayland, the console).
         case uinput
-        /// The compositor's own virtual pointer (wlroots' protocol: sway and other wlroots
-        /// compositors); keys through uinput.
+        /// The compositor's own virtual pointer and keyboard (wlroots' protocols: sway and
+        /// other wlroots compositors); uinput where the compositor has none.
         case wayland
         /// None: a layout run's taps stay in its effects.
         case none

@@ -15,8 +15,9 @@ import WaylandProtocols
 /// the outline and point mode's band and lines from the scene (`OverlayScene`), into two
 /// shared-memory buffers used in turn: a buffer the compositor still reads (not released) is
 /// never written, and only what changed is cleared, drawn and sent as damage (what this
-/// buffer held, what the buffer shown last held, what is drawn now). The menu and
-/// keyboard panels are not drawn here (they need text).
+/// buffer held, what the buffer shown last held, what is drawn now). The menu and keyboard
+/// panels are not drawn here (they need text). An output that goes away takes the surface
+/// with it: the next effect makes it again on the first output left.
 ///
 /// Every libwayland call runs on `queue`, which also reads the compositor's events.
 public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
@@ -28,6 +29,8 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     private let compositor, shm, layerShell: OpaquePointer
     private var surface: OpaquePointer?
     private var layerSurface: OpaquePointer?
+    /// The output the surface is on (its registry name).
+    private var outputGlobal: UInt32 = 0
     /// The output covered, in the layout.
     public private(set) var screen: PixelRect
     private var buffers: [Buffer] = []
@@ -37,9 +40,16 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     private var shownRects: [PixelRect] = []
     /// A draw waits for a buffer the compositor has released.
     private var waitingForBuffer = false
+    /// The compositor gave a new size: everything is drawn again.
+    private var redrawAll = false
+    /// The compositor closed the surface (its output went away).
+    private var surfaceClosed = false
     private var reader: DispatchSourceRead?
     private let frames = FrameTicker()
+    /// Frame callbacks asked for and not yet done.
+    private var pendingFrames: [FrameBox] = []
     private var finished = false
+    private var tornDown = false
     private var lost: String?
     private var reportedLoss = false
 
@@ -52,10 +62,13 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     final class Buffer {
         let proxy: OpaquePointer
         let pixels: UnsafeMutableBufferPointer<UInt32>
+        let width: Int, height: Int
         var busy = false
         /// The screen rectangles drawn on it, cleared before it is drawn again.
         var drawn: [PixelRect] = []
-        init(proxy: OpaquePointer, pixels: UnsafeMutableBufferPointer<UInt32>) { self.proxy = proxy; self.pixels = pixels }
+        init(proxy: OpaquePointer, pixels: UnsafeMutableBufferPointer<UInt32>, width: Int, height: Int) {
+            self.proxy = proxy; self.pixels = pixels; self.width = width; self.height = height
+        }
     }
 
     /// Connects and maps the surface (transparent) on the first output; fails, saying why,
@@ -63,15 +76,14 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     public init(display name: String? = nil, feedback: FeedbackSettings, queue: DispatchQueue,
                 clock: @escaping () -> ScanInstant = MonotonicClock.now) throws(WaylandError) {
         let w = try WaylandDisplay(name: name)
-        guard let compositor = w.bind(withUnsafePointer(to: wl_compositor_interface) { $0 }, version: 4),
-              let shm = w.bind(withUnsafePointer(to: wl_shm_interface) { $0 }, version: 1) else {
+        guard let compositor = w.bind(cwl_compositor_interface(), version: 4),
+              let shm = w.bind(cwl_shm_interface(), version: 1) else {
             throw WaylandError("the compositor '\(w.name)' lacks wl_compositor or wl_shm")
         }
-        guard let layerShell = w.bind(withUnsafePointer(to: zwlr_layer_shell_v1_interface) { $0 }, version: 2) else {
+        guard let layerShell = w.bind(cwl_layer_shell_interface(), version: 2) else {
+            wl_proxy_destroy(compositor)
+            wl_proxy_destroy(shm)
             throw WaylandError("the compositor '\(w.name)' offers no layer shell (zwlr_layer_shell_v1), so SwitchScan cannot draw above its windows")
-        }
-        guard let output = w.outputs.first, !output.rect.isEmpty else {
-            throw WaylandError("the compositor '\(w.name)' has no output to draw on")
         }
         var settings = feedback
         settings.highlightWidth = min(max(feedback.highlightWidth, FeedbackSettings.highlightWidthRange.lowerBound),
@@ -84,19 +96,37 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         self.queue = queue
         self.clock = clock
         raster = ShapeRaster(feedback: settings)
-        screen = output.rect
-        try makeSurface(on: output)
+        screen = PixelRect(x: 0, y: 0, width: 0, height: 0)
+        do { try makeSurface() } catch {
+            tearDown()
+            throw error
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: wl_display_get_fd(w.display), queue: queue)
+        reader = source
+        source.setEventHandler { [weak self] in self?.readEvents() }
+        // The connection (and its descriptor) lasts until the source is done with it.
+        source.setCancelHandler { withExtendedLifetime(w) {} }
+        source.activate()
+        // What came with the last round trip is waiting in the queue, not on the descriptor.
+        queue.async { [weak self] in self?.dispatchQueued() }
     }
 
     deinit { tearDown() }
 
-    private func makeSurface(on output: WaylandDisplay.Output) throws(WaylandError) {
+    /// A surface over the first output, sized by the compositor and drawn clear.
+    private func makeSurface() throws(WaylandError) {
+        guard let output = wayland.outputs.first(where: { !$0.rect.isEmpty }) else {
+            throw WaylandError("the compositor '\(wayland.name)' has no output to draw on")
+        }
+        outputGlobal = output.global
+        screen = output.rect
         guard let surface = wl_compositor_create_surface(compositor),
               let layerSurface = zwlr_layer_shell_v1_get_layer_surface(layerShell, surface, output.proxy, 3 /* overlay */, "switchscan") else {
             throw WaylandError("the compositor '\(wayland.name)' made no surface")
         }
         self.surface = surface
         self.layerSurface = layerSurface
+        surfaceClosed = false
         zwlr_layer_surface_v1_set_anchor(layerSurface, 15)  // top, bottom, left, right: the whole output
         zwlr_layer_surface_v1_set_exclusive_zone(layerSurface, -1)
         zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, 0)
@@ -110,28 +140,46 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         guard wayland.roundtrip(), !buffers.isEmpty else {
             throw WaylandError("the compositor '\(wayland.name)' did not place SwitchScan's overlay: \(lost ?? wayland.lostReason ?? "no size was given")")
         }
-        // Mapped, clear.
+        redrawAll = false
         draw(force: true)
         guard wayland.roundtrip() else { throw WaylandError("the compositor '\(wayland.name)' closed the connection") }
-        let source = DispatchSource.makeReadSource(fileDescriptor: wl_display_get_fd(wayland.display), queue: queue)
-        source.setEventHandler { [weak self] in self?.readEvents() }
-        source.activate()
-        reader = source
+    }
+
+    /// The surface and its buffers away (the connection stays).
+    private func dropSurface() {
+        releaseBuffers()
+        if let layerSurface { zwlr_layer_surface_v1_destroy(layerSurface) }
+        if let surface { wl_surface_destroy(surface) }
+        layerSurface = nil
+        surface = nil
+        shown = OverlayShapes()
+        shownRects = []
+    }
+
+    private func releaseBuffers() {
+        for b in buffers {
+            // Destroyed first: no release can reach the object after it is gone.
+            wl_buffer_destroy(b.proxy)
+            munmap(b.pixels.baseAddress, b.pixels.count * 4)
+        }
+        buffers = []
     }
 
     /// The size the compositor gave: two buffers of it.
     private func configure(serial: UInt32, width: Int, height: Int) {
         guard let layerSurface else { return }
         zwlr_layer_surface_v1_ack_configure(layerSurface, serial)
-        let w = width > 0 ? width : screen.width, h = height > 0 ? height : screen.height
-        if buffers.isEmpty || w * h != buffers[0].pixels.count {
-            do throws(WaylandError) { buffers = try (0..<2).map { _ throws(WaylandError) in try makeBuffer(width: w, height: h) } } catch {
-                lost = error.description
-            }
-            screen = PixelRect(x: screen.x, y: screen.y, width: w, height: h)
-            shown = OverlayShapes()
-            shownRects = []
+        let origin = wayland.outputs.first { $0.global == outputGlobal }?.rect ?? screen
+        let w = width > 0 ? width : origin.width, h = height > 0 ? height : origin.height
+        screen = PixelRect(x: origin.x, y: origin.y, width: w, height: h)
+        guard buffers.first.map({ $0.width != w || $0.height != h }) ?? true else { return }
+        releaseBuffers()
+        do throws(WaylandError) { buffers = try (0..<2).map { _ throws(WaylandError) in try makeBuffer(width: w, height: h) } } catch {
+            lost = error.description
         }
+        shown = OverlayShapes()
+        shownRects = []
+        redrawAll = true
     }
 
     private func makeBuffer(width: Int, height: Int) throws(WaylandError) -> Buffer {
@@ -154,7 +202,7 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         }
         let pixels = UnsafeMutableBufferPointer(start: memory.assumingMemoryBound(to: UInt32.self), count: width * height)
         // A new mapping of a new memfd is zero: clear already.
-        let b = Buffer(proxy: proxy, pixels: pixels)
+        let b = Buffer(proxy: proxy, pixels: pixels, width: width, height: height)
         wl_buffer_add_listener(proxy, Self.bufferListener, Unmanaged.passUnretained(b).toOpaque())
         return b
     }
@@ -167,6 +215,11 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
             scene.apply(e)
             if case .highlight = e.effect { highlightAt = e.time }
         }
+        if surfaceClosed && lost == nil {
+            // Its output went away: again on the first output left.
+            dropSurface()
+            do throws(WaylandError) { try makeSurface() } catch { lost = "its output went away, and \(error)" }
+        }
         draw(presenting: highlightAt)
         updateFrameTimer()
         try checkConnection()
@@ -178,20 +231,23 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         tearDown()
     }
 
+    /// Idempotent: `finish` and then deinit both come here.
     private func tearDown() {
+        guard !tornDown else { return }
+        tornDown = true
         frames.stop()
         reader?.cancel()
         reader = nil
-        for b in buffers {
-            wl_buffer_destroy(b.proxy)
-            munmap(b.pixels.baseAddress, b.pixels.count * 4)
+        for box in pendingFrames {
+            wl_callback_destroy(box.callback)
+            Unmanaged.passUnretained(box).release()
         }
-        buffers = []
-        if let layerSurface { zwlr_layer_surface_v1_destroy(layerSurface) }
-        if let surface { wl_surface_destroy(surface) }
-        layerSurface = nil
-        surface = nil
-        if lost == nil { wayland.roundtrip() }
+        pendingFrames = []
+        dropSurface()
+        wl_proxy_destroy(layerShell)
+        wl_proxy_destroy(shm)
+        wl_proxy_destroy(compositor)
+        if lost == nil { wayland.roundtrip(timeout: 0.5) }
     }
 
     private func checkConnection() throws {
@@ -199,37 +255,43 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         guard let lost, !reportedLoss else { return }
         reportedLoss = true
         frames.stop()
-        throw WaylandError("the Wayland compositor '\(wayland.name)' ended SwitchScan's overlay (\(lost)): the on-screen outline is gone.")
+        throw WaylandError("SwitchScan's overlay on the Wayland compositor '\(wayland.name)' is gone (\(lost)): the outline is no longer drawn on the screen.")
     }
 
     /// Draws the scene now into a free buffer, when it changed; with no free buffer, when
     /// one is released.
     private func draw(force: Bool = false, presenting effectTime: ScanInstant? = nil) {
-        guard lost == nil, let surface, !finished || force else { return }
+        guard lost == nil, !surfaceClosed, let surface, !finished || force else { return }
+        let all = force || redrawAll
         let shapes = scene.shapes(at: clock(), thickness: feedback.highlightWidth + 2, lineWidth: feedback.highlightWidth, screen: screen)
-        guard force || shapes != shown else { return }
+        guard all || shapes != shown else { return }
         guard let b = buffers.first(where: { !$0.busy }) else {
             waitingForBuffer = true
             return
         }
         waitingForBuffer = false
-        let target = ShapeRaster.Target(pixels: b.pixels, width: screen.width, height: screen.height, origin: (screen.x, screen.y))
+        redrawAll = false
+        let target = ShapeRaster.Target(pixels: b.pixels, width: b.width, height: b.height, origin: (screen.x, screen.y))
         let (drawn, damage) = raster.draw(shapes, over: b.drawn, into: target)
         b.drawn = drawn
+        b.busy = true
         // The screen changes from the buffer shown last, not from this one's old content:
         // what that one showed is damaged too.
         let shownBefore = shownRects
         shownRects = drawn
-        b.busy = true
         wl_surface_attach(surface, b.proxy, 0, 0)
-        for r in damage + shownBefore {
-            let l = target.local(r)
-            if !l.isEmpty { wl_surface_damage_buffer(surface, Int32(l.x), Int32(l.y), Int32(l.width), Int32(l.height)) }
+        if all {
+            wl_surface_damage_buffer(surface, 0, 0, Int32(b.width), Int32(b.height))
+        } else {
+            for r in damage + shownBefore {
+                let l = target.local(r)
+                if !l.isEmpty { wl_surface_damage_buffer(surface, Int32(l.x), Int32(l.y), Int32(l.width), Int32(l.height)) }
+            }
         }
-        if force { wl_surface_damage_buffer(surface, 0, 0, Int32(screen.width), Int32(screen.height)) }
         if let effectTime, onPresented != nil, let callback = wl_surface_frame(surface) {
-            let box = Unmanaged.passRetained(FrameBox(self, effectTime)).toOpaque()
-            wl_callback_add_listener(callback, Self.frameListener, box)
+            let box = FrameBox(self, effectTime, callback)
+            pendingFrames.append(box)
+            wl_callback_add_listener(callback, Self.frameListener, Unmanaged.passRetained(box).toOpaque())
         }
         wl_surface_commit(surface)
         wayland.flush()
@@ -239,15 +301,23 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     /// What the compositor sent: releases, configures, frame callbacks.
     private func readEvents() {
         let d = wayland.display
-        while wl_display_prepare_read(d) != 0 { wl_display_dispatch_pending(d) }
-        if wl_display_read_events(d) < 0 {
-            lost = wayland.lostReason ?? "the connection closed"
-            reader?.cancel()
-            reader = nil
-            return
+        while wl_display_prepare_read(d) != 0 {
+            guard wl_display_dispatch_pending(d) >= 0 else { return lose() }
         }
-        wl_display_dispatch_pending(d)
-        if waitingForBuffer { draw() }
+        guard wl_display_read_events(d) >= 0 else { return lose() }
+        dispatchQueued()
+    }
+
+    private func dispatchQueued() {
+        guard lost == nil, !finished else { return }
+        guard wl_display_dispatch_pending(wayland.display) >= 0 else { return lose() }
+        if waitingForBuffer || redrawAll { draw(force: redrawAll) }
+    }
+
+    private func lose() {
+        lost = wayland.lostReason ?? "the connection closed"
+        reader?.cancel()
+        reader = nil
     }
 
     /// On while a sweep moves (until its end), off otherwise: nothing runs when idle.
@@ -264,7 +334,8 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     private final class FrameBox {
         weak var overlay: LayerOverlay?
         let effectTime: ScanInstant
-        init(_ o: LayerOverlay, _ t: ScanInstant) { overlay = o; effectTime = t }
+        let callback: OpaquePointer
+        init(_ o: LayerOverlay, _ t: ScanInstant, _ c: OpaquePointer) { overlay = o; effectTime = t; callback = c }
     }
 
     nonisolated(unsafe) private static let frameListener: UnsafeMutablePointer<wl_callback_listener> = {
@@ -273,7 +344,9 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
             if let callback { wl_callback_destroy(callback) }
             guard let data else { return }
             let box = Unmanaged<FrameBox>.fromOpaque(data).takeRetainedValue()
-            if let o = box.overlay { o.onPresented?(box.effectTime, o.clock()) }
+            guard let o = box.overlay else { return }
+            o.pendingFrames.removeAll { $0 === box }
+            o.onPresented?(box.effectTime, o.clock())
         }))
         return l
     }()
@@ -296,7 +369,7 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
             },
             closed: { data, _ in
                 guard let data else { return }
-                Unmanaged<LayerOverlay>.fromOpaque(data).takeUnretainedValue().lost = "the compositor closed the overlay's surface"
+                Unmanaged<LayerOverlay>.fromOpaque(data).takeUnretainedValue().surfaceClosed = true
             }))
         return l
     }()

@@ -10,8 +10,8 @@ struct VirtualKeymap: Equatable {
     private(set) var characters: [Character: UInt32] = [:]
     /// The keysym each code types, in code order (the keymap's symbols).
     private(set) var symbols: [(code: UInt32, keysym: String)] = []
-    /// Codes given to characters beyond ASCII, oldest first: the oldest is given again when
-    /// none is left.
+    /// Codes given to characters beyond ASCII, used longest ago first: that one is given again
+    /// when none is left.
     private var spareOrder: [UInt32] = []
     private var nextCode: UInt32 = 1
     /// xkb keycodes run to 255: evdev codes to 247.
@@ -51,10 +51,18 @@ struct VirtualKeymap: Equatable {
 
     /// The code that types `c`, giving it one (and so changing the keymap) when it has none.
     /// `changed` says whether the keymap must be sent again. Nil for a character of more than
-    /// one code point (an emoji with a modifier), which no one keysym types.
+    /// one code point (an emoji with a modifier), which no one keysym types, and for a control
+    /// character.
     mutating func code(for c: Character) -> (code: UInt32, changed: Bool)? {
-        if let code = characters[c] { return (code, false) }
-        guard c.unicodeScalars.count == 1 else { return nil }
+        if c == "\r\n" { return characters["\n"].map { ($0, false) } }
+        if let code = characters[c] {
+            // Used now: the last to be given again.
+            if let i = spareOrder.firstIndex(of: code) { spareOrder.append(spareOrder.remove(at: i)) }
+            return (code, false)
+        }
+        // One code point, and one that types something (no control character but the
+        // newline and the tab, which have keys).
+        guard c.unicodeScalars.count == 1, let v = c.unicodeScalars.first?.value, v >= 0x20, !(0x7f...0x9f).contains(v) else { return nil }
         let keysym = Self.keysym(for: c)
         if nextCode <= Self.lastCode {
             let code = add(keysym)
@@ -62,7 +70,7 @@ struct VirtualKeymap: Equatable {
             spareOrder.append(code)
             return (code, true)
         }
-        // Every code is taken: the oldest spare one types this now.
+        // Every code is taken: the one used longest ago types this now.
         let code = spareOrder.removeFirst()
         spareOrder.append(code)
         characters = characters.filter { $0.value != code }

@@ -24,17 +24,22 @@ final class WaylandDisplay {
         var version: UInt32
     }
 
-    /// An output and its place in the compositor's layout (logical pixels at scale 1).
+    /// An output and its place in the compositor's layout, in logical pixels: from
+    /// xdg-output where the compositor offers it (wl_output alone gives wlroots' outputs no
+    /// place, and sizes in physical pixels), else the current mode over the scale.
     final class Output {
         let proxy: OpaquePointer
         let global: UInt32
+        var xdg: OpaquePointer?
         var x = 0, y = 0, width = 0, height = 0, scale = 1
+        var logical: PixelRect?
         init(proxy: OpaquePointer, global: UInt32) { self.proxy = proxy; self.global = global }
-        var rect: PixelRect { PixelRect(x: x, y: y, width: width / max(1, scale), height: height / max(1, scale)) }
+        var rect: PixelRect { logical ?? PixelRect(x: x, y: y, width: width / max(1, scale), height: height / max(1, scale)) }
     }
 
     let display: OpaquePointer
     private var registry: OpaquePointer?
+    private var xdgOutputs: OpaquePointer?
     private(set) var globals: [Global] = []
     private(set) var outputs: [Output] = []
     /// What the compositor's socket is called, for messages.
@@ -49,17 +54,33 @@ final class WaylandDisplay {
         display = d
         registry = wl_display_get_registry(d)
         wl_registry_add_listener(registry, Self.registryListener, Unmanaged.passUnretained(self).toOpaque())
-        // The globals, then the outputs' first geometry and mode.
-        guard wl_display_roundtrip(d) >= 0, wl_display_roundtrip(d) >= 0 else {
-            wl_display_disconnect(d)
-            throw WaylandError("the Wayland compositor '\(shown)' closed the connection at once")
+        // The globals; then the outputs' places. (A failure here ends in deinit, which
+        // disconnects.)
+        guard roundtrip() else { throw WaylandError("the Wayland compositor '\(shown)' closed the connection at once") }
+        if let manager = bind(cwl_xdg_output_manager_interface(), version: 2) {
+            xdgOutputs = manager
+            for o in outputs { describe(o) }
         }
+        guard roundtrip() else { throw WaylandError("the Wayland compositor '\(shown)' closed the connection at once") }
     }
 
     deinit {
-        for o in outputs { wl_proxy_destroy(o.proxy) }
+        for o in outputs { forget(o) }
+        if let xdgOutputs { zxdg_output_manager_v1_destroy(xdgOutputs) }
         if let registry { wl_proxy_destroy(registry) }
         wl_display_disconnect(display)
+    }
+
+    /// Asks where `o` is in the layout (xdg-output).
+    private func describe(_ o: Output) {
+        guard let xdgOutputs, o.xdg == nil, let x = zxdg_output_manager_v1_get_xdg_output(xdgOutputs, o.proxy) else { return }
+        o.xdg = x
+        zxdg_output_v1_add_listener(x, Self.xdgOutputListener, Unmanaged.passUnretained(o).toOpaque())
+    }
+
+    private func forget(_ o: Output) {
+        if let x = o.xdg { zxdg_output_v1_destroy(x) }
+        wl_proxy_destroy(o.proxy)
     }
 
     /// The compositor's layout: every output's rectangle together.
@@ -85,9 +106,41 @@ final class WaylandDisplay {
     @discardableResult
     func flush() -> Bool { wl_display_flush(display) >= 0 || errno == EAGAIN }
 
-    /// A round trip: what was sent is done, and what came is handled. False when lost.
+    /// A round trip: what was sent is done, and what came is handled. False when lost, or
+    /// when the compositor has not answered within `timeout` seconds (frozen): a caller
+    /// never waits on it without end.
     @discardableResult
-    func roundtrip() -> Bool { wl_display_roundtrip(display) >= 0 }
+    func roundtrip(timeout: Double = 2) -> Bool {
+        guard let callback = wl_display_sync(display) else { return false }
+        let done = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
+        done.initialize(to: false)
+        defer { done.deallocate() }
+        wl_callback_add_listener(callback, Self.syncListener, done)
+        let deadline = MonotonicClock.now() + .seconds(timeout)
+        while !done.pointee {
+            if wl_display_dispatch_pending(display) < 0 { break }
+            if done.pointee { return true }
+            guard wl_display_prepare_read(display) == 0 else { continue }
+            if wl_display_flush(display) < 0 && errno != EAGAIN {
+                wl_display_cancel_read(display)
+                break
+            }
+            let left = Int32(max(0, (deadline.nanoseconds - MonotonicClock.now().nanoseconds) / 1_000_000))
+            var p = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
+            let r = left > 0 ? poll(&p, 1, left) : 0
+            if r > 0 {
+                if wl_display_read_events(display) < 0 { break }
+            } else {
+                wl_display_cancel_read(display)
+                if r < 0 && errno == EINTR { continue }
+                break
+            }
+        }
+        if done.pointee { return true }
+        // Not answered: the callback goes, so that it never writes to `done` later.
+        wl_callback_destroy(callback)
+        return false
+    }
 
     /// The connection's error, when the compositor ended it ("a protocol error", the errno).
     var lostReason: String? {
@@ -107,10 +160,11 @@ final class WaylandDisplay {
                 let iface = String(cString: interface)
                 me.globals.append(Global(name: name, interface: iface, version: version))
                 if iface == "wl_output", let registry = me.registry,
-                   let proxy = wl_registry_bind(registry, name, withUnsafePointer(to: wl_output_interface) { $0 }, min(version, 2)) {
+                   let proxy = wl_registry_bind(registry, name, cwl_output_interface(), min(version, 2)) {
                     let o = Output(proxy: OpaquePointer(proxy), global: name)
                     me.outputs.append(o)
                     wl_output_add_listener(OpaquePointer(proxy), outputListener, Unmanaged.passUnretained(o).toOpaque())
+                    me.describe(o)
                 }
             },
             global_remove: { data, _, name in
@@ -118,7 +172,7 @@ final class WaylandDisplay {
                 let me = Unmanaged<WaylandDisplay>.fromOpaque(data).takeUnretainedValue()
                 me.globals.removeAll { $0.name == name }
                 if let i = me.outputs.firstIndex(where: { $0.global == name }) {
-                    wl_proxy_destroy(me.outputs[i].proxy)
+                    me.forget(me.outputs[i])
                     me.outputs.remove(at: i)
                 }
             }))
@@ -143,6 +197,36 @@ final class WaylandDisplay {
                 guard let data else { return }
                 Unmanaged<Output>.fromOpaque(data).takeUnretainedValue().scale = Int(max(1, factor))
             },
+            name: { _, _, _ in },
+            description: { _, _, _ in }))
+        return l
+    }()
+}
+
+extension WaylandDisplay {
+    nonisolated(unsafe) fileprivate static let syncListener: UnsafeMutablePointer<wl_callback_listener> = {
+        let l = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
+        l.initialize(to: wl_callback_listener(done: { data, callback, _ in
+            if let callback { wl_callback_destroy(callback) }
+            data?.assumingMemoryBound(to: Bool.self).pointee = true
+        }))
+        return l
+    }()
+
+    nonisolated(unsafe) fileprivate static let xdgOutputListener: UnsafeMutablePointer<zxdg_output_v1_listener> = {
+        let l = UnsafeMutablePointer<zxdg_output_v1_listener>.allocate(capacity: 1)
+        l.initialize(to: zxdg_output_v1_listener(
+            logical_position: { data, _, x, y in
+                guard let data else { return }
+                let o = Unmanaged<Output>.fromOpaque(data).takeUnretainedValue()
+                o.logical = PixelRect(x: Int(x), y: Int(y), width: o.logical?.width ?? 0, height: o.logical?.height ?? 0)
+            },
+            logical_size: { data, _, w, h in
+                guard let data else { return }
+                let o = Unmanaged<Output>.fromOpaque(data).takeUnretainedValue()
+                o.logical = PixelRect(x: o.logical?.x ?? 0, y: o.logical?.y ?? 0, width: Int(w), height: Int(h))
+            },
+            done: { _, _ in },
             name: { _, _, _ in },
             description: { _, _, _ in }))
         return l

@@ -22,10 +22,10 @@ public final class WaylandKeys: @unchecked Sendable {
 
     public init(display name: String? = nil) throws(WaylandError) {
         let w = try WaylandDisplay(name: name)
-        guard let manager = w.bind(withUnsafePointer(to: zwp_virtual_keyboard_manager_v1_interface) { $0 }, version: 1) else {
+        guard let manager = w.bind(cwl_virtual_keyboard_manager_interface(), version: 1) else {
             throw WaylandError("the compositor '\(w.name)' offers no virtual keyboard (zwp_virtual_keyboard_manager_v1)")
         }
-        guard let seat = w.bind(withUnsafePointer(to: wl_seat_interface) { $0 }, version: 1) else {
+        guard let seat = w.bind(cwl_seat_interface(), version: 1) else {
             throw WaylandError("the compositor '\(w.name)' has no seat for a keyboard")
         }
         guard let keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(manager, seat) else {
@@ -47,7 +47,7 @@ public final class WaylandKeys: @unchecked Sendable {
         wayland.roundtrip()
     }
 
-    /// The keymap through a sealed memory file; under the lock (or in `init`).
+    /// The keymap through a memory file; under the lock (or in `init`).
     private func sendKeymap() -> Bool {
         let bytes = Array(keymap.text.utf8) + [0]
         let fd = csys_memfd("switchscan-keymap")

@@ -17,18 +17,22 @@ public final class WaylandPointer: @unchecked Sendable {
     private let manager: OpaquePointer
     private let seat: OpaquePointer?
     private let pointer: OpaquePointer
-    /// The layout the absolute motions are given in.
-    public let extent: PixelRect
+    /// The layout the absolute motions are given in: every output together, as the
+    /// compositor said last (outputs come and go).
+    public var extent: PixelRect { lock.withLock { layout } }
+    private var layout: PixelRect { wayland.layout ?? first }
+    /// The layout at the start, kept for a moment without outputs.
+    private let first: PixelRect
 
     public init(display name: String? = nil) throws(WaylandError) {
         let w = try WaylandDisplay(name: name)
-        guard let manager = w.bind(withUnsafePointer(to: zwlr_virtual_pointer_manager_v1_interface) { $0 }, version: 1) else {
+        guard let manager = w.bind(cwl_virtual_pointer_manager_interface(), version: 1) else {
             throw WaylandError("the compositor '\(w.name)' offers no virtual pointer (zwlr_virtual_pointer_manager_v1, a wlroots protocol)")
         }
         guard let extent = w.layout else {
             throw WaylandError("the compositor '\(w.name)' has no output to point at")
         }
-        let seat = w.bind(withUnsafePointer(to: wl_seat_interface) { $0 }, version: 1)
+        let seat = w.bind(cwl_seat_interface(), version: 1)
         guard let pointer = zwlr_virtual_pointer_manager_v1_create_virtual_pointer(manager, seat) else {
             throw WaylandError("the compositor '\(w.name)' made no virtual pointer")
         }
@@ -39,7 +43,7 @@ public final class WaylandPointer: @unchecked Sendable {
         self.manager = manager
         self.seat = seat
         self.pointer = pointer
-        self.extent = extent
+        first = extent
     }
 
     deinit {
@@ -116,6 +120,7 @@ public final class WaylandPointer: @unchecked Sendable {
 
     /// Under the lock.
     private func move(_ p: Point) {
+        let extent = layout
         let x = UInt32(max(0, min(Double(extent.width - 1), (p.x - Double(extent.x)).rounded())))
         let y = UInt32(max(0, min(Double(extent.height - 1), (p.y - Double(extent.y)).rounded())))
         zwlr_virtual_pointer_v1_motion_absolute(pointer, eventTime(), x, y, UInt32(extent.width), UInt32(extent.height))

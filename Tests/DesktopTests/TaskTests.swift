@@ -19,8 +19,8 @@ struct TaskTests {
     }
 
     /// The elements of the application's window, as `snapshot` writes them.
-    static func targets(_ session: DesktopSession, app: String) throws -> [Target] {
-        let result = try session.runSwitchscan(["snapshot", "--app", app])
+    static func targets(_ session: some SwitchscanHost, app: String) throws -> [Target] {
+        let result = try session.switchscan(["snapshot", "--app", app])
         guard result.status == 0, let document = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
             throw DesktopError("No snapshot of \(app): \(result)")
         }
@@ -97,11 +97,11 @@ struct TaskTests {
     /// Starts `switchscan run` on `app`'s window with these settings (JSON), auto scanning
     /// with JSON output and no devices; the run and its `scanStarted` line. The caller
     /// terminates it.
-    static func startAutoScan(_ session: DesktopSession, app: String, settings json: String) throws -> (LiveProcess, EffectLine) {
+    static func startAutoScan(_ session: some SwitchscanHost, app: String, settings json: String) throws -> (LiveProcess, EffectLine) {
         let settings = session.directory.appendingPathComponent("task-\(app)-\(UUID().uuidString.prefix(8)).json")
         try Data(json.utf8).write(to: settings)
-        let scan = try session.startSwitchscan(["run", "--desktop", "--app", app, "--output", "json", "--no-devices",
-                                                "--style", "auto", "--settings", settings.path])
+        let scan = try session.startScan(["run", "--desktop", "--app", app, "--output", "json", "--no-devices",
+                                          "--style", "auto", "--settings", settings.path])
         do {
             let start = try #require(EffectLine(try scan.waitForLine("the scan started", timeout: 20) { $0.contains(#""scanStarted""#) }))
             return (scan, start)

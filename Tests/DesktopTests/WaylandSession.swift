@@ -205,6 +205,19 @@ final class WaylandSession: @unchecked Sendable {
         return try run(try copy(binary), args, timeout: timeout)
     }
 
+    /// Starts a long-running `switchscan ARGS…` in the session with a pipe on its stdin.
+    func startSwitchscan(_ args: [String]) throws -> LiveProcess {
+        guard let binary = SwitchscanBinary.url else { throw DesktopError("the switchscan executable was not found") }
+        let (p, a) = command(try copy(binary), args)
+        let errURL = directory.appendingPathComponent("switchscan-\(UUID().uuidString.prefix(8)).stderr")
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        defer { try? errHandle.close() }
+        let child = try ChildProcess.startPiped(p, a, environment: environment, directory: directory, stdinPipe: true, stderr: errHandle)
+        services.append(child.process)
+        return LiveProcess(arguments: args, process: child.process, input: child.input!, output: LineCollector(reading: child.output), stderrURL: errURL)
+    }
+
     func atspiQuery(_ args: [String], timeout: Double = 15) throws -> ToolResult {
         try run(DesktopTool.python3.path, [try copy(DesktopSession.atspiQueryScript)] + args, timeout: timeout)
     }
@@ -212,6 +225,14 @@ final class WaylandSession: @unchecked Sendable {
     func waitForApplication(named name: String, timeout: Double = 20) throws {
         let r = try atspiQuery(["wait-app", name, String(timeout)], timeout: timeout + 10)
         guard r.status == 0 else { throw DesktopError("Waiting for \(name) on the AT-SPI desktop.\n\(r)\n\(log())") }
+    }
+
+    /// A second output (a headless one sway makes on request) placed at `x`,`y` of the layout.
+    func addOutput(at x: Int, _ y: Int, width: Int, height: Int) throws {
+        for args in [["create_output"], ["output", "HEADLESS-2", "resolution", "\(width)x\(height)", "position", "\(x)", "\(y)"]] {
+            let r = try run("/usr/bin/swaymsg", args)
+            guard r.status == 0 else { throw DesktopError("swaymsg \(args.joined(separator: " ")) failed.\n\(r)") }
+        }
     }
 
     /// sway's Wayland socket, as a path (for a client in the test process).
@@ -239,4 +260,23 @@ final class WaylandSession: @unchecked Sendable {
         ChildProcess.stop(services, grace: 1)
         try? FileManager.default.removeItem(at: directory)
     }
+}
+
+/// A session the tests run switchscan in: an X one (DesktopSession) or a Wayland one.
+protocol SwitchscanHost {
+    var directory: URL { get }
+    /// `switchscan ARGS…` to its end.
+    func switchscan(_ args: [String]) throws -> ToolResult
+    /// A long-running `switchscan ARGS…`, its stdin a pipe.
+    func startScan(_ args: [String]) throws -> LiveProcess
+}
+
+extension DesktopSession: SwitchscanHost {
+    func switchscan(_ args: [String]) throws -> ToolResult { try runSwitchscan(args) }
+    func startScan(_ args: [String]) throws -> LiveProcess { try startSwitchscan(args) }
+}
+
+extension WaylandSession: SwitchscanHost {
+    func switchscan(_ args: [String]) throws -> ToolResult { try runSwitchscan(args) }
+    func startScan(_ args: [String]) throws -> LiveProcess { try startSwitchscan(args) }
 }

@@ -124,12 +124,16 @@ import WaylandOutput
     }
 
     /// The compositor's virtual pointer clicks at the check box's centre as `snapshot` gives
-    /// it, and the check box changes (read back through AT-SPI by `snapshot`).
+    /// it, and the check box changes (read back through AT-SPI by `snapshot`). A second output
+    /// right of the first makes the layout wider than the window's output: the pointer's
+    /// absolute motion is given in the whole layout (xdg-output), or the click would land
+    /// elsewhere.
     @Test func theVirtualPointerClicksWhereTheFrameSays() throws {
         let (session, boxes) = try Self.widgetFactory()
         defer { session.stop() }
+        try session.addOutput(at: session.screenWidth, 0, width: 800, height: 600)
         let pointer = try WaylandPointer(display: session.waylandSocket)
-        #expect(pointer.extent == PixelRect(x: 0, y: 0, width: session.screenWidth, height: session.screenHeight))
+        #expect(pointer.extent == PixelRect(x: 0, y: 0, width: session.screenWidth + 800, height: session.screenHeight))
         func checked() throws -> [Bool] {
             let r = try session.runSwitchscan(["snapshot", "--app", "gtk3-widget-factory"])
             let layout = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -183,5 +187,41 @@ import WaylandOutput
             return text == "Héllo wörld, 5 € — ½ ça va? Ĉu vi?\n>Line 2\t!"
         }
         #expect(text == "Héllo wörld, 5 € — ½ ça va? Ĉu vi?\n>Line 2\t!")
+        // Shortcuts hold their modifiers: Ctrl+A takes the whole text, which what is typed
+        // next replaces; Shift+Home then takes the line back to its start.
+        #expect(keys.press(KeyChord("a", [.control])))
+        #expect(keys.type("Ünïcode ok").ok)
+        #expect(keys.press(KeyChord("Home", [.shift])))
+        #expect(keys.type("§").ok)
+        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+            let r = try session.atspiQuery(["focused-text", "mousepad"])
+            text = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8), options: .fragmentsAllowed) as? String) ?? r.stdout
+            return text == "§"
+        }
+        #expect(text == "§")
+    }
+
+    /// A switch user on sway, going by the outline: auto scanning at 0.5 s a step, a press
+    /// 0.3 s after the highlight is on a group around an unticked check box, or on it, then
+    /// the menu's Tap; the check box is ticked (read back through AT-SPI). The run draws
+    /// with the layer shell and clicks and types with the compositor's own devices.
+    @Test func aSwitchUserTicksACheckBoxByTheOutline() throws {
+        let (session, _) = try Self.widgetFactory()
+        defer { session.stop() }
+        let app = "gtk3-widget-factory"
+        let elements = try TaskTests.targets(session, app: app)
+        let box = try #require(elements.first { $0.label == "checkbutton" && !$0.traits.contains("selected") && !$0.traits.contains("notEnabled") },
+                               "no unticked check box in \(elements.map { "\($0.label) \($0.traits)" })")
+        let (scan, _) = try TaskTests.startAutoScan(session, app: app, settings: #"{"autoScanInterval": 0.5}"#)
+        defer { _ = scan.terminate() }
+        _ = try TaskTests.tap(box, scan)
+        var ticked = false
+        _ = try TestTime.poll(timeout: 10, every: 0.2) {
+            ticked = try TaskTests.targets(session, app: app).contains { $0.id == box.id && $0.traits.contains("selected") }
+            return ticked
+        }
+        #expect(ticked, "the check box at \(box.centre) was not ticked")
+        #expect(scan.stderr.contains("Pointer: the compositor's virtual pointer") && scan.stderr.contains("Keys: the compositor's virtual keyboard"), "\(scan.stderr)")
+        #expect(!scan.stderr.contains("not drawn on the screen"), "\(scan.stderr)")
     }
 }

@@ -126,10 +126,10 @@ struct WindowOriginTests {
     @Test func amongItsProcessesWindowsTheOneWithItsTitle() {
         #expect(WindowPlace.matching(pid: 10, title: "Document 1 - Writer", in: Self.places)?.id == "1")
         #expect(WindowPlace.matching(pid: 10, title: "Save As", in: Self.places)?.id == "2")
-        // No title: the active one, else the first; a title none has: none (another window's
-        // place would be wrong).
+        // No title: the active one (none without one); a title none has: none (another
+        // window's place would be wrong).
         #expect(WindowPlace.matching(pid: 10, title: "", in: Self.places)?.id == "2")
-        #expect(WindowPlace.matching(pid: 10, title: "", in: Self.places.map { var p = $0; p.active = false; return p })?.id == "1")
+        #expect(WindowPlace.matching(pid: 10, title: "", in: Self.places.map { var p = $0; p.active = false; return p }) == nil)
         #expect(WindowPlace.matching(pid: 10, title: "Print", in: Self.places) == nil)
     }
 

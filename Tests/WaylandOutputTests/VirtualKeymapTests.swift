@@ -26,24 +26,26 @@ import Testing
         #expect(map.code(for: "👍🏽") == nil)
     }
 
-    @Test func whenEveryKeyIsTakenTheOldestSpareOneIsGivenAgain() {
+    @Test func whenEveryKeyIsTakenTheOneUsedLongestAgoIsGivenAgain() {
         var map = VirtualKeymap()
-        let scalars = (0x4E00..<0x4E00 + 200).map { Character(Unicode.Scalar($0)!) }
-        var codes: [UInt32] = []
-        for c in scalars { codes.append(map.code(for: c)!.code) }
-        #expect(codes.allSatisfy { $0 <= VirtualKeymap.lastCode })
-        let first = codes[0]
-        let firstReused = codes.firstIndex(of: first, after: 0)
-        #expect(firstReused != nil, "no code was given twice over 200 characters")
-        // The latest character types; the one its key was taken from is given a key again.
-        let last = scalars.last!
-        #expect(map.code(for: last)?.changed == false)
-        #expect(map.code(for: scalars[0])?.changed == true)
-        // ASCII keeps its keys whatever happens.
-        #expect(map.code(for: "z")?.changed == false)
+        let spare = Int(VirtualKeymap.lastCode) - (VirtualKeymap.modifiers.count + VirtualKeymap.keyNames.count + 94)
+        let scalars = (0x4E00..<0x4E00 + spare + 1).map { Character(Unicode.Scalar($0)!) }
+        // Until every key is taken, each character has its own.
+        let codes = scalars.prefix(spare).map { map.code(for: $0)!.code }
+        #expect(Set(codes).count == spare && codes.allSatisfy { $0 <= VirtualKeymap.lastCode }, "\(spare) spare keys")
+        // The first typed again: the second is now the one used longest ago.
+        #expect(map.code(for: scalars[0])?.changed == false)
+        let next = map.code(for: scalars[spare])
+        #expect(next?.code == codes[1] && next?.changed == true)
+        #expect(map.code(for: scalars[0])?.changed == false)
+        #expect(map.code(for: scalars[1])?.changed == true)
+        #expect(map.code(for: "z")?.changed == false, "ASCII keeps its keys")
+    }
+
+    @Test func controlCharactersAreNotTypedButNewlinesAndTabsAre() {
+        var map = VirtualKeymap()
+        #expect(map.code(for: "\u{07}") == nil && map.code(for: "\u{7f}") == nil && map.code(for: "\u{85}") == nil)
+        #expect(map.code(for: "\r\n")?.code == map.named["Return"] && map.code(for: "\t")?.code == map.named["Tab"])
     }
 }
 
-private extension Array where Element: Equatable {
-    func firstIndex(of e: Element, after i: Int) -> Int? { self[(i + 1)...].firstIndex(of: e) }
-}

@@ -3,3 +3,10 @@
 #include "layer-shell-client.h"
 #include "virtual-pointer-client.h"
 #include "virtual-keyboard-client.h"
+#include "xdg-output-client.h"
+
+// The interfaces' addresses, for Swift (see CWayland's shim.h).
+static inline const struct wl_interface *cwl_layer_shell_interface(void) { return &zwlr_layer_shell_v1_interface; }
+static inline const struct wl_interface *cwl_virtual_pointer_manager_interface(void) { return &zwlr_virtual_pointer_manager_v1_interface; }
+static inline const struct wl_interface *cwl_virtual_keyboard_manager_interface(void) { return &zwp_virtual_keyboard_manager_v1_interface; }
+static inline const struct wl_interface *cwl_xdg_output_manager_interface(void) { return &zxdg_output_manager_v1_interface; }
