@@ -34,6 +34,8 @@ final class WaylandSession: @unchecked Sendable {
     private let scratch: URL
     private let asUser: Bool
     private var services: [ChildProcess] = []
+    /// sway (through runuser when the tests run as root).
+    private var compositor: ChildProcess?
     private var stopped = false
 
     init() throws {
@@ -135,7 +137,9 @@ final class WaylandSession: @unchecked Sendable {
         try wait("the session bus", timeout: 10) { FileManager.default.fileExists(atPath: self.runtime.appendingPathComponent("bus").path) }
         var swayEnv = ["WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman", "WLR_HEADLESS_OUTPUTS": "1"]
         swayEnv["XDG_CURRENT_DESKTOP"] = "sway"
-        services.append(try spawn(DesktopTool.sway.path, ["-c", config.path], extra: swayEnv, log: log))
+        let sway = try spawn(DesktopTool.sway.path, ["-c", config.path], extra: swayEnv, log: log)
+        services.append(sway)
+        compositor = sway
         let sock = environment["SWAYSOCK"]!
         try wait("sway's IPC socket", timeout: 10) { FileManager.default.fileExists(atPath: sock) }
         // sway takes the first free wayland-N in the runtime directory.
@@ -233,6 +237,13 @@ final class WaylandSession: @unchecked Sendable {
             let r = try run("/usr/bin/swaymsg", args)
             guard r.status == 0 else { throw DesktopError("swaymsg \(args.joined(separator: " ")) failed.\n\(r)") }
         }
+    }
+
+    /// Ends sway, as a crash or a logout would, leaving the rest of the session.
+    func stopCompositor() {
+        if let sway = compositor { ChildProcess.stop([sway], grace: 2) }
+        // sway runs below runuser: whatever of it is left.
+        for p in DesktopSession.markedProcesses(marker) where p.command.hasPrefix(DesktopTool.sway.path) { kill(p.pid, SIGKILL) }
     }
 
     /// sway's Wayland socket, as a path (for a client in the test process).

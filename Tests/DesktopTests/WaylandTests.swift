@@ -224,4 +224,21 @@ import WaylandOutput
         #expect(scan.stderr.contains("Pointer: the compositor's virtual pointer") && scan.stderr.contains("Keys: the compositor's virtual keyboard"), "\(scan.stderr)")
         #expect(!scan.stderr.contains("not drawn on the screen"), "\(scan.stderr)")
     }
+
+    /// The compositor going away mid-run (a crash, a logout): the run ends by itself within
+    /// seconds, saying why once, without a crash (the session's unit starts it again).
+    @Test func aRunEndsCleanlyWhenTheCompositorGoes() throws {
+        let (session, _) = try Self.widgetFactory()
+        defer { session.stop() }
+        let (scan, _) = try TaskTests.startAutoScan(session, app: "gtk3-widget-factory", settings: #"{"autoScanInterval": 0.3}"#)
+        defer { _ = scan.terminate() }
+        _ = try scan.waitForLine("a highlight", timeout: 10) { $0.contains(#""highlight""#) }
+        session.stopCompositor()
+        let ended = scan.process.wait(timeout: 15 * TestTime.scale)
+        #expect(ended, "switchscan still runs 15 s after sway ended.\n\(scan.stderr)")
+        let status = scan.process.exitStatus
+        #expect(status != nil && status != 0, "exit status \(String(describing: status))")
+        #expect(!scan.stderr.contains("crashed") && !scan.stderr.contains("Fatal error"), "\(scan.stderr)")
+        #expect(scan.stderr.contains("Wayland compositor") || scan.stderr.contains("nothing to scan") || scan.stderr.contains("went away"), "\(scan.stderr)")
+    }
 }
