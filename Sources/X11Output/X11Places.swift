@@ -59,7 +59,8 @@ public final class X11Places: WindowPlaceSource, @unchecked Sendable {
         }
     }
 
-    /// An X11 application says when its window moves (AT-SPI's bounds events): nothing to follow.
+    /// Not followed: an X11 client's frames are on the screen already, and a GTK 4 window's
+    /// place is read again with each read of the desktop (a move alone does not start one).
     public func follow(_ onChange: @escaping @Sendable () -> Void) {}
 
     /// Closes the connection. Idempotent.

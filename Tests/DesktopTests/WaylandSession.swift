@@ -93,13 +93,13 @@ final class WaylandSession: @unchecked Sendable {
         try DesktopTool.useradd.require()
         // Another test process may be making it at the same moment (the files are locked).
         var last: ToolResult?
-        for _ in 0..<10 {
+        let made = try TestTime.poll(timeout: 2, every: 0.2) {
             let r = try ChildProcess.run(DesktopTool.useradd.path, ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user],
                                          environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], scratch: FileManager.default.temporaryDirectory)
-            if r.status == 0 || getpwnam(user) != nil { return }
             last = r
-            usleep(200_000)
+            return r.status == 0 || getpwnam(user) != nil
         }
+        if made { return }
         throw DesktopError("Making the user \(user) for sway failed.\n\(last.map { "\($0)" } ?? "")")
     }
 
@@ -154,14 +154,9 @@ final class WaylandSession: @unchecked Sendable {
     }
 
     private func wait(_ what: String, timeout: Double, _ ready: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !ready() {
-            guard Date() < deadline else {
-                let log = (try? String(contentsOf: directory.appendingPathComponent("services.log"), encoding: .utf8)) ?? ""
-                throw DesktopError("\(what) did not come within \(timeout) s.\n--- services.log ---\n\(log)")
-            }
-            usleep(20_000)
-        }
+        guard !TestTime.poll(timeout: timeout, until: ready) else { return }
+        let log = (try? String(contentsOf: directory.appendingPathComponent("services.log"), encoding: .utf8)) ?? ""
+        throw DesktopError("\(what) did not come within \(timeout) s.\n--- services.log ---\n\(log)")
     }
 
     /// `path ARGS…` as the session's user, with its environment (and `extra`).
