@@ -183,7 +183,10 @@ public final class ScanSession: @unchecked Sendable {
             }
         }
         if plan.layerOverlay {
-            do { presenters.append(try LayerOverlay(feedback: feedback, queue: presentQueue)) } catch {
+            // A compositor that goes (a crash, a logout) ends the run, even while nothing is
+            // presented (no windows left to scan).
+            let lost: @Sendable (WaylandError) -> Void = { [weak self] e in self?.shutdown(.failed("Error: \(e)", status: 1)) }
+            do { presenters.append(try LayerOverlay(feedback: feedback, queue: presentQueue, onLost: lost)) } catch {
                 notes.append("Warning: the highlight is not drawn on the screen: \(error).")
             }
         }

@@ -19,7 +19,9 @@ import WaylandProtocols
 /// panels are not drawn here (they need text). An output that goes away takes the surface
 /// with it: the next effect makes it again on the first output left.
 ///
-/// Every libwayland call runs on `queue`, which also reads the compositor's events.
+/// Every libwayland call runs on `queue`, which also reads the compositor's events. A lost
+/// compositor is reported once: thrown from the next `present`, or given to `onLost` as soon
+/// as the connection is read closed (a scan that waits for windows presents nothing more).
 public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     let queue: DispatchQueue
     let clock: () -> ScanInstant
@@ -52,6 +54,7 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     private var tornDown = false
     private var lost: String?
     private var reportedLoss = false
+    private let onLost: (@Sendable (WaylandError) -> Void)?
 
     /// Frames a second while a sweep runs.
     public var framesPerSecond = 60
@@ -74,7 +77,8 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     /// Connects and maps the surface (transparent) on the first output; fails, saying why,
     /// where the compositor has no layer shell or no output.
     public init(display name: String? = nil, feedback: FeedbackSettings, queue: DispatchQueue,
-                clock: @escaping () -> ScanInstant = MonotonicClock.now) throws(WaylandError) {
+                clock: @escaping () -> ScanInstant = MonotonicClock.now,
+                onLost: (@Sendable (WaylandError) -> Void)? = nil) throws(WaylandError) {
         let w = try WaylandDisplay(name: name)
         guard let compositor = w.bind(cwl_compositor_interface(), version: 4),
               let shm = w.bind(cwl_shm_interface(), version: 1) else {
@@ -95,6 +99,7 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         self.layerShell = layerShell
         self.queue = queue
         self.clock = clock
+        self.onLost = onLost
         raster = ShapeRaster(feedback: settings)
         screen = PixelRect(x: 0, y: 0, width: 0, height: 0)
         do { try makeSurface() } catch {
@@ -252,10 +257,15 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
 
     private func checkConnection() throws {
         if lost == nil, let reason = wayland.lostReason { lost = reason }
-        guard let lost, !reportedLoss else { return }
+        if let loss = takeLoss() { throw loss }
+    }
+
+    /// The loss, the first time it is asked for.
+    private func takeLoss() -> WaylandError? {
+        guard let lost, !reportedLoss else { return nil }
         reportedLoss = true
         frames.stop()
-        throw WaylandError("SwitchScan's overlay on the Wayland compositor '\(wayland.name)' is gone (\(lost)): the outline is no longer drawn on the screen.")
+        return WaylandError("SwitchScan's overlay on the Wayland compositor '\(wayland.name)' is gone (\(lost)): the outline is no longer drawn on the screen.")
     }
 
     /// Draws the scene now into a free buffer, when it changed; with no free buffer, when
@@ -298,14 +308,24 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         shown = shapes
     }
 
-    /// What the compositor sent: releases, configures, frame callbacks.
+    /// What the compositor sent: releases, configures, frame callbacks. libdispatch reports a
+    /// hang-up once and then stops watching the descriptor, and the last messages may come
+    /// with it: a closed connection is read to its end here, or its loss would go unseen.
     private func readEvents() {
         let d = wayland.display
-        while wl_display_prepare_read(d) != 0 {
-            guard wl_display_dispatch_pending(d) >= 0 else { return lose() }
-        }
-        guard wl_display_read_events(d) >= 0 else { return lose() }
-        dispatchQueued()
+        repeat {
+            while wl_display_prepare_read(d) != 0 {
+                guard wl_display_dispatch_pending(d) >= 0 else { return lose() }
+            }
+            guard wl_display_read_events(d) >= 0 else { return lose() }
+            dispatchQueued()
+        } while lost == nil && !finished && hungUp(wl_display_get_fd(d))
+    }
+
+    /// The compositor closed its end (a Unix socket says so as POLLHUP once its peer is gone).
+    private func hungUp(_ fd: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) > 0 && p.revents & (Int16(POLLHUP) | Int16(POLLERR)) != 0
     }
 
     private func dispatchQueued() {
@@ -318,6 +338,7 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         lost = wayland.lostReason ?? "the connection closed"
         reader?.cancel()
         reader = nil
+        if !finished, let onLost, let loss = takeLoss() { onLost(loss) }
     }
 
     /// On while a sweep moves (until its end), off otherwise: nothing runs when idle.
