@@ -19,8 +19,7 @@ public final class SwayPlaces: WindowPlaceSource, @unchecked Sendable {
     private let lock = Lock()
     private var query: SwayConnection?      // under `lock`
     private var known: [WindowPlace] = []   // under `lock`
-    private var events: SwayConnection?     // under `lock`
-    private var watcher: pthread_t?         // under `lock`
+    private var watcher: SwayWatcher?       // under `lock`
     /// The watcher is reading events: the places it keeps are current.
     private var following = false           // under `lock`
     private var closed = false              // under `lock`
@@ -61,56 +60,31 @@ public final class SwayPlaces: WindowPlaceSource, @unchecked Sendable {
     /// window came, went, moved or was resized, so the desktop is read again. Returns at once:
     /// the watcher connects and subscribes on its own thread.
     public func follow(_ onChange: @escaping @Sendable () -> Void) {
-        lock.withLock {
-            guard watcher == nil, !closed else { return }
-            watcher = try? spawnThread { [self] in watch(onChange) }
-        }
+        let w = SwayWatcher(path: path, events: #"["window","workspace","output"]"#)
+        guard lock.withLock({ () -> Bool in
+            guard watcher == nil, !closed else { return false }
+            watcher = w
+            return true
+        }) else { return }
+        w.start(changed: { [self] first in
+            let (go, changed) = lock.withLock { () -> (Bool, Bool) in
+                guard !closed else { return (false, false) }
+                following = true
+                let before = Self.placement(known)
+                readTree()
+                return (true, first || Self.placement(known) != before)
+            }
+            if changed { onChange() }
+            return go
+        }, ended: { [self] in
+            // `places` reads afresh from now on.
+            lock.withLock { following = false }
+        })
     }
 
     /// What decides where a window's frames go: a title or the focus changing does not.
     private static func placement(_ places: [WindowPlace]) -> [[String]] {
         places.map { [$0.id, "\($0.pid ?? -1)", "\($0.client)", "\($0.geometry)"] }
-    }
-
-    private func watch(_ onChange: @Sendable () -> Void) {
-        guard let e = try? SwayConnection(path: path, timeout: Self.timeout) else { return end(nil) }
-        // Kept where `close` finds it before anything waits on it.
-        guard lock.withLock({ () -> Bool in
-            guard !closed else { return false }
-            events = e
-            return true
-        }) else { return end(e) }
-        do {
-            guard SwayTree.succeeded(try e.request(SwayConnection.subscribe, #"["window","workspace","output"]"#)) else { return end(e) }
-            e.waitWithoutEnd()
-        } catch { return end(e) }
-        let go = lock.withLock {
-            guard !closed else { return false }
-            following = true
-            readTree()  // what moved before the subscription
-            return true
-        }
-        guard go else { return end(e) }
-        onChange()
-        while true {
-            guard (try? e.receive()) != nil else { return end(e) }
-            // A burst (a window opening sends several) is read once.
-            while e.hasMoreToRead, (try? e.receive()) != nil {}
-            let changed = lock.withLock {
-                let before = Self.placement(known)
-                readTree()
-                return Self.placement(known) != before
-            }
-            if changed { onChange() }
-        }
-    }
-
-    /// The watcher ends (sway gone, or closed): `places` reads afresh from now on.
-    private func end(_ e: SwayConnection?) {
-        lock.withLock {
-            following = false
-            if events === e { events = nil }
-        }
     }
 
     /// Focuses the window with sway's container id `id`.
@@ -131,16 +105,13 @@ public final class SwayPlaces: WindowPlaceSource, @unchecked Sendable {
 
     /// Stops following and closes both connections. Idempotent.
     public func close() {
-        let (e, t): (SwayConnection?, pthread_t?) = lock.withLock {
+        let w: SwayWatcher? = lock.withLock {
             closed = true
-            defer { watcher = nil }
-            return (events, watcher)
+            return watcher
         }
-        e?.interrupt()
-        if let t { pthread_join(t, nil) }
+        w?.stop()
         lock.withLock {
-            events?.close()
-            events = nil
+            watcher = nil
             query?.close()
             query = nil
         }

@@ -30,3 +30,15 @@ public enum WindowCommand: String, CaseIterable, Sendable {
     /// Back from maximised to the size it had.
     case restore
 }
+
+/// The desktop's windows for the Windows page: the X window manager's list, or a Wayland
+/// compositor's. Lists come on the source's own thread; commands return at once (a failure is
+/// reported, as a sentence, to whom made it).
+public protocol WindowList: AnyObject, Sendable {
+    /// Starts following the windows: `onChange` gets the first list and every new one.
+    func start(onChange: @escaping @Sendable ([ManagedWindow]) -> Void)
+    /// Asks for `command` on the window with `id`.
+    func perform(_ command: WindowCommand, window id: String)
+    /// Stops following and lets go of the connection. Idempotent.
+    func stop()
+}

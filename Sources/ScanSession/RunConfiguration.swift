@@ -106,8 +106,9 @@ public struct SessionPlan: Equatable, Sendable {
     public var overlay: Bool
     /// Whether the layer-shell overlay is tried (a Wayland compositor that may offer it).
     public var layerOverlay: Bool
-    /// Whether the screen menu's Windows page is offered (the desktop on an X display).
-    public var windowsPage: Bool
+    /// Where the screen menu's Windows page gets its windows, when it is offered (the
+    /// desktop on an X display, or on sway).
+    public var windowsPage: WindowListSource?
     /// Whether a uinput pointer takes its size from the X display.
     public var screenFromDisplay: Bool
     /// The desktop session.
@@ -138,8 +139,12 @@ public struct SessionPlan: Equatable, Sendable {
         overlay = c.overlay && display && (!wayland || compositor == .gnome)
         // wlroots compositors and KWin offer the layer shell; GNOME does not.
         layerOverlay = c.overlay && wayland && compositor != .gnome
-        // The X window manager's list under XWayland holds X clients alone.
-        windowsPage = c.isDesktop && display && !wayland
+        // The X window manager's list under XWayland holds X clients alone: the compositor's.
+        windowsPage = switch (c.isDesktop, places) {
+        case (false, _): nil
+        case (true, .sway(let socket)): .sway(socket: socket)
+        case (true, _): display && !wayland ? .x11 : nil
+        }
         screenFromDisplay = c.screenSize == nil && display
     }
 }
@@ -195,6 +200,14 @@ public enum Compositor: Equatable, Sendable {
         case .otherWayland(let name): return name.isEmpty ? "an unnamed Wayland compositor" : "\(name) (Wayland)"
         }
     }
+}
+
+/// Where the Windows page's list of windows comes from.
+public enum WindowListSource: Equatable, Sendable {
+    /// The X window manager (EWMH).
+    case x11
+    /// sway's IPC socket.
+    case sway(socket: String)
 }
 
 /// Where the places of windows come from, or why nowhere.

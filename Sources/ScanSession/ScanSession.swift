@@ -72,7 +72,7 @@ public final class ScanSession: @unchecked Sendable {
     private var keyboard: KeyboardInput?
     private var devices: SwitchDevices?
     private var desktop: DesktopAccess?
-    private var windows: DesktopWindows?
+    private var windows: (any WindowList)?
 
     /// - Parameters:
     ///   - log: where messages go that are not effects (stderr for the command line).
@@ -222,10 +222,10 @@ public final class ScanSession: @unchecked Sendable {
             typing = keyboardMaker(scanSettings, notes: &notes, presenters: &presenters)
             if typing != nil { presenters.append(TextPresenter(injector, warn: report)) }
         }
-        // The window manager's windows, for the screen menu's Windows page.
-        var desktopWindows: DesktopWindows?
-        if plan.windowsPage {
-            do { desktopWindows = try DesktopWindows(report: report) } catch {
+        // The window manager's (or the compositor's) windows, for the screen menu's Windows page.
+        var desktopWindows: (any WindowList)?
+        if let source = plan.windowsPage {
+            do { desktopWindows = try WindowPlaces.list(source, report: report) } catch {
                 notes.append("Note: the Windows page is not offered: \(error)")
             }
         }

@@ -68,8 +68,8 @@ final class DesktopActuator: EffectPresenter, @unchecked Sendable {
 
 /// The Windows page's commands, carried out by the window watcher on its own thread.
 final class WindowPresenter: EffectPresenter, @unchecked Sendable {
-    let windows: DesktopWindows
-    init(_ windows: DesktopWindows) { self.windows = windows }
+    let windows: any WindowList
+    init(_ windows: any WindowList) { self.windows = windows }
     func present(_ effects: [TimedEffect]) throws {
         for e in effects {
             if case let .window(command, id, _) = e.effect { windows.perform(command, window: id) }

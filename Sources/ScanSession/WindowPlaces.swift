@@ -26,4 +26,12 @@ public enum WindowPlaces {
         let compositor = Compositor(env)
         return open(PlaceSource(compositor, env), compositor: compositor)
     }
+
+    /// The Windows page's list a plan names, opened; fails saying why it is not offered.
+    public static func list(_ source: WindowListSource, report: @escaping @Sendable (String) -> Void) throws -> any WindowList {
+        switch source {
+        case .x11: return try DesktopWindows(report: report)
+        case .sway(let socket): return try SwayWindows(socket: socket, report: report)
+        }
+    }
 }

@@ -10,7 +10,7 @@ import ScanHost
 /// to, closed, minimised and maximised on request. A thread of its own (a SerialThread
 /// polling the X connection) owns its X connection: nothing here ever runs on the engine's
 /// thread or blocks the presenters.
-public final class DesktopWindows: @unchecked Sendable {
+public final class DesktopWindows: WindowList, @unchecked Sendable {
     /// Called on the watcher's thread with every new list (and once with the first one);
     /// given to `start`.
     private var onChange: @Sendable ([ManagedWindow]) -> Void = { _ in }

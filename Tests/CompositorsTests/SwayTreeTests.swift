@@ -1,4 +1,5 @@
 @testable import Compositors
+import Foundation
 import ScanCore
 import Testing
 
@@ -57,5 +58,31 @@ import Testing
         #expect(!SwayTree.succeeded(Array(#"[{"success": true}, {"success": false, "error": "No matching node"}]"#.utf8)))
         #expect(!SwayTree.succeeded(Array("[]".utf8)))
         #expect(!SwayTree.succeeded(Array("nonsense".utf8)))
+    }
+
+    /// The Windows page's list: every window in the tree's order, the focused one active, one
+    /// put in the scratchpad minimised, a full-screen one maximised.
+    @Test func theWindowsPageListsEveryWindowWithItsState() throws {
+        let plain = try SwayTree.windows(Array(Self.tree.utf8))
+        #expect(plain.map(\.id) == ["7", "5", "6"])
+        #expect(plain.map(\.title) == ["Untitled 1 - Mousepad", "galculator", "gtk3-widget-factory"])
+        #expect(plain.map(\.active) == [true, false, false])
+        #expect(plain.allSatisfy { !$0.minimized && !$0.maximized })
+        // galculator put away, gtk3-widget-factory full screen (its fullscreen_mode 1).
+        let moved = Self.tree
+            .replacingOccurrences(of: #""name": "__i3_scratch", "nodes": [], "floating_nodes": []"#,
+                                  with: #""name": "__i3_scratch", "nodes": [], "floating_nodes": [{"id": 5, "type": "floating_con", "focused": false, "rect": {"x": 0, "y": 0, "width": 355, "height": 346}, "name": "galculator", "pid": 22550, "app_id": "galculator", "shell": "xdg_shell"}]"#)
+            .replacingOccurrences(of: #"{"id": 5, "type": "floating_con", "focused": false, "rect": {"x": 200, "y": 175, "width": 355, "height": 346}, "window_rect": {"x": 2, "y": 0, "width": 351, "height": 344}, "geometry": {"x": 0, "y": 0, "width": 351, "height": 344}, "name": "galculator", "nodes": [], "floating_nodes": [], "pid": 22550, "app_id": "galculator", "shell": "xdg_shell"}, "#, with: "")
+            .replacingOccurrences(of: #""name": "gtk3-widget-factory", "nodes""#, with: #""name": "gtk3-widget-factory", "fullscreen_mode": 1, "nodes""#)
+        #expect(moved != Self.tree)
+        let windows = try SwayTree.windows(Array(moved.utf8))
+        #expect(windows.map(\.id) == ["5", "7", "6"])
+        #expect(windows.map(\.minimized) == [true, false, false])
+        #expect(windows.map(\.maximized) == [false, false, true])
+    }
+
+    /// Each of the page's commands is a sway command on the window's container.
+    @Test func theWindowsPagesCommandsAreSwayCommands() {
+        #expect(WindowCommand.allCases.map(SwayWindows.command) == ["focus", "kill", "move scratchpad", "fullscreen enable", "fullscreen disable"])
     }
 }

@@ -33,8 +33,8 @@ final class ScanDriver {
     private(set) var seen: [EffectLine] = []
 
     /// Starts the run and waits for its first `first` effect (a highlight; a sweep in point mode).
-    init(_ session: DesktopSession, _ extra: [String], style: String = "manual", first: String = "highlight") throws {
-        process = try session.startSwitchscan(["run", "--desktop", "--output", "json", "--no-devices", "--style", style] + extra)
+    init(_ session: some SwitchscanHost, _ extra: [String], style: String = "manual", first: String = "highlight") throws {
+        process = try session.startScan(["run", "--desktop", "--output", "json", "--no-devices", "--style", style] + extra)
         // Starting reads the bus and the window: on a machine busy with other sessions' big
         // windows that takes seconds, which is not what these tests are about.
         try next("the first \(first)", timeout: 20) { $0.effect == first }

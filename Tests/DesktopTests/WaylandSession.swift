@@ -11,11 +11,13 @@ extension DesktopTool {
     static let grim = DesktopTool(path: "/usr/bin/grim", package: "grim")
     static let runuser = DesktopTool(path: "/usr/sbin/runuser", package: "util-linux")
     static let useradd = DesktopTool(path: "/usr/sbin/useradd", package: "passwd")
+    static let xwayland = DesktopTool(path: "/usr/bin/Xwayland", package: "xwayland")
 }
 
 /// A private Wayland desktop for one test: headless sway (pixman renderer, one 1280 × 800
-/// output, every native window floated to 200,150) with a private session bus, from which
-/// the accessibility bus is D-Bus-activated. sway refuses to run as root: when the tests do,
+/// output unless told otherwise, every native window floated to 200,150; with `xwayland`,
+/// XWayland running and every X11 window floated to `x11Corner`) with a private session bus,
+/// from which the accessibility bus is D-Bus-activated. sway refuses to run as root: when the tests do,
 /// the session's processes (sway, the applications, switchscan and the AT-SPI queries) run
 /// as the unprivileged user `switchscan-wl`, made here the first time (GTK applications
 /// refuse AT-SPI calls from another user). switchscan and the query script are copied into
@@ -23,9 +25,12 @@ extension DesktopTool {
 /// `stop()` (also run by deinit) ends every process carrying the session's marker.
 final class WaylandSession: @unchecked Sendable {
     static let user = "switchscan-wl"
-    let screenWidth = 1280, screenHeight = 800
+    let screenWidth: Int, screenHeight: Int
     /// Where sway floats every native window.
     let windowCorner = (x: 200, y: 150)
+    /// Where sway floats every X11 window (title bar included), with `xwayland`.
+    let x11Corner = (x: 900, y: 150)
+    let xwayland: Bool
     let directory: URL
     let runtime: URL
     /// The environment of every process of the session (WAYLAND_DISPLAY, SWAYSOCK, the bus).
@@ -37,9 +42,14 @@ final class WaylandSession: @unchecked Sendable {
     /// sway (through runuser when the tests run as root).
     private var compositor: ChildProcess?
     private var stopped = false
+    private var x11Display: String?
 
-    init() throws {
+    init(width: Int = 1280, height: Int = 800, xwayland: Bool = false) throws {
         for tool in [DesktopTool.sway, .grim, .dbusDaemon, .atspiBusLauncher, .python3] { try tool.require() }
+        if xwayland { try DesktopTool.xwayland.require() }
+        screenWidth = width
+        screenHeight = height
+        self.xwayland = xwayland
         signal(SIGPIPE, SIG_IGN)
         DesktopSession.cleanUpAfterDeadRuns()
         asUser = getuid() == 0
@@ -127,7 +137,8 @@ final class WaylandSession: @unchecked Sendable {
         try """
             output HEADLESS-1 resolution \(screenWidth)x\(screenHeight) position 0 0
             for_window [app_id=".*"] floating enable, move position \(windowCorner.x) \(windowCorner.y)
-            xwayland disable
+            for_window [class=".*"] floating enable, move position \(x11Corner.x) \(x11Corner.y)
+            xwayland \(xwayland ? "enable" : "disable")
             """.write(to: config, atomically: true, encoding: .utf8)
         for file in [bus, config] { try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path) }
         let log = directory.appendingPathComponent("services.log")
@@ -224,6 +235,42 @@ final class WaylandSession: @unchecked Sendable {
     func waitForApplication(named name: String, timeout: Double = 20) throws {
         let r = try atspiQuery(["wait-app", name, String(timeout)], timeout: timeout + 10)
         guard r.status == 0 else { throw DesktopError("Waiting for \(name) on the AT-SPI desktop.\n\(r)\n\(log())") }
+    }
+
+    /// XWayland's display, as sway gives it to what it starts (it sets DISPLAY once XWayland's
+    /// sockets are made).
+    func xwaylandDisplay() throws -> String {
+        guard xwayland else { throw DesktopError("this session runs without XWayland") }
+        if let known = x11Display { return known }
+        let file = runtime.appendingPathComponent("display")
+        let r = try run("/usr/bin/swaymsg", ["exec", "printf %s \"$DISPLAY\" > \(file.path).new && mv \(file.path).new \(file.path)"])
+        guard r.status == 0 else { throw DesktopError("swaymsg exec failed.\n\(r)") }
+        var display = ""
+        try wait("sway's DISPLAY", timeout: 10) {
+            display = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            return !display.isEmpty
+        }
+        x11Display = display
+        return display
+    }
+
+    /// Starts `Fixtures/fixture.py` in the session, natively or (`x11`) through XWayland, and
+    /// waits until it is ready and on the AT-SPI desktop.
+    func startFixture(args: [String], x11: Bool = false, timeout: Double = 15) throws -> FixtureProcess {
+        let extra = x11 ? ["GDK_BACKEND": "x11", "DISPLAY": try xwaylandDisplay()] : [:]
+        let (p, a) = command(DesktopTool.python3.path, [try copy(DesktopSession.fixtureScript)] + args, extra: extra)
+        let errURL = directory.appendingPathComponent("app-\(UUID().uuidString.prefix(8)).stderr")
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        defer { try? errHandle.close() }
+        let child = try ChildProcess.startPiped(p, a, environment: environment, directory: directory, stderr: errHandle)
+        services.append(child.process)
+        func flag(_ name: String) -> String? { args.firstIndex(of: name).flatMap { $0 + 1 < args.count ? args[$0 + 1] : nil } }
+        let fixture = FixtureProcess(process: child.process, output: LineCollector(reading: child.output), stderrURL: errURL,
+                                     applicationName: flag("--app-name") ?? "switchscan-fixture", title: flag("--title") ?? "SwitchScan Fixture")
+        try fixture.waitForLine(matching: "ready", timeout: timeout)
+        try waitForApplication(named: fixture.applicationName, timeout: timeout)
+        return fixture
     }
 
     /// A second output (a headless one sway makes on request) placed at `x`,`y` of the layout.

@@ -225,6 +225,117 @@ import WaylandOutput
         #expect(!scan.stderr.contains("not drawn on the screen"), "\(scan.stderr)")
     }
 
+    /// An X11 application through XWayland beside a native one, as on many sway desktops:
+    /// `desktop` says where each one's place comes from; each one's button, clicked by the
+    /// compositor's virtual pointer where `snapshot` puts it, is clicked (the fixture says
+    /// so); a switch user ticks the X11 one's check box by the outline, and SwitchScan draws
+    /// nothing through XWayland (no window of its own on that X server).
+    @Test func anXWaylandWindowBesideANativeOneIsPlacedAndClicked() throws {
+        let session = try WaylandSession(width: 1600, height: 900, xwayland: true)
+        defer { session.stop() }
+        let native = try session.startFixture(args: ["--app-name", "fixture-native", "--title", "Native Fixture"])
+        let x11 = try session.startFixture(args: ["--app-name", "fixture-x11", "--title", "X11 Fixture"], x11: true)
+        var desktop = ToolResult(command: [], status: -1, stdout: "", stderr: "", timedOut: false)
+        // A window shows on AT-SPI a moment before sway has placed it.
+        _ = try TestTime.poll(timeout: 10, every: 0.2) {
+            desktop = try session.runSwitchscan(["desktop"])
+            return desktop.stdout.contains("placed by sway's IPC") && desktop.stdout.contains("through XWayland")
+        }
+        let lines = desktop.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.contains("Native Fixture") && $0.contains("placed by sway's IPC") }, "\(desktop)")
+        #expect(lines.contains { $0.contains("X11 Fixture") && $0.contains("an X11 client through XWayland") }, "\(desktop)")
+
+        let pointer = try WaylandPointer(display: session.waylandSocket)
+        for (fixture, corner) in [(native, session.windowCorner), (x11, session.x11Corner)] {
+            let targets = try TaskTests.targets(session, app: fixture.applicationName)
+            let button = try #require(targets.first { $0.label == "Btn 1" }, "no Btn 1 in \(targets.map(\.label))")
+            let (x, y) = button.centre
+            #expect(x > Double(corner.x) && x < Double(corner.x + 600) && y > Double(corner.y) && y < Double(corner.y + 500),
+                    "\(fixture.applicationName)'s Btn 1 at \(x),\(y), its window at \(corner)")
+            #expect(pointer.click(at: Point(x: x, y: y)))
+            try fixture.waitForLine(matching: "clicked Btn 1", timeout: 5)
+        }
+
+        let check = try #require(try TaskTests.targets(session, app: x11.applicationName).first { $0.label == "Check me" })
+        let (scan, _) = try TaskTests.startAutoScan(session, app: x11.applicationName, settings: #"{"autoScanInterval": 0.5}"#)
+        defer { _ = scan.terminate() }
+        _ = try TaskTests.tap(check, scan)
+        try x11.waitForLine(matching: "check True", timeout: 5)
+        let windows = try session.run("/usr/bin/xwininfo", ["-root", "-tree"], extra: ["DISPLAY": try session.xwaylandDisplay()])
+        #expect(windows.status == 0 && windows.stdout.contains("X11 Fixture"), "\(windows)")
+        #expect(!windows.stdout.contains("switchscan"), "SwitchScan drew through XWayland:\n\(windows.stdout)")
+        #expect(scan.stderr.contains("Pointer: the compositor's virtual pointer"), "\(scan.stderr)")
+        #expect(!scan.stderr.contains("not drawn on the screen"), "\(scan.stderr)")
+    }
+
+    /// sway's windows as its IPC tells them: title, whether focused, whether full screen.
+    static func swayWindows(_ session: WaylandSession) throws -> [(title: String, focused: Bool, fullScreen: Bool)] {
+        let r = try session.run("/usr/bin/swaymsg", ["-t", "get_tree", "-r"])
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+        var out: [(String, Bool, Bool)] = []
+        func walk(_ n: [String: Any]) {
+            if n["pid"] != nil { out.append((n["name"] as? String ?? "", n["focused"] as? Bool ?? false, (n["fullscreen_mode"] as? Int ?? 0) > 0)) }
+            for key in ["nodes", "floating_nodes"] { for c in n[key] as? [[String: Any]] ?? [] { walk(c) } }
+        }
+        walk(tree)
+        return out
+    }
+
+    /// The screen menu's Windows page on sway, from an element's menu as on X11: it lists
+    /// the other native window by its title, switches to it (sway focuses it, and the scan
+    /// follows), maximises it (full screen) and closes it (the application quits).
+    @Test func theWindowsPageSwitchesMaximisesAndClosesWindowsOnSway() throws {
+        let session = try WaylandSession()
+        defer { session.stop() }
+        let other = try session.startFixture(args: ["--title", "Other Window", "--app-name", "other-fixture"])
+        _ = try session.startFixture(args: [])
+        _ = try TestTime.poll(timeout: 5, every: 0.1) { try Self.swayWindows(session).contains { $0.title == "SwitchScan Fixture" && $0.focused } }
+        let scan = try ScanDriver(session, [])
+        defer { scan.stop() }
+        try scan.go(to: "Btn 1")
+
+        func openWindowsPage() throws -> EffectLine {
+            try scan.select(expecting: "the element's menu") { $0.effect == "menuOpen" }
+            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+            try scan.go(to: "Settings and more")
+            try scan.select(expecting: "the screen menu") { $0.effect == "menuOpen" && ($0.fields["entries"] as? [String])?.contains("windows") == true }
+            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+            try scan.go(to: "Windows")
+            let page = try scan.select(expecting: "the Windows page") { $0.effect == "menuOpen" }
+            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+            return page
+        }
+
+        let page = try openWindowsPage()
+        let titles = page.fields["titles"] as? [String] ?? []
+        #expect(titles.contains("Other Window") && !titles.contains("SwitchScan Fixture"), "\(page)")
+        try scan.go(to: "Other Window")
+        let asked = try scan.select(expecting: "the switch asked for") { $0.effect == "window" }
+        #expect(asked.fields["action"] as? String == "activate" && asked.fields["title"] as? String == "Other Window", "\(asked)")
+        let arrived = try scan.next("the other window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "Other Window" }
+        print("Windows page on sway: switch to the new window's screen in \(Int(((arrived.time - asked.time) * 1000).rounded())) ms")
+        #expect(try Self.swayWindows(session).contains { $0.title == "Other Window" && $0.focused })
+
+        try scan.go(to: "Btn 1")
+        _ = try openWindowsPage()
+        try scan.go(to: "Maximise window")
+        try scan.select(expecting: "maximise asked for") { $0.effect == "window" && $0.fields["action"] as? String == "maximize" }
+        var full = false
+        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+            full = try Self.swayWindows(session).contains { $0.title == "Other Window" && $0.fullScreen }
+            return full
+        }
+        #expect(full, "sway did not make Other Window full screen")
+
+        try scan.go(to: "Btn 1")
+        let again = try openWindowsPage()
+        #expect((again.fields["titles"] as? [String])?.contains("Restore window size") == true, "\(again)")
+        try scan.go(to: "Close window")
+        try scan.select(expecting: "close asked for") { $0.effect == "window" && $0.fields["action"] as? String == "close" }
+        try other.waitForLine(matching: "quit")
+        try scan.next("the remaining window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "SwitchScan Fixture" }
+    }
+
     /// The compositor going away mid-run (a crash, a logout): the run ends by itself within
     /// seconds, saying why once, without a crash (the session's unit starts it again).
     @Test func aRunEndsCleanlyWhenTheCompositorGoes() throws {

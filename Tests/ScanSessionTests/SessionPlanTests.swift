@@ -19,7 +19,7 @@ import Testing
         #expect(plan.injection == .xtest)
         #expect(!plan.injectionAsked)
         #expect(plan.overlay)
-        #expect(plan.windowsPage)
+        #expect(plan.windowsPage == .x11)
         #expect(plan.output == .terminal)
         #expect(plan.screenFromDisplay)
     }
@@ -43,7 +43,7 @@ import Testing
         let plan = SessionPlan(config(.desktop(app: nil), env), outputIsTerminal: true)
         #expect(plan.injection == .uinput)
         #expect(!plan.overlay)
-        #expect(!plan.windowsPage)
+        #expect(plan.windowsPage == nil)
         #expect(!plan.screenFromDisplay)
     }
 
@@ -51,7 +51,7 @@ import Testing
         let plan = SessionPlan(config(.layout("Layouts/mail-inbox.json"), Self.x11), outputIsTerminal: true)
         #expect(plan.injection == RunConfiguration.Injection.none)
         #expect(plan.overlay)
-        #expect(!plan.windowsPage)
+        #expect(plan.windowsPage == nil)
     }
 
     @Test func whatIsAskedForWinsAndIsMarkedAsAsked() {
@@ -103,8 +103,10 @@ import Testing
                              outputIsTerminal: false).overlay)
         #expect(SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "GNOME"]),
                             outputIsTerminal: false).overlay)
-        // The X window manager's list holds only X clients there.
-        #expect(!SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).windowsPage)
+        // The X window manager's list holds only X clients there: sway's own.
+        #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).windowsPage == .sway(socket: Self.sway["SWAYSOCK"]!))
+        #expect(SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "KDE"]),
+                            outputIsTerminal: false).windowsPage == nil)
         // The layer shell instead, but on GNOME (which has none) and X11.
         #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).layerOverlay)
         #expect(!SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "GNOME"]), outputIsTerminal: false).layerOverlay)
