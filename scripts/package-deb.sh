@@ -129,7 +129,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends, acl
-Recommends: at-spi2-core, speech-dispatcher
+Recommends: at-spi2-core, speech-dispatcher, fonts-dejavu-core
 Section: misc
 Priority: optional
 Description: switch access scanning for the Linux desktop

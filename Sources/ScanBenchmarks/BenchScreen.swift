@@ -34,6 +34,9 @@ struct BenchScreen: ParsableCommand {
     @Flag(help: "Run a CPU hog on every core meanwhile.")
     var load = false
 
+    @Flag(help: "Show the scanning keyboard (48 labelled keys across the bottom of the screen) under the outline meanwhile.")
+    var keyboard = false
+
     @Option(help: "Seconds of moving once a second, to measure the overlay's CPU (0: skip).")
     var idleSeconds = 10
 
@@ -79,6 +82,15 @@ struct BenchScreen: ParsableCommand {
             presentQueue.async { try? overlay.present(effects) }
         }
         scanner.start()
+        if keyboard {
+            // Drawn with every move of the outline: what a person typing sees.
+            let labels = ["e", "space", "Backspace", "Caps lock", "123", "q", "Delete word", "Hide"]
+            let keys = (0..<48).map { i in
+                KeyboardKey(id: "key\(i)", label: labels[i % labels.count],
+                            frame: Rect(x: Double(i % 8 * 128), y: Double(468 + i / 8 * 50), width: 128, height: 50))
+            }
+            presentQueue.async { try? overlay.present([TimedEffect(MonotonicClock.now(), .keyboard(keys))]) }
+        }
         usleep(200_000)
         presentQueue.sync { latencies.removeAll(); pending.removeAll() }
         var round: [Int64] = []
@@ -99,7 +111,7 @@ struct BenchScreen: ParsableCommand {
         }
         endProgress()
         let s = presentQueue.sync { Summary(latencies) }, b = Summary(round)
-        print("bench screen: \(presses) presses, \(wayland ? "layer-shell overlay (Wayland)" : "X11 overlay"), load \(load ? "on" : "off")")
+        print("bench screen: \(presses) presses, \(wayland ? "layer-shell overlay (Wayland)" : "X11 overlay"), load \(load ? "on" : "off")\(keyboard ? ", keyboard shown" : "")")
         if wayland {
             print(String(format: "press → outline shown (frame callback): p50 %.1f µs, p99 %.1f µs, max %.1f µs (%d)", s.p50, s.p99, s.max, s.count))
             print(String(format: "bare wl_display round trip:             p50 %.1f µs, p99 %.1f µs, max %.1f µs", b.p50, b.p99, b.max))

@@ -186,7 +186,11 @@ public final class ScanSession: @unchecked Sendable {
             // A compositor that goes (a crash, a logout) ends the run, even while nothing is
             // presented (no windows left to scan).
             let lost: @Sendable (WaylandError) -> Void = { [weak self] e in self?.shutdown(.failed("Error: \(e)", status: 1)) }
-            do { presenters.append(try LayerOverlay(feedback: feedback, queue: presentQueue, onLost: lost)) } catch {
+            do {
+                let overlay = try LayerOverlay(feedback: feedback, queue: presentQueue, onLost: lost)
+                if let note = overlay.fontNote { notes.append("Warning: \(note)") }
+                presenters.append(overlay)
+            } catch {
                 notes.append("Warning: the highlight is not drawn on the screen: \(error).")
             }
         }

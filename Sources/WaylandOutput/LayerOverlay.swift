@@ -16,8 +16,9 @@ import WaylandProtocols
 /// shared-memory buffers used in turn: a buffer the compositor still reads (not released) is
 /// never written, and only what changed is cleared, drawn and sent as damage (what this
 /// buffer held, what the buffer shown last held, what is drawn now). The menu and keyboard
-/// panels are not drawn here (they need text). An output that goes away takes the surface
-/// with it: the next effect makes it again on the first output left.
+/// panels are drawn too, their labels in a TrueType font of the system's (`OverlayFont`).
+/// An output that goes away takes the surface with it: the next effect makes it again on the
+/// first output left.
 ///
 /// Every libwayland call runs on `queue`, which also reads the compositor's events. A lost
 /// compositor is reported once: thrown from the next `present`, or given to `onLost` as soon
@@ -56,6 +57,8 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     private var reportedLoss = false
     private let onLost: (@Sendable (WaylandError) -> Void)?
 
+    /// Why the menu and keyboard are drawn without labels (no font), to be said once.
+    public let fontNote: String?
     /// Frames a second while a sweep runs.
     public var framesPerSecond = 60
     /// Called on `queue` when the compositor has shown a batch that held a highlight (its
@@ -100,7 +103,9 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         self.queue = queue
         self.clock = clock
         self.onLost = onLost
-        raster = ShapeRaster(feedback: settings)
+        let (text, note) = OverlayFont.load()
+        raster = ShapeRaster(feedback: settings, text: text)
+        fontNote = note
         screen = PixelRect(x: 0, y: 0, width: 0, height: 0)
         do { try makeSurface() } catch {
             tearDown()

@@ -1,19 +1,30 @@
 import ScanCore
 import ScreenScene
 
-/// The overlay's shapes as pixels in a buffer (ARGB, premultiplied, 0 = clear): the outline
-/// and the sweep drawn in the highlight colour (a group's outline in the group colour), edged
-/// by a dark pixel inside and out, as the X11 overlay draws them. Pure: it writes a buffer
-/// and says which rectangles it touched, so that only those are cleared next time and sent
-/// to the compositor as damage.
+/// The overlay's shapes as pixels in a buffer (ARGB, premultiplied, 0 = clear), as the X11
+/// overlay draws them: the keyboard's keys as light tiles with their labels on a dark panel;
+/// the outline and the sweep in the highlight colour (a group's outline in the group colour),
+/// edged by a dark pixel inside and out; the menu in a panel framed in the highlight colour,
+/// its current entry on a highlighted row. Labels are drawn with `text` (without one, the
+/// panels are drawn without them). Pure: it writes a buffer and says which rectangles it
+/// touched, so that only those are cleared next time and sent to the compositor as damage.
 struct ShapeRaster {
     var highlight: UInt32
     var group: UInt32
+    let text: TextPainter?
     static let dark: UInt32 = 0xff00_0000
+    static let panel: UInt32 = 0xff20_2020
+    static let key: UInt32 = 0xff48_4848
+    static let white: UInt32 = 0xffff_ffff
+    /// The menu panel's frame, inner margin and gap between rows (the X11 overlay's).
+    static let border = 2, padding = 10, rowGap = 8
+    /// The gap around each key's tile.
+    static let keyGap = 3
 
-    init(feedback: FeedbackSettings) {
+    init(feedback: FeedbackSettings, text: TextPainter?) {
         highlight = Self.argb(feedback.highlightColor)
         group = Self.argb(OverlayGeometry.groupColor(for: feedback.highlightColor))
+        self.text = text
     }
 
     static func argb(_ c: RGBColor) -> UInt32 {
@@ -40,6 +51,33 @@ struct ShapeRaster {
                 for x in l.x..<l.maxX { pixels[row + x] = color }
             }
         }
+
+        /// A glyph's coverage blended in `color` over what is there (an opaque panel), its
+        /// pen at the screen's `x`, `baseline`, inside `clip`.
+        func blend(_ g: GlyphImage, x: Int, baseline: Int, _ color: UInt32, clip: PixelRect) {
+            let box = PixelRect(x: x + g.left, y: baseline + g.top, width: g.width, height: g.height)
+            let l = local(box.intersection(clip))
+            guard !l.isEmpty else { return }
+            let gx = x + g.left - origin.x, gy = baseline + g.top - origin.y
+            for y in l.y..<l.maxY {
+                for x in l.x..<l.maxX {
+                    let a = UInt32(g.alpha[(y - gy) * g.width + (x - gx)])
+                    guard a > 0 else { continue }
+                    let i = y * width + x
+                    pixels[i] = a == 255 ? color : Self.mix(color, pixels[i], a)
+                }
+            }
+        }
+
+        /// `a`/255 of `top` over `bottom`, channel by channel (both opaque).
+        static func mix(_ top: UInt32, _ bottom: UInt32, _ a: UInt32) -> UInt32 {
+            var out: UInt32 = 0xff00_0000
+            for shift in [16, 8, 0] as [UInt32] {
+                let t = (top >> shift) & 0xff, b = (bottom >> shift) & 0xff
+                out |= ((t * a + b * (255 - a) + 127) / 255) << shift
+            }
+            return out
+        }
     }
 
     /// Clears `previous` (what this buffer held), draws `shapes`; returns the screen
@@ -47,6 +85,10 @@ struct ShapeRaster {
     func draw(_ shapes: OverlayShapes, over previous: [PixelRect], into t: Target) -> (drawn: [PixelRect], damage: [PixelRect]) {
         for r in previous { t.fill(r, 0) }
         var drawn: [PixelRect] = []
+        if let k = shapes.keyboard {
+            keyboard(k, t)
+            drawn.append(k.frame)
+        }
         if let o = shapes.outline {
             let color = o.isGroup ? group : highlight
             switch o {
@@ -66,7 +108,59 @@ struct ShapeRaster {
                                             : PixelRect(x: line.x, y: line.y + 1, width: line.width, height: line.height - 2), highlight)
             drawn.append(line)
         }
+        if let m = shapes.menu, let frame = menuFrame(m, screen: PixelRect(x: t.origin.x, y: t.origin.y, width: t.width, height: t.height)) {
+            menu(m, in: frame, t)
+            drawn.append(frame)
+        }
         return (drawn, previous + drawn)
+    }
+
+    var rowHeight: Int { text?.lineHeight ?? 13 }
+
+    /// Where the menu panel goes (border included): beside the outline, or centred.
+    func menuFrame(_ m: OverlayShapes.Menu, screen: PixelRect) -> PixelRect? {
+        guard !m.titles.isEmpty else { return nil }
+        let widest = m.titles.map { text?.width($0) ?? 8 * $0.count }.max() ?? 0
+        let size = (width: widest + 2 * Self.padding + 2 * Self.border,
+                    height: m.titles.count * (rowHeight + Self.rowGap) + Self.rowGap + 2 * Self.border)
+        let at = OverlayGeometry.panelOrigin(size: size, beside: m.anchor, screen: screen, gap: 4)
+        return PixelRect(x: at.x, y: at.y, width: size.width, height: size.height)
+    }
+
+    /// The top of row `i` inside the panel's border.
+    static func rowTop(_ i: Int, rowHeight: Int) -> Int { rowGap / 2 + i * (rowHeight + rowGap) }
+
+    private func menu(_ m: OverlayShapes.Menu, in frame: PixelRect, _ t: Target) {
+        t.fill(frame, highlight)
+        let inner = frame.insetBy(Self.border)
+        t.fill(inner, Self.panel)
+        for (i, title) in m.titles.enumerated() {
+            let top = inner.y + Self.rowTop(i, rowHeight: rowHeight)
+            if i == m.current {
+                t.fill(PixelRect(x: inner.x + 2, y: top, width: max(1, inner.width - 4), height: rowHeight + Self.rowGap).intersection(inner), highlight)
+            }
+            write(title, x: inner.x + Self.padding, baseline: top + Self.rowGap / 2 + (text?.ascent ?? 11),
+                  i == m.current ? Self.dark : Self.white, clip: inner, t)
+        }
+    }
+
+    private func keyboard(_ k: OverlayShapes.Keyboard, _ t: Target) {
+        t.fill(k.frame, Self.panel)
+        for key in k.keys {
+            let r = PixelRect(covering: key.frame)
+            // A held modifier or lock in the group outline's colour: what the next key will do.
+            let tile = r.insetBy(Self.keyGap).intersection(k.frame)
+            t.fill(tile, key.held ? group : Self.key)
+            guard let text else { continue }
+            let width = text.width(key.label)
+            write(key.label, x: r.x + max(Self.keyGap, (r.width - width) / 2), baseline: r.y + (r.height + text.ascent - text.descent) / 2,
+                  Self.white, clip: tile, t)
+        }
+    }
+
+    private func write(_ s: String, x: Int, baseline: Int, _ color: UInt32, clip: PixelRect, _ t: Target) {
+        guard let text else { return }
+        for (glyph, dx) in text.layout(s) { t.blend(glyph, x: x + dx, baseline: baseline, color, clip: clip) }
     }
 
     /// A ring: dark, then the colour one pixel in from each edge. A ring without a hole

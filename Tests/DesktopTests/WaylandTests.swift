@@ -336,6 +336,65 @@ import WaylandOutput
         try scan.next("the remaining window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "SwitchScan Fixture" }
     }
 
+    /// The bounding box of the pixels of `color` in `r` of `image`, and how many there are.
+    static func region(of color: RGB, in image: ScreenImage, within r: ScreenRect) -> (box: ScreenRect, count: Int)? {
+        var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1, count = 0
+        for y in max(0, r.y)..<min(image.height, r.y + r.height) {
+            for x in max(0, r.x)..<min(image.width, r.x + r.width) where image.pixel(x: x, y: y) == color {
+                minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y); count += 1
+            }
+        }
+        return count == 0 ? nil : (ScreenRect(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1), count)
+    }
+
+    /// What a switch user sees on sway when a menu opens and when the keyboard does: the
+    /// menu in a dark panel framed in orange beside the outline, its entries written in white,
+    /// the current one on an orange row; the keyboard's keys as grey tiles with white labels
+    /// across the bottom of the screen.
+    @Test func theMenuAndTheKeyboardAreDrawnWithTheirLabels() throws {
+        let session = try WaylandSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--typing"])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        try scan.go(to: "Send")
+        let send = try #require(scan.current?.frame, "\(String(describing: scan.current))")
+        try scan.select(expecting: "the element's menu") { $0.effect == "menuOpen" }
+        try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        let panel = RGB(r: 0x20, g: 0x20, b: 0x20), white = RGB(r: 0xff, g: 0xff, b: 0xff)
+        let orange = RGB(r: 0xff, g: 0x8c, b: 0x00), tile = RGB(r: 0x48, g: 0x48, b: 0x48)
+        var menu: (box: ScreenRect, count: Int)?
+        var screen = try session.captureScreen()
+        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+            screen = try session.captureScreen()
+            // Right of the outline (the pointer's arrow has dark pixels of its own elsewhere).
+            menu = Self.region(of: panel, in: screen, within: ScreenRect(x: Int(send[0] + send[2]), y: 0, width: session.screenWidth, height: session.screenHeight))
+            return (menu?.count ?? 0) > 3000
+        }
+        let box = try #require(menu?.box, "no menu panel on the screen")
+        // Beside the outline around Send (4 px apart, the outline 6 px out from the frame).
+        #expect(box.x <= Int(send[0] + send[2]) + 16 && box.y <= Int(send[1]), "the panel \(box) is not beside Send at \(send)")
+        #expect(screen.count(of: white, in: box) > 100, "no entries written in the panel \(box)")
+        #expect(screen.count(of: orange, in: box) > 500, "no current entry's row in the panel \(box)")
+        #expect(screen.pixel(x: box.x - 1, y: box.y + box.height / 2) == orange, "no orange frame around the panel \(box)")
+
+        // Back to the window, and into the message field: the keyboard.
+        try scan.process.send("\u{1b}")   // Esc leaves the menu
+        try scan.next("the menu closing") { $0.effect == "menuClose" }
+        try scan.go(to: "Message")
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        var keys: (box: ScreenRect, count: Int)?
+        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+            screen = try session.captureScreen()
+            keys = Self.region(of: tile, in: screen, within: ScreenRect(x: 0, y: session.screenHeight / 3, width: session.screenWidth, height: session.screenHeight))
+            return (keys?.count ?? 0) > 20_000
+        }
+        let board = try #require(keys?.box, "no keyboard on the screen")
+        #expect(board.width > session.screenWidth / 2 && board.y + board.height > session.screenHeight * 2 / 3, "the keyboard at \(board)")
+        #expect(screen.count(of: white, in: board) > 1000, "no labels on the keys at \(board)")
+        #expect(!scan.process.stderr.contains("without their labels"), "\(scan.process.stderr)")
+    }
+
     /// The compositor going away mid-run (a crash, a logout): the run ends by itself within
     /// seconds, saying why once, without a crash (the session's unit starts it again).
     @Test func aRunEndsCleanlyWhenTheCompositorGoes() throws {

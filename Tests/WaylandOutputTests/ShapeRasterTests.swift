@@ -5,19 +5,30 @@ import Testing
 
 /// The layer-shell overlay's pixels, drawn into a plain buffer.
 @Suite struct ShapeRasterTests {
-    let raster = ShapeRaster(feedback: FeedbackSettings())
+    let raster = ShapeRaster(feedback: FeedbackSettings(), text: nil)
     static let orange: UInt32 = 0xffff_8c00
 
     /// A 200 × 100 buffer showing the screen from `origin`.
     final class Canvas {
-        var storage = [UInt32](repeating: 0, count: 200 * 100)
+        let width: Int, height: Int
+        var storage: [UInt32]
+        init(width: Int = 200, height: Int = 100) {
+            self.width = width
+            self.height = height
+            storage = [UInt32](repeating: 0, count: width * height)
+        }
         func draw(_ raster: ShapeRaster, _ shapes: OverlayShapes, over previous: [PixelRect] = [], origin: (Int, Int) = (0, 0))
             -> (drawn: [PixelRect], damage: [PixelRect]) {
-            storage.withUnsafeMutableBufferPointer { p in
-                raster.draw(shapes, over: previous, into: ShapeRaster.Target(pixels: p, width: 200, height: 100, origin: origin))
+            let (w, h) = (width, height)
+            return storage.withUnsafeMutableBufferPointer { p in
+                raster.draw(shapes, over: previous, into: ShapeRaster.Target(pixels: p, width: w, height: h, origin: origin))
             }
         }
-        subscript(x: Int, y: Int) -> UInt32 { storage[y * 200 + x] }
+        subscript(x: Int, y: Int) -> UInt32 { storage[y * width + x] }
+        /// The pixels of `r` that are not one of `colours`.
+        func others(in r: PixelRect, than colours: Set<UInt32>) -> Int {
+            (r.y..<r.maxY).reduce(0) { n, y in n + (r.x..<r.maxX).filter { !colours.contains(self[$0, y]) }.count }
+        }
     }
 
     @Test func aRingIsTheColourBetweenTwoDarkEdgesJustOutsideTheFrame() {
@@ -64,5 +75,72 @@ import Testing
         #expect(c[14, 30] == ShapeRaster.dark && c[16, 30] == 0xff00_73ff && c[19, 30] == ShapeRaster.dark && c[30, 30] == 0)
         // Between the two members nothing is drawn.
         #expect(c[70, 30] == 0)
+    }
+
+    static func painter() throws -> TextPainter {
+        let (painter, note) = OverlayFont.load()
+        return try #require(painter, "\(note ?? "")")
+    }
+
+    /// The menu beside the outline: framed in the highlight colour on the dark panel, one
+    /// row a title, the current one on a highlighted row in dark letters, the others in white.
+    @Test func theMenuIsAPanelBesideTheOutlineWithItsCurrentRowHighlighted() throws {
+        let text = try Self.painter()
+        let raster = ShapeRaster(feedback: FeedbackSettings(), text: text)
+        let c = Canvas(width: 400, height: 200)
+        var shapes = OverlayShapes()
+        shapes.menu = OverlayShapes.Menu(titles: ["Tap", "Settings and more"], current: 1, anchor: PixelRect(x: 10, y: 10, width: 50, height: 30))
+        let (drawn, _) = c.draw(raster, shapes)
+        let frame = try #require(drawn.first)
+        let row = text.lineHeight + ShapeRaster.rowGap
+        #expect(frame == PixelRect(x: 64, y: 10, width: text.width("Settings and more") + 2 * ShapeRaster.padding + 2 * ShapeRaster.border,
+                                   height: 2 * row + ShapeRaster.rowGap + 2 * ShapeRaster.border))
+        #expect(c[frame.x, frame.y + 5] == Self.orange && c[frame.x + 1, frame.maxY - 1] == Self.orange)
+        #expect(c[frame.x + 3, frame.y + 3] == ShapeRaster.panel)
+        // Row 0 on the panel, white letters; row 1 highlighted, dark letters.
+        let inner = frame.insetBy(ShapeRaster.border)
+        let first = PixelRect(x: inner.x + 2, y: inner.y + ShapeRaster.rowTop(0, rowHeight: text.lineHeight), width: inner.width - 4, height: row)
+        let second = PixelRect(x: inner.x + 2, y: inner.y + ShapeRaster.rowTop(1, rowHeight: text.lineHeight), width: inner.width - 4, height: row)
+        #expect(c[second.x + 1, second.y + 1] == Self.orange && c[first.x + 1, first.y + 1] == ShapeRaster.panel)
+        #expect(c.others(in: first, than: [ShapeRaster.panel]) > 40, "no letters in the first row")
+        #expect((first.y..<first.maxY).contains { y in (first.x..<first.maxX).contains { c[$0, y] == ShapeRaster.white } })
+        #expect(c.others(in: second, than: [Self.orange]) > 100, "no letters in the current row")
+        #expect((second.y..<second.maxY).contains { y in (second.x..<second.maxX).contains { c[$0, y] == ShapeRaster.dark } })
+        // Nothing outside the panel.
+        #expect(c.others(in: PixelRect(x: 0, y: 0, width: 400, height: 200), than: [0]) == frame.width * frame.height)
+        #expect(c[frame.maxX, frame.y + 5] == 0 && c[frame.x - 1, frame.y + 5] == 0)
+    }
+
+    /// The keyboard: light tiles on the dark panel, each with its label in white, a held
+    /// modifier's tile in the group colour.
+    @Test func theKeyboardIsTilesWithTheirLabels() throws {
+        let raster = ShapeRaster(feedback: FeedbackSettings(), text: try Self.painter())
+        let c = Canvas(width: 300, height: 100)
+        var shapes = OverlayShapes()
+        let keys = [KeyboardKey(id: "key:a", label: "a", frame: Rect(x: 10, y: 10, width: 60, height: 40)),
+                    KeyboardKey(id: "key:ctrl", label: "Ctrl", frame: Rect(x: 70, y: 10, width: 60, height: 40), held: true)]
+        shapes.keyboard = OverlayShapes.Keyboard(keys: keys, frame: PixelRect(x: 10, y: 10, width: 120, height: 40))
+        let (drawn, _) = c.draw(raster, shapes)
+        #expect(drawn == [PixelRect(x: 10, y: 10, width: 120, height: 40)])
+        #expect(c[11, 11] == ShapeRaster.panel && c[69, 30] == ShapeRaster.panel)
+        #expect(c[14, 14] == ShapeRaster.key)
+        let blue = ShapeRaster.argb(OverlayGeometry.groupColor(for: FeedbackSettings().highlightColor))
+        #expect(c[74, 14] == blue)
+        let a = PixelRect(x: 13, y: 13, width: 54, height: 34), ctrl = PixelRect(x: 73, y: 13, width: 54, height: 34)
+        #expect(c.others(in: a, than: [ShapeRaster.key]) > 20 && c.others(in: ctrl, than: [blue]) > 60)
+        #expect((a.y..<a.maxY).contains { y in (a.x..<a.maxX).contains { c[$0, y] == ShapeRaster.white } })
+        #expect(c[5, 5] == 0 && c[131, 30] == 0)
+    }
+
+    /// Without a font the panels are still drawn, without labels.
+    @Test func withoutAFontThePanelsHaveNoLabels() {
+        let c = Canvas(width: 300, height: 100)
+        var shapes = OverlayShapes()
+        shapes.keyboard = OverlayShapes.Keyboard(keys: [KeyboardKey(id: "key:a", label: "a", frame: Rect(x: 10, y: 10, width: 60, height: 40))],
+                                                 frame: PixelRect(x: 10, y: 10, width: 60, height: 40))
+        shapes.menu = OverlayShapes.Menu(titles: ["Tap"], current: 0, anchor: nil)
+        let (drawn, _) = c.draw(raster, shapes)
+        #expect(drawn.count == 2)
+        #expect(c.others(in: PixelRect(x: 13, y: 13, width: 54, height: 34), than: [ShapeRaster.key]) == 0)
     }
 }
