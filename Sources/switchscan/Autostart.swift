@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandSupport
 import Foundation
 import ScanFormats
+import ScanSession
 
 /// Starting SwitchScan with the user's desktop session: a systemd user unit where systemd's
 /// user manager runs the graphical session (restarted after a crash), else an XDG autostart
@@ -230,6 +231,18 @@ struct UserManager {
         return path.isEmpty ? nil : path
     }
 
+    /// The manager's environment, what its units start with (empty when it says nothing).
+    func environment() -> [String: String] {
+        let answer = run(["show-environment"])
+        guard answer.status == 0 else { return [:] }
+        var env: [String: String] = [:]
+        for line in answer.output.split(whereSeparator: \.isNewline) {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            env[String(line[..<eq])] = String(line[line.index(after: eq)...])
+        }
+        return env
+    }
+
     /// Whether the desktop session started graphical-session.target (GNOME, KDE Plasma, …
     /// do; many lighter desktops do not, and a unit wanted by it does not start there).
     var graphicalSessionActive: Bool { run(["is-active", "--quiet", "graphical-session.target"]).status == 0 }
@@ -315,6 +328,7 @@ struct AutostartEnable: ParsableCommand {
                 }
             }
             writeMessage("Start it now with: systemctl --user start switchscan\n")
+            if let note = AutostartAdvice.forUnit(session: ProcessInfo.processInfo.environment, manager: m.environment()) { writeMessage(note + "\n") }
         } else {
             try Autostart.mayChange(paths.entry, entry, what: "autostart entry", force: force, advice: "Run 'switchscan autostart enable --force' to replace it.")
             if let line = try Autostart.put(paths.entry, entryText, was: entry, undo: &undo) { said.append(line) }
@@ -326,6 +340,8 @@ struct AutostartEnable: ParsableCommand {
             writeMessage("Enabled: SwitchScan starts when you log in to the desktop, from the autostart entry \(paths.entry)\(why).\n")
             said.forEach(writeMessage)
             if let removed { writeMessage(removed.sentence(instead: true)) }
+            let command = AutostartFiles.desktopExec([executable] + AutostartFiles.runArguments())
+            if let note = AutostartAdvice.forEntry(session: ProcessInfo.processInfo.environment, command: command) { writeMessage(note + "\n") }
         }
         writeMessage("It runs: \(AutostartFiles.desktopExec([executable] + AutostartFiles.runArguments()))\n")
     }
@@ -422,6 +438,7 @@ struct AutostartStatus: ParsableCommand {
             let active = manager.run(["is-active", AutostartFiles.unitName]).output.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines)
             on = state == "enabled" || state == "enabled-runtime"
             writeMessage("\(on ? "On" : "Off"): the systemd user unit \(file) (\(state), \(active == "active" ? "running now" : "not running now (\(active))")).\n")
+            if on, let note = AutostartAdvice.forUnit(session: ProcessInfo.processInfo.environment, manager: manager.environment()) { writeMessage(note + "\n") }
         } else if manager == nil, userUnit || Autostart.exists(paths.unitWants) {
             on = Autostart.exists(paths.unitWants)
             let file = userUnit ? paths.unit : linkedTo ?? paths.unitWants
@@ -436,6 +453,8 @@ struct AutostartStatus: ParsableCommand {
             } else {
                 writeMessage("\(on ? "Also on" : "On"): the autostart entry \(paths.entry) starts SwitchScan when you log in to the desktop.\n")
                 on = true
+                let command = AutostartFiles.desktopExec([Autostart.executable()] + AutostartFiles.runArguments())
+                if let note = AutostartAdvice.forEntry(session: ProcessInfo.processInfo.environment, command: command) { writeMessage(note + "\n") }
             }
         }
         if !on { writeMessage("SwitchScan does not start at login. 'switchscan autostart enable' turns that on.\n") }
