@@ -116,7 +116,9 @@ public struct SessionPlan: Equatable, Sendable {
     /// Where windows' places come from.
     public var places: PlaceSource
 
-    public init(_ c: RunConfiguration, outputIsTerminal: Bool) {
+    /// `globals`: the interfaces the Wayland compositor offers, where its registry was asked
+    /// (nil: not asked, or no Wayland; the environment alone decides).
+    public init(_ c: RunConfiguration, outputIsTerminal: Bool, globals: Set<String>? = nil) {
         let env = c.environment
         let display = !(env["DISPLAY"] ?? "").isEmpty
         compositor = Compositor(env)
@@ -129,8 +131,10 @@ public struct SessionPlan: Equatable, Sendable {
         // nothing unless asked.
         // Under Wayland the compositor's virtual pointer where it may offer one (wlroots;
         // uinput is tried when it does not), uinput elsewhere.
-        let own: RunConfiguration.Injection = switch compositor {
-        case .sway, .otherWayland: .wayland
+        // What the registry says wins over the compositor's name.
+        let own: RunConfiguration.Injection = switch (compositor, globals) {
+        case (_, .some(let offered)) where wayland: offered.contains(WaylandInterface.virtualPointer) ? .wayland : .uinput
+        case (.sway, _), (.otherWayland, _): .wayland
         default: .uinput
         }
         injection = c.injection ?? (c.isDesktop ? (display && !wayland ? .xtest : own) : .none)
@@ -138,7 +142,7 @@ public struct SessionPlan: Equatable, Sendable {
         // compositor or KWin it is an opaque ring above every window that takes their clicks.
         overlay = c.overlay && display && (!wayland || compositor == .gnome)
         // wlroots compositors and KWin offer the layer shell; GNOME does not.
-        layerOverlay = c.overlay && wayland && compositor != .gnome
+        layerOverlay = c.overlay && wayland && compositor != .gnome && (globals?.contains(WaylandInterface.layerShell) ?? true)
         // The X window manager's list under XWayland holds X clients alone: the compositor's.
         windowsPage = switch (c.isDesktop, places) {
         case (false, _): nil
@@ -228,5 +232,26 @@ public enum PlaceSource: Equatable, Sendable {
         case .kwin, .gnome, .otherWayland:
             self = .none(why: "\(compositor.name) does not tell SwitchScan where native Wayland windows are yet")
         }
+    }
+}
+
+/// The Wayland interfaces SwitchScan uses, by their registry names.
+public enum WaylandInterface {
+    public static let layerShell = "zwlr_layer_shell_v1"
+    public static let virtualPointer = "zwlr_virtual_pointer_manager_v1"
+    public static let virtualKeyboard = "zwp_virtual_keyboard_manager_v1"
+
+    /// What the compositor offers of them and what each is for, as a sentence for `desktop`.
+    public static func describe(_ offered: Set<String>) -> String {
+        let uses = [(layerShell, "the layer shell (the outline, the menu and the keyboard drawn)"),
+                    (virtualPointer, "a virtual pointer (taps)"),
+                    (virtualKeyboard, "a virtual keyboard (keys)")]
+        let has = uses.filter { offered.contains($0.0) }.map(\.1), lacks = uses.filter { !offered.contains($0.0) }.map(\.1)
+        func list(_ items: [String], _ last: String) -> String {
+            items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + " \(last) " + items[items.count - 1]
+        }
+        if lacks.isEmpty { return "The compositor offers \(list(has, "and"))." }
+        if has.isEmpty { return "The compositor offers none of what SwitchScan draws and types with: not \(list(lacks, "nor"))." }
+        return "The compositor offers \(list(has, "and")); not \(list(lacks, "nor"))."
     }
 }

@@ -89,7 +89,9 @@ public final class ScanSession: @unchecked Sendable {
     /// through `shutdown` instead.
     public func start() throws(SessionError) {
         let c = configuration
-        let plan = SessionPlan(c, outputIsTerminal: TerminalState.outputIsTerminal)
+        // What the compositor offers, where it is there already (else its name decides).
+        let globals = c.isDesktop && Compositor(c.environment).isWayland ? try? WaylandInterface.offered() : nil
+        let plan = SessionPlan(c, outputIsTerminal: TerminalState.outputIsTerminal, globals: globals)
         var problems: [String] = []
         var scanSettings = ScanSettings()
         if let file = c.settingsFile {

@@ -1,5 +1,6 @@
 import Compositors
 import ScanCore
+import WaylandOutput
 import X11Output
 
 /// The source of window places a plan names, opened.
@@ -34,4 +35,9 @@ public enum WindowPlaces {
         case .sway(let socket): return try SwayWindows(socket: socket, report: report)
         }
     }
+}
+
+extension WaylandInterface {
+    /// The interfaces the compositor at `WAYLAND_DISPLAY` offers (its registry's globals).
+    public static func offered() throws -> Set<String> { try WaylandGlobals.offered() }
 }

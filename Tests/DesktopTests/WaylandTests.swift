@@ -38,6 +38,7 @@ import WaylandOutput
         }
         #expect(desktop.status == 0, "\(desktop)")
         #expect(desktop.stdout.contains("Session: sway (Wayland); window places from sway's IPC."), "\(desktop)")
+        #expect(desktop.stdout.contains("The compositor offers the layer shell (the outline, the menu and the keyboard drawn), a virtual pointer (taps) and a virtual keyboard (keys)."), "\(desktop)")
         // 26 × 23 px of shadow around the window sway floated to 200,150.
         #expect(desktop.stdout.contains("at 174,127 1467x784: placed by sway's IPC (geometry less the shadow)"), "\(desktop)")
 

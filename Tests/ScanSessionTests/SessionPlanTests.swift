@@ -112,4 +112,34 @@ import Testing
         #expect(!SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "GNOME"]), outputIsTerminal: false).layerOverlay)
         #expect(!SessionPlan(config(.desktop(app: nil), Self.x11), outputIsTerminal: false).layerOverlay)
     }
+
+    /// What the compositor's registry offers decides over its name: a sway without the
+    /// virtual pointer clicks through uinput, KWin with one through it, and no layer shell
+    /// means no layer-shell overlay tried.
+    @Test func theRegistryOfGlobalsDecidesOverTheName() {
+        let all: Set<String> = [WaylandInterface.layerShell, WaylandInterface.virtualPointer, WaylandInterface.virtualKeyboard, "wl_seat"]
+        let kde = ["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "KDE"]
+        #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false, globals: all).injection == .wayland)
+        #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false, globals: [WaylandInterface.layerShell]).injection == .uinput)
+        #expect(SessionPlan(config(.desktop(app: nil), kde), outputIsTerminal: false).injection == .uinput)
+        #expect(SessionPlan(config(.desktop(app: nil), kde), outputIsTerminal: false, globals: all).injection == .wayland)
+        #expect(SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "Hyprland"]), outputIsTerminal: false,
+                            globals: ["wl_seat"]).injection == .uinput)
+        #expect(!SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false, globals: [WaylandInterface.virtualPointer]).layerOverlay)
+        #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false, globals: all).layerOverlay)
+        // Asked for by name, it is what is used.
+        var asked = config(.desktop(app: nil), Self.sway)
+        asked.injection = .wayland
+        #expect(SessionPlan(asked, outputIsTerminal: false, globals: []).injection == .wayland)
+        // On X11 the registry says nothing.
+        #expect(SessionPlan(config(.desktop(app: nil), Self.x11), outputIsTerminal: false, globals: []).injection == .xtest)
+    }
+
+    @Test func whatTheCompositorOffersIsSaid() {
+        #expect(WaylandInterface.describe([WaylandInterface.layerShell, WaylandInterface.virtualPointer, WaylandInterface.virtualKeyboard])
+                == "The compositor offers the layer shell (the outline, the menu and the keyboard drawn), a virtual pointer (taps) and a virtual keyboard (keys).")
+        #expect(WaylandInterface.describe([WaylandInterface.layerShell])
+                == "The compositor offers the layer shell (the outline, the menu and the keyboard drawn); not a virtual pointer (taps) nor a virtual keyboard (keys).")
+        #expect(WaylandInterface.describe([]).hasPrefix("The compositor offers none of what SwitchScan draws and types with: not the layer shell"))
+    }
 }
