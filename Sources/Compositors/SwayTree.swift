@@ -43,7 +43,7 @@ public enum SwayTree {
                 ?? node.member("window_properties")?.value.object?.member("class")?.value.string ?? ""
             out.append(Node(
                 place: WindowPlace(
-                    id: node.member("id")?.value.number.map { String(Int($0)) } ?? "",
+                    id: node.member("id")?.value.number.flatMap { Int(exactly: $0) }.map { String($0) } ?? "",
                     pid: Int32(exactly: pid), appID: appID, title: node.member("name")?.value.string ?? "",
                     client: shell == "xwayland" ? .x11 : .wayland,
                     geometry: Rect(x: outer.x + inner.x, y: outer.y + inner.y, width: inner.width, height: inner.height),

@@ -56,7 +56,8 @@ final class SwayWatcher: @unchecked Sendable {
         }
     }
 
-    /// Ends the watcher and waits for its thread. Idempotent; not from `changed`.
+    /// Ends the watcher and waits for its thread (from the thread itself, lets it end).
+    /// Idempotent.
     func stop() {
         let (e, t): (SwayConnection?, pthread_t?) = lock.withLock {
             stopped = true
@@ -64,6 +65,8 @@ final class SwayWatcher: @unchecked Sendable {
             return (connection, thread)
         }
         e?.interrupt()
-        if let t { pthread_join(t, nil) }
+        guard let t else { return }
+        // From the watcher's own thread (its owner let go there): it ends by itself.
+        if pthread_equal(t, pthread_self()) != 0 { pthread_detach(t) } else { pthread_join(t, nil) }
     }
 }

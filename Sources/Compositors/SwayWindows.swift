@@ -25,26 +25,29 @@ public final class SwayWindows: WindowList, @unchecked Sendable {
         watcher = SwayWatcher(path: path, events: #"["window","workspace"]"#)
     }
 
-    deinit { stop() }
+    // Not `stop()`: the last reference may go on `queue` or on the watcher's thread. The
+    // watcher ends with its connection; the query connection closes itself.
+    deinit { watcher.stop() }
 
     public func start(onChange: @escaping @Sendable ([ManagedWindow]) -> Void) {
         watcher.start(changed: { [weak self] _ in
             guard let self else { return false }
-            return queue.sync {
-                guard !stopped else { return false }
-                if let list = try? SwayTree.windows(request(SwayConnection.getTree)), list != last {
-                    last = list
-                    onChange(list)
-                }
-                return true
+            let (go, changed): (Bool, [ManagedWindow]?) = queue.sync {
+                guard !stopped else { return (false, nil) }
+                guard let list = try? SwayTree.windows(request(SwayConnection.getTree)), list != last else { return (true, nil) }
+                last = list
+                return (true, list)
             }
+            // Outside the queue: a consumer may ask for a command from here.
+            if let changed { onChange(changed) }
+            return go
         }, ended: {})
     }
 
     public func perform(_ command: WindowCommand, window id: String) {
         guard Int(id) != nil else { return report("There is no window '\(id)' on sway.") }
-        queue.async { [self] in
-            guard !stopped else { return }
+        queue.async { [weak self] in
+            guard let self, !stopped else { return }
             let title = last?.first { $0.id == id }?.title ?? id
             do {
                 let answer = try request(SwayConnection.runCommand, "[con_id=\(id)] \(Self.command(command))")
@@ -91,6 +94,7 @@ public final class SwayWindows: WindowList, @unchecked Sendable {
         }
     }
 
+    /// Not from `onChange` (its thread is the one this waits for).
     public func stop() {
         watcher.stop()
         queue.sync {

@@ -39,6 +39,6 @@ public protocol WindowList: AnyObject, Sendable {
     func start(onChange: @escaping @Sendable ([ManagedWindow]) -> Void)
     /// Asks for `command` on the window with `id`.
     func perform(_ command: WindowCommand, window id: String)
-    /// Stops following and lets go of the connection. Idempotent.
+    /// Stops following and lets go of the connection. Idempotent; not from `onChange`.
     func stop()
 }

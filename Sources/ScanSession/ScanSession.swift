@@ -90,7 +90,7 @@ public final class ScanSession: @unchecked Sendable {
     public func start() throws(SessionError) {
         let c = configuration
         // What the compositor offers, where it is there already (else its name decides).
-        let globals = c.isDesktop && Compositor(c.environment).isWayland ? try? WaylandInterface.offered() : nil
+        let globals = c.isDesktop && Compositor(c.environment).isWayland ? try? WaylandInterface.offered(environment: c.environment) : nil
         let plan = SessionPlan(c, outputIsTerminal: TerminalState.outputIsTerminal, globals: globals)
         var problems: [String] = []
         var scanSettings = ScanSettings()

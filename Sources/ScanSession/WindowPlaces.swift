@@ -38,6 +38,9 @@ public enum WindowPlaces {
 }
 
 extension WaylandInterface {
-    /// The interfaces the compositor at `WAYLAND_DISPLAY` offers (its registry's globals).
-    public static func offered() throws -> Set<String> { try WaylandGlobals.offered() }
+    /// The interfaces the compositor offers (its registry's globals): the one `WAYLAND_DISPLAY`
+    /// of `environment` names.
+    public static func offered(environment: [String: String]) throws -> Set<String> {
+        try WaylandGlobals.offered(display: environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 })
+    }
 }

@@ -77,28 +77,36 @@ public struct TrueTypeFont: Sendable {
 
     /// The glyph's contours (composite glyphs put together); empty for a space.
     public func contours(_ glyph: Int) throws(FontError) -> [[Point]] {
-        var parts = 0
-        return try contours(glyph, depth: 0, parts: &parts)
+        var budget = Budget()
+        return try contours(glyph, depth: 0, budget: &budget)
     }
 
-    private func contours(_ glyph: Int, depth: Int, parts: inout Int) throws(FontError) -> [[Point]] {
+    /// What one glyph may take, parts included: a real one has a few hundred points in a few
+    /// parts; a damaged one must not cost seconds to draw.
+    struct Budget {
+        var parts = 0, points = 0
+        static let maxParts = 64, maxPoints = 4096
+    }
+
+    private func contours(_ glyph: Int, depth: Int, budget: inout Budget) throws(FontError) -> [[Point]] {
         guard glyph >= 0, glyph < glyphCount else { throw FontError("there is no glyph \(glyph)") }
         guard depth < 8 else { throw FontError("glyph \(glyph) is made of itself") }
-        // A glyph of glyphs of glyphs… is a few dozen parts in a real font, not millions.
-        parts += 1
-        guard parts <= 256 else { throw FontError("a glyph is made of too many parts") }
+        budget.parts += 1
+        guard budget.parts <= Budget.maxParts else { throw FontError("a glyph is made of too many parts") }
         let start = glyf.lowerBound + offsets[glyph], end = glyf.lowerBound + offsets[glyph + 1]
         guard end > start else { return [] }
         guard end - start >= 10 else { throw FontError("glyph \(glyph) is cut short") }
         let r = Reader(Array(data[start..<end]))
         let count = Int(try r.i16(0))
-        return count >= 0 ? try simple(r, contours: count) : try composite(r, depth: depth, parts: &parts)
+        return count >= 0 ? try simple(r, contours: count, budget: &budget) : try composite(r, depth: depth, budget: &budget)
     }
 
-    private func simple(_ r: Reader, contours count: Int) throws(FontError) -> [[Point]] {
+    private func simple(_ r: Reader, contours count: Int, budget: inout Budget) throws(FontError) -> [[Point]] {
         var ends: [Int] = []
         for i in 0..<count { ends.append(Int(try r.u16(10 + 2 * i))) }
         let points = (ends.last ?? -1) + 1
+        budget.points += points
+        guard budget.points <= Budget.maxPoints else { throw FontError("a glyph has too many points") }
         var at = 10 + 2 * count
         at += 2 + Int(try r.u16(at))  // the instructions, not run
         var flags: [UInt8] = []
@@ -140,7 +148,7 @@ public struct TrueTypeFont: Sendable {
         return out
     }
 
-    private func composite(_ r: Reader, depth: Int, parts: inout Int) throws(FontError) -> [[Point]] {
+    private func composite(_ r: Reader, depth: Int, budget: inout Budget) throws(FontError) -> [[Point]] {
         var out: [[Point]] = []
         var at = 10
         while true {
@@ -163,7 +171,7 @@ public struct TrueTypeFont: Sendable {
             }
             // Point-matched placement (ARGS_ARE_XY_VALUES clear) is rare in desktop fonts: unmoved.
             let (ox, oy) = flags & 2 != 0 ? (dx, dy) : (0, 0)
-            for contour in try contours(child, depth: depth + 1, parts: &parts) {
+            for contour in try contours(child, depth: depth + 1, budget: &budget) {
                 out.append(contour.map { Point(x: a * $0.x + c * $0.y + ox, y: b * $0.x + d * $0.y + oy, onCurve: $0.onCurve) })
             }
             guard flags & 0x20 != 0 else { return out }
@@ -200,8 +208,10 @@ public struct TrueTypeFont: Sendable {
             var best: (rank: Int, offset: Int)?
             for i in 0..<Int(try r.u16(cmap + 2)) {
                 let platform = try r.u16(cmap + 4 + 8 * i), encoding = try r.u16(cmap + 6 + 8 * i)
+                // Only the Unicode tables are looked into: another may be anything.
+                guard platform == 0 || platform == 3 && (encoding == 1 || encoding == 10) else { continue }
                 let offset = cmap + Int(try r.u32(cmap + 8 + 8 * i))
-                let format = try r.u16(offset)
+                guard let format = try? r.u16(offset) else { continue }
                 let rank = switch (platform, encoding, format) {
                 case (3, 10, 12), (0, 4, 12), (0, 6, 12): 3
                 case (3, 1, 4), (0, 3, 4): 2

@@ -40,7 +40,7 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     private var scene = OverlayScene()
     private var shown = OverlayShapes()
     /// What the buffer committed last holds.
-    private var shownRects: [PixelRect] = []
+    private var shownHeld = ShapeRaster.Held()
     /// A draw waits for a buffer the compositor has released.
     private var waitingForBuffer = false
     /// The compositor gave a new size: everything is drawn again.
@@ -70,8 +70,8 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         let pixels: UnsafeMutableBufferPointer<UInt32>
         let width: Int, height: Int
         var busy = false
-        /// The screen rectangles drawn on it, cleared before it is drawn again.
-        var drawn: [PixelRect] = []
+        /// What is drawn on it, cleared before it is drawn again.
+        var held = ShapeRaster.Held()
         init(proxy: OpaquePointer, pixels: UnsafeMutableBufferPointer<UInt32>, width: Int, height: Int) {
             self.proxy = proxy; self.pixels = pixels; self.width = width; self.height = height
         }
@@ -163,7 +163,7 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         layerSurface = nil
         surface = nil
         shown = OverlayShapes()
-        shownRects = []
+        shownHeld = ShapeRaster.Held()
     }
 
     private func releaseBuffers() {
@@ -185,10 +185,10 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         guard buffers.first.map({ $0.width != w || $0.height != h }) ?? true else { return }
         releaseBuffers()
         do throws(WaylandError) { buffers = try (0..<2).map { _ throws(WaylandError) in try makeBuffer(width: w, height: h) } } catch {
-            lost = error.description
+            markLost(error.description)
         }
         shown = OverlayShapes()
-        shownRects = []
+        shownHeld = ShapeRaster.Held()
         redrawAll = true
     }
 
@@ -228,7 +228,7 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         if surfaceClosed && lost == nil {
             // Its output went away: again on the first output left.
             dropSurface()
-            do throws(WaylandError) { try makeSurface() } catch { lost = "its output went away, and \(error)" }
+            do throws(WaylandError) { try makeSurface() } catch { markLost("its output went away, and \(error)") }
         }
         draw(presenting: highlightAt)
         updateFrameTimer()
@@ -265,6 +265,15 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         if let loss = takeLoss() { throw loss }
     }
 
+    /// Every loss but the one `present` finds comes here: reading stops, and it is said once.
+    private func markLost(_ reason: String) {
+        guard lost == nil else { return }
+        lost = reason
+        reader?.cancel()
+        reader = nil
+        if !finished, let onLost, let loss = takeLoss() { onLost(loss) }
+    }
+
     /// The loss, the first time it is asked for.
     private func takeLoss() -> WaylandError? {
         guard let lost, !reportedLoss else { return nil }
@@ -287,13 +296,15 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         waitingForBuffer = false
         redrawAll = false
         let target = ShapeRaster.Target(pixels: b.pixels, width: b.width, height: b.height, origin: (screen.x, screen.y))
-        let (drawn, damage) = raster.draw(shapes, over: b.drawn, into: target)
-        b.drawn = drawn
+        let (held, damage) = raster.draw(shapes, over: b.held, into: target)
+        b.held = held
         b.busy = true
         // The screen changes from the buffer shown last, not from this one's old content:
-        // what that one showed is damaged too.
-        let shownBefore = shownRects
-        shownRects = drawn
+        // what that one showed above the keyboard is damaged too (and its keyboard, where
+        // that changed).
+        let before = shownHeld
+        let shownBefore = before.rects + (before.keyboard != held.keyboard ? before.keyboard.map { [$0.frame] } ?? [] : [])
+        shownHeld = held
         wl_surface_attach(surface, b.proxy, 0, 0)
         if all {
             wl_surface_damage_buffer(surface, 0, 0, Int32(b.width), Int32(b.height))
@@ -339,12 +350,7 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         if waitingForBuffer || redrawAll { draw(force: redrawAll) }
     }
 
-    private func lose() {
-        lost = wayland.lostReason ?? "the connection closed"
-        reader?.cancel()
-        reader = nil
-        if !finished, let onLost, let loss = takeLoss() { onLost(loss) }
-    }
+    private func lose() { markLost(wayland.lostReason ?? "the connection closed") }
 
     /// On while a sweep moves (until its end), off otherwise: nothing runs when idle.
     private func updateFrameTimer() {

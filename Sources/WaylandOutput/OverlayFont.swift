@@ -16,12 +16,17 @@ enum OverlayFont {
     /// The painter, or nil and why (the panels are then drawn without their labels).
     static func load(folders: [String] = ["/usr/share/fonts", "/usr/local/share/fonts"]) -> (TextPainter?, note: String?) {
         var tried: [String] = []
-        for path in preferred + others(in: folders) {
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
-            do { return (TextPainter(font: try TrueTypeFont(Array(data)), pixelSize: pixelSize), nil) } catch {
-                tried.append("'\(path)': \(error)")
+        func read(_ paths: [String]) -> TextPainter? {
+            for path in paths {
+                guard let data = FileManager.default.contents(atPath: path) else { continue }
+                do { return TextPainter(font: try TrueTypeFont(Array(data)), pixelSize: pixelSize) } catch {
+                    tried.append("'\(path)': \(error)")
+                }
             }
+            return nil
         }
+        // The folders are looked through only when none of the usual fonts can be read.
+        if let painter = read(preferred) ?? read(others(in: folders)) { return (painter, nil) }
         let why = tried.isEmpty ? "no TrueType font was found" : "no font could be read (\(tried.prefix(3).joined(separator: "; ")))"
         return (nil, "\(why), so the menu and the keyboard are drawn without their labels. Hint: install fonts-dejavu-core.")
     }

@@ -37,10 +37,18 @@ struct ShapeRaster {
         var width: Int
         var height: Int
         var origin: (x: Int, y: Int)
+        /// Where drawing may go (screen pixels; nil: the whole buffer).
+        var clip: PixelRect? = nil
 
-        /// `r` (screen pixels) in the buffer's coordinates, cut to it.
+        /// `r` (screen pixels) in the buffer's coordinates, cut to it (and to `clip`).
         func local(_ r: PixelRect) -> PixelRect {
-            r.offsetBy(-origin.x, -origin.y).intersection(PixelRect(x: 0, y: 0, width: width, height: height))
+            (clip.map { r.intersection($0) } ?? r).offsetBy(-origin.x, -origin.y).intersection(PixelRect(x: 0, y: 0, width: width, height: height))
+        }
+
+        func clipped(to r: PixelRect) -> Target {
+            var t = self
+            t.clip = clip.map { $0.intersection(r) } ?? r
+            return t
         }
 
         func fill(_ r: PixelRect, _ color: UInt32) {
@@ -80,15 +88,35 @@ struct ShapeRaster {
         }
     }
 
-    /// Clears `previous` (what this buffer held), draws `shapes`; returns the screen
-    /// rectangles drawn (for the next clear) and the damage (cleared and drawn together).
-    func draw(_ shapes: OverlayShapes, over previous: [PixelRect], into t: Target) -> (drawn: [PixelRect], damage: [PixelRect]) {
-        for r in previous { t.fill(r, 0) }
-        var drawn: [PixelRect] = []
-        if let k = shapes.keyboard {
-            keyboard(k, t)
-            drawn.append(k.frame)
+    /// What a buffer holds: the keyboard panel, and the rectangles of everything above it.
+    struct Held: Equatable {
+        var rects: [PixelRect] = []
+        var keyboard: OverlayShapes.Keyboard?
+        /// Every rectangle drawn on.
+        var all: [PixelRect] { rects + (keyboard.map { [$0.frame] } ?? []) }
+    }
+
+    /// Clears what the buffer holds (`previous`), draws `shapes`; returns what it holds now
+    /// and the damage (what was cleared and drawn). The keyboard stays under the outline as it
+    /// moves: where it is the same, only what lay above it is cleared, and the keyboard drawn
+    /// again there alone (a whole keyboard is most of a frame's drawing).
+    func draw(_ shapes: OverlayShapes, over previous: Held, into t: Target) -> (held: Held, damage: [PixelRect]) {
+        let keep = previous.keyboard != nil && previous.keyboard == shapes.keyboard
+        var damage = previous.rects
+        if keep, let k = shapes.keyboard {
+            for r in previous.rects {
+                t.fill(r, 0)
+                if !r.intersection(k.frame).isEmpty { keyboard(k, t.clipped(to: r)) }
+            }
+        } else {
+            for r in previous.all { t.fill(r, 0) }
+            if let k = previous.keyboard { damage.append(k.frame) }
+            if let k = shapes.keyboard {
+                keyboard(k, t)
+                damage.append(k.frame)
+            }
         }
+        var drawn: [PixelRect] = []
         if let o = shapes.outline {
             let color = o.isGroup ? group : highlight
             switch o {
@@ -112,7 +140,7 @@ struct ShapeRaster {
             menu(m, in: frame, t)
             drawn.append(frame)
         }
-        return (drawn, previous + drawn)
+        return (Held(rects: drawn, keyboard: shapes.keyboard), damage + drawn)
     }
 
     var rowHeight: Int { text?.lineHeight ?? 13 }

@@ -210,8 +210,14 @@ final class WaylandSession: @unchecked Sendable {
         return target.path
     }
 
+    /// `switchscan ARGS…` to its end; `switchscan-bench ARGS…` with that first.
     func runSwitchscan(_ args: [String], timeout: Double = 30) throws -> ToolResult {
-        guard let binary = SwitchscanBinary.url else { throw DesktopError("the switchscan executable was not found") }
+        guard var binary = SwitchscanBinary.url else { throw DesktopError("the switchscan executable was not found") }
+        var args = args
+        if args.first == "switchscan-bench" {
+            binary = binary.deletingLastPathComponent().appendingPathComponent("switchscan-bench")
+            args.removeFirst()
+        }
         return try run(try copy(binary), args, timeout: timeout)
     }
 

@@ -95,4 +95,74 @@ import Testing
             _ = painter.layout("Settings and more é€")
         }
     }
+
+    /// A small TrueType font made here: `glyphs` as their `glyf` data, 'A' mapped to glyph 1,
+    /// the character map's group count as given.
+    static func font(glyphs: [[UInt8]], groups: UInt32 = 1) -> [UInt8] {
+        func u16(_ v: Int) -> [UInt8] { [UInt8((v >> 8) & 0xff), UInt8(v & 0xff)] }
+        func u32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xff), UInt8((v >> 8) & 0xff), UInt8(v & 0xff)] }
+        var head = [UInt8](repeating: 0, count: 54)
+        head.replaceSubrange(0..<4, with: u32(0x0001_0000))
+        head.replaceSubrange(18..<20, with: u16(1000))
+        head.replaceSubrange(50..<52, with: u16(1))  // long offsets
+        var hhea = [UInt8](repeating: 0, count: 36)
+        hhea.replaceSubrange(4..<6, with: u16(800))
+        hhea.replaceSubrange(6..<8, with: u16(0x10000 - 200))
+        hhea.replaceSubrange(34..<36, with: u16(glyphs.count))
+        let maxp = u32(0x0000_5000) + u16(glyphs.count)
+        let hmtx = glyphs.flatMap { _ in u16(600) + u16(0) }
+        var loca: [UInt8] = [], glyf: [UInt8] = []
+        for g in glyphs {
+            loca += u32(UInt32(glyf.count))
+            glyf += g + (g.count % 2 == 1 ? [0] : [])
+        }
+        loca += u32(UInt32(glyf.count))
+        let cmap = u16(0) + u16(1) + u16(3) + u16(10) + u32(12) + u16(12) + u16(0) + u32(28) + u32(0) + u32(groups) + u32(65) + u32(65) + u32(1)
+        let tables: [(String, [UInt8])] = [("cmap", cmap), ("glyf", glyf), ("head", head), ("hhea", hhea), ("hmtx", hmtx), ("loca", loca), ("maxp", maxp)]
+        var out = u32(0x0001_0000) + u16(tables.count) + u16(0) + u16(0) + u16(0)
+        var offset = 12 + 16 * tables.count
+        var body: [UInt8] = []
+        for (tag, data) in tables {
+            out += Array(tag.utf8) + u32(0) + u32(UInt32(offset)) + u32(UInt32(data.count))
+            body += data + [UInt8](repeating: 0, count: (4 - data.count % 4) % 4)
+            offset = 12 + 16 * tables.count + body.count
+        }
+        return out + body
+    }
+
+    static func u16(_ v: Int) -> [UInt8] { [UInt8((v >> 8) & 0xff), UInt8(v & 0xff)] }
+    static let box = [UInt8](repeating: 0, count: 8)
+    /// (0,0), (500,0), (0,500), on the curve, as 16-bit deltas.
+    static let triangle = u16(1) + box + u16(2) + u16(0) + [1, 1, 1] + u16(0) + u16(500) + u16(0x10000 - 500) + u16(0) + u16(0) + u16(500)
+    /// `points` points on the curve, each one unit up and right of the last.
+    static func zigzag(_ points: Int) -> [UInt8] {
+        var flags: [UInt8] = []
+        var left = points
+        while left > 0 {
+            let n = min(left, 256)
+            flags += n > 1 ? [0x3F, UInt8(n - 1)] : [0x37]
+            left -= n
+        }
+        return u16(1) + box + u16(points - 1) + u16(0) + flags + [UInt8](repeating: 1, count: 2 * points)
+    }
+    /// A glyph of `count` copies of glyph `child`.
+    static func composite(of child: Int, count: Int) -> [UInt8] {
+        u16(0x10000 - 1) + box + (0..<count).flatMap { i in u16(i < count - 1 ? 0x22 : 0x02) + u16(child) + [0, 0] }
+    }
+
+    /// Fonts made to hurt: a glyph made of itself, one of a thousand copies of a big one, a
+    /// character map that says it has four billion groups. Each is an error, at once.
+    @Test func fontsMadeToHurtAreRefusedAtOnce() throws {
+        let font = try TrueTypeFont(Self.font(glyphs: [[], Self.triangle, Self.composite(of: 2, count: 1), Self.composite(of: 4, count: 255), Self.zigzag(4000)]))
+        #expect(font.glyph(for: "A") == 1)
+        let painter = TextPainter(font: font, pixelSize: 100)
+        let a = painter.image(1)
+        #expect(a.alpha.contains(255) && a.width >= 50 && a.height >= 50)
+        #expect(throws: FontError.self) { _ = try font.contours(2) }
+        #expect(throws: FontError.self) { _ = try font.contours(3) }
+        #expect(try font.contours(4).first?.count == 4000)
+        #expect(painter.image(2) == GlyphImage(left: 0, top: 0, width: 0, height: 0, alpha: []))
+        #expect(painter.image(3).alpha.isEmpty)
+        #expect(throws: FontError.self) { _ = try TrueTypeFont(Self.font(glyphs: [[], Self.triangle], groups: 0xFFFF_FFFF)) }
+    }
 }

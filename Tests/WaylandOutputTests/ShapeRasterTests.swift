@@ -17,12 +17,14 @@ import Testing
             self.height = height
             storage = [UInt32](repeating: 0, count: width * height)
         }
-        func draw(_ raster: ShapeRaster, _ shapes: OverlayShapes, over previous: [PixelRect] = [], origin: (Int, Int) = (0, 0))
-            -> (drawn: [PixelRect], damage: [PixelRect]) {
+        /// The rectangles now held (the keyboard's last), and the damage.
+        func draw(_ raster: ShapeRaster, _ shapes: OverlayShapes, over previous: ShapeRaster.Held = ShapeRaster.Held(), origin: (Int, Int) = (0, 0))
+            -> (drawn: [PixelRect], damage: [PixelRect], held: ShapeRaster.Held) {
             let (w, h) = (width, height)
-            return storage.withUnsafeMutableBufferPointer { p in
+            let (held, damage) = storage.withUnsafeMutableBufferPointer { p in
                 raster.draw(shapes, over: previous, into: ShapeRaster.Target(pixels: p, width: w, height: h, origin: origin))
             }
+            return (held.all, damage, held)
         }
         subscript(x: Int, y: Int) -> UInt32 { storage[y * width + x] }
         /// The pixels of `r` that are not one of `colours`.
@@ -36,7 +38,7 @@ import Testing
         var shapes = OverlayShapes()
         // A 4-pixel outline around the frame 20,20 50×30: thickness 6.
         shapes.outline = .ring(outer: PixelRect(x: 14, y: 14, width: 62, height: 42), hole: PixelRect(x: 20, y: 20, width: 50, height: 30), group: false)
-        let (drawn, damage) = c.draw(raster, shapes)
+        let (drawn, damage, _) = c.draw(raster, shapes)
         #expect(drawn == [PixelRect(x: 14, y: 14, width: 62, height: 42)] && damage == drawn)
         // Along the left side, from outside in: clear, dark, 4 × orange, dark, the frame (clear).
         #expect((13...21).map { c[$0, 35] } == [0, ShapeRaster.dark, Self.orange, Self.orange, Self.orange, Self.orange, ShapeRaster.dark, 0, 0])
@@ -50,7 +52,7 @@ import Testing
         let one = c.draw(raster, first)
         var second = OverlayShapes()
         second.outline = .ring(outer: PixelRect(x: 100, y: 10, width: 30, height: 30), hole: PixelRect(x: 106, y: 16, width: 18, height: 18), group: true)
-        let two = c.draw(raster, second, over: one.drawn)
+        let two = c.draw(raster, second, over: one.held)
         #expect(two.damage == one.drawn + two.drawn)
         #expect(c[14, 35] == 0 && c[15, 35] == 0)
         // A group in the group colour (blue for the default orange).
@@ -90,7 +92,7 @@ import Testing
         let c = Canvas(width: 400, height: 200)
         var shapes = OverlayShapes()
         shapes.menu = OverlayShapes.Menu(titles: ["Tap", "Settings and more"], current: 1, anchor: PixelRect(x: 10, y: 10, width: 50, height: 30))
-        let (drawn, _) = c.draw(raster, shapes)
+        let (drawn, _, _) = c.draw(raster, shapes)
         let frame = try #require(drawn.first)
         let row = text.lineHeight + ShapeRaster.rowGap
         #expect(frame == PixelRect(x: 64, y: 10, width: text.width("Settings and more") + 2 * ShapeRaster.padding + 2 * ShapeRaster.border,
@@ -120,7 +122,7 @@ import Testing
         let keys = [KeyboardKey(id: "key:a", label: "a", frame: Rect(x: 10, y: 10, width: 60, height: 40)),
                     KeyboardKey(id: "key:ctrl", label: "Ctrl", frame: Rect(x: 70, y: 10, width: 60, height: 40), held: true)]
         shapes.keyboard = OverlayShapes.Keyboard(keys: keys, frame: PixelRect(x: 10, y: 10, width: 120, height: 40))
-        let (drawn, _) = c.draw(raster, shapes)
+        let (drawn, _, _) = c.draw(raster, shapes)
         #expect(drawn == [PixelRect(x: 10, y: 10, width: 120, height: 40)])
         #expect(c[11, 11] == ShapeRaster.panel && c[69, 30] == ShapeRaster.panel)
         #expect(c[14, 14] == ShapeRaster.key)
@@ -139,8 +141,38 @@ import Testing
         shapes.keyboard = OverlayShapes.Keyboard(keys: [KeyboardKey(id: "key:a", label: "a", frame: Rect(x: 10, y: 10, width: 60, height: 40))],
                                                  frame: PixelRect(x: 10, y: 10, width: 60, height: 40))
         shapes.menu = OverlayShapes.Menu(titles: ["Tap"], current: 0, anchor: nil)
-        let (drawn, _) = c.draw(raster, shapes)
+        let (drawn, _, _) = c.draw(raster, shapes)
         #expect(drawn.count == 2)
         #expect(c.others(in: PixelRect(x: 13, y: 13, width: 54, height: 34), than: [ShapeRaster.key]) == 0)
+    }
+
+    /// The outline moving over the keyboard: only what it covered is cleared, the keys there
+    /// drawn again, and only that is damage; the keyboard changing is drawn whole.
+    @Test func theKeyboardStaysUnderAMovingOutline() throws {
+        let raster = ShapeRaster(feedback: FeedbackSettings(), text: try Self.painter())
+        let c = Canvas(width: 300, height: 100)
+        let keys = [KeyboardKey(id: "key:a", label: "a", frame: Rect(x: 10, y: 10, width: 60, height: 40)),
+                    KeyboardKey(id: "key:b", label: "b", frame: Rect(x: 70, y: 10, width: 60, height: 40))]
+        let board = OverlayShapes.Keyboard(keys: keys, frame: PixelRect(x: 10, y: 10, width: 120, height: 40))
+        var first = OverlayShapes()
+        first.keyboard = board
+        first.outline = .ring(outer: PixelRect(x: 4, y: 4, width: 72, height: 52), hole: PixelRect(x: 10, y: 10, width: 60, height: 40), group: false)
+        let one = c.draw(raster, first)
+        var second = first
+        second.outline = .ring(outer: PixelRect(x: 64, y: 4, width: 72, height: 52), hole: PixelRect(x: 70, y: 10, width: 60, height: 40), group: false)
+        let two = c.draw(raster, second, over: one.held)
+        #expect(two.damage == [PixelRect(x: 4, y: 4, width: 72, height: 52), PixelRect(x: 64, y: 4, width: 72, height: 52)])
+        // The same pixels as the keyboard and the second outline drawn afresh.
+        let fresh = Canvas(width: 300, height: 100)
+        _ = fresh.draw(raster, second)
+        #expect(c.storage == fresh.storage)
+        // A new keyboard (Shift held): drawn whole.
+        var third = second
+        third.keyboard = OverlayShapes.Keyboard(keys: [keys[0], KeyboardKey(id: "key:b", label: "B", frame: keys[1].frame, held: true)], frame: board.frame)
+        let three = c.draw(raster, third, over: two.held)
+        #expect(three.damage.contains(board.frame))
+        let again = Canvas(width: 300, height: 100)
+        _ = again.draw(raster, third)
+        #expect(c.storage == again.storage)
     }
 }
