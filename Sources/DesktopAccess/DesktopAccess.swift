@@ -491,6 +491,8 @@ public final class DesktopAccess: @unchecked Sendable {
         var untitled = false
         /// What to add to its elements' frames (nil: they are on the screen already).
         var origin: FrameOrigin?
+        /// The compositor's window it was matched to.
+        var placeID: String?
 
         /// Its frame put on the screen by `origin` (left as it is where the place is unknown),
         /// and what `switchscan desktop` says of it.
@@ -560,6 +562,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 var windows = try showingWindows(children)
                 let pid = Atspi.processID(a)
                 for k in windows.indices { try place(&windows[k], pid: pid, gtk4: gtk4, listed: &listed, refreshed: &refreshed) }
+                placePopups(&windows)
                 out.append(App(ref: a, info: DesktopApplication(name: name, processID: Atspi.processID(a),
                                                                 toolkit: gtk4 ? "gtk4" : toolkit, windows: windows.map(\.info)),
                                windows: windows, gtk4: gtk4))
@@ -703,6 +706,7 @@ public final class DesktopAccess: @unchecked Sendable {
             w.setOrigin(.unknown(why: "its window has no frame on AT-SPI"))
             return
         }
+        w.placeID = match.id
         var origin = FrameOrigin.of(frame: frame, place: match, windowRelative: true)
         // Where the compositor gives no buffer, GTK 3's shadow is told by its children
         // (kept: a window's shadow does not change).
@@ -718,6 +722,22 @@ public final class DesktopAccess: @unchecked Sendable {
             }
         }
         w.setOrigin(origin, by: source.name)
+    }
+
+    /// A native popup (a menu, a combo box's list) is no window of the compositor's: it is
+    /// matched to its application's window, whose size it does not have, and GTK gives its
+    /// frame at its place inside that window (not at 0,0). It goes where that window goes,
+    /// less its own shadow.
+    private func placePopups(_ windows: inout [Window]) {
+        var offsets: [String: Point] = [:]
+        for w in windows {
+            if let id = w.placeID, case .offset(let p, let from)? = w.origin, from != .parentWindow { offsets[id] = p }
+        }
+        for k in windows.indices {
+            guard case .unknown? = windows[k].origin, let id = windows[k].placeID, let parent = offsets[id],
+                  let frame = windows[k].info.frame, frame.x != 0 || frame.y != 0, let near = shadowOffsets[windows[k].info.id] else { continue }
+            windows[k].setOrigin(.ofPopup(parent: parent, firstChild: near), by: places?.name ?? "")
+        }
     }
 
     /// Where a window's showing children begin, in the window's own coordinates: the

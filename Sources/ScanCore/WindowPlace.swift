@@ -62,6 +62,17 @@ public enum FrameOrigin: Hashable, Sendable {
         /// The buffer less an even margin all round, where the buffer is given but not what
         /// its decorations hold (GTK 4 on an X server, without `_GTK_FRAME_EXTENTS`).
         case bufferLessMargin = "buffer less its margin"
+        /// A popup (a menu, a combo box's list) no compositor lists: GTK gives its place
+        /// inside the window it belongs to, its children measured from its buffer.
+        case parentWindow = "its window's, less its shadow"
+    }
+
+    /// A native popup's origin: its window's `parent` offset, less where the popup's own
+    /// children begin inside it (`firstChild`, from its frame's corner: the shadow GTK draws
+    /// around a menu). GTK 3 gives the popup's frame at its place in its window (the
+    /// compositor places it there, unless it has to move it to keep it on the screen).
+    public static func ofPopup(parent: Point, firstChild near: Point) -> FrameOrigin {
+        .offset(Point(x: parent.x - near.x, y: parent.y - near.y), from: .parentWindow)
     }
 
     /// How far apart two sizes may be and still be the same: toolkits and compositors round

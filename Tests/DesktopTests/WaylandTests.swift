@@ -371,6 +371,40 @@ import WaylandOutput
         try scan.next("the remaining window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "SwitchScan Fixture" }
     }
 
+    /// A combo box's list on sway is a popup no compositor lists: it is outlined where it is
+    /// (its window's place, less the menu's shadow: the outline around the first item, GTK's
+    /// selected row inside it), scanned alone, and its choice takes effect.
+    @Test func aComboBoxsListIsOutlinedWhereItIsAndItsChoiceTakesEffect() throws {
+        let session = try WaylandSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: [])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        try scan.go(to: "Red")
+        let mark = scan.seen.count
+        try scan.choose("Tap")
+        let opened = try scan.find(since: mark, "the menu announced") { $0.effect == "announce" }
+        let first = try scan.find(since: mark, "the list's first item") { $0.effect == "highlight" && $0.time >= opened.time }
+        let f = try #require(first.frame, "\(first)")
+        #expect(first.label == "Red" && f[0] >= Double(session.windowCorner.x) && f[1] > Double(session.windowCorner.y), "\(first)")
+        let orange = RGB(r: 0xff, g: 0x8c, b: 0x00)
+        var row: [RGB] = []
+        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+            let screen = try session.captureScreen()
+            let y = Int(f[1] + f[3] / 2)
+            row = [screen.pixel(x: Int(f[0]) - 3, y: y), screen.pixel(x: Int(f[0] + f[2]) - 20, y: y)]
+            return row[0] == orange
+        }
+        #expect(row[0] == orange, "no outline just left of Red at \(f): \(row)")
+        // GTK's selected row (blue) right inside the outline: the frame is the row's.
+        #expect(row.count == 2 && Int(row[1].b) > Int(row[1].r) + 60, "not the selected row inside the outline: \(row)")
+        scan.settle()
+        #expect(try scan.cycle() == ["Red", "Green", "Blue", "Close"])
+        try scan.go(to: "Green")
+        try scan.choose("Tap")
+        try fixture.waitForLine(matching: "combo Green")
+    }
+
     /// The bounding box of the pixels of `color` in `r` of `image`, and how many there are.
     static func region(of color: RGB, in image: ScreenImage, within r: ScreenRect) -> (box: ScreenRect, count: Int)? {
         var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1, count = 0

@@ -71,6 +71,16 @@ struct WindowOriginTests {
         #expect(FrameOrigin.screen.place(Self.gtk3CheckBox) == Self.gtk3CheckBox)
     }
 
+    /// A GTK 3 combo box's list under sway (its window floated to 202,175 with sway's title
+    /// bar, frames from the geometry): the popup's frame 0,230 612×110 is its place in the
+    /// window, its menu begins 6,5 in (the shadow), the item Red at 6,239 is drawn at 202,409.
+    @Test func aNativePopupGoesWhereItsWindowGoesLessItsShadow() {
+        let popupFrame = Rect(x: 0, y: 230, width: 612, height: 110), menu = Point(x: 6, y: 235)
+        let origin = FrameOrigin.ofPopup(parent: Point(x: 202, y: 175), firstChild: Point(x: menu.x - popupFrame.x, y: menu.y - popupFrame.y))
+        #expect(origin == .offset(Point(x: 196, y: 170), from: .parentWindow))
+        #expect(origin.place(Rect(x: 6, y: 239, width: 600, height: 30)) == Rect(x: 202, y: 409, width: 600, height: 30))
+    }
+
     @Test func sizesAPixelApartAreTheSame() {
         let place = WindowPlace(title: "w", client: .wayland, geometry: Rect(x: 10, y: 20, width: 640, height: 480))
         #expect(FrameOrigin.of(frame: Rect(x: 0, y: 0, width: 641, height: 479), place: place) == .offset(Point(x: 10, y: 20), from: .geometry))
