@@ -405,6 +405,40 @@ import WaylandOutput
         try fixture.waitForLine(matching: "combo Green")
     }
 
+    /// A switch user types into a native field on sway with the scanning keyboard: letters
+    /// inserted through AT-SPI, Backspace and Home as keys of the compositor's virtual
+    /// keyboard, in the order chosen (never "hi s"), é from the symbols page, Enter a key.
+    @Test func aSwitchUserTypesIntoANativeFieldOnSway() throws {
+        let session = try WaylandSession()
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--typing"])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        try scan.go(to: "Message")
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let keys = LiveTypingTests.Keys(scan: scan)
+        try keys.press("key_h", expecting: "h typed") { $0.effect == "typeText" && $0.text == "h" }
+        try keys.press("key_i", expecting: "i typed") { $0.effect == "typeText" && $0.text == "i" }
+        try keys.press("space", expecting: "a space") { $0.effect == "typeText" && $0.text == " " }
+        try fixture.waitForLine(matching: "text Message: hi ")
+        try keys.press("backspace", expecting: "a character deleted") { $0.effect == "deleteText" }
+        try keys.press("key_s", expecting: "s typed") { $0.effect == "typeText" && $0.text == "s" }
+        try fixture.waitForLine(matching: "key BackSpace")
+        try fixture.waitForLine(matching: "text Message: his")
+        try keys.press("symbols", expecting: "the symbols page") { $0.effect == "keyboard" }
+        try keys.press("key_eAcute", expecting: "é typed") { $0.effect == "typeText" && $0.text == "é" }
+        try fixture.waitForLine(matching: "text Message: hisé")
+        try keys.press("letters", expecting: "the letters again") { $0.effect == "keyboard" }
+        try keys.press("edit", expecting: "the edit page") { $0.effect == "keyboard" }
+        try keys.press("lineStart", expecting: "Home") { $0.effect == "shortcut" && $0.fields["key"] as? String == "Home" }
+        try keys.press("letters", row: "row4", expecting: "the letters again") { $0.effect == "keyboard" }
+        try keys.press("key_t", expecting: "t typed") { $0.effect == "typeText" }
+        try fixture.waitForLine(matching: "text Message: thisé")
+        try keys.press("enter", expecting: "Enter") { $0.effect == "key" && $0.fields["key"] as? String == "enter" }
+        try fixture.waitForLine(matching: "key Return")
+        #expect(scan.process.stderr.contains("Keys: the compositor's virtual keyboard"), "\(scan.process.stderr)")
+    }
+
     /// The bounding box of the pixels of `color` in `r` of `image`, and how many there are.
     static func region(of color: RGB, in image: ScreenImage, within r: ScreenRect) -> (box: ScreenRect, count: Int)? {
         var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1, count = 0
