@@ -62,20 +62,8 @@ struct LiveDesktopTests {
         defer { scan.stop() }
         try scan.go(to: "Btn 1")
 
-        func openWindowsPage() throws -> EffectLine {
-            try scan.select(expecting: "the element's menu") { $0.effect == "menuOpen" }
-            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
-            try scan.go(to: "Settings and more")
-            try scan.select(expecting: "the screen menu") { $0.effect == "menuOpen" && ($0.fields["entries"] as? [String])?.contains("windows") == true }
-            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
-            try scan.go(to: "Windows")
-            let page = try scan.select(expecting: "the Windows page") { $0.effect == "menuOpen" }
-            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
-            return page
-        }
-
         // The other window is listed by its title; the active one is not.
-        let page = try openWindowsPage()
+        let page = try scan.openWindowsPage()
         let titles = page.fields["titles"] as? [String] ?? []
         #expect(titles.contains("Other Window") && !titles.contains("SwitchScan Fixture"), "\(page)")
         #expect(Array(titles.suffix(4)) == ["Close window", "Minimise window", "Maximise window", "Done"], "\(page)")
@@ -91,7 +79,7 @@ struct LiveDesktopTests {
         let id = try session.waitForWindow(titled: "Other Window")
         let before = try session.windowFrame(id: id)
         try scan.go(to: "Btn 1")
-        _ = try openWindowsPage()
+        _ = try scan.openWindowsPage()
         try scan.go(to: "Maximise window")
         try scan.select(expecting: "maximise asked for") { $0.effect == "window" && $0.fields["action"] as? String == "maximize" }
         var after = before
@@ -104,7 +92,7 @@ struct LiveDesktopTests {
         // Closed, as its close button would: the application hears it and quits, and the
         // scan moves to the window that is active next.
         try scan.go(to: "Btn 1")
-        let again = try openWindowsPage()
+        let again = try scan.openWindowsPage()
         #expect((again.fields["titles"] as? [String])?.contains("Restore window size") == true, "\(again)")
         try scan.go(to: "Close window")
         try scan.select(expecting: "close asked for") { $0.effect == "window" && $0.fields["action"] as? String == "close" }

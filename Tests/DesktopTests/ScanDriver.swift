@@ -168,5 +168,20 @@ final class ScanDriver {
         return mark
     }
 
+    /// From the element highlighted now (one switch, the default tap behaviour): its menu,
+    /// Settings and more, the screen menu's Windows page, its first entry highlighted. The
+    /// page's line.
+    func openWindowsPage() throws -> EffectLine {
+        try select(expecting: "the element's menu") { $0.effect == "menuOpen" }
+        try next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        try go(to: "Settings and more")
+        try select(expecting: "the screen menu") { $0.effect == "menuOpen" && ($0.fields["entries"] as? [String])?.contains("windows") == true }
+        try next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        try go(to: "Windows")
+        let page = try select(expecting: "the Windows page") { $0.effect == "menuOpen" }
+        try next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        return page
+    }
+
     func stop() { _ = process.terminate() }
 }

@@ -329,19 +329,7 @@ import WaylandOutput
         defer { scan.stop() }
         try scan.go(to: "Btn 1")
 
-        func openWindowsPage() throws -> EffectLine {
-            try scan.select(expecting: "the element's menu") { $0.effect == "menuOpen" }
-            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
-            try scan.go(to: "Settings and more")
-            try scan.select(expecting: "the screen menu") { $0.effect == "menuOpen" && ($0.fields["entries"] as? [String])?.contains("windows") == true }
-            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
-            try scan.go(to: "Windows")
-            let page = try scan.select(expecting: "the Windows page") { $0.effect == "menuOpen" }
-            try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
-            return page
-        }
-
-        let page = try openWindowsPage()
+        let page = try scan.openWindowsPage()
         let titles = page.fields["titles"] as? [String] ?? []
         #expect(titles.contains("Other Window") && !titles.contains("SwitchScan Fixture"), "\(page)")
         try scan.go(to: "Other Window")
@@ -352,7 +340,7 @@ import WaylandOutput
         #expect(try Self.swayWindows(session).contains { $0.title == "Other Window" && $0.focused })
 
         try scan.go(to: "Btn 1")
-        _ = try openWindowsPage()
+        _ = try scan.openWindowsPage()
         try scan.go(to: "Maximise window")
         try scan.select(expecting: "maximise asked for") { $0.effect == "window" && $0.fields["action"] as? String == "maximize" }
         var full = false
@@ -363,7 +351,7 @@ import WaylandOutput
         #expect(full, "sway did not make Other Window full screen")
 
         try scan.go(to: "Btn 1")
-        let again = try openWindowsPage()
+        let again = try scan.openWindowsPage()
         #expect((again.fields["titles"] as? [String])?.contains("Restore window size") == true, "\(again)")
         try scan.go(to: "Close window")
         try scan.select(expecting: "close asked for") { $0.effect == "window" && $0.fields["action"] as? String == "close" }
