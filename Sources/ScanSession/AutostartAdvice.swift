@@ -13,6 +13,12 @@ public enum AutostartAdvice {
     }
 
     /// For the systemd unit: the names it needs that the manager lacks, with how to give them.
+    /// `manager` is asked only where something is needed (a Wayland session).
+    public static func forUnit(session: [String: String], manager: () -> [String: String]) -> String? {
+        guard !needed(in: session).isEmpty else { return nil }
+        return forUnit(session: session, manager: manager())
+    }
+
     public static func forUnit(session: [String: String], manager: [String: String]) -> String? {
         let missing = needed(in: session).filter { (manager[$0] ?? "").isEmpty && !(session[$0] ?? "").isEmpty }
         guard !missing.isEmpty else { return nil }

@@ -328,7 +328,7 @@ struct AutostartEnable: ParsableCommand {
                 }
             }
             writeMessage("Start it now with: systemctl --user start switchscan\n")
-            if let note = AutostartAdvice.forUnit(session: ProcessInfo.processInfo.environment, manager: m.environment()) { writeMessage(note + "\n") }
+            if let note = AutostartAdvice.forUnit(session: ProcessInfo.processInfo.environment, manager: { m.environment() }) { writeMessage(note + "\n") }
         } else {
             try Autostart.mayChange(paths.entry, entry, what: "autostart entry", force: force, advice: "Run 'switchscan autostart enable --force' to replace it.")
             if let line = try Autostart.put(paths.entry, entryText, was: entry, undo: &undo) { said.append(line) }
@@ -438,7 +438,7 @@ struct AutostartStatus: ParsableCommand {
             let active = manager.run(["is-active", AutostartFiles.unitName]).output.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines)
             on = state == "enabled" || state == "enabled-runtime"
             writeMessage("\(on ? "On" : "Off"): the systemd user unit \(file) (\(state), \(active == "active" ? "running now" : "not running now (\(active))")).\n")
-            if on, let note = AutostartAdvice.forUnit(session: ProcessInfo.processInfo.environment, manager: manager.environment()) { writeMessage(note + "\n") }
+            if on, let note = AutostartAdvice.forUnit(session: ProcessInfo.processInfo.environment, manager: { manager.environment() }) { writeMessage(note + "\n") }
         } else if manager == nil, userUnit || Autostart.exists(paths.unitWants) {
             on = Autostart.exists(paths.unitWants)
             let file = userUnit ? paths.unit : linkedTo ?? paths.unitWants
