@@ -21,11 +21,10 @@ if [ "$which" = all ] || [ "$which" = address ]; then
     # application that gets 2 ms of every 12), which this run's load and slowness distort,
     # and the same calls are read under this sanitizer by the big and dying applications.
     # The Wayland clients (C listeners handed Swift objects, shared-memory buffers) run here
-    # against a real sway; GTK 4's frames there (a check of the application's coordinates,
-    # read through the same calls as GTK 3's) are left to the plain run.
+    # against a real sway.
     ASAN_OPTIONS=detect_leaks=0 SWITCHSCAN_TEST_TIME_SCALE=2 swift test --scratch-path .build-asan --sanitize=address \
         --filter 'ScanCoreTests|ScanHostTests|ScanFormatsTests|ScanCoreLayoutTests|ScanRuntimeTests|SwitchInputTests|SwitchScanCLITests|WordPredictionTests|DesktopAccessTests|ScanSessionTests|CommandSupportTests|SwitchSetupTests|WaylandOutputTests|CompositorsTests|ScreenSceneTests|DesktopTests.WaylandTests|DesktopTests.BigApplicationTests|DesktopTests.CallErrorTests|DesktopTests.StoppedDesktopTests|fieldsTextsAndValuesAreReadAsTheWindowHasThem' \
-        --skip 'MemoryLockTests|memoryIsLockedAsItIsUsedAndTheRealTimeStackAhead|aSlowApplicationIsReadWhole|aNativeGtk4WindowIsPlacedFromSwaysIPC'
+        --skip 'MemoryLockTests|memoryIsLockedAsItIsUsedAndTheRealTimeStackAhead|aSlowApplicationIsReadWhole'
 fi
 if [ "$which" = all ] || [ "$which" = thread ]; then
     # Speech with a real server is left out: libspeechd ends its event thread with
@@ -38,9 +37,9 @@ if [ "$which" = all ] || [ "$which" = thread ]; then
     # (mousepad's and LibreOffice's typing among them) drive the same threads with other
     # applications or other policies (dialogs, gestures, toolkits, the screen, tasks, autostart,
     # big applications, web pages, crash restart under a user manager); under this sanitizer
-    # they would take minutes of CI and find nothing new; so would GTK 4's frames on sway.
-    # Locked memory is left to the plain unit tests, as above.
+    # they would take minutes of CI and find nothing new. Locked memory is left to the plain
+    # unit tests, as above.
     SWITCHSCAN_TEST_TIME_SCALE=4 swift test --scratch-path .build-tsan --sanitize=thread \
         --filter 'ScanHostTests|ScanRuntimeTests|ScanSessionTests|SwitchInputTests|X11OutputTests|SpeechOutputTests.SpeechThreadTests|DesktopTests' \
-        --skip 'BigApplicationTests|StrandedTests|GestureTests|ToolkitTests|OnScreenTests|AutostartDesktopTests|HarnessTests|CrashRestartTests|TaskTests|WebTests|WordProcessorTypingTests|saveAsByItsMenuItem|saveAsByItsShortcut|openByItsMenuItem|writersSave|ToolkitDialogTests|memoryIsLockedAsItIsUsedAndTheRealTimeStackAhead|aNativeGtk4WindowIsPlacedFromSwaysIPC'
+        --skip 'BigApplicationTests|StrandedTests|GestureTests|ToolkitTests|OnScreenTests|AutostartDesktopTests|HarnessTests|CrashRestartTests|TaskTests|WebTests|WordProcessorTypingTests|saveAsByItsMenuItem|saveAsByItsShortcut|openByItsMenuItem|writersSave|ToolkitDialogTests|memoryIsLockedAsItIsUsedAndTheRealTimeStackAhead'
 fi

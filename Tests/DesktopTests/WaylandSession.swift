@@ -262,9 +262,11 @@ final class WaylandSession: @unchecked Sendable {
 
     /// Starts `Fixtures/fixture.py` in the session, natively or (`x11`) through XWayland, and
     /// waits until it is ready and on the AT-SPI desktop.
-    func startFixture(args: [String], x11: Bool = false, timeout: Double = 15) throws -> FixtureProcess {
+    /// `script`: another fixture of Fixtures/ (dialogs.py), named `defaultName` unless told.
+    func startFixture(args: [String], x11: Bool = false, timeout: Double = 15, script: URL = DesktopSession.fixtureScript,
+                      defaultName: String = "switchscan-fixture") throws -> FixtureProcess {
         let extra = x11 ? ["GDK_BACKEND": "x11", "DISPLAY": try xwaylandDisplay()] : [:]
-        let (p, a) = command(DesktopTool.python3.path, [try copy(DesktopSession.fixtureScript)] + args, extra: extra)
+        let (p, a) = command(DesktopTool.python3.path, [try copy(script)] + args, extra: extra)
         let errURL = directory.appendingPathComponent("app-\(UUID().uuidString.prefix(8)).stderr")
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let errHandle = try FileHandle(forWritingTo: errURL)
@@ -273,7 +275,7 @@ final class WaylandSession: @unchecked Sendable {
         services.append(child.process)
         func flag(_ name: String) -> String? { args.firstIndex(of: name).flatMap { $0 + 1 < args.count ? args[$0 + 1] : nil } }
         let fixture = FixtureProcess(process: child.process, output: LineCollector(reading: child.output), stderrURL: errURL,
-                                     applicationName: flag("--app-name") ?? "switchscan-fixture", title: flag("--title") ?? "SwitchScan Fixture")
+                                     applicationName: flag("--app-name") ?? defaultName, title: flag("--title") ?? "SwitchScan Fixture")
         try fixture.waitForLine(matching: "ready", timeout: timeout)
         try waitForApplication(named: fixture.applicationName, timeout: timeout)
         return fixture
