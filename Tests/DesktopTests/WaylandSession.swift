@@ -246,7 +246,7 @@ final class WaylandSession: @unchecked Sendable {
     /// XWayland's display, as sway gives it to what it starts (it sets DISPLAY once XWayland's
     /// sockets are made).
     func xwaylandDisplay() throws -> String {
-        guard xwayland else { throw DesktopError("this session runs without XWayland") }
+        guard xwayland else { throw DesktopError("the session was started without XWayland (WaylandSession(xwayland: true) starts it)") }
         if let known = x11Display { return known }
         let file = runtime.appendingPathComponent("display")
         let r = try run("/usr/bin/swaymsg", ["exec", "printf %s \"$DISPLAY\" > \(file.path).new && mv \(file.path).new \(file.path)"])

@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -160,20 +161,26 @@ import Testing
     }
 }
 
-/// A foreign loop that counts its passes (each `runDue`), looking at `due` every
-/// millisecond.
+/// A foreign loop that counts its passes (each `runDue`), waiting between them, as GLib's
+/// does, until the next timer or a wake.
 final class PassCountingLoop: ForeignLoop, @unchecked Sendable {
     let passes = Locked(0)
+    private let woken = DispatchSemaphore(value: 0)
 
     func run(_ thread: SerialThread) {
         while true {
-            guard thread.due().now else { usleep(1000); continue }
+            let due = thread.due()
+            guard due.now else {
+                let left = due.next.map { max(0, $0.nanoseconds - MonotonicClock.now().nanoseconds) }
+                _ = woken.wait(timeout: left.map { .now() + .nanoseconds(Int($0)) } ?? .distantFuture)
+                continue
+            }
             passes.withLock { $0 += 1 }
             if !thread.runDue() { return }
         }
     }
 
-    func wake() {}
+    func wake() { woken.signal() }
 }
 
 extension SerialThreadTests {

@@ -50,9 +50,11 @@ struct RunSpeaksTests {
         // The first highlight is said once the connection is up; a highlight that is still
         // waiting for it is replaced by a newer one (only the current item is worth saying).
         _ = daemon.waitForSpoken(timeout: 5) { !$0.isEmpty }
+        // Each press once the last highlight is being said (a new utterance begun).
         for k in keys {
+            let before = daemon.spoken().count
             try input.fileHandleForWriting.write(contentsOf: Data(String(k).utf8))
-            Thread.sleep(forTimeInterval: 0.15)
+            _ = daemon.waitForSpoken(timeout: 5) { $0.count > before }
         }
         let spoken = daemon.waitForSpoken(timeout: 5, until: done)
         p.terminate()

@@ -83,18 +83,17 @@ struct SpeechPresenterTests {
         defer { daemon.stop() }
         let speech = SpeechPresenter(feedback: feedback(), address: daemon.address) { _ in }
         for (i, label) in ["Btn 1", "Btn 2", "Btn 3"].enumerated() {
-            let sent = Date()
             try speech.present([at(Int64(i) * 150, element("b\(i + 1)", label))])
-            // The next one 150 ms later, but not before this one started (a loaded machine
-            // may take longer to start the module).
+            // The next one once this one is being said (a loaded machine may take longer to
+            // start the module).
             daemon.waitForSpoken { $0.contains("start \(label)") }
-            let rest = 0.15 - Date().timeIntervalSince(sent)
-            if i < 2 && rest > 0 { usleep(UInt32(rest * 1e6)) }
         }
-        speech.finish()
+        // Once Btn 3 is said whole, one more: an "end" of a cut one would come before it.
         daemon.waitForSpoken { $0.contains("end Btn 3") }
-        usleep(300_000) // an "end" for a cut one would come by now
-        #expect(daemon.spoken() == ["start Btn 1", "start Btn 2", "start Btn 3", "end Btn 3"])
+        try speech.present([at(450, element("b4", "Btn 4"))])
+        speech.finish()
+        daemon.waitForSpoken { $0.contains("end Btn 4") }
+        #expect(daemon.spoken() == ["start Btn 1", "start Btn 2", "start Btn 3", "end Btn 3", "start Btn 4", "end Btn 4"])
     }
 
     /// An announcement is said whole, and the highlight that follows it in the same batch
@@ -117,10 +116,12 @@ struct SpeechPresenterTests {
         try speech.present([at(0, .announce("New window")), at(0, element("b1", "Btn 1"))])
         daemon.waitForSpoken { $0.contains("start New window") }
         try speech.present([at(150, element("b2", "Btn 2"))])
-        speech.finish()
+        // Once Btn 2 is said, one more: anything said of Btn 1 would come before it.
         daemon.waitForSpoken { $0.contains("end Btn 2") }
-        usleep(300_000)
-        #expect(daemon.spoken() == ["start New window", "end New window", "start Btn 2", "end Btn 2"])
+        try speech.present([at(300, element("b3", "Btn 3"))])
+        speech.finish()
+        daemon.waitForSpoken { $0.contains("end Btn 3") }
+        #expect(daemon.spoken() == ["start New window", "end New window", "start Btn 2", "end Btn 2", "start Btn 3", "end Btn 3"])
     }
 
     @Test func withoutSpeechDispatcherOneWarningAndNothingElse() throws {
@@ -209,10 +210,13 @@ struct SpeechPresenterTests {
         try #require(daemon.waitForSpoken(timeout: 30) { $0.contains("start Btn 1") }.contains("start Btn 1"),
                      "--- speech-dispatcher's log ---\n\(daemon.log)")
         try speech.present([at(100, .tap(Point(x: 9, y: 9), element: nil))])
-        speech.finish()
+        // Once Btn 1 is said whole, one more: a select sound dropped late would come before it.
         daemon.waitForSpoken { $0.contains("end Btn 1") }
-        usleep(200_000)
-        #expect(daemon.spoken() == ["icon \(SoundIcons().move)", "start Btn 1", "end Btn 1"])
+        try speech.present([at(200, element("b2", "Btn 2"))])
+        speech.finish()
+        daemon.waitForSpoken { $0.contains("end Btn 2") }
+        let move = "icon \(SoundIcons().move)"
+        #expect(daemon.spoken() == [move, "start Btn 1", "end Btn 1", move, "start Btn 2", "end Btn 2"])
     }
 
     /// A server that goes away mid-session: one warning, no crash (libspeechd writes with
@@ -224,10 +228,8 @@ struct SpeechPresenterTests {
         try speech.present([at(0, element("b1", "Btn 1"))])
         daemon.waitForSpoken { $0.count >= 1 }
         daemon.stop()
-        for i in 1...3 {
-            try speech.present([at(Int64(i) * 100, element("b1", "Btn 1"))])
-            usleep(100_000)
-        }
+        for i in 1...3 { try speech.present([at(Int64(i) * 100, element("b1", "Btn 1"))]) }
+        // Ends the speech thread once it has done what it was given.
         speech.finish()
         #expect(warnings.all == ["speech-dispatcher stopped answering; scanning goes on without speech"])
     }
