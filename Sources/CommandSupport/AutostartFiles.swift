@@ -65,7 +65,9 @@ public enum AutostartFiles {
         """
     }
 
-    /// The entry in the applications menu (/usr/share/applications): the same run, started by hand.
+    /// The entry in the applications menu (/usr/share/applications): the same run, started by
+    /// hand. It also gives the executable KWin's fake input: KWin offers it only to a program
+    /// whose .desktop file's Exec names it and lists the interface.
     public static func applicationEntry(executable: String) -> String {
         """
         [Desktop Entry]
@@ -77,6 +79,7 @@ public enum AutostartFiles {
         Terminal=false
         Categories=Utility;Accessibility;
         Keywords=switch;scanning;accessibility;
+        X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input
 
         """
     }

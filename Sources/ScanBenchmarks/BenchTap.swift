@@ -5,11 +5,12 @@ import Foundation
 import ScanCore
 import ScanHost
 import ScanSession
+import SwitchInput
 import WaylandOutput
 import X11Output
 
 /// `switchscan-bench tap`: a click at a check box's centre, made as `run --desktop` makes it
-/// (XTest on X11, the compositor's virtual pointer under Wayland), to the moment SwitchScan
+/// (XTest on X11, the compositor's virtual pointer under Wayland, KWin's fake input under KWin), to the moment SwitchScan
 /// has the check box's new state: the application's AT-SPI event, the follower's short wait
 /// and its read of the changed element.
 struct BenchTap: ParsableCommand {
@@ -55,7 +56,13 @@ struct BenchTap: ParsableCommand {
         let click: (Point) -> Bool
         let how: String
         do {
-            if Compositor(env).isWayland {
+            if Compositor(env) == .kwin {
+                guard let layout = UinputKeys.us() else { throw fail("Error: libevdev knows no key codes.") }
+                let p = try KWinFakeInput(layout: layout)
+                click = { p.click(at: $0) }
+                how = "KWin's fake input"
+                usleep(300_000)
+            } else if Compositor(env).isWayland {
                 let p = try WaylandPointer()
                 click = { p.click(at: $0) }
                 how = "the compositor's virtual pointer"

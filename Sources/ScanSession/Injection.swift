@@ -31,6 +31,47 @@ final class WaylandClicker: PointerClicker, @unchecked Sendable {
     var summary: String { "the compositor's virtual pointer, \(pointer.extent.width)x\(pointer.extent.height)" }
 }
 
+final class KWinClicker: PointerClicker, @unchecked Sendable {
+    let input: KWinFakeInput
+    init(_ input: KWinFakeInput) { self.input = input }
+    func click(at p: Point) -> Bool { input.click(at: p) }
+    func perform(_ g: Gesture, at p: Point, to: Point?) -> Bool { input.perform(g, at: p, to: to) }
+    var summary: String { "KWin's fake input, \(input.extent.width)x\(input.extent.height)" }
+}
+
+/// The compositor's own pointer and keys: KWin's fake input under KWin, wlroots' virtual
+/// pointer and keyboard elsewhere (the other is tried when the first is not offered).
+enum CompositorInput {
+    static func pointer(_ compositor: Compositor) throws(WaylandError) -> PointerClicker {
+        try first(compositor, kwin: { () throws(WaylandError) in KWinClicker(try kwin()) },
+                  wlroots: { () throws(WaylandError) in WaylandClicker(try WaylandPointer()) })
+    }
+
+    static func keys(_ compositor: Compositor) throws(WaylandError) -> (any KeySending, String) {
+        try first(compositor, kwin: { () throws(WaylandError) in
+            let k = try kwin()
+            guard k.typesKeys else { throw WaylandError("KWin's fake input is version \(k.version), which presses no keys (4 does)") }
+            return (k, "KWin's fake input")
+        }, wlroots: { () throws(WaylandError) in (try WaylandKeys(), "the compositor's virtual keyboard") })
+    }
+
+    static func kwin() throws(WaylandError) -> KWinFakeInput {
+        guard let layout = UinputKeys.us() else { throw WaylandError("libevdev knows no key codes") }
+        return try KWinFakeInput(layout: layout)
+    }
+
+    /// KWin's first under KWin, wlroots' first elsewhere; the first one's failure is what is
+    /// said when neither can be had.
+    private static func first<T>(_ compositor: Compositor, kwin: () throws(WaylandError) -> T,
+                                 wlroots: () throws(WaylandError) -> T) throws(WaylandError) -> T {
+        let (a, b) = compositor == .kwin ? (kwin, wlroots) : (wlroots, kwin)
+        do { return try a() } catch {
+            if let other = try? b() { return other }
+            throw error
+        }
+    }
+}
+
 final class UinputClicker: PointerClicker, @unchecked Sendable {
     let pointer: UinputPointer
     init(_ pointer: UinputPointer) { self.pointer = pointer }
@@ -67,7 +108,7 @@ final class KeyInjector: @unchecked Sendable {
     /// desktop): nothing is sent to it meanwhile. Used on `queue` only.
     var stalled: (@Sendable () -> Bool)?
 
-    init(_ kind: RunConfiguration.Injection) {
+    init(_ kind: RunConfiguration.Injection, compositor: Compositor) {
         var keys: (any KeySending)?
         switch kind {
         case .xtest, .none:
@@ -75,10 +116,11 @@ final class KeyInjector: @unchecked Sendable {
             summary = keys == nil ? "none" : "xtest"
         case .wayland:
             do {
-                keys = try WaylandKeys()
-                summary = "the compositor's virtual keyboard"
+                let (k, name) = try CompositorInput.keys(compositor)
+                keys = k
+                summary = name
             } catch {
-                // Not a wlroots compositor: uinput, where it can be had.
+                // Neither a wlroots compositor nor KWin that lets SwitchScan in: uinput, where it can be had.
                 keys = try? UinputKeys()
                 summary = (keys as? UinputKeys).map { "uinput (\($0.node ?? "no node")): \(error)" } ?? "none"
                 if keys == nil { problem = "Keys cannot be sent: \(error), and uinput cannot be used either" }
@@ -107,6 +149,7 @@ protocol KeySending: AnyObject, Sendable {
 
 extension UinputKeys: KeySending {}
 extension WaylandKeys: KeySending {}
+extension KWinFakeInput: KeySending {}
 
 /// XTest's keys: the pointer's connection presses the Keys page's keys, the keyboard's types.
 final class XTestKeys: KeySending, @unchecked Sendable {

@@ -30,7 +30,7 @@ public struct RunConfiguration: Sendable {
         /// A virtual pointer and keyboard of SwitchScan's own (Wayland, the console).
         case uinput
         /// The compositor's own virtual pointer and keyboard (wlroots' protocols: sway and
-        /// other wlroots compositors); uinput where the compositor has none.
+        /// other wlroots compositors; KWin's fake input); uinput where the compositor has none.
         case wayland
         /// None: a layout run's taps stay in its effects.
         case none
@@ -129,11 +129,14 @@ public struct SessionPlan: Equatable, Sendable {
         injectionAsked = c.injection != nil
         // The live desktop gets XTest on X11 and uinput elsewhere; a layout run injects
         // nothing unless asked.
-        // Under Wayland the compositor's virtual pointer where it may offer one (wlroots;
-        // uinput is tried when it does not), uinput elsewhere.
-        // What the registry says wins over the compositor's name.
+        // Under Wayland the compositor's virtual pointer where it may offer one (wlroots,
+        // KWin; uinput is tried when it does not), uinput elsewhere.
+        // What the registry says wins over the compositor's name, but for KWin, which shows
+        // its fake input only to a program it allows (and says why when it does not).
         let own: RunConfiguration.Injection = switch (compositor, globals) {
-        case (_, .some(let offered)) where wayland: offered.contains(WaylandInterface.virtualPointer) ? .wayland : .uinput
+        case (.kwin, _): .wayland
+        case (_, .some(let offered)) where wayland:
+            offered.contains(WaylandInterface.virtualPointer) || offered.contains(WaylandInterface.fakeInput) ? .wayland : .uinput
         case (.sway, _), (.otherWayland, _): .wayland
         default: .uinput
         }
@@ -147,6 +150,7 @@ public struct SessionPlan: Equatable, Sendable {
         windowsPage = switch (c.isDesktop, places) {
         case (false, _): nil
         case (true, .sway(let socket)): .sway(socket: socket)
+        case (true, .kwin): .kwin
         case (true, _): display && !wayland ? .x11 : nil
         }
         screenFromDisplay = c.screenSize == nil && display
@@ -212,6 +216,8 @@ public enum WindowListSource: Equatable, Sendable {
     case x11
     /// sway's IPC socket.
     case sway(socket: String)
+    /// A KWin script.
+    case kwin
 }
 
 /// Where the places of windows come from, or why nowhere.
@@ -220,6 +226,8 @@ public enum PlaceSource: Equatable, Sendable {
     case x11
     /// sway's IPC socket.
     case sway(socket: String)
+    /// A KWin script, loaded over the session bus.
+    case kwin
     case none(why: String)
 
     public init(_ compositor: Compositor, _ env: [String: String]) {
@@ -229,7 +237,8 @@ public enum PlaceSource: Equatable, Sendable {
         case .sway:
             let socket = env["SWAYSOCK"] ?? ""
             self = socket.isEmpty ? .none(why: "SWAYSOCK is not set, so sway's IPC cannot be reached") : .sway(socket: socket)
-        case .kwin, .gnome, .otherWayland:
+        case .kwin: self = .kwin
+        case .gnome, .otherWayland:
             self = .none(why: "\(compositor.name) does not tell SwitchScan where native Wayland windows are yet")
         }
     }
@@ -240,12 +249,15 @@ public enum WaylandInterface {
     public static let layerShell = "zwlr_layer_shell_v1"
     public static let virtualPointer = "zwlr_virtual_pointer_manager_v1"
     public static let virtualKeyboard = "zwp_virtual_keyboard_manager_v1"
+    /// KWin's fake input: a pointer and keys (shown only to a program KWin allows).
+    public static let fakeInput = "org_kde_kwin_fake_input"
 
     /// What the compositor offers of them and what each is for, as a sentence for `desktop`.
-    public static func describe(_ offered: Set<String>) -> String {
-        let uses = [(layerShell, "the layer shell (the outline, the menu and the keyboard drawn)"),
-                    (virtualPointer, "a virtual pointer (taps)"),
-                    (virtualKeyboard, "a virtual keyboard (keys)")]
+    /// Under KWin, its fake input takes the place of wlroots' pointer and keyboard.
+    public static func describe(_ offered: Set<String>, compositor: Compositor = .otherWayland("")) -> String {
+        let uses = [(layerShell, "the layer shell (the outline, the menu and the keyboard drawn)")]
+            + (compositor == .kwin ? [(fakeInput, "its fake input (taps and keys)")]
+                : [(virtualPointer, "a virtual pointer (taps)"), (virtualKeyboard, "a virtual keyboard (keys)")])
         let has = uses.filter { offered.contains($0.0) }.map(\.1), lacks = uses.filter { !offered.contains($0.0) }.map(\.1)
         func list(_ items: [String], _ last: String) -> String {
             items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + " \(last) " + items[items.count - 1]

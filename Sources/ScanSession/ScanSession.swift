@@ -210,7 +210,7 @@ public final class ScanSession: @unchecked Sendable {
             notes.append("Pointer: \(clicker.summary)")
         }
         // The Keys page's keys go where the clicks go.
-        let injector = plan.injection == .none ? nil : KeyInjector(plan.injection)
+        let injector = plan.injection == .none ? nil : KeyInjector(plan.injection, compositor: plan.compositor)
         if let injector {
             presenters.append(KeyPresenter(injector, warn: warn))
             notes.append(injector.problem.map { "Warning: \($0)" } ?? "Keys: \(injector.summary)")
@@ -231,7 +231,7 @@ public final class ScanSession: @unchecked Sendable {
         // The window manager's (or the compositor's) windows, for the screen menu's Windows page.
         var desktopWindows: (any WindowList)?
         if let source = plan.windowsPage {
-            do { desktopWindows = try WindowPlaces.list(source, report: report) } catch {
+            do { desktopWindows = try WindowPlaces.list(source, environment: configuration.environment, report: report) } catch {
                 notes.append("Note: the Windows page is not offered: \(error)")
             }
         }
@@ -391,9 +391,9 @@ public final class ScanSession: @unchecked Sendable {
                 return nil
             }
         case .wayland:
-            do { return WaylandClicker(try WaylandPointer()) } catch {
+            do { return try CompositorInput.pointer(plan.compositor) } catch {
                 if plan.injectionAsked { throw SessionError("Error: --pointer wayland: \(error). Use --pointer uinput where the compositor has no virtual pointer.", status: 2) }
-                // Not a wlroots compositor: uinput, where it can be had.
+                // Neither a wlroots compositor nor KWin that lets SwitchScan in: uinput, where it can be had.
                 let size = configuration.screenSize.map { (Double($0.width), Double($0.height)) } ?? (fallback.width, fallback.height)
                 if let p = try? UinputPointer(width: Int(size.0), height: Int(size.1)) {
                     notes.append("Note: \(error); taps go through uinput.")

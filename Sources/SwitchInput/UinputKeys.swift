@@ -18,11 +18,7 @@ public final class UinputKeys: @unchecked Sendable {
     public static let deviceName = "SwitchScan keys"
     private let device: UinputDevice
     private let codes: [SpecialKey: UInt32]
-    /// Each character a US layout types: its key, and whether Shift is held.
-    private let characters: [Character: (code: UInt32, shift: Bool)]
-    /// Keys named as X keysyms ("Left", "Home", "BackSpace"), for shortcuts.
-    private let named: [String: UInt32]
-    private let shift, control, alt: UInt32
+    private let layout: EvdevLayout
 
     /// The US layout: unshifted and shifted characters of each key.
     static let usLayout: [(key: String, plain: Character, shifted: Character)] = {
@@ -41,81 +37,57 @@ public final class UinputKeys: @unchecked Sendable {
         "space": "KEY_SPACE", "Page_Up": "KEY_PAGEUP", "Page_Down": "KEY_PAGEDOWN", "F4": "KEY_F4",
     ]
 
-    public init() throws(InputError) {
-        var codes: [SpecialKey: UInt32] = [:]
-        for key in SpecialKey.allCases {
-            let name = switch key {
-            case .escape: "KEY_ESC"
-            case .enter: "KEY_ENTER"
-            case .tab: "KEY_TAB"
-            case .up: "KEY_UP"
-            case .down: "KEY_DOWN"
-            case .left: "KEY_LEFT"
-            case .right: "KEY_RIGHT"
-            }
-            let code = libevdev_event_code_from_name(cevdev_ev_key_type(), name)
-            if code >= 0 { codes[key] = UInt32(code) }
-        }
+    /// The US layout's key codes, as libevdev names them.
+    public static func us() -> EvdevLayout? {
         func code(_ name: String) -> UInt32? {
             let c = libevdev_event_code_from_name(cevdev_ev_key_type(), name)
             return c >= 0 ? UInt32(c) : nil
         }
-        var characters: [Character: (UInt32, Bool)] = [:]
-        for row in Self.usLayout {
+        var characters: [Character: EvdevLayout.Stroke] = [:]
+        for row in usLayout {
             guard let c = code(row.key) else { continue }
-            characters[row.plain] = (c, false)
-            characters[row.shifted] = (c, true)
+            characters[row.plain] = .init(code: c, shift: false)
+            characters[row.shifted] = .init(code: c, shift: true)
         }
         for (ch, name) in [(Character(" "), "KEY_SPACE"), ("\n", "KEY_ENTER"), ("\t", "KEY_TAB")] {
-            if let c = code(name) { characters[ch] = (c, false) }
+            if let c = code(name) { characters[ch] = .init(code: c, shift: false) }
         }
         var named: [String: UInt32] = [:]
-        for (keysym, name) in Self.keyNames { if let c = code(name) { named[keysym] = c } }
-        guard let shift = code("KEY_LEFTSHIFT"), let control = code("KEY_LEFTCTRL"), let alt = code("KEY_LEFTALT") else {
-            throw InputError(attempted: "making a uinput keyboard", errno: EINVAL)
-        }
-        let all = Set(codes.values).union(characters.values.map(\.0)).union(named.values).union([shift, control, alt])
+        for (keysym, name) in keyNames { if let c = code(name) { named[keysym] = c } }
+        guard let shift = code("KEY_LEFTSHIFT"), let control = code("KEY_LEFTCTRL"), let alt = code("KEY_LEFTALT") else { return nil }
+        return EvdevLayout(characters: characters, named: named, shift: shift, control: control, alt: alt)
+    }
+
+    public init() throws(InputError) {
+        guard let layout = Self.us() else { throw InputError(attempted: "making a uinput keyboard", errno: EINVAL) }
+        var codes: [SpecialKey: UInt32] = [:]
+        for key in SpecialKey.allCases { codes[key] = layout.named[EvdevLayout.keysym(key)] }
+        let all = Set(codes.values).union(layout.characters.values.map(\.code)).union(layout.named.values)
+            .union([layout.shift, layout.control, layout.alt])
         device = try UinputDevice(name: Self.deviceName, product: 0x0002, what: "a uinput keyboard",
                                   alternative: "run on X11, where keys go through XTest") { dev in
             for code in all { libevdev_enable_event_code(dev, cevdev_ev_key_type(), code, nil) }
         }
         self.codes = codes
-        self.characters = characters
-        self.named = named
-        (self.shift, self.control, self.alt) = (shift, control, alt)
+        self.layout = layout
     }
 
     /// Types `text` as a US keyboard would; what no key types is left out and returned.
     public func type(_ text: String) -> (ok: Bool, missing: String) {
-        var missing = ""
-        var strokes: [(UInt32, [UInt32])] = []
-        for c in text {
-            if let k = characters[c] { strokes.append((k.code, k.shift ? [shift] : [])) } else { missing.append(c) }
-        }
+        let (strokes, missing) = layout.strokes(for: text)
         return (send(strokes) && missing.isEmpty, missing)
     }
 
     /// Presses Backspace `count` times.
     public func deleteBackward(_ count: Int) -> Bool {
-        guard let code = named["BackSpace"] else { return false }
+        guard let code = layout.named["BackSpace"] else { return false }
         return send(Array(repeating: (code, []), count: max(0, count)))
     }
 
     /// A key (a keysym name or one character) with modifiers held: Ctrl+Left, Ctrl+V.
     public func press(_ chord: KeyChord) -> Bool {
-        var held: [UInt32] = chord.modifiers.map { m in
-            switch m { case .control: control; case .alt: alt; case .shift: shift }
-        }
-        let code: UInt32
-        if let c = named[chord.key] {
-            code = c
-        } else if chord.key.count == 1, let k = characters[Character(chord.key)] {
-            code = k.code
-            if k.shift && !held.contains(shift) { held.append(shift) }
-        } else {
-            return false
-        }
-        return send([(code, held)])
+        guard let s = layout.stroke(for: chord) else { return false }
+        return send([s])
     }
 
     /// Each key down and up with its modifiers around it, one report each, as one batch.

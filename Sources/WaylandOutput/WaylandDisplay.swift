@@ -11,7 +11,7 @@ import WaylandProtocols
 /// Why the compositor could not be used, as a sentence.
 public struct WaylandError: Error, CustomStringConvertible, Sendable {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }
 
 /// One connection to the Wayland compositor (`WAYLAND_DISPLAY`) and the globals it offers,

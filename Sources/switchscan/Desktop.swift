@@ -28,7 +28,7 @@ struct Desktop: ParsableCommand {
         if desktop.places == nil, case .none(let why) = PlaceSource(compositor, env) { places += ": \(why)" }
         print("Session: \(compositor.name); window places \(places).")
         if compositor.isWayland {
-            do { print(WaylandInterface.describe(try WaylandInterface.offered(environment: env))) } catch { print("The compositor's registry cannot be asked: \(error).") }
+            do { print(WaylandInterface.describe(try WaylandInterface.offered(environment: env), compositor: compositor)) } catch { print("The compositor's registry cannot be asked: \(error).") }
         }
         let apps = desktop.applications()
         // Names and titles are the applications' own: shown, never obeyed, by the terminal.

@@ -12,6 +12,7 @@ extension DesktopTool {
     static let runuser = DesktopTool(path: "/usr/sbin/runuser", package: "util-linux")
     static let useradd = DesktopTool(path: "/usr/sbin/useradd", package: "passwd")
     static let xwayland = DesktopTool(path: "/usr/bin/Xwayland", package: "xwayland")
+    static let kwin = DesktopTool(path: "/usr/bin/kwin_wayland", package: "kwin-wayland")
 }
 
 /// A private Wayland desktop for one test: headless sway (pixman renderer, one 1280 × 800
@@ -23,7 +24,15 @@ extension DesktopTool {
 /// refuse AT-SPI calls from another user). switchscan and the query script are copied into
 /// the session's directory, so that user can run them wherever the checkout lies.
 /// `stop()` (also run by deinit) ends every process carrying the session's marker.
+///
+/// With `compositor: .kwin`, headless KWin (`kwin_wayland --virtual`, OpenGL compositing on
+/// the CPU, which its screenshots need) in place of sway: a window rule places every normal
+/// window at `windowCorner`, and .desktop files in the session's home give the session's
+/// copies of switchscan and switchscan-bench KWin's fake input, as the package's does for
+/// /usr/bin/switchscan.
 final class WaylandSession: @unchecked Sendable {
+    enum Compositor { case sway, kwin }
+    let compositorKind: Compositor
     static let user = "switchscan-wl"
     let screenWidth: Int, screenHeight: Int
     /// Where sway floats every native window.
@@ -44,9 +53,12 @@ final class WaylandSession: @unchecked Sendable {
     private var stopped = false
     private var x11Display: String?
 
-    init(width: Int = 1280, height: Int = 800, xwayland: Bool = false) throws {
-        for tool in [DesktopTool.sway, .grim, .dbusDaemon, .atspiBusLauncher, .python3] { try tool.require() }
+    init(width: Int = 1280, height: Int = 800, xwayland: Bool = false, compositor kind: Compositor = .sway) throws {
+        let tools: [DesktopTool] = kind == .sway ? [.sway, .grim] : [.kwin]
+        for tool in tools + [.dbusDaemon, .atspiBusLauncher, .python3] { try tool.require() }
         if xwayland { try DesktopTool.xwayland.require() }
+        if xwayland && kind == .kwin { throw DesktopError("the KWin session is started without XWayland") }
+        compositorKind = kind
         screenWidth = width
         screenHeight = height
         self.xwayland = xwayland
@@ -146,6 +158,7 @@ final class WaylandSession: @unchecked Sendable {
         try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: log.path)
         services.append(try spawn("/usr/bin/dbus-daemon", ["--config-file=\(bus.path)", "--nofork"], log: log))
         try wait("the session bus", timeout: 10) { FileManager.default.fileExists(atPath: self.runtime.appendingPathComponent("bus").path) }
+        if compositorKind == .kwin { return try startKWin(log: log) }
         var swayEnv = ["WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman", "WLR_HEADLESS_OUTPUTS": "1"]
         swayEnv["XDG_CURRENT_DESKTOP"] = "sway"
         let sway = try spawn(DesktopTool.sway.path, ["-c", config.path], extra: swayEnv, log: log)
@@ -162,6 +175,69 @@ final class WaylandSession: @unchecked Sendable {
         }
         environment["WAYLAND_DISPLAY"] = display
         environment["XDG_CURRENT_DESKTOP"] = "sway"
+    }
+
+    /// KWin, as `init` says. `/usr/bin/kwin_wayland` carries a file capability that a
+    /// container's bounding set may lack (exec then fails): a copy without it runs, named
+    /// kwin_wayland, as KWin's built-in platform plugin wants.
+    private func startKWin(log: URL) throws {
+        let fm = FileManager.default
+        let bin = directory.appendingPathComponent("kwin")
+        try fm.createDirectory(at: bin, withIntermediateDirectories: true)
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin.path)
+        let kwin = bin.appendingPathComponent("kwin_wayland")
+        try fm.copyItem(at: URL(fileURLWithPath: DesktopTool.kwin.path), to: kwin)
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: kwin.path)
+        let home = URL(fileURLWithPath: environment["HOME"]!)
+        let config = home.appendingPathComponent(".config"), apps = home.appendingPathComponent(".local/share/applications")
+        try fm.createDirectory(at: config, withIntermediateDirectories: true)
+        try fm.createDirectory(at: apps, withIntermediateDirectories: true)
+        // Every normal window placed at the corner when it first shows.
+        try """
+            [General]
+            count=1
+            rules=1
+
+            [1]
+            Description=SwitchScan's tests
+            position=\(windowCorner.x),\(windowCorner.y)
+            positionrule=3
+            types=1
+            wmclassmatch=0
+
+            """.write(to: config.appendingPathComponent("kwinrulesrc"), atomically: true, encoding: .utf8)
+        // The session's copies of the tools, allowed KWin's fake input as the package's
+        // switchscan.desktop allows /usr/bin/switchscan.
+        for tool in ["switchscan", "switchscan-bench"] {
+            guard let built = SwitchscanBinary.url?.deletingLastPathComponent().appendingPathComponent(tool) else { continue }
+            let path = try copy(built)
+            try """
+                [Desktop Entry]
+                Type=Application
+                Name=\(tool) (tests)
+                Exec=\(path)
+                NoDisplay=true
+                X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input
+
+                """.write(to: apps.appendingPathComponent("\(tool)-tests.desktop"), atomically: true, encoding: .utf8)
+        }
+        if asUser {
+            let r = try ChildProcess.run("/bin/chown", ["-R", Self.user, home.path], environment: [:], scratch: scratch)
+            guard r.status == 0 else { throw DesktopError("Giving \(home.path) to \(Self.user) failed.\n\(r)") }
+        }
+        let display = "wayland-1"
+        let k = try spawn(kwin.path, ["--virtual", "--socket", display, "--width", "\(screenWidth)", "--height", "\(screenHeight)", "--no-lockscreen"],
+                          extra: ["KWIN_COMPOSE": "O2", "KWIN_SCREENSHOT_NO_PERMISSION_CHECKS": "1", "XDG_CURRENT_DESKTOP": "KDE"], log: log)
+        services.append(k)
+        compositor = k
+        try wait("KWin's Wayland socket", timeout: 15) { fm.fileExists(atPath: self.runtime.appendingPathComponent(display).path) }
+        // KWin's D-Bus interfaces (scripting, screenshots) come a moment after its socket.
+        try wait("KWin on the session bus", timeout: 15) {
+            (try? self.run("/usr/bin/dbus-send", ["--session", "--print-reply", "--dest=org.kde.KWin", "/Scripting", "org.freedesktop.DBus.Peer.Ping"], timeout: 5))?.status == 0
+        }
+        environment["WAYLAND_DISPLAY"] = display
+        environment["XDG_CURRENT_DESKTOP"] = "KDE"
+        environment["SWAYSOCK"] = nil
     }
 
     private func wait(_ what: String, timeout: Double, _ ready: () -> Bool) throws {
@@ -289,22 +365,26 @@ final class WaylandSession: @unchecked Sendable {
         }
     }
 
-    /// Ends sway, as a crash or a logout would, leaving the rest of the session.
+    /// Ends the compositor, as a crash or a logout would, leaving the rest of the session.
     func stopCompositor() {
-        if let sway = compositor { ChildProcess.stop([sway], grace: 2) }
-        // sway runs below runuser: whatever of it is left.
-        for p in DesktopSession.markedProcesses(marker) where p.command.hasPrefix(DesktopTool.sway.path) { kill(p.pid, SIGKILL) }
+        if let c = compositor { ChildProcess.stop([c], grace: 2) }
+        // It runs below runuser: whatever of it is left.
+        for p in DesktopSession.markedProcesses(marker)
+        where p.command.hasPrefix(DesktopTool.sway.path) || p.command.contains("/kwin/kwin_wayland") { kill(p.pid, SIGKILL) }
     }
 
     /// sway's Wayland socket, as a path (for a client in the test process).
     var waylandSocket: String { runtime.appendingPathComponent(environment["WAYLAND_DISPLAY"] ?? "wayland-1").path }
 
-    /// The screen as sway draws it (grim).
+    static let kwinShotScript = DesktopSession.fixturesDirectory.appendingPathComponent("kwin-shot.py")
+
+    /// The screen as the compositor draws it (grim; KWin's ScreenShot2).
     func captureScreen() throws -> ScreenImage {
         // In the runtime directory: the session's user writes there.
         let file = runtime.appendingPathComponent("screen-\(UUID().uuidString.prefix(8)).ppm")
-        let r = try run(DesktopTool.grim.path, ["-t", "ppm", file.path])
-        guard r.status == 0 else { throw DesktopError("grim failed.\n\(r)") }
+        let r = compositorKind == .sway ? try run(DesktopTool.grim.path, ["-t", "ppm", file.path])
+            : try run(DesktopTool.python3.path, [try copy(Self.kwinShotScript), "\(screenWidth)", "\(screenHeight)", file.path])
+        guard r.status == 0 else { throw DesktopError("the screenshot failed.\n\(r)") }
         defer { try? FileManager.default.removeItem(at: file) }
         return try ScreenImage(ppm: Data(contentsOf: file))
     }

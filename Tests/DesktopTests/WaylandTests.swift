@@ -5,9 +5,10 @@ import ScreenScene
 import Testing
 import WaylandOutput
 
-/// SwitchScan under headless sway: native Wayland windows placed from sway's IPC, the
-/// outline drawn above them, clicks of the compositor's virtual pointer; checked against what
-/// sway draws and what the application says through AT-SPI.
+/// SwitchScan under headless sway (and, where a test says so, headless KWin): native
+/// Wayland windows placed from sway's IPC (a KWin script), the outline drawn above them,
+/// clicks of the compositor's virtual pointer (KWin's fake input); checked against what the
+/// compositor draws and what the application says through AT-SPI.
 @Suite(.serialized) struct WaylandTests {
     /// The check box frames of a snapshot (a layout file's tree).
     static func checkBoxes(_ layout: [String: Any]) -> [ScreenRect] {
@@ -49,10 +50,13 @@ import WaylandOutput
         try #require(!boxes.isEmpty, "no check box in \(snapshot.stdout.prefix(2000))")
         #expect(boxes.allSatisfy { $0.x >= session.windowCorner.x && $0.y >= session.windowCorner.y }, "\(boxes)")
 
-        // Each check box is drawn where its frame says: its indicator (a 14 px square a few
-        // pixels in) differs from the window's background, which the 8 px left of the frame and
-        // the row 3 px above it are.
-        let screen = try session.captureScreen()
+        try Self.expectDrawnInPlace(boxes, on: try session.captureScreen())
+    }
+
+    /// Each check box is drawn where its frame says: its indicator (a 14 px square a few
+    /// pixels in) differs from the window's background, which the 8 px left of the frame and
+    /// the row 3 px above it are.
+    static func expectDrawnInPlace(_ boxes: [ScreenRect], on screen: ScreenImage) throws {
         for box in boxes {
             let background = screen.pixel(x: box.x - 4, y: box.y + box.height / 2)
             let indicator = ScreenRect(x: box.x, y: box.y, width: box.height, height: box.height)
@@ -99,8 +103,8 @@ import WaylandOutput
 
     /// The session with gtk3-widget-factory, and its check boxes on the screen as `snapshot`
     /// gives them.
-    static func widgetFactory() throws -> (WaylandSession, [ScreenRect]) {
-        let session = try WaylandSession()
+    static func widgetFactory(_ kind: WaylandSession.Compositor = .sway) throws -> (WaylandSession, [ScreenRect]) {
+        let session = try WaylandSession(compositor: kind)
         try session.launch("/usr/bin/gtk3-widget-factory")
         try session.waitForApplication(named: "gtk3-widget-factory")
         var boxes: [ScreenRect] = []
@@ -116,8 +120,9 @@ import WaylandOutput
 
     /// The layer-shell overlay draws the outline just outside a check box, to the pixel: a
     /// dark pixel, four of the highlight colour, a dark pixel; the check box itself untouched.
-    @Test func theOutlineIsDrawnAboveTheWindowJustOutsideTheFrame() throws {
-        let (session, boxes) = try Self.widgetFactory()
+    @Test(arguments: [WaylandSession.Compositor.sway, .kwin])
+    func theOutlineIsDrawnAboveTheWindowJustOutsideTheFrame(on kind: WaylandSession.Compositor) throws {
+        let (session, boxes) = try Self.widgetFactory(kind)
         defer { session.stop() }
         let queue = DispatchQueue(label: "overlay")
         let overlay = try LayerOverlay(display: session.waylandSocket, feedback: FeedbackSettings(), queue: queue)
@@ -233,12 +238,13 @@ import WaylandOutput
         #expect(text == "§")
     }
 
-    /// A switch user on sway, going by the outline: auto scanning at 0.5 s a step, a press
+    /// A switch user on sway and on KWin, going by the outline: auto scanning at 0.5 s a step, a press
     /// 0.3 s after the highlight is on a group around an unticked check box, or on it, then
     /// the menu's Tap; the check box is ticked (read back through AT-SPI). The run draws
     /// with the layer shell and clicks and types with the compositor's own devices.
-    @Test func aSwitchUserTicksACheckBoxByTheOutline() throws {
-        let (session, _) = try Self.widgetFactory()
+    @Test(arguments: [WaylandSession.Compositor.sway, .kwin])
+    func aSwitchUserTicksACheckBoxByTheOutline(on kind: WaylandSession.Compositor) throws {
+        let (session, _) = try Self.widgetFactory(kind)
         defer { session.stop() }
         let app = "gtk3-widget-factory"
         let elements = try TaskTests.targets(session, app: app)
@@ -253,7 +259,9 @@ import WaylandOutput
             return ticked
         }
         #expect(ticked, "the check box at \(box.centre) was not ticked")
-        #expect(scan.stderr.contains("Pointer: the compositor's virtual pointer") && scan.stderr.contains("Keys: the compositor's virtual keyboard"), "\(scan.stderr)")
+        let devices = kind == .sway ? ["Pointer: the compositor's virtual pointer", "Keys: the compositor's virtual keyboard"]
+            : ["Pointer: KWin's fake input", "Keys: KWin's fake input"]
+        #expect(devices.allSatisfy { scan.stderr.contains($0) }, "\(scan.stderr)")
         #expect(!scan.stderr.contains("not drawn on the screen"), "\(scan.stderr)")
     }
 
@@ -390,11 +398,12 @@ import WaylandOutput
         try fixture.waitForLine(matching: "combo Green")
     }
 
-    /// A switch user types into a native field on sway with the scanning keyboard: letters
-    /// inserted through AT-SPI, Backspace and Home as keys of the compositor's virtual
-    /// keyboard, in the order chosen (never "hi s"), é from the symbols page, Enter a key.
-    @Test func aSwitchUserTypesIntoANativeFieldOnSway() throws {
-        let session = try WaylandSession()
+    /// A switch user types into a native field on sway and on KWin with the scanning
+    /// keyboard: letters inserted through AT-SPI, Backspace and Home as keys of the
+    /// compositor's virtual keyboard (KWin's fake input), in the order chosen (never "hi s"), é from the symbols page, Enter a key.
+    @Test(arguments: [WaylandSession.Compositor.sway, .kwin])
+    func aSwitchUserTypesIntoANativeField(on kind: WaylandSession.Compositor) throws {
+        let session = try WaylandSession(compositor: kind)
         defer { session.stop() }
         let fixture = try session.startFixture(args: ["--typing"])
         let scan = try ScanDriver(session, ["--app", fixture.applicationName])
@@ -421,7 +430,7 @@ import WaylandOutput
         try fixture.waitForLine(matching: "text Message: thisé")
         try keys.press("enter", expecting: "Enter") { $0.effect == "key" && $0.fields["key"] as? String == "enter" }
         try fixture.waitForLine(matching: "key Return")
-        #expect(scan.process.stderr.contains("Keys: the compositor's virtual keyboard"), "\(scan.process.stderr)")
+        #expect(scan.process.stderr.contains(kind == .sway ? "Keys: the compositor's virtual keyboard" : "Keys: KWin's fake input"), "\(scan.process.stderr)")
     }
 
     /// The bounding box of the pixels of `color` in `r` of `image`, and how many there are.
@@ -502,9 +511,9 @@ import WaylandOutput
     /// seconds, saying why once, without a crash (the session's unit starts it again) —
     /// scanning by itself, and waiting for a press (nothing drawn: the overlay's connection
     /// alone tells).
-    @Test(arguments: ["auto", "manual"])
-    func aRunEndsCleanlyWhenTheCompositorGoes(style: String) throws {
-        let (session, _) = try Self.widgetFactory()
+    @Test(arguments: [(WaylandSession.Compositor.sway, "auto"), (.sway, "manual"), (.kwin, "auto")])
+    func aRunEndsCleanlyWhenTheCompositorGoes(on kind: WaylandSession.Compositor, style: String) throws {
+        let (session, _) = try Self.widgetFactory(kind)
         defer { session.stop() }
         let settings = session.directory.appendingPathComponent("gone-\(style).json")
         try Data(#"{"autoScanInterval": 0.3}"#.utf8).write(to: settings)
@@ -514,7 +523,7 @@ import WaylandOutput
         _ = try scan.waitForLine("a highlight", timeout: 20) { $0.contains(#""highlight""#) }
         session.stopCompositor()
         let ended = scan.process.wait(timeout: 15 * TestTime.scale)
-        #expect(ended, "switchscan still runs 15 s after sway ended.\n\(scan.stderr)")
+        #expect(ended, "switchscan still runs 15 s after the compositor ended.\n\(scan.stderr)")
         let status = scan.process.exitStatus
         #expect(status != nil && status != 0, "exit status \(String(describing: status))")
         #expect(!scan.stderr.contains("crashed") && !scan.stderr.contains("Fatal error"), "\(scan.stderr)")

@@ -24,18 +24,17 @@ import Testing
         #expect(plan.screenFromDisplay)
     }
 
-    /// XWayland's DISPLAY would take XTest clicks that reach X clients only: a wlroots
-    /// compositor's own virtual pointer (or one that may be: an unnamed compositor), uinput
-    /// on KWin and GNOME.
+    /// XWayland's DISPLAY would take XTest clicks that reach X clients only: the compositor's
+    /// own pointer (wlroots' virtual pointer, KWin's fake input, or one that may be: an
+    /// unnamed compositor), uinput on GNOME.
     @Test(arguments: [wayland, waylandByType])
     func theDesktopUnderWaylandNeverUsesXTest(_ env: [String: String]) {
         let plan = SessionPlan(config(.desktop(app: "gedit"), env), outputIsTerminal: false)
         #expect(plan.injection == .wayland)
         #expect(plan.output == .json)
         #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).injection == .wayland)
-        for desktop in ["KDE", "GNOME"] {
-            #expect(SessionPlan(config(.desktop(app: nil), env.merging(["XDG_CURRENT_DESKTOP": desktop]) { $1 }), outputIsTerminal: false).injection == .uinput)
-        }
+        #expect(SessionPlan(config(.desktop(app: nil), env.merging(["XDG_CURRENT_DESKTOP": "KDE"]) { $1 }), outputIsTerminal: false).injection == .wayland)
+        #expect(SessionPlan(config(.desktop(app: nil), env.merging(["XDG_CURRENT_DESKTOP": "GNOME"]) { $1 }), outputIsTerminal: false).injection == .uinput)
     }
 
     @Test(arguments: [console, emptyDisplay])
@@ -83,7 +82,7 @@ import Testing
         #expect(Compositor(["DISPLAY": ":0", "XDG_SESSION_TYPE": "x11", "XDG_CURRENT_DESKTOP": "KDE"]) == .x11)
     }
 
-    @Test func windowPlacesComeFromTheXServerOrSwaysIPC() {
+    @Test func windowPlacesComeFromTheXServerSwaysIPCOrAKWinScript() {
         #expect(SessionPlan(config(.desktop(app: nil), Self.x11), outputIsTerminal: false).places == .x11)
         #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).places
                 == .sway(socket: "/run/user/1000/sway-ipc.1000.42.sock"))
@@ -93,6 +92,12 @@ import Testing
             return
         }
         #expect(why.contains("SWAYSOCK"))
+        let kde = SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "KDE"]), outputIsTerminal: false)
+        #expect(kde.places == .kwin && kde.windowsPage == .kwin)
+        guard case .none = SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "GNOME"]), outputIsTerminal: false).places else {
+            Issue.record("GNOME has places without its extension")
+            return
+        }
     }
 
     /// Through XWayland the X11 overlay would be an opaque ring that takes the clicks under
@@ -103,9 +108,11 @@ import Testing
                              outputIsTerminal: false).overlay)
         #expect(SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "GNOME"]),
                             outputIsTerminal: false).overlay)
-        // The X window manager's list holds only X clients there: sway's own.
+        // The X window manager's list holds only X clients there: the compositor's own.
         #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).windowsPage == .sway(socket: Self.sway["SWAYSOCK"]!))
         #expect(SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "KDE"]),
+                            outputIsTerminal: false).windowsPage == .kwin)
+        #expect(SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "GNOME"]),
                             outputIsTerminal: false).windowsPage == nil)
         // The layer shell instead, but on GNOME (which has none) and X11.
         #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).layerOverlay)
@@ -114,15 +121,18 @@ import Testing
     }
 
     /// What the compositor's registry offers decides over its name: a sway without the
-    /// virtual pointer clicks through uinput, KWin with one through it, and no layer shell
-    /// means no layer-shell overlay tried.
+    /// virtual pointer clicks through uinput, an unnamed compositor with KWin's fake input
+    /// through it, and no layer shell means no layer-shell overlay tried. KWin shows its fake
+    /// input only to a program it allows: its own is always tried there (and a refusal said).
     @Test func theRegistryOfGlobalsDecidesOverTheName() {
         let all: Set<String> = [WaylandInterface.layerShell, WaylandInterface.virtualPointer, WaylandInterface.virtualKeyboard, "wl_seat"]
         let kde = ["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "KDE"]
         #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false, globals: all).injection == .wayland)
         #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false, globals: [WaylandInterface.layerShell]).injection == .uinput)
-        #expect(SessionPlan(config(.desktop(app: nil), kde), outputIsTerminal: false).injection == .uinput)
-        #expect(SessionPlan(config(.desktop(app: nil), kde), outputIsTerminal: false, globals: all).injection == .wayland)
+        #expect(SessionPlan(config(.desktop(app: nil), kde), outputIsTerminal: false).injection == .wayland)
+        #expect(SessionPlan(config(.desktop(app: nil), kde), outputIsTerminal: false, globals: [WaylandInterface.layerShell]).injection == .wayland)
+        #expect(SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w"]), outputIsTerminal: false,
+                            globals: [WaylandInterface.fakeInput]).injection == .wayland)
         #expect(SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "Hyprland"]), outputIsTerminal: false,
                             globals: ["wl_seat"]).injection == .uinput)
         #expect(!SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false, globals: [WaylandInterface.virtualPointer]).layerOverlay)
@@ -141,5 +151,10 @@ import Testing
         #expect(WaylandInterface.describe([WaylandInterface.layerShell])
                 == "The compositor offers the layer shell (the outline, the menu and the keyboard drawn); not a virtual pointer (taps) nor a virtual keyboard (keys).")
         #expect(WaylandInterface.describe([]).hasPrefix("The compositor offers none of what SwitchScan draws and types with: not the layer shell"))
+        // KWin's fake input in place of wlroots' devices, which KWin never has.
+        #expect(WaylandInterface.describe([WaylandInterface.layerShell, WaylandInterface.fakeInput], compositor: .kwin)
+                == "The compositor offers the layer shell (the outline, the menu and the keyboard drawn) and its fake input (taps and keys).")
+        #expect(WaylandInterface.describe([WaylandInterface.layerShell], compositor: .kwin)
+                == "The compositor offers the layer shell (the outline, the menu and the keyboard drawn); not its fake input (taps and keys).")
     }
 }

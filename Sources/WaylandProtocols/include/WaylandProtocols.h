@@ -4,9 +4,11 @@
 #include "virtual-pointer-client.h"
 #include "virtual-keyboard-client.h"
 #include "xdg-output-client.h"
+#include "fake-input-client.h"
 
 // The interfaces' addresses, for Swift (see CWayland's shim.h).
 static inline const struct wl_interface *cwl_layer_shell_interface(void) { return &zwlr_layer_shell_v1_interface; }
 static inline const struct wl_interface *cwl_virtual_pointer_manager_interface(void) { return &zwlr_virtual_pointer_manager_v1_interface; }
 static inline const struct wl_interface *cwl_virtual_keyboard_manager_interface(void) { return &zwp_virtual_keyboard_manager_v1_interface; }
 static inline const struct wl_interface *cwl_xdg_output_manager_interface(void) { return &zxdg_output_manager_v1_interface; }
+static inline const struct wl_interface *cwl_fake_input_interface(void) { return &org_kde_kwin_fake_input_interface; }

@@ -1,0 +1,124 @@
+import Foundation
+import ScanCore
+import ScreenScene
+import Testing
+
+/// SwitchScan under headless KWin (`kwin_wayland --virtual`): native windows placed by
+/// SwitchScan's KWin script, clicks and keys through KWin's fake input (given by a .desktop
+/// file, as the package's), checked against KWin's own screenshots and what the application
+/// says through AT-SPI. The outline, a switch user ticking a check box, typing and the
+/// compositor going away are WaylandTests' cases, run on KWin too.
+@Suite(.serialized) struct KWinTests {
+    /// gtk3-widget-factory measures its frames from its buffer, shadow included; KWin's
+    /// script gives the buffer's place. Each check box is drawn inside the frame SwitchScan
+    /// gives it.
+    @Test func aNativeGtk3WindowIsPlacedByAKWinScript() throws {
+        let (session, boxes) = try WaylandTests.widgetFactory(.kwin)
+        defer { session.stop() }
+        let desktop = try session.runSwitchscan(["desktop", "--app", "gtk3-widget-factory"])
+        #expect(desktop.status == 0, "\(desktop)")
+        #expect(desktop.stdout.contains("Session: KDE Plasma's KWin (Wayland); window places from a KWin script."), "\(desktop)")
+        #expect(desktop.stdout.contains("The compositor offers the layer shell (the outline, the menu and the keyboard drawn) and its fake input (taps and keys)."), "\(desktop)")
+        // The window rule put the window's frame at 200,150; GTK 3's shadow lies around it.
+        #expect(desktop.stdout.contains(": placed by a KWin script (buffer)"), "\(desktop)")
+        let line = desktop.stdout.split(separator: "\n").first { $0.contains("placed by a KWin script") }.map(String.init) ?? ""
+        let at = line.components(separatedBy: " at ").last?.split(separator: " ").first?.split(separator: ",").compactMap { Int($0) } ?? []
+        #expect(at.count == 2 && at[0] < session.windowCorner.x && at[0] > session.windowCorner.x - 64
+                && at[1] < session.windowCorner.y && at[1] > session.windowCorner.y - 64, "\(line)")
+        #expect(boxes.allSatisfy { $0.x >= session.windowCorner.x && $0.y >= session.windowCorner.y }, "\(boxes)")
+        try WaylandTests.expectDrawnInPlace(boxes, on: try session.captureScreen())
+        // The run's scripts are unloaded, and their files removed, when it ends.
+        let left = try FileManager.default.contentsOfDirectory(atPath: session.runtime.path).filter { $0.hasPrefix("switchscan-kwin-") }
+        #expect(left.isEmpty, "script files left behind: \(left)")
+    }
+
+    /// KWin's fake input clicks each time at the check box's centre as SwitchScan places it,
+    /// and SwitchScan hears the new state (`switchscan-bench tap`, as point mode clicks).
+    @Test func kwinsFakeInputClicksWhereTheFrameSays() throws {
+        let (session, _) = try WaylandTests.widgetFactory(.kwin)
+        defer { session.stop() }
+        let tap = try session.runSwitchscan(["switchscan-bench", "tap", "--app", "gtk3-widget-factory", "--taps", "6"], timeout: 60)
+        #expect(tap.status == 0 && tap.stdout.contains("clicked through KWin's fake input") && tap.stdout.contains("(6 of 6)"), "\(tap)")
+        print(tap.stdout)
+    }
+
+    /// A program KWin does not allow (no .desktop file names it) is not offered the fake
+    /// input: `desktop` says the compositor lacks it, and a run says why and how to allow it,
+    /// then goes on by AT-SPI actions.
+    @Test func kwinsRefusalOfItsFakeInputIsExplained() throws {
+        let (session, _) = try WaylandTests.widgetFactory(.kwin)
+        defer { session.stop() }
+        guard let built = SwitchscanBinary.url else { throw DesktopError("the switchscan executable was not found") }
+        let stranger = session.directory.appendingPathComponent("not-allowed")
+        try FileManager.default.copyItem(at: built, to: stranger)
+        let desktop = try session.run(stranger.path, ["desktop", "--app", "gtk3-widget-factory"])
+        #expect(desktop.stdout.contains("The compositor offers the layer shell (the outline, the menu and the keyboard drawn); not its fake input (taps and keys)."), "\(desktop)")
+        let run = try session.run(stranger.path, ["run", "--desktop", "--app", "gtk3-widget-factory", "--output", "json", "--no-devices", "--duration", "2"])
+        #expect(run.stderr.contains("does not offer its fake input (org_kde_kwin_fake_input) to SwitchScan")
+                && run.stderr.contains("X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input"), "\(run)")
+        #expect(run.stdout.contains(#""highlight""#), "the scan did not go on: \(run)")
+    }
+}
+
+extension KWinTests {
+    /// The windows `switchscan desktop` lists: title, frame size, whether active.
+    static func windows(_ session: WaylandSession) throws -> [(title: String, size: String, active: Bool)] {
+        let r = try session.runSwitchscan(["desktop"])
+        return r.stdout.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("  frame \""), let end = line.dropFirst(9).firstIndex(of: "\"") else { return nil }
+            let title = String(line[line.index(line.startIndex, offsetBy: 9)..<end])
+            let after = line[end...].components(separatedBy: " ")
+            return (title, after.count > 3 ? after[3].trimmingCharacters(in: CharacterSet(charactersIn: ":")) : "", line.contains("[active]"))
+        }
+    }
+
+    /// The screen menu's Windows page on KWin: it lists the other window by its title,
+    /// switches to it (KWin activates it, and the scan follows), maximises it and closes it
+    /// (the application quits), each by a short KWin script.
+    @Test func theWindowsPageSwitchesMaximisesAndClosesWindowsOnKWin() throws {
+        let session = try WaylandSession(compositor: .kwin)
+        defer { session.stop() }
+        let other = try session.startFixture(args: ["--title", "Other Window", "--app-name", "other-fixture"])
+        _ = try session.startFixture(args: [])
+        var listed: [(title: String, size: String, active: Bool)] = []
+        _ = try TestTime.poll(timeout: 10, every: 0.2) {
+            listed = try Self.windows(session)
+            return listed.contains { $0.title == "SwitchScan Fixture" && $0.active }
+        }
+        try #require(listed.contains { $0.title == "SwitchScan Fixture" && $0.active }, "\(listed)")
+        let scan = try ScanDriver(session, [])
+        defer { scan.stop() }
+        try scan.go(to: "Btn 1")
+
+        let page = try scan.openWindowsPage()
+        let titles = page.fields["titles"] as? [String] ?? []
+        #expect(titles.contains("Other Window") && !titles.contains("SwitchScan Fixture"), "\(page)")
+        try scan.go(to: "Other Window")
+        let asked = try scan.select(expecting: "the switch asked for") { $0.effect == "window" }
+        #expect(asked.fields["action"] as? String == "activate" && asked.fields["title"] as? String == "Other Window", "\(asked)")
+        let arrived = try scan.next("the other window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "Other Window" }
+        print("Windows page on KWin: switch to the new window's screen in \(Int(((arrived.time - asked.time) * 1000).rounded())) ms")
+        #expect(try Self.windows(session).contains { $0.title == "Other Window" && $0.active })
+
+        try scan.go(to: "Btn 1")
+        _ = try scan.openWindowsPage()
+        try scan.go(to: "Maximise window")
+        try scan.select(expecting: "maximise asked for") { $0.effect == "window" && $0.fields["action"] as? String == "maximize" }
+        var full = false
+        _ = try TestTime.poll(timeout: 5, every: 0.2) {
+            // The screen's width; its height less KWin's title bar.
+            full = try Self.windows(session).contains { $0.title == "Other Window" && $0.size.hasPrefix("\(session.screenWidth)x") }
+            return full
+        }
+        let now = try Self.windows(session)
+        #expect(full, "KWin did not maximise Other Window: \(now)")
+
+        try scan.go(to: "Btn 1")
+        let again = try scan.openWindowsPage()
+        #expect((again.fields["titles"] as? [String])?.contains("Restore window size") == true, "\(again)")
+        try scan.go(to: "Close window")
+        try scan.select(expecting: "close asked for") { $0.effect == "window" && $0.fields["action"] as? String == "close" }
+        try other.waitForLine(matching: "quit")
+        try scan.next("the remaining window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "SwitchScan Fixture" }
+    }
+}
