@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Dependencies point inward: ScanCore and WordPrediction depend on nothing; only SwitchInput lists the
-// libevdev and libudev modules, only DesktopAccess libatspi (CSys, plain system calls,
+// libevdev and libudev modules, only DesktopAccess libatspi, only Compositors libdbus alone (CSys, plain system calls,
 // serves the runtime, the input layer and the command line). The layering is enforced
 // here, not by convention.
 let package = Package(

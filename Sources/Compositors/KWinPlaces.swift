@@ -14,7 +14,7 @@ public final class KWinPlaces: WindowPlaceSource, @unchecked Sendable {
     /// How long the start waits for the script's first report.
     static let firstReportSeconds = 3.0
     private let scripting: KWinScripting
-    private let scriptName = "switchscan-places-\(getpid())"
+    private let scriptName = KWinScripting.scriptNames(pid: getpid()).places
     private let lock = Lock()
     private var known: [KWinScript.Window] = []          // under `lock`
     private var onChange: (@Sendable () -> Void)?        // under `lock`
@@ -83,8 +83,8 @@ public final class KWinWindows: WindowList, @unchecked Sendable {
     private let scripting: KWinScripting
     private let report: @Sendable (String) -> Void
     private let queue = DispatchQueue(label: "switchscan.kwin-windows")
-    private let scriptName = "switchscan-windows-\(getpid())"
-    private let commandName = "switchscan-command-\(getpid())"
+    private let scriptName = KWinScripting.scriptNames(pid: getpid()).windows
+    private let commandName = KWinScripting.scriptNames(pid: getpid()).command
     private let lock = Lock()
     private var last: [ManagedWindow]?                        // under `lock`
     private var onChange: (@Sendable ([ManagedWindow]) -> Void)?  // under `lock`

@@ -72,6 +72,38 @@ final class KWinScripting: @unchecked Sendable {
             throw KWinError("KWin is not on the session bus (\(Self.kwin) has no owner), so it cannot be asked where windows are")
         }
         kwinOwner = owner
+        sweep()
+    }
+
+    /// The names of the scripts a process loads: its places', its Windows page's, and the
+    /// page's latest command.
+    static func scriptNames(pid: Int32) -> (places: String, windows: String, command: String) {
+        ("switchscan-places-\(pid)", "switchscan-windows-\(pid)", "switchscan-command-\(pid)")
+    }
+
+    /// Unloads what a run that ended without unloading (killed, crashed) left in KWin, as its
+    /// script files in the folder tell, and removes those files: a script left loaded would
+    /// go on calling a name that is gone at every window change until KWin restarts.
+    private func sweep() {
+        guard let dir = opendir(folder) else { return }
+        var dead: [(Int32, String)] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix("switchscan-kwin-"), name.hasSuffix(".js"),
+                  let pid = name.dropFirst("switchscan-kwin-".count).split(separator: "-").first.flatMap({ Int32($0) }),
+                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            dead.append((pid, "\(folder)/\(name)"))
+        }
+        closedir(dir)
+        lock.withLock {
+            for pid in Set(dead.map(\.0)) {
+                let n = Self.scriptNames(pid: pid)
+                for name in [n.places, n.windows, n.command] {
+                    _ = try? callLocked("/Scripting", "org.kde.kwin.Scripting", "unloadScript", [name])
+                }
+            }
+        }
+        for (_, file) in dead { unlink(file) }
     }
 
     deinit { close() }

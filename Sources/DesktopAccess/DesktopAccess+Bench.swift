@@ -5,7 +5,45 @@ import CAtspi
 import ScanCore
 import ScanHost
 
+/// When events of one kind reached SwitchScan from the applications: for benchmarks that
+/// time an action to the application's answer, apart from what SwitchScan then reads.
+public final class EventArrivals: @unchecked Sendable {
+    private let prefix: String
+    private let lock = Lock()
+    private let cond = Condition()
+    private var times: [ScanInstant] = []  // under `lock`
+
+    init(prefix: String) { self.prefix = prefix }
+
+    /// On the AT-SPI thread, as the event is handed to SwitchScan.
+    func note(_ type: String) {
+        guard type.hasPrefix(prefix) else { return }
+        let now = MonotonicClock.now()
+        lock.withLock { times.append(now); cond.broadcast() }
+    }
+
+    public var count: Int { lock.withLock { times.count } }
+
+    /// The arrival after the first `seen`, waiting until `deadline`; nil if none came.
+    public func wait(after seen: Int, until deadline: ScanInstant) -> ScanInstant? {
+        lock.withLock {
+            while times.count <= seen {
+                if !cond.wait(lock, until: deadline) { return nil }
+            }
+            return times[seen]
+        }
+    }
+}
+
 extension DesktopAccess {
+    /// From now on, notes when each event whose type begins with `prefix`
+    /// ("object:state-changed:checked") reaches SwitchScan. For `switchscan-bench tap`.
+    public func recordArrivals(of prefix: String) -> EventArrivals {
+        let log = EventArrivals(prefix: prefix)
+        try? thread.sync { [self] in arrivalsForBench = log }
+        return log
+    }
+
     /// Walk times of the chosen window, in nanoseconds: the first read this process makes of
     /// it (libatspi knows nothing of the application yet); then, once libatspi has taken in
     /// the application's cache (asked for at first contact, and taken in only while the

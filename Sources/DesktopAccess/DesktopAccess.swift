@@ -38,6 +38,8 @@ public final class DesktopAccess: @unchecked Sendable {
     private var unplacedWhy: String?
     private var known = WalkCache()
     var knownForBench = WalkCache()
+    /// Events whose arrival a benchmark times (`recordArrivals`); on the AT-SPI thread.
+    var arrivalsForBench: EventArrivals?
     private var lastNodes: [LiveNode] = []
     private var lastWindowID: String?
     private var appName: String?
@@ -838,6 +840,7 @@ public final class DesktopAccess: @unchecked Sendable {
     /// is the follower's.
     private func changed(type: String, bus: String, id: String, rect: Rect?) {
         thread.preconditionOnThread()
+        arrivalsForBench?.note(type)
         let e = DesktopEvent(type: type, bus: bus, id: id, rect: rect)
         if follower.isFromScannedWindow(e) {
             if type.hasPrefix("object:text-"), id == fieldID { scheduleFieldRead() }

@@ -33,13 +33,19 @@ import Testing
     }
 
     /// KWin's fake input clicks each time at the check box's centre as SwitchScan places it,
-    /// and SwitchScan hears the new state (`switchscan-bench tap`, as point mode clicks).
+    /// and SwitchScan hears the new state (`switchscan-bench tap`, as point mode clicks);
+    /// `switchscan-bench places` times the script's start and a window's move to its report.
     @Test func kwinsFakeInputClicksWhereTheFrameSays() throws {
         let (session, _) = try WaylandTests.widgetFactory(.kwin)
         defer { session.stop() }
         let tap = try session.runSwitchscan(["switchscan-bench", "tap", "--app", "gtk3-widget-factory", "--taps", "6"], timeout: 60)
-        #expect(tap.status == 0 && tap.stdout.contains("clicked through KWin's fake input") && tap.stdout.contains("(6 of 6)"), "\(tap)")
-        print(tap.stdout)
+        let lines = tap.stdout.split(separator: "\n")
+        #expect(tap.status == 0 && tap.stdout.contains("clicked through KWin's fake input"), "\(tap)")
+        #expect(lines.contains { $0.hasPrefix("click → the new state") && $0.hasSuffix("(6 of 6)") }, "\(tap)")
+        #expect(lines.contains { $0.hasPrefix("click → the application's AT-SPI event") && $0.hasSuffix("(6 of 6)") }, "\(tap)")
+        let places = try session.runSwitchscan(["switchscan-bench", "places", "--reads", "4"], timeout: 60)
+        #expect(places.status == 0 && places.stdout.contains("KWin's script, 1 windows") && places.stdout.contains("(4 of 4)"), "\(places)")
+        print(tap.stdout + places.stdout)
     }
 
     /// A program KWin does not allow (no .desktop file names it) is not offered the fake
@@ -120,5 +126,69 @@ extension KWinTests {
         try scan.select(expecting: "close asked for") { $0.effect == "window" && $0.fields["action"] as? String == "close" }
         try other.waitForLine(matching: "quit")
         try scan.next("the remaining window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "SwitchScan Fixture" }
+    }
+}
+
+extension KWinTests {
+    /// A switch user types into mousepad, natively on KWin, with the scanning keyboard:
+    /// letters and é (no US key has it) inserted through AT-SPI, Backspace and Enter as keys
+    /// of KWin's fake input, each where it was chosen.
+    @Test func aSwitchUserTypesIntoMousepadOnKWin() throws {
+        let session = try WaylandSession(compositor: .kwin)
+        defer { session.stop() }
+        try session.launch("/usr/bin/mousepad", ["--disable-server"])
+        try session.waitForApplication(named: "mousepad")
+        let scan = try ScanDriver(session, ["--app", "mousepad"])
+        defer { scan.stop() }
+        try scan.go(to: "text", limit: 80)
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let keys = LiveTypingTests.Keys(scan: scan)
+        try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
+        try keys.press("key_i", expecting: "i") { $0.effect == "typeText" && $0.text == "i" }
+        try keys.press("backspace", expecting: "a character deleted") { $0.effect == "deleteText" }
+        try keys.press("symbols", expecting: "the symbols page") { $0.effect == "keyboard" }
+        try keys.press("key_eAcute", expecting: "é typed") { $0.effect == "typeText" && $0.text == "é" }
+        try keys.press("letters", expecting: "the letters again") { $0.effect == "keyboard" }
+        try keys.press("enter", expecting: "Enter") { $0.effect == "key" }
+        try keys.press("key_o", expecting: "o") { $0.effect == "typeText" && ($0.text == "o" || $0.text == "O") }
+        var text = ""
+        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+            let r = try session.atspiQuery(["text", "mousepad", "text", ""])
+            text = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8), options: .fragmentsAllowed) as? String) ?? r.stdout
+            return text.lowercased() == "hé\no"
+        }
+        #expect(text.lowercased() == "hé\no" && text.hasPrefix("Hé"), "mousepad holds \(text)")
+        #expect(scan.process.stderr.contains("Keys: KWin's fake input"), "\(scan.process.stderr)")
+    }
+}
+
+extension KWinTests {
+    /// A run killed outright leaves its script loaded in KWin (nothing could unload it) and
+    /// its file in the runtime folder; the next start unloads it and removes the file.
+    @Test func whatAKilledRunLeftInKWinIsUnloadedByTheNext() throws {
+        let (session, _) = try WaylandTests.widgetFactory(.kwin)
+        defer { session.stop() }
+        let scan = try session.startScan(["run", "--desktop", "--app", "gtk3-widget-factory", "--output", "json", "--no-devices"])
+        defer { _ = scan.terminate() }
+        _ = try scan.waitForLine("a highlight", timeout: 20) { $0.contains(#""highlight""#) }
+        func files() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: session.runtime.path).filter { $0.hasPrefix("switchscan-kwin-") }
+        }
+        let left = try files()
+        let pid = try #require(left.first.flatMap { Int32($0.dropFirst("switchscan-kwin-".count).split(separator: "-")[0]) }, "\(left)")
+        kill(pid, SIGKILL)
+        #expect(scan.process.wait(timeout: 10))
+        func loaded() throws -> Bool {
+            let r = try session.run("/usr/bin/dbus-send", ["--session", "--print-reply", "--dest=org.kde.KWin", "/Scripting",
+                                                           "org.kde.kwin.Scripting.isScriptLoaded", "string:switchscan-places-\(pid)"])
+            return r.stdout.contains("boolean true")
+        }
+        #expect(try loaded(), "the killed run's script was not loaded")
+        #expect(try !files().isEmpty)
+        let desktop = try session.runSwitchscan(["desktop"])
+        #expect(desktop.status == 0, "\(desktop)")
+        #expect(try !loaded(), "the killed run's script is still loaded")
+        let remaining = try files()
+        #expect(remaining.isEmpty, "\(remaining)")
     }
 }
