@@ -56,8 +56,10 @@ public final class KWinPlaces: WindowPlaceSource, @unchecked Sendable {
     }
     private var reported = false  // under `lock`
 
+    /// The windows on the screen: a minimised one is nowhere to be outlined or clicked, and
+    /// would only compete with its application's other windows in the matching.
     public func places(fresh: Bool) -> [WindowPlace] {
-        lock.withLock { known.map(\.place) }
+        lock.withLock { known.filter { !$0.minimized }.map(\.place) }
     }
 
     /// What decides where a window's frames go: a title or the focus changing does not.
@@ -88,6 +90,7 @@ public final class KWinWindows: WindowList, @unchecked Sendable {
     private let lock = Lock()
     private var last: [ManagedWindow]?                        // under `lock`
     private var onChange: (@Sendable ([ManagedWindow]) -> Void)?  // under `lock`
+    private var stopped = false                               // under `lock`
 
     public init(environment: [String: String], report: @escaping @Sendable (String) -> Void) throws(KWinError) {
         scripting = try KWinScripting(environment: environment)
@@ -125,28 +128,17 @@ public final class KWinWindows: WindowList, @unchecked Sendable {
 
     public func perform(_ command: WindowCommand, window id: String) {
         queue.async { [weak self] in
-            guard let self else { return }
-            let title = lock.withLock { last?.first { $0.id == id }?.title } ?? id
+            guard let self, let title = lock.withLock({ stopped ? nil : last?.first { $0.id == id }?.title ?? id }) else { return }
             do {
                 try scripting.run(KWinScript.perform(command, window: id), name: commandName)
             } catch {
-                report("KWin could not be asked to \(Self.verb(command)) '\(title)': \(error)")
+                report("KWin could not be asked to \(command.verb) '\(title)': \(error)")
             }
         }
     }
 
-    private static func verb(_ c: WindowCommand) -> String {
-        switch c {
-        case .activate: return "switch to"
-        case .close: return "close"
-        case .minimize: return "minimise"
-        case .maximize: return "maximise"
-        case .restore: return "restore"
-        }
-    }
-
     public func stop() {
-        lock.withLock { onChange = nil }
+        lock.withLock { onChange = nil; stopped = true }
         queue.sync {}
         scripting.close()
     }

@@ -86,25 +86,9 @@ public enum KWinScript {
 
         """
 
-    /// `text` as a JavaScript string literal.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for u in text.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default:
-                if u.value < 0x20 || u.value == 0x2028 || u.value == 0x2029 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// `text` as a JavaScript string literal: a JSON one, which escapes what ends a line in
+    /// JavaScript too.
+    static func quoted(_ text: String) -> String { jsonString(text) }
 
     /// One window as the script reports it.
     public struct Window: Hashable, Sendable {
@@ -115,7 +99,7 @@ public enum KWinScript {
         public var listed: Bool
     }
 
-    /// The script's report: every window KWin manages, in its stacking order.
+    /// The script's report: every window KWin manages, in the order KWin lists them.
     public static func report(_ bytes: [UInt8]) throws(KWinError) -> [Window] {
         let document: JSONDocument
         do { document = try JSONDocument.parse(bytes) } catch { throw KWinError("KWin's window list is not JSON: \(error)") }

@@ -32,6 +32,7 @@ final class KWinScripting: @unchecked Sendable {
     private var thread: pthread_t?               // under `lock`
     private var stopped = false                  // under `lock`
     private var closed = false                   // under `lock`
+    private var closeWhenLoopEnds = false        // under `lock`
     private let folder: String
     private nonisolated(unsafe) static var made = 0  // under `madeLock`
     private static let madeLock = Lock()
@@ -41,23 +42,34 @@ final class KWinScripting: @unchecked Sendable {
         var err = DBusError()
         dbus_error_init(&err)
         defer { dbus_error_free(&err) }
-        func open(_ what: String) throws(KWinError) -> OpaquePointer {
+        func open() throws(KWinError) -> OpaquePointer {
             guard let c = dbus_bus_get_private(DBUS_BUS_SESSION, &err) else {
                 throw KWinError("the session bus cannot be reached (\(Self.text(err.message) ?? "no session bus")), so KWin cannot be asked where windows are")
             }
             dbus_connection_set_exit_on_disconnect(c, 0)
             return c
         }
-        let caller = try open("caller")
+        let caller = try open()
         let listener: OpaquePointer
-        do { listener = try open("listener") } catch {
+        do { listener = try open() } catch {
             dbus_connection_close(caller); dbus_connection_unref(caller)
             throw error
         }
         self.caller = caller
         self.listener = listener
         service = dbus_bus_get_unique_name(listener).map { String(cString: $0) } ?? ""
-        folder = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        // The user's runtime folder (a KWin session has one); else a private folder made now,
+        // never a shared one where another user could write the script KWin is to run.
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            folder = runtime
+        } else {
+            var template = Array("/tmp/switchscan-kwin-XXXXXX".utf8CString)
+            guard let made = mkdtemp(&template) else {
+                Self.close(caller); Self.close(listener)
+                throw KWinError("XDG_RUNTIME_DIR is not set and no private folder could be made for SwitchScan's KWin script: \(String(cString: strerror(errno)))")
+            }
+            folder = String(cString: made)
+        }
         var owner: String?
         if let m = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner") {
             Self.append(m, [Self.kwin])
@@ -69,7 +81,9 @@ final class KWinScripting: @unchecked Sendable {
         }
         guard let owner, !service.isEmpty else {
             Self.close(caller); Self.close(listener)
-            throw KWinError("KWin is not on the session bus (\(Self.kwin) has no owner), so it cannot be asked where windows are")
+            let why = dbus_error_is_set(&err) != 0 ? "the bus answered \(Self.text(err.name) ?? ""): \(Self.text(err.message) ?? "")"
+                : service.isEmpty ? "the bus gave SwitchScan no name" : "nothing answered"
+            throw KWinError("KWin is not on the session bus (asking for \(Self.kwin)'s owner: \(why)), so it cannot be asked where windows are")
         }
         kwinOwner = owner
         sweep()
@@ -118,7 +132,15 @@ final class KWinScripting: @unchecked Sendable {
         let failed: String? = lock.withLock {
             guard thread == nil, !closed else { return nil }
             do {
-                thread = try spawnThread { [self] in loop(report) }
+                thread = try spawnThread { [self] in
+                    loop(report)
+                    // Closed from this thread (its owner let go here): the connections go now
+                    // that nothing reads them.
+                    if lock.withLock({ closeWhenLoopEnds }) {
+                        Self.close(caller)
+                        Self.close(listener)
+                    }
+                }
                 return nil
             } catch {
                 return "\(error)"
@@ -141,6 +163,8 @@ final class KWinScripting: @unchecked Sendable {
                 if ours && sender == kwinOwner, let text = Self.firstString(m) {
                     answer(m, error: nil)
                     report(Array(text.utf8))
+                    // `report` may have let go of KWin.
+                    if lock.withLock({ stopped }) { return }
                 } else if ours {
                     answer(m, error: (DBUS_ERROR_ACCESS_DENIED, "SwitchScan takes window places from KWin alone"))
                 } else {
@@ -174,9 +198,17 @@ final class KWinScripting: @unchecked Sendable {
         }
         try write(text, to: file)
         scripts[name] = file
-        let id = try callLocked("/Scripting", "org.kde.kwin.Scripting", "loadScript", [file, name]) ?? -1
+        // KWin lets go of an unloaded script a moment later (deleteLater): until then a
+        // script of the same name is still loaded, and loading it again gives -1.
+        var id = -1
+        for attempt in 0..<10 {
+            if attempt > 0 { usleep(20_000) }
+            id = try callLocked("/Scripting", "org.kde.kwin.Scripting", "loadScript", [file, name]) ?? -1
+            if id >= 0 { break }
+        }
         guard id >= 0 else {
-            throw KWinError("KWin did not load SwitchScan's script '\(name)' (loadScript gave \(id)); its log says why (kwin_scripting)")
+            throw KWinError("KWin did not load SwitchScan's script '\(name)' (loadScript gave \(id): a script of that name stays loaded, "
+                            + "or KWin refused it; its log says why, under kwin_scripting)")
         }
         try callLocked("/Scripting", "org.kde.kwin.Scripting", "start", [])
     }
@@ -191,7 +223,9 @@ final class KWinScripting: @unchecked Sendable {
     }
 
     private func write(_ text: String, to file: String) throws(KWinError) {
-        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        // A new file only: one left by an earlier process of the same id is removed first.
+        unlink(file)
+        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw KWinError("SwitchScan's KWin script cannot be written to \(file): \(String(cString: strerror(errno)))") }
         defer { Glibc.close(fd) }
         let bytes = Array(text.utf8)
@@ -233,9 +267,13 @@ final class KWinScripting: @unchecked Sendable {
             return (true, thread)
         }
         guard first else { return }
-        if let t {
-            if pthread_equal(t, pthread_self()) != 0 { pthread_detach(t) } else { pthread_join(t, nil) }
+        if let t, pthread_equal(t, pthread_self()) != 0 {
+            // The loop is this thread's caller: it closes the connections when it returns.
+            lock.withLock { closeWhenLoopEnds = true }
+            pthread_detach(t)
+            return
         }
+        if let t { pthread_join(t, nil) }
         Self.close(caller)
         Self.close(listener)
     }

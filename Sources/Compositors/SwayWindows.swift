@@ -52,10 +52,10 @@ public final class SwayWindows: WindowList, @unchecked Sendable {
             do {
                 let answer = try request(SwayConnection.runCommand, "[con_id=\(id)] \(Self.command(command))")
                 if !SwayTree.succeeded(answer) {
-                    report("sway did not \(Self.verb(command)) '\(title)': \(String(decoding: answer, as: UTF8.self))")
+                    report("sway did not \(command.verb) '\(title)': \(String(decoding: answer, as: UTF8.self))")
                 }
             } catch {
-                report("sway could not be asked to \(Self.verb(command)) '\(title)': \(error)")
+                report("sway could not be asked to \(command.verb) '\(title)': \(error)")
             }
         }
     }
@@ -68,16 +68,6 @@ public final class SwayWindows: WindowList, @unchecked Sendable {
         case .minimize: return "move scratchpad"
         case .maximize: return "fullscreen enable"
         case .restore: return "fullscreen disable"
-        }
-    }
-
-    private static func verb(_ c: WindowCommand) -> String {
-        switch c {
-        case .activate: return "switch to"
-        case .close: return "close"
-        case .minimize: return "minimise"
-        case .maximize: return "maximise"
-        case .restore: return "restore"
         }
     }
 
@@ -101,6 +91,19 @@ public final class SwayWindows: WindowList, @unchecked Sendable {
             stopped = true
             query?.close()
             query = nil
+        }
+    }
+}
+
+extension WindowCommand {
+    /// What the user is told was asked: "sway did not \(verb) 'Mail'".
+    var verb: String {
+        switch self {
+        case .activate: return "switch to"
+        case .close: return "close"
+        case .minimize: return "minimise"
+        case .maximize: return "maximise"
+        case .restore: return "restore"
         }
     }
 }

@@ -14,9 +14,9 @@ import WaylandProtocols
 /// keymap (`EvdevLayout`): characters that layout lacks cannot be typed this way (the
 /// keyboard inserts text through AT-SPI first). A connection of its own; any thread (behind
 /// a lock); each action ends with a round trip, so it has reached KWin on return.
-public final class KWinFakeInput: @unchecked Sendable {
+public final class KWinFakeInput: CompositorPointer, @unchecked Sendable {
     public static let interface = "org_kde_kwin_fake_input"
-    private let lock = Lock()
+    let lock = Lock()
     private let wayland: WaylandDisplay
     private let input: OpaquePointer
     private let layout: EvdevLayout
@@ -58,71 +58,32 @@ public final class KWinFakeInput: @unchecked Sendable {
         wayland.roundtrip()
     }
 
-    static let leftButton: UInt32 = 0x110, rightButton: UInt32 = 0x111
-
     /// Moves to `p` and clicks the left button; false when KWin is gone.
     @discardableResult
-    public func click(at p: Point) -> Bool {
-        lock.withLock {
-            move(p)
-            button(Self.leftButton, true)
-            button(Self.leftButton, false)
-            return wayland.roundtrip()
-        }
-    }
+    public func click(at p: Point) -> Bool { pointerClick(at: p) }
 
     /// A gesture at `p`, as `WaylandPointer.perform` makes it.
     @discardableResult
-    public func perform(_ gesture: Gesture, at p: Point, to: Point? = nil) -> Bool {
-        func pause(_ ms: Int) { usleep(useconds_t(ms * 1000)) }
-        switch gesture {
-        case .rightClick:
-            return lock.withLock { move(p); button(Self.rightButton, true); button(Self.rightButton, false); return wayland.roundtrip() }
-        case .doubleClick:
-            return lock.withLock {
-                move(p)
-                for _ in 0..<2 { button(Self.leftButton, true); button(Self.leftButton, false) }
-                return wayland.roundtrip()
-            }
-        case .longPress:
-            guard lock.withLock({ move(p); button(Self.leftButton, true); return wayland.roundtrip() }) else { return false }
-            pause(WaylandPointer.longPressMilliseconds)
-            return lock.withLock { button(Self.leftButton, false); return wayland.roundtrip() }
-        case .drag:
-            guard let to, lock.withLock({ move(p); button(Self.leftButton, true); return wayland.roundtrip() }) else { return false }
-            var ok = true
-            for k in 1...10 where ok {
-                pause(k == 1 ? 100 : 20)
-                let f = Double(k) / 10
-                ok = lock.withLock { move(Point(x: p.x + (to.x - p.x) * f, y: p.y + (to.y - p.y) * f)); return wayland.roundtrip() }
-            }
-            pause(100)
-            return lock.withLock { button(Self.leftButton, false); return wayland.roundtrip() } && ok
-        case .scrollUp, .scrollDown, .scrollLeft, .scrollRight:
-            // As wl_pointer's axes: 0 vertical (positive down), 1 horizontal (positive
-            // right); 15 units a wheel notch.
-            let vertical = gesture == .scrollUp || gesture == .scrollDown
-            let sign: Int32 = gesture == .scrollDown || gesture == .scrollRight ? 1 : -1
-            return lock.withLock {
-                move(p)
-                for _ in 0..<WaylandPointer.wheelNotches {
-                    org_kde_kwin_fake_input_axis(input, vertical ? 0 : 1, wl_fixed_from_int(15 * sign))
-                }
-                return wayland.roundtrip()
-            }
-        }
-    }
+    public func perform(_ gesture: Gesture, at p: Point, to: Point? = nil) -> Bool { pointerGesture(gesture, at: p, to: to) }
 
-    /// Under the lock.
-    private func move(_ p: Point) {
+    func flush() -> Bool { wayland.roundtrip() }
+
+    /// Under the lock: a point of KWin's layout, kept on it.
+    func move(_ p: Point) {
         let e = wayland.layout ?? first
         let x = max(Double(e.x), min(Double(e.x + e.width - 1), p.x.rounded()))
         let y = max(Double(e.y), min(Double(e.y + e.height - 1), p.y.rounded()))
         org_kde_kwin_fake_input_pointer_motion_absolute(input, wl_fixed_from_double(x), wl_fixed_from_double(y))
     }
 
-    private func button(_ code: UInt32, _ down: Bool) {
+    func button(_ code: UInt32, _ down: Bool) {
         org_kde_kwin_fake_input_button(input, code, down ? 1 : 0)
+    }
+
+    /// As wl_pointer's axes: 0 vertical (positive down), 1 horizontal (positive right); 15
+    /// units a wheel notch.
+    func scroll(vertical: Bool, sign: Int32) {
+        org_kde_kwin_fake_input_axis(input, vertical ? 0 : 1, wl_fixed_from_int(15 * sign))
     }
 
     // MARK: Keys (version 4)

@@ -115,18 +115,7 @@ public final class WaylandKeys: @unchecked Sendable {
 
     /// Presses and releases `key`.
     @discardableResult
-    public func press(_ key: SpecialKey) -> Bool {
-        let name = switch key {
-        case .escape: "Escape"
-        case .enter: "Return"
-        case .tab: "Tab"
-        case .up: "Up"
-        case .down: "Down"
-        case .left: "Left"
-        case .right: "Right"
-        }
-        return press(KeyChord(name))
-    }
+    public func press(_ key: SpecialKey) -> Bool { press(KeyChord(EvdevLayout.keysym(key))) }
 
     /// A key down and up, the modifiers in `held` on around it (virtual keyboards carry
     /// their modifiers apart from their keys); under the lock.

@@ -11,8 +11,8 @@ import WaylandProtocols
 /// Gestures page's gestures at points of the compositor's layout, for native Wayland windows
 /// and XWayland ones alike, without uinput. A connection of its own; any thread (behind a
 /// lock). Each action ends with a round trip, so it has reached the compositor on return.
-public final class WaylandPointer: @unchecked Sendable {
-    private let lock = Lock()
+public final class WaylandPointer: CompositorPointer, @unchecked Sendable {
+    let lock = Lock()
     private let wayland: WaylandDisplay
     private let manager: OpaquePointer
     private let seat: OpaquePointer?
@@ -53,8 +53,6 @@ public final class WaylandPointer: @unchecked Sendable {
         wayland.roundtrip()
     }
 
-    /// Linux's button codes (linux/input-event-codes.h), as Wayland carries them.
-    static let leftButton: UInt32 = 0x110, rightButton: UInt32 = 0x111
     /// How long a long press holds the button, and how many wheel notches a scroll turns
     /// (as the other pointers make them).
     public static let longPressMilliseconds = 800
@@ -62,64 +60,16 @@ public final class WaylandPointer: @unchecked Sendable {
 
     /// Moves to `p` and clicks the left button; false when the compositor is gone.
     @discardableResult
-    public func click(at p: Point) -> Bool {
-        lock.withLock {
-            move(p)
-            button(Self.leftButton, true)
-            button(Self.leftButton, false)
-            return wayland.roundtrip()
-        }
-    }
+    public func click(at p: Point) -> Bool { pointerClick(at: p) }
 
-    /// A gesture at `p`: the right button, the left twice, the left held 0.8 s, a drag to
-    /// `to` in ten steps, or five notches of a wheel. A long press and a drag take their time
-    /// (the calling thread waits).
+    /// A gesture at `p` (`CompositorPointer`).
     @discardableResult
-    public func perform(_ gesture: Gesture, at p: Point, to: Point? = nil) -> Bool {
-        func pause(_ ms: Int) { usleep(useconds_t(ms * 1000)) }
-        switch gesture {
-        case .rightClick:
-            return lock.withLock { move(p); button(Self.rightButton, true); button(Self.rightButton, false); return wayland.roundtrip() }
-        case .doubleClick:
-            return lock.withLock {
-                move(p)
-                for _ in 0..<2 { button(Self.leftButton, true); button(Self.leftButton, false) }
-                return wayland.roundtrip()
-            }
-        case .longPress:
-            guard lock.withLock({ move(p); button(Self.leftButton, true); return wayland.roundtrip() }) else { return false }
-            pause(Self.longPressMilliseconds)
-            return lock.withLock { button(Self.leftButton, false); return wayland.roundtrip() }
-        case .drag:
-            guard let to, lock.withLock({ move(p); button(Self.leftButton, true); return wayland.roundtrip() }) else { return false }
-            var ok = true
-            for k in 1...10 where ok {
-                pause(k == 1 ? 100 : 20)
-                let f = Double(k) / 10
-                ok = lock.withLock { move(Point(x: p.x + (to.x - p.x) * f, y: p.y + (to.y - p.y) * f)); return wayland.roundtrip() }
-            }
-            pause(100)
-            return lock.withLock { button(Self.leftButton, false); return wayland.roundtrip() } && ok
-        case .scrollUp, .scrollDown, .scrollLeft, .scrollRight:
-            // Wayland's axes: 0 vertical (positive down), 1 horizontal (positive right); a
-            // wheel notch is 15 units, and a discrete step of 1.
-            let vertical = gesture == .scrollUp || gesture == .scrollDown
-            let sign: Int32 = gesture == .scrollDown || gesture == .scrollRight ? 1 : -1
-            return lock.withLock {
-                move(p)
-                let axis = UInt32(vertical ? WL_POINTER_AXIS_VERTICAL_SCROLL.rawValue : WL_POINTER_AXIS_HORIZONTAL_SCROLL.rawValue)
-                for _ in 0..<Self.wheelNotches {
-                    zwlr_virtual_pointer_v1_axis_source(pointer, UInt32(WL_POINTER_AXIS_SOURCE_WHEEL.rawValue))
-                    zwlr_virtual_pointer_v1_axis_discrete(pointer, eventTime(), axis, wl_fixed_from_int(15 * sign), sign)
-                    zwlr_virtual_pointer_v1_frame(pointer)
-                }
-                return wayland.roundtrip()
-            }
-        }
-    }
+    public func perform(_ gesture: Gesture, at p: Point, to: Point? = nil) -> Bool { pointerGesture(gesture, at: p, to: to) }
+
+    func flush() -> Bool { wayland.roundtrip() }
 
     /// Under the lock.
-    private func move(_ p: Point) {
+    func move(_ p: Point) {
         let extent = layout
         let x = UInt32(max(0, min(Double(extent.width - 1), (p.x - Double(extent.x)).rounded())))
         let y = UInt32(max(0, min(Double(extent.height - 1), (p.y - Double(extent.y)).rounded())))
@@ -127,9 +77,18 @@ public final class WaylandPointer: @unchecked Sendable {
         zwlr_virtual_pointer_v1_frame(pointer)
     }
 
-    private func button(_ code: UInt32, _ down: Bool) {
+    func button(_ code: UInt32, _ down: Bool) {
         zwlr_virtual_pointer_v1_button(pointer, eventTime(), code,
                                        UInt32(down ? WL_POINTER_BUTTON_STATE_PRESSED.rawValue : WL_POINTER_BUTTON_STATE_RELEASED.rawValue))
+        zwlr_virtual_pointer_v1_frame(pointer)
+    }
+
+    /// Wayland's axes: 0 vertical (positive down), 1 horizontal (positive right); a wheel
+    /// notch is 15 units, and a discrete step of 1.
+    func scroll(vertical: Bool, sign: Int32) {
+        let axis = UInt32(vertical ? WL_POINTER_AXIS_VERTICAL_SCROLL.rawValue : WL_POINTER_AXIS_HORIZONTAL_SCROLL.rawValue)
+        zwlr_virtual_pointer_v1_axis_source(pointer, UInt32(WL_POINTER_AXIS_SOURCE_WHEEL.rawValue))
+        zwlr_virtual_pointer_v1_axis_discrete(pointer, eventTime(), axis, wl_fixed_from_int(15 * sign), sign)
         zwlr_virtual_pointer_v1_frame(pointer)
     }
 }

@@ -6,8 +6,8 @@ import Testing
 /// SwitchScan under headless KWin (`kwin_wayland --virtual`): native windows placed by
 /// SwitchScan's KWin script, clicks and keys through KWin's fake input (given by a .desktop
 /// file, as the package's), checked against KWin's own screenshots and what the application
-/// says through AT-SPI. The outline, a switch user ticking a check box, typing and the
-/// compositor going away are WaylandTests' cases, run on KWin too.
+/// says through AT-SPI. The outline, a switch user ticking a check box, typing, the Windows
+/// page and the compositor going away are WaylandTests' cases, run on KWin too.
 @Suite(.serialized) struct KWinTests {
     /// gtk3-widget-factory measures its frames from its buffer, shadow included; KWin's
     /// script gives the buffer's place. Each check box is drawn inside the frame SwitchScan
@@ -63,69 +63,6 @@ import Testing
         #expect(run.stderr.contains("does not offer its fake input (org_kde_kwin_fake_input) to SwitchScan")
                 && run.stderr.contains("X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input"), "\(run)")
         #expect(run.stdout.contains(#""highlight""#), "the scan did not go on: \(run)")
-    }
-}
-
-extension KWinTests {
-    /// The windows `switchscan desktop` lists: title, frame size, whether active.
-    static func windows(_ session: WaylandSession) throws -> [(title: String, size: String, active: Bool)] {
-        let r = try session.runSwitchscan(["desktop"])
-        return r.stdout.split(separator: "\n").compactMap { line in
-            guard line.hasPrefix("  frame \""), let end = line.dropFirst(9).firstIndex(of: "\"") else { return nil }
-            let title = String(line[line.index(line.startIndex, offsetBy: 9)..<end])
-            let after = line[end...].components(separatedBy: " ")
-            return (title, after.count > 3 ? after[3].trimmingCharacters(in: CharacterSet(charactersIn: ":")) : "", line.contains("[active]"))
-        }
-    }
-
-    /// The screen menu's Windows page on KWin: it lists the other window by its title,
-    /// switches to it (KWin activates it, and the scan follows), maximises it and closes it
-    /// (the application quits), each by a short KWin script.
-    @Test func theWindowsPageSwitchesMaximisesAndClosesWindowsOnKWin() throws {
-        let session = try WaylandSession(compositor: .kwin)
-        defer { session.stop() }
-        let other = try session.startFixture(args: ["--title", "Other Window", "--app-name", "other-fixture"])
-        _ = try session.startFixture(args: [])
-        var listed: [(title: String, size: String, active: Bool)] = []
-        _ = try TestTime.poll(timeout: 10, every: 0.2) {
-            listed = try Self.windows(session)
-            return listed.contains { $0.title == "SwitchScan Fixture" && $0.active }
-        }
-        try #require(listed.contains { $0.title == "SwitchScan Fixture" && $0.active }, "\(listed)")
-        let scan = try ScanDriver(session, [])
-        defer { scan.stop() }
-        try scan.go(to: "Btn 1")
-
-        let page = try scan.openWindowsPage()
-        let titles = page.fields["titles"] as? [String] ?? []
-        #expect(titles.contains("Other Window") && !titles.contains("SwitchScan Fixture"), "\(page)")
-        try scan.go(to: "Other Window")
-        let asked = try scan.select(expecting: "the switch asked for") { $0.effect == "window" }
-        #expect(asked.fields["action"] as? String == "activate" && asked.fields["title"] as? String == "Other Window", "\(asked)")
-        let arrived = try scan.next("the other window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "Other Window" }
-        print("Windows page on KWin: switch to the new window's screen in \(Int(((arrived.time - asked.time) * 1000).rounded())) ms")
-        #expect(try Self.windows(session).contains { $0.title == "Other Window" && $0.active })
-
-        try scan.go(to: "Btn 1")
-        _ = try scan.openWindowsPage()
-        try scan.go(to: "Maximise window")
-        try scan.select(expecting: "maximise asked for") { $0.effect == "window" && $0.fields["action"] as? String == "maximize" }
-        var full = false
-        _ = try TestTime.poll(timeout: 5, every: 0.2) {
-            // The screen's width; its height less KWin's title bar.
-            full = try Self.windows(session).contains { $0.title == "Other Window" && $0.size.hasPrefix("\(session.screenWidth)x") }
-            return full
-        }
-        let now = try Self.windows(session)
-        #expect(full, "KWin did not maximise Other Window: \(now)")
-
-        try scan.go(to: "Btn 1")
-        let again = try scan.openWindowsPage()
-        #expect((again.fields["titles"] as? [String])?.contains("Restore window size") == true, "\(again)")
-        try scan.go(to: "Close window")
-        try scan.select(expecting: "close asked for") { $0.effect == "window" && $0.fields["action"] as? String == "close" }
-        try other.waitForLine(matching: "quit")
-        try scan.next("the remaining window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "SwitchScan Fixture" }
     }
 }
 

@@ -313,28 +313,51 @@ import WaylandOutput
         #expect(!scan.stderr.contains("not drawn on the screen"), "\(scan.stderr)")
     }
 
-    /// sway's windows as its IPC tells them: title, whether focused, whether full screen.
-    static func swayWindows(_ session: WaylandSession) throws -> [(title: String, focused: Bool, fullScreen: Bool)] {
-        let r = try session.run("/usr/bin/swaymsg", ["-t", "get_tree", "-r"])
-        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+    /// The compositor's windows: title, whether active, whether maximised — under sway from
+    /// its IPC (focused; full screen), under KWin from `switchscan desktop` (the active one;
+    /// as wide as the screen).
+    static func windowStates(_ session: WaylandSession) throws -> [(title: String, active: Bool, maximised: Bool)] {
         var out: [(String, Bool, Bool)] = []
-        func walk(_ n: [String: Any]) {
-            if n["pid"] != nil { out.append((n["name"] as? String ?? "", n["focused"] as? Bool ?? false, (n["fullscreen_mode"] as? Int ?? 0) > 0)) }
-            for key in ["nodes", "floating_nodes"] { for c in n[key] as? [[String: Any]] ?? [] { walk(c) } }
+        switch session.compositorKind {
+        case .sway:
+            let r = try session.run("/usr/bin/swaymsg", ["-t", "get_tree", "-r"])
+            let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+            func walk(_ n: [String: Any]) {
+                if n["pid"] != nil { out.append((n["name"] as? String ?? "", n["focused"] as? Bool ?? false, (n["fullscreen_mode"] as? Int ?? 0) > 0)) }
+                for key in ["nodes", "floating_nodes"] { for c in n[key] as? [[String: Any]] ?? [] { walk(c) } }
+            }
+            walk(tree)
+        case .kwin:
+            // `  frame "TITLE" at X,Y WxH [active]: …`; a maximised window's frame is as wide as
+            // the screen (its height less KWin's title bar).
+            let r = try session.runSwitchscan(["desktop"])
+            for line in r.stdout.split(separator: "\n") where line.hasPrefix("  frame \"") {
+                let rest = line.dropFirst(9)
+                guard let end = rest.firstIndex(of: "\"") else { continue }
+                let words = rest[end...].split(separator: " ")
+                // `"`, `at`, `X,Y`, `WxH`, …
+                out.append((String(rest[..<end]), line.contains("[active]"), words.count > 3 && words[3].hasPrefix("\(session.screenWidth)x")))
+            }
         }
-        walk(tree)
         return out
     }
 
-    /// The screen menu's Windows page on sway, from an element's menu as on X11: it lists
-    /// the other native window by its title, switches to it (sway focuses it, and the scan
-    /// follows), maximises it (full screen) and closes it (the application quits).
-    @Test func theWindowsPageSwitchesMaximisesAndClosesWindowsOnSway() throws {
-        let session = try WaylandSession()
+    /// The screen menu's Windows page under sway and KWin, from an element's menu as on
+    /// X11: it lists the other native window by its title, switches to it (the compositor
+    /// makes it active, and the scan follows), maximises it (sway: full screen) and closes
+    /// it (the application quits).
+    @Test(arguments: [WaylandSession.Compositor.sway, .kwin])
+    func theWindowsPageSwitchesMaximisesAndClosesWindows(on kind: WaylandSession.Compositor) throws {
+        let session = try WaylandSession(compositor: kind)
         defer { session.stop() }
         let other = try session.startFixture(args: ["--title", "Other Window", "--app-name", "other-fixture"])
         _ = try session.startFixture(args: [])
-        _ = try TestTime.poll(timeout: 5, every: 0.1) { try Self.swayWindows(session).contains { $0.title == "SwitchScan Fixture" && $0.focused } }
+        var states: [(title: String, active: Bool, maximised: Bool)] = []
+        let ready = try TestTime.poll(timeout: 10, every: 0.2) {
+            states = try Self.windowStates(session)
+            return states.contains { $0.title == "SwitchScan Fixture" && $0.active }
+        }
+        try #require(ready, "\(states)")
         let scan = try ScanDriver(session, [])
         defer { scan.stop() }
         try scan.go(to: "Btn 1")
@@ -346,8 +369,8 @@ import WaylandOutput
         let asked = try scan.select(expecting: "the switch asked for") { $0.effect == "window" }
         #expect(asked.fields["action"] as? String == "activate" && asked.fields["title"] as? String == "Other Window", "\(asked)")
         let arrived = try scan.next("the other window scanned", timeout: 5) { $0.effect == "announce" && $0.text == "Other Window" }
-        print("Windows page on sway: switch to the new window's screen in \(Int(((arrived.time - asked.time) * 1000).rounded())) ms")
-        #expect(try Self.swayWindows(session).contains { $0.title == "Other Window" && $0.focused })
+        print("Windows page on \(kind): switch to the new window's screen in \(Int(((arrived.time - asked.time) * 1000).rounded())) ms")
+        #expect(try Self.windowStates(session).contains { $0.title == "Other Window" && $0.active })
 
         try scan.go(to: "Btn 1")
         _ = try scan.openWindowsPage()
@@ -355,10 +378,11 @@ import WaylandOutput
         try scan.select(expecting: "maximise asked for") { $0.effect == "window" && $0.fields["action"] as? String == "maximize" }
         var full = false
         _ = try TestTime.poll(timeout: 5, every: 0.1) {
-            full = try Self.swayWindows(session).contains { $0.title == "Other Window" && $0.fullScreen }
+            full = try Self.windowStates(session).contains { $0.title == "Other Window" && $0.maximised }
             return full
         }
-        #expect(full, "sway did not make Other Window full screen")
+        let now = try Self.windowStates(session)
+        #expect(full, "\(kind) did not maximise Other Window: \(now)")
 
         try scan.go(to: "Btn 1")
         let again = try scan.openWindowsPage()
