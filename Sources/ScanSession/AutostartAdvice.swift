@@ -1,3 +1,4 @@
+import Foundation
 /// What a Wayland session needs for SwitchScan started at login to reach it, said when
 /// autostart is enabled or asked about. Pure: the login session's environment and, for the
 /// systemd unit, the user manager's (`systemctl --user show-environment`) in; sentences out.
@@ -34,5 +35,42 @@ public enum AutostartAdvice {
     public static func forEntry(session: [String: String], command: String) -> String? {
         guard Compositor(session) == .sway else { return nil }
         return "Note: sway does not start autostart entries by itself: add 'exec \(command)' to your sway config (~/.config/sway/config), or start them with a helper such as dex."
+    }
+
+    /// Under KWin: nil where one of `entries` (the texts of the applications' .desktop files
+    /// the session's data folders hold) gives `executable` KWin's fake input; else how to
+    /// give it one. KWin compares the canonical path of `Exec=`'s first word with the
+    /// program's: `resolve` gives a path's canonical form (links followed).
+    public static func forKWin(session: [String: String], executable: String, entries: [String],
+                               resolve: (String) -> String = { $0 }) -> String? {
+        guard Compositor(session) == .kwin else { return nil }
+        let own = resolve(executable)
+        if entries.contains(where: { entry in allowsFakeInput(entry).map { resolve($0) == own } ?? false }) { return nil }
+        return "Note: KWin gives its fake input (taps and keys) only to a program an applications entry names, and none names \(executable) "
+            + "(the package's names /usr/bin/switchscan): save these lines as ~/.local/share/applications/switchscan-kwin.desktop, then log out and in:\n"
+            + "[Desktop Entry]\nType=Application\nName=SwitchScan\nExec=\(executable)\nNoDisplay=true\nX-KDE-Wayland-Interfaces=org_kde_kwin_fake_input"
+    }
+
+    /// The program a .desktop file's main group gives KWin's fake input (`Exec=`'s first
+    /// word, where `X-KDE-Wayland-Interfaces` lists it); nil where it gives none.
+    static func allowsFakeInput(_ entry: String) -> String? {
+        var inMain = false, exec: String?, allowed = false
+        for raw in entry.split(separator: "\n", omittingEmptySubsequences: true) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("[") { inMain = line == "[Desktop Entry]"; continue }
+            guard inMain, let eq = line.firstIndex(of: "=") else { continue }
+            let key = line[..<eq].trimmingCharacters(in: .whitespaces), value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            if key == "Exec" {
+                // The first word, unquoted where the spec's double quotes hold it.
+                if value.hasPrefix("\""), let end = value.dropFirst().firstIndex(of: "\"") {
+                    exec = String(value[value.index(after: value.startIndex)..<end])
+                } else {
+                    exec = value.split(separator: " ").first.map(String.init)
+                }
+            } else if key == "X-KDE-Wayland-Interfaces" {
+                allowed = value.split(whereSeparator: { $0 == "," || $0 == ";" }).contains { $0.trimmingCharacters(in: .whitespaces) == "org_kde_kwin_fake_input" }
+            }
+        }
+        return allowed ? exec : nil
     }
 }

@@ -32,6 +32,28 @@ struct Autostart: ParsableCommand {
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
     }
 
+    /// Under KWin, how to give this executable KWin's fake input where no applications entry
+    /// does (the entries of the data folders, as KWin looks them up).
+    static func kwinNote() -> String? {
+        let env = ProcessInfo.processInfo.environment
+        guard Compositor(env) == .kwin else { return nil }
+        let home = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "") + "/.local/share")
+        let dirs = [home] + (env["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
+        var entries: [String] = []
+        for dir in dirs {
+            let folder = dir + "/applications"
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".desktop") {
+                // Only a small file can be an entry; a big one is not read.
+                guard let data = FileManager.default.contents(atPath: folder + "/" + name), data.count < 65_536 else { continue }
+                let text = String(decoding: data, as: UTF8.self)
+                if text.contains("X-KDE-Wayland-Interfaces") { entries.append(text) }
+            }
+        }
+        return AutostartAdvice.forKWin(session: env, executable: executable(), entries: entries) {
+            URL(fileURLWithPath: $0).resolvingSymlinksInPath().path
+        }
+    }
+
     static func exists(_ path: String) -> Bool {
         var st = stat()
         return lstat(path, &st) == 0
@@ -344,6 +366,7 @@ struct AutostartEnable: ParsableCommand {
             if let note = AutostartAdvice.forEntry(session: ProcessInfo.processInfo.environment, command: command) { writeMessage(note + "\n") }
         }
         writeMessage("It runs: \(AutostartFiles.desktopExec([executable] + AutostartFiles.runArguments()))\n")
+        if let note = Autostart.kwinNote() { writeMessage(note + "\n") }
     }
 }
 
@@ -458,6 +481,7 @@ struct AutostartStatus: ParsableCommand {
             }
         }
         if !on { writeMessage("SwitchScan does not start at login. 'switchscan autostart enable' turns that on.\n") }
+        if let note = Autostart.kwinNote() { writeMessage(note + "\n") }
     }
 }
 

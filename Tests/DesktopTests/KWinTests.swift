@@ -49,8 +49,8 @@ import Testing
     }
 
     /// A program KWin does not allow (no .desktop file names it) is not offered the fake
-    /// input: `desktop` says the compositor lacks it, and a run says why and how to allow it,
-    /// then goes on by AT-SPI actions.
+    /// input: `desktop` says the compositor lacks it, a run says why and how to allow it,
+    /// then goes on by AT-SPI actions, and `autostart status` gives the entry's lines.
     @Test func kwinsRefusalOfItsFakeInputIsExplained() throws {
         let (session, _) = try WaylandTests.widgetFactory(.kwin)
         defer { session.stop() }
@@ -63,6 +63,11 @@ import Testing
         #expect(run.stderr.contains("does not offer its fake input (org_kde_kwin_fake_input) to SwitchScan")
                 && run.stderr.contains("X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input"), "\(run)")
         #expect(run.stdout.contains(#""highlight""#), "the scan did not go on: \(run)")
+        // `autostart status` says which lines would name it; the allowed copy is told nothing.
+        let status = try session.run(stranger.path, ["autostart", "status"])
+        #expect(status.stdout.contains("none names \(stranger.path)") && status.stdout.contains("Exec=\(stranger.path)\n"), "\(status)")
+        let allowed = try session.runSwitchscan(["autostart", "status"])
+        #expect(!allowed.stdout.contains("KWin gives its fake input"), "\(allowed)")
     }
 }
 

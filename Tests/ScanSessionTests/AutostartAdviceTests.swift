@@ -1,3 +1,4 @@
+import Foundation
 import ScanSession
 import Testing
 
@@ -30,5 +31,27 @@ import Testing
         #expect(note.contains("exec /usr/bin/switchscan run --desktop") && note.contains("~/.config/sway/config"), "\(note)")
         #expect(AutostartAdvice.forEntry(session: Self.kde, command: "switchscan run --desktop") == nil)
         #expect(AutostartAdvice.forEntry(session: ["DISPLAY": ":0"], command: "switchscan run --desktop") == nil)
+    }
+
+    /// KWin offers its fake input only to a program an applications entry names: the
+    /// package's names /usr/bin/switchscan; a build elsewhere is told the lines to save.
+    @Test func underKWinAProgramNoEntryNamesIsToldHowToBeNamed() throws {
+        let package = "[Desktop Entry]\nType=Application\nName=SwitchScan\nExec=/usr/bin/switchscan run --desktop\nX-KDE-Wayland-Interfaces=org_kde_kwin_fake_input\n"
+        #expect(AutostartAdvice.forKWin(session: Self.kde, executable: "/usr/bin/switchscan", entries: [package]) == nil)
+        // Through a link: KWin follows it, and so does the check.
+        #expect(AutostartAdvice.forKWin(session: Self.kde, executable: "/usr/bin/switchscan", entries: [package.replacingOccurrences(of: "Exec=/usr/bin/", with: "Exec=/bin/")],
+                                        resolve: { $0.replacingOccurrences(of: "/bin/", with: "/usr/bin/").replacingOccurrences(of: "/usr/usr/", with: "/usr/") }) == nil)
+        let built = "/home/ada/switchscan/.build/release/switchscan"
+        let note = try #require(AutostartAdvice.forKWin(session: Self.kde, executable: built, entries: [package]))
+        #expect(note.contains("none names \(built)") && note.contains("~/.local/share/applications/switchscan-kwin.desktop"), "\(note)")
+        #expect(note.contains("\nExec=\(built)\n") && note.hasSuffix("X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input"), "\(note)")
+        // Quoted, in a list of interfaces: named. Another group's keys, or no interface: not.
+        let quoted = "[Desktop Entry]\nExec=\"\(built)\" run\nX-KDE-Wayland-Interfaces=org_kde_plasma_window_management,org_kde_kwin_fake_input\n"
+        #expect(AutostartAdvice.forKWin(session: Self.kde, executable: built, entries: [quoted]) == nil)
+        let otherGroup = "[Desktop Entry]\nExec=\(built)\n[Desktop Action x]\nX-KDE-Wayland-Interfaces=org_kde_kwin_fake_input\n"
+        let none = "[Desktop Entry]\nExec=\(built)\nX-KDE-Wayland-Interfaces=org_kde_plasma_window_management\n"
+        #expect(AutostartAdvice.forKWin(session: Self.kde, executable: built, entries: [otherGroup, none]) != nil)
+        // Not KWin: nothing to say.
+        #expect(AutostartAdvice.forKWin(session: Self.sway, executable: built, entries: []) == nil)
     }
 }
