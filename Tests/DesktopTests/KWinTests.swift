@@ -72,13 +72,14 @@ import Testing
 }
 
 extension KWinTests {
-    /// A switch user types into mousepad, natively on KWin, with the scanning keyboard:
-    /// letters and é (no US key has it) inserted through AT-SPI, Backspace and Enter as keys
-    /// of KWin's fake input, each where it was chosen.
-    @Test func aSwitchUserTypesIntoMousepadOnKWin() throws {
-        let session = try WaylandSession(compositor: .kwin)
+    /// A switch user types into mousepad on KWin, natively and through XWayland, with the
+    /// scanning keyboard: letters and é (no US key has it) inserted through AT-SPI, Backspace
+    /// and Enter as keys of KWin's fake input, each where it was chosen.
+    @Test(arguments: [false, true])
+    func aSwitchUserTypesIntoMousepadOnKWin(throughXWayland x11: Bool) throws {
+        let session = try WaylandSession(xwayland: x11, compositor: .kwin)
         defer { session.stop() }
-        try session.launch("/usr/bin/mousepad", ["--disable-server"])
+        try session.launch("/usr/bin/mousepad", ["--disable-server"], extra: x11 ? ["GDK_BACKEND": "x11", "DISPLAY": try session.xwaylandDisplay()] : [:])
         try session.waitForApplication(named: "mousepad")
         let scan = try ScanDriver(session, ["--app", "mousepad"])
         defer { scan.stop() }

@@ -27,9 +27,10 @@ extension DesktopTool {
 ///
 /// With `compositor: .kwin`, headless KWin (`kwin_wayland --virtual`, OpenGL compositing on
 /// the CPU, which its screenshots need) in place of sway: a window rule places every normal
-/// window at `windowCorner`, and .desktop files in the session's home give the session's
-/// copies of switchscan and switchscan-bench KWin's fake input, as the package's does for
-/// /usr/bin/switchscan.
+/// window at `windowCorner` (with `xwayland`, one whose whole class holds "x11", as the
+/// fixtures started through XWayland are named, at `x11Corner`), and .desktop files in the session's
+/// home give the session's copies of switchscan and switchscan-bench KWin's fake input, as
+/// the package's does for /usr/bin/switchscan.
 final class WaylandSession: @unchecked Sendable {
     enum Compositor { case sway, kwin }
     let compositorKind: Compositor
@@ -57,7 +58,6 @@ final class WaylandSession: @unchecked Sendable {
         let tools: [DesktopTool] = kind == .sway ? [.sway, .grim] : [.kwin]
         for tool in tools + [.dbusDaemon, .atspiBusLauncher, .python3] { try tool.require() }
         if xwayland { try DesktopTool.xwayland.require() }
-        if xwayland && kind == .kwin { throw DesktopError("the KWin session is started without XWayland") }
         compositorKind = kind
         screenWidth = width
         screenHeight = height
@@ -192,14 +192,24 @@ final class WaylandSession: @unchecked Sendable {
         let config = home.appendingPathComponent(".config"), apps = home.appendingPathComponent(".local/share/applications")
         try fm.createDirectory(at: config, withIntermediateDirectories: true)
         try fm.createDirectory(at: apps, withIntermediateDirectories: true)
-        // Every normal window placed at the corner when it first shows.
+        // Every normal window placed at the corner when it first shows; the first rule that
+        // matches places it.
         try """
             [General]
-            count=1
-            rules=1
+            count=2
+            rules=1,2
 
             [1]
-            Description=SwitchScan's tests
+            Description=X11 fixtures
+            position=\(x11Corner.x),\(x11Corner.y)
+            positionrule=3
+            types=1
+            wmclass=x11
+            wmclasscomplete=true
+            wmclassmatch=2
+
+            [2]
+            Description=Every other window
             position=\(windowCorner.x),\(windowCorner.y)
             positionrule=3
             types=1
@@ -226,7 +236,8 @@ final class WaylandSession: @unchecked Sendable {
             guard r.status == 0 else { throw DesktopError("Giving \(home.path) to \(Self.user) failed.\n\(r)") }
         }
         let display = "wayland-1"
-        let k = try spawn(kwin.path, ["--virtual", "--socket", display, "--width", "\(screenWidth)", "--height", "\(screenHeight)", "--no-lockscreen"],
+        let k = try spawn(kwin.path, ["--virtual", "--socket", display, "--width", "\(screenWidth)", "--height", "\(screenHeight)", "--no-lockscreen"]
+                            + (xwayland ? ["--xwayland"] : []),
                           extra: ["KWIN_COMPOSE": "O2", "KWIN_SCREENSHOT_NO_PERMISSION_CHECKS": "1", "XDG_CURRENT_DESKTOP": "KDE"], log: log)
         services.append(k)
         compositor = k
@@ -324,6 +335,18 @@ final class WaylandSession: @unchecked Sendable {
     func xwaylandDisplay() throws -> String {
         guard xwayland else { throw DesktopError("the session was started without XWayland (WaylandSession(xwayland: true) starts it)") }
         if let known = x11Display { return known }
+        if compositorKind == .kwin {
+            // KWin starts XWayland itself, on the first free display: its command line names it.
+            var display = ""
+            try wait("KWin's XWayland", timeout: 15) {
+                let x = DesktopSession.markedProcesses(self.marker).first { $0.command.hasPrefix(DesktopTool.xwayland.path + " :") }
+                display = x?.command.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+                let number = display.dropFirst()
+                return !number.isEmpty && FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
+            }
+            x11Display = display
+            return display
+        }
         let file = runtime.appendingPathComponent("display")
         let r = try run("/usr/bin/swaymsg", ["exec", "printf %s \"$DISPLAY\" > \(file.path).new && mv \(file.path).new \(file.path)"])
         guard r.status == 0 else { throw DesktopError("swaymsg exec failed.\n\(r)") }

@@ -270,35 +270,46 @@ import WaylandOutput
         #expect(!scan.stderr.contains("not drawn on the screen"), "\(scan.stderr)")
     }
 
-    /// An X11 application through XWayland beside a native one, as on many sway desktops:
-    /// `desktop` says where each one's place comes from; each one's button, clicked by the
-    /// compositor's virtual pointer where `snapshot` puts it, is clicked (the fixture says
-    /// so); a switch user ticks the X11 one's check box by the outline, and SwitchScan draws
-    /// nothing through XWayland (no window of its own on that X server).
-    @Test func anXWaylandWindowBesideANativeOneIsPlacedAndClicked() throws {
-        let session = try WaylandSession(width: 1600, height: 900, xwayland: true)
+    /// An X11 application through XWayland beside a native one, as on many sway and KDE
+    /// desktops: `desktop` says where each one's place comes from; each one's button (on
+    /// KWin its check box, by `switchscan-bench tap`: KWin lets only the programs it allows
+    /// click), clicked by the compositor's own pointer where `snapshot` puts it, is clicked
+    /// (the fixture says so); a switch user ticks the X11 one's check box by the outline, and
+    /// SwitchScan draws nothing through XWayland (no window of its own on that X server).
+    @Test(arguments: [WaylandSession.Compositor.sway, .kwin])
+    func anXWaylandWindowBesideANativeOneIsPlacedAndClicked(on kind: WaylandSession.Compositor) throws {
+        let session = try WaylandSession(width: 1600, height: 900, xwayland: true, compositor: kind)
         defer { session.stop() }
+        let source = kind == .sway ? "placed by sway's IPC" : "placed by a KWin script"
         let native = try session.startFixture(args: ["--app-name", "fixture-native", "--title", "Native Fixture"])
         let x11 = try session.startFixture(args: ["--app-name", "fixture-x11", "--title", "X11 Fixture"], x11: true)
         var desktop = ToolResult(command: [], status: -1, stdout: "", stderr: "", timedOut: false)
-        // A window shows on AT-SPI a moment before sway has placed it.
+        // A window shows on AT-SPI a moment before the compositor has placed it.
         _ = try TestTime.poll(timeout: 10, every: 0.2) {
             desktop = try session.runSwitchscan(["desktop"])
-            return desktop.stdout.contains("placed by sway's IPC") && desktop.stdout.contains("through XWayland")
+            return desktop.stdout.contains(source) && desktop.stdout.contains("through XWayland")
         }
         let lines = desktop.stdout.split(separator: "\n")
-        #expect(lines.contains { $0.contains("Native Fixture") && $0.contains("placed by sway's IPC") }, "\(desktop)")
+        #expect(lines.contains { $0.contains("Native Fixture") && $0.contains(source) }, "\(desktop)")
         #expect(lines.contains { $0.contains("X11 Fixture") && $0.contains("an X11 client through XWayland") }, "\(desktop)")
 
-        let pointer = try WaylandPointer(display: session.waylandSocket)
+        let pointer = kind == .sway ? try WaylandPointer(display: session.waylandSocket) : nil
         for (fixture, corner) in [(native, session.windowCorner), (x11, session.x11Corner)] {
             let targets = try TaskTests.targets(session, app: fixture.applicationName)
             let button = try #require(targets.first { $0.label == "Btn 1" }, "no Btn 1 in \(targets.map(\.label))")
             let (x, y) = button.centre
             #expect(x > Double(corner.x) && x < Double(corner.x + 600) && y > Double(corner.y) && y < Double(corner.y + 500),
                     "\(fixture.applicationName)'s Btn 1 at \(x),\(y), its window at \(corner)")
-            #expect(pointer.click(at: Point(x: x, y: y)))
-            try fixture.waitForLine(matching: "clicked Btn 1", timeout: 5)
+            if let pointer {
+                #expect(pointer.click(at: Point(x: x, y: y)))
+                try fixture.waitForLine(matching: "clicked Btn 1", timeout: 5)
+            } else {
+                let tap = try session.runSwitchscan(["switchscan-bench", "tap", "--app", fixture.applicationName, "--label", "Check me", "--taps", "2"], timeout: 60)
+                #expect(tap.stdout.contains("clicked through KWin's fake input")
+                        && tap.stdout.split(separator: "\n").contains { $0.hasPrefix("click → the new state") && $0.hasSuffix("(2 of 2)") }, "\(tap)")
+                try fixture.waitForLine(matching: "check True", timeout: 5)
+                try fixture.waitForLine(matching: "check False", timeout: 5)
+            }
         }
 
         let check = try #require(try TaskTests.targets(session, app: x11.applicationName).first { $0.label == "Check me" })
@@ -309,7 +320,7 @@ import WaylandOutput
         let windows = try session.run("/usr/bin/xwininfo", ["-root", "-tree"], extra: ["DISPLAY": try session.xwaylandDisplay()])
         #expect(windows.status == 0 && windows.stdout.contains("X11 Fixture"), "\(windows)")
         #expect(!windows.stdout.contains("switchscan"), "SwitchScan drew through XWayland:\n\(windows.stdout)")
-        #expect(scan.stderr.contains("Pointer: the compositor's virtual pointer"), "\(scan.stderr)")
+        #expect(scan.stderr.contains(kind == .sway ? "Pointer: the compositor's virtual pointer" : "Pointer: KWin's fake input"), "\(scan.stderr)")
         #expect(!scan.stderr.contains("not drawn on the screen"), "\(scan.stderr)")
     }
 
