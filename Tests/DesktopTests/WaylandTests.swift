@@ -570,3 +570,38 @@ import WaylandOutput
         #expect(scan.stderr.components(separatedBy: "is gone").count - 1 == 1, "the loss said once: \(scan.stderr)")
     }
 }
+
+extension WaylandTests {
+    /// A switch user types into mousepad through XWayland on sway, and natively and through
+    /// XWayland on KWin, with the scanning keyboard: letters and é (no US key has it)
+    /// inserted through AT-SPI, Backspace and Enter as keys of the compositor's own keyboard,
+    /// each where it was chosen.
+    @Test(arguments: [(WaylandSession.Compositor.sway, true), (.kwin, false), (.kwin, true)])
+    func aSwitchUserTypesIntoMousepad(on kind: WaylandSession.Compositor, throughXWayland x11: Bool) throws {
+        let session = try WaylandSession(xwayland: x11, compositor: kind)
+        defer { session.stop() }
+        try session.launch("/usr/bin/mousepad", ["--disable-server"], extra: x11 ? ["GDK_BACKEND": "x11", "DISPLAY": try session.xwaylandDisplay()] : [:])
+        try session.waitForApplication(named: "mousepad")
+        let scan = try ScanDriver(session, ["--app", "mousepad"])
+        defer { scan.stop() }
+        try scan.go(to: "text", limit: 80)
+        try scan.select(expecting: "the keyboard") { $0.effect == "keyboard" }
+        let keys = LiveTypingTests.Keys(scan: scan)
+        try keys.press("key_h", expecting: "H") { $0.effect == "typeText" && $0.text == "H" }
+        try keys.press("key_i", expecting: "i") { $0.effect == "typeText" && $0.text == "i" }
+        try keys.press("backspace", expecting: "a character deleted") { $0.effect == "deleteText" }
+        try keys.press("symbols", expecting: "the symbols page") { $0.effect == "keyboard" }
+        try keys.press("key_eAcute", expecting: "é typed") { $0.effect == "typeText" && $0.text == "é" }
+        try keys.press("letters", expecting: "the letters again") { $0.effect == "keyboard" }
+        try keys.press("enter", expecting: "Enter") { $0.effect == "key" }
+        try keys.press("key_o", expecting: "o") { $0.effect == "typeText" && ($0.text == "o" || $0.text == "O") }
+        var text = ""
+        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+            let r = try session.atspiQuery(["text", "mousepad", "text", ""])
+            text = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8), options: .fragmentsAllowed) as? String) ?? r.stdout
+            return text.lowercased() == "hé\no"
+        }
+        #expect(text.lowercased() == "hé\no" && text.hasPrefix("Hé"), "mousepad holds \(text)")
+        #expect(scan.process.stderr.contains(kind == .sway ? "Keys: the compositor's virtual keyboard" : "Keys: KWin's fake input"), "\(scan.process.stderr)")
+    }
+}
