@@ -107,6 +107,14 @@ public final class ScanSession: @unchecked Sendable {
         case .desktop(let app):
             guard problems.isEmpty else { throw SessionError(problems.joined(separator: "\n"), status: 2) }
             let access = try connectDesktop()
+            // Point mode sweeps the whole screen, known before the first read: a compositor's
+            // layout of outputs (there may be no X server, and XWayland's root lags a new
+            // output), else the X display's (the registry's own idea lags).
+            if plan.compositor.isWayland, let l = try? WaylandGlobals.layout(display: c.environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }) {
+                access.screen = (Double(l.x + l.width), Double(l.y + l.height))
+            } else if let size = XTestPointer.screenSize(display: nil) {
+                access.screen = (size.0, size.1)
+            }
             // Started with the session, the run may also come before any window: it waits for
             // one, and after the wait starts with nothing to scan (the follower reads the
             // desktop again while nothing can be scanned, and brings the first window that shows).
@@ -117,8 +125,6 @@ public final class ScanSession: @unchecked Sendable {
                 access.stop()
                 throw SessionError(e.description, status: 1)
             }
-            // Point mode sweeps the screen the display has (the registry's own idea lags).
-            if let size = XTestPointer.screenSize(display: nil) { access.screen = (size.0, size.1) }
             live = access
         }
         var profiles = DeviceProfiles(sections: [])

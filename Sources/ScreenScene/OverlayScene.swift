@@ -194,3 +194,38 @@ public struct OverlayShapes: Equatable, Sendable {
 
     public init() {}
 }
+
+/// A compositor with several outputs has a painter surface on each: the shapes are laid out
+/// once over the whole layout and each surface draws what reaches into it (its buffer clips
+/// the rest). The menu panel is drawn on one output alone.
+extension OverlayShapes {
+    /// Of `screens` (the outputs, in the compositor's order), the index of the one the menu
+    /// goes on: the one holding the centre of what it is beside (its anchor, else the
+    /// outline), else the one the keyboard is on, else the first. Nil without screens.
+    public func menuScreen(among screens: [PixelRect]) -> Int? {
+        guard !screens.isEmpty else { return nil }
+        for r in [menu?.anchor, outline?.outer, keyboard?.frame].compactMap({ $0 }) {
+            let cx = r.x + r.width / 2, cy = r.y + r.height / 2
+            if let i = screens.firstIndex(where: { cx >= $0.x && cx < $0.maxX && cy >= $0.y && cy < $0.maxY }) { return i }
+        }
+        for r in [menu?.anchor, outline?.outer, keyboard?.frame].compactMap({ $0 }) {
+            if let i = screens.firstIndex(where: { !$0.intersection(r).isEmpty }) { return i }
+        }
+        return 0
+    }
+
+    /// The shapes that show on `screen`: each one that reaches into it, and the menu only
+    /// when it goes there (`withMenu`). Two outputs' surfaces compare these, so a move on one
+    /// output redraws nothing on the other.
+    public func on(_ screen: PixelRect, withMenu: Bool) -> OverlayShapes {
+        func reaches(_ r: PixelRect?) -> Bool { r.map { !$0.intersection(screen).isEmpty } ?? false }
+        var s = OverlayShapes()
+        if reaches(keyboard?.frame) { s.keyboard = keyboard }
+        if reaches(outline?.outer) { s.outline = outline }
+        if reaches(band?.outer) { s.band = band }
+        if reaches(lineX) { s.lineX = lineX }
+        if reaches(lineY) { s.lineY = lineY }
+        if withMenu { s.menu = menu }
+        return s
+    }
+}

@@ -10,15 +10,18 @@ import ScreenScene
 import WaylandProtocols
 
 /// Shows the scan on a Wayland compositor that offers wlroots' layer shell (sway and other
-/// wlroots compositors, KWin): one surface over the whole output on the overlay layer, above
-/// every window, with an empty input region (clicks go through) and no keyboard. It draws
-/// the outline and point mode's band and lines from the scene (`OverlayScene`), into two
-/// shared-memory buffers used in turn: a buffer the compositor still reads (not released) is
-/// never written, and only what changed is cleared, drawn and sent as damage (what this
-/// buffer held, what the buffer shown last held, what is drawn now). The menu and keyboard
-/// panels are drawn too, their labels in a TrueType font of the system's (`OverlayFont`).
-/// An output that goes away takes the surface with it: the next effect makes it again on the
-/// first output left.
+/// wlroots compositors, KWin): on every output a surface over the whole of it on the overlay
+/// layer, above every window, with an empty input region (clicks go through) and no
+/// keyboard. It draws the outline and point mode's band and lines from the scene
+/// (`OverlayScene`), laid out once over the whole layout, each output's surface drawing what
+/// reaches into it (the menu panel on one output alone, `OverlayShapes.menuScreen`). Each
+/// surface has two shared-memory buffers used in turn: a buffer the compositor still reads
+/// (not released) is never written, and only what changed is cleared, drawn and sent as
+/// damage (what this buffer held, what the buffer shown last held, what is drawn now). The
+/// menu and keyboard panels are drawn too, their labels in a TrueType font of the system's
+/// (`OverlayFont`). Outputs follow the compositor: one plugged in gets a surface, one taken
+/// away takes its surface with it, one moved in the layout is drawn at its new place; with
+/// no output left nothing is drawn until one comes.
 ///
 /// Every libwayland call runs on `queue`, which also reads the compositor's events. A lost
 /// compositor is reported once: thrown from the next `present`, or given to `onLost` as soon
@@ -30,23 +33,13 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     private let wayland: WaylandDisplay
     private let raster: ShapeRaster
     private let compositor, shm, layerShell: OpaquePointer
-    private var surface: OpaquePointer?
-    private var layerSurface: OpaquePointer?
-    /// The output the surface is on (its registry name).
-    private var outputGlobal: UInt32 = 0
-    /// The output covered, in the layout.
-    public private(set) var screen: PixelRect
-    private var buffers: [Buffer] = []
+    /// One surface per output, in the compositor's order of outputs.
+    private var panels: [Panel] = []
+    /// Outputs whose surface the compositor closed while they stayed (sway closes them on an
+    /// output it disables), with how often each had changed then: a surface is made there
+    /// again only once the output changes (enabled again), not at once over and over.
+    private var closedOutputs: [UInt32: Int] = [:]
     private var scene = OverlayScene()
-    private var shown = OverlayShapes()
-    /// What the buffer committed last holds.
-    private var shownHeld = ShapeRaster.Held()
-    /// A draw waits for a buffer the compositor has released.
-    private var waitingForBuffer = false
-    /// The compositor gave a new size: everything is drawn again.
-    private var redrawAll = false
-    /// The compositor closed the surface (its output went away).
-    private var surfaceClosed = false
     private var reader: DispatchSourceRead?
     private let frames = FrameTicker()
     /// Frame callbacks asked for and not yet done.
@@ -57,6 +50,8 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     private var reportedLoss = false
     private let onLost: (@Sendable (WaylandError) -> Void)?
 
+    /// The outputs covered, in the layout.
+    public var screens: [PixelRect] { panels.map(\.screen) }
     /// Why the menu and keyboard are drawn without labels (no font), to be said once.
     public let fontNote: String?
     /// Frames a second while a sweep runs.
@@ -77,8 +72,32 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         }
     }
 
-    /// Connects and maps the surface (transparent) on the first output; fails, saying why,
-    /// where the compositor has no layer shell or no output.
+    /// One output's surface, its buffers and what it shows.
+    final class Panel {
+        weak var overlay: LayerOverlay?
+        /// The output's registry name.
+        let output: UInt32
+        let surface: OpaquePointer
+        let layerSurface: OpaquePointer
+        /// Where the output is in the layout.
+        var screen: PixelRect
+        var buffers: [Buffer] = []
+        var shown = OverlayShapes()
+        /// What the buffer committed last holds.
+        var shownHeld = ShapeRaster.Held()
+        /// A draw waits for a buffer the compositor has released.
+        var waitingForBuffer = false
+        /// No size yet, or a new one: everything is drawn again.
+        var redrawAll = false
+        /// The compositor closed the surface (its output went away).
+        var closed = false
+        init(overlay: LayerOverlay, output: UInt32, surface: OpaquePointer, layerSurface: OpaquePointer, screen: PixelRect) {
+            self.overlay = overlay; self.output = output; self.surface = surface; self.layerSurface = layerSurface; self.screen = screen
+        }
+    }
+
+    /// Connects and maps a surface (transparent) on every output; fails, saying why, where
+    /// the compositor has no layer shell or no output.
     public init(display name: String? = nil, feedback: FeedbackSettings, queue: DispatchQueue,
                 clock: @escaping () -> ScanInstant = MonotonicClock.now,
                 onLost: (@Sendable (WaylandError) -> Void)? = nil) throws(WaylandError) {
@@ -106,8 +125,7 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         let (text, note) = OverlayFont.load()
         raster = ShapeRaster(feedback: settings, text: text)
         fontNote = note
-        screen = PixelRect(x: 0, y: 0, width: 0, height: 0)
-        do { try makeSurface() } catch {
+        do { try mapFirstPanels() } catch {
             tearDown()
             throw error
         }
@@ -123,73 +141,97 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
 
     deinit { tearDown() }
 
-    /// A surface over the first output, sized by the compositor and drawn clear.
-    private func makeSurface() throws(WaylandError) {
-        guard let output = wayland.outputs.first(where: { !$0.rect.isEmpty }) else {
+    /// A surface on every output, each sized by the compositor and drawn clear, before the
+    /// first effect: a compositor that places none is said at once.
+    private func mapFirstPanels() throws(WaylandError) {
+        guard wayland.outputs.contains(where: { !$0.rect.isEmpty }) else {
             throw WaylandError("the compositor '\(wayland.name)' has no output to draw on")
         }
-        outputGlobal = output.global
-        screen = output.rect
-        guard let surface = wl_compositor_create_surface(compositor),
-              let layerSurface = zwlr_layer_shell_v1_get_layer_surface(layerShell, surface, output.proxy, 3 /* overlay */, "switchscan") else {
-            throw WaylandError("the compositor '\(wayland.name)' made no surface")
-        }
-        self.surface = surface
-        self.layerSurface = layerSurface
-        surfaceClosed = false
-        zwlr_layer_surface_v1_set_anchor(layerSurface, 15)  // top, bottom, left, right: the whole output
-        zwlr_layer_surface_v1_set_exclusive_zone(layerSurface, -1)
-        zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, 0)
-        zwlr_layer_surface_v1_set_size(layerSurface, 0, 0)
-        zwlr_layer_surface_v1_add_listener(layerSurface, Self.layerListener, Unmanaged.passUnretained(self).toOpaque())
-        // Clicks pass through: the input region is empty.
-        let region = wl_compositor_create_region(compositor)
-        wl_surface_set_input_region(surface, region)
-        wl_region_destroy(region)
-        wl_surface_commit(surface)
-        guard wayland.roundtrip(), !buffers.isEmpty else {
+        try followOutputs()
+        guard wayland.roundtrip(), panels.contains(where: { !$0.buffers.isEmpty }) else {
             throw WaylandError("the compositor '\(wayland.name)' did not place SwitchScan's overlay: \(lost ?? wayland.lostReason ?? "no size was given")")
         }
-        redrawAll = false
         draw(force: true)
         guard wayland.roundtrip() else { throw WaylandError("the compositor '\(wayland.name)' closed the connection") }
     }
 
-    /// The surface and its buffers away (the connection stays).
-    private func dropSurface() {
-        releaseBuffers()
-        if let layerSurface { zwlr_layer_surface_v1_destroy(layerSurface) }
-        if let surface { wl_surface_destroy(surface) }
-        layerSurface = nil
-        surface = nil
-        shown = OverlayShapes()
-        shownHeld = ShapeRaster.Held()
+    /// The panels as the outputs are now: a closed one or one whose output went away is
+    /// dropped, a new output gets one (drawn once the compositor sizes it), a moved one is
+    /// drawn again at its place.
+    private func followOutputs() throws(WaylandError) {
+        for p in panels where p.closed {
+            if let o = wayland.outputs.first(where: { $0.global == p.output }) { closedOutputs[p.output] = o.changes }
+        }
+        closedOutputs = closedOutputs.filter { name, changes in wayland.outputs.contains { $0.global == name && $0.changes == changes } }
+        let outputs = wayland.outputs.filter { !$0.rect.isEmpty && closedOutputs[$0.global] == nil }
+        for p in panels where p.closed || !outputs.contains(where: { $0.global == p.output }) { drop(p) }
+        panels.removeAll { p in p.closed || !outputs.contains { $0.global == p.output } }
+        for o in outputs {
+            if let p = panels.first(where: { $0.output == o.global }) {
+                if p.screen.x != o.rect.x || p.screen.y != o.rect.y {
+                    p.screen = PixelRect(x: o.rect.x, y: o.rect.y, width: p.screen.width, height: p.screen.height)
+                    p.redrawAll = true
+                }
+                continue
+            }
+            guard let surface = wl_compositor_create_surface(compositor) else {
+                throw WaylandError("the compositor '\(wayland.name)' made no surface")
+            }
+            guard let layerSurface = zwlr_layer_shell_v1_get_layer_surface(layerShell, surface, o.proxy, 3 /* overlay */, "switchscan") else {
+                wl_surface_destroy(surface)
+                throw WaylandError("the compositor '\(wayland.name)' made no surface")
+            }
+            let p = Panel(overlay: self, output: o.global, surface: surface, layerSurface: layerSurface, screen: o.rect)
+            zwlr_layer_surface_v1_set_anchor(layerSurface, 15)  // top, bottom, left, right: the whole output
+            zwlr_layer_surface_v1_set_exclusive_zone(layerSurface, -1)
+            zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, 0)
+            zwlr_layer_surface_v1_set_size(layerSurface, 0, 0)
+            zwlr_layer_surface_v1_add_listener(layerSurface, Self.layerListener, Unmanaged.passUnretained(p).toOpaque())
+            // Clicks pass through: the input region is empty.
+            let region = wl_compositor_create_region(compositor)
+            wl_surface_set_input_region(surface, region)
+            wl_region_destroy(region)
+            wl_surface_commit(surface)
+            panels.append(p)
+        }
+        // In the compositor's order, so that the menu's output is chosen the same way each time.
+        let order = outputs.map(\.global)
+        panels.sort { (order.firstIndex(of: $0.output) ?? 0) < (order.firstIndex(of: $1.output) ?? 0) }
+        wayland.flush()
     }
 
-    private func releaseBuffers() {
-        for b in buffers {
+    /// A panel's surface and buffers away (the connection stays).
+    private func drop(_ p: Panel) {
+        releaseBuffers(of: p)
+        zwlr_layer_surface_v1_destroy(p.layerSurface)
+        wl_surface_destroy(p.surface)
+        p.overlay = nil
+    }
+
+    private func releaseBuffers(of p: Panel) {
+        for b in p.buffers {
             // Destroyed first: no release can reach the object after it is gone.
             wl_buffer_destroy(b.proxy)
             munmap(b.pixels.baseAddress, b.pixels.count * 4)
         }
-        buffers = []
+        p.buffers = []
     }
 
     /// The size the compositor gave: two buffers of it.
-    private func configure(serial: UInt32, width: Int, height: Int) {
-        guard let layerSurface else { return }
-        zwlr_layer_surface_v1_ack_configure(layerSurface, serial)
-        let origin = wayland.outputs.first { $0.global == outputGlobal }?.rect ?? screen
+    fileprivate func configure(_ p: Panel, serial: UInt32, width: Int, height: Int) {
+        guard !p.closed else { return }
+        zwlr_layer_surface_v1_ack_configure(p.layerSurface, serial)
+        let origin = wayland.outputs.first { $0.global == p.output }?.rect ?? p.screen
         let w = width > 0 ? width : origin.width, h = height > 0 ? height : origin.height
-        screen = PixelRect(x: origin.x, y: origin.y, width: w, height: h)
-        guard buffers.first.map({ $0.width != w || $0.height != h }) ?? true else { return }
-        releaseBuffers()
-        do throws(WaylandError) { buffers = try (0..<2).map { _ throws(WaylandError) in try makeBuffer(width: w, height: h) } } catch {
+        p.screen = PixelRect(x: origin.x, y: origin.y, width: w, height: h)
+        p.redrawAll = true
+        guard p.buffers.first.map({ $0.width != w || $0.height != h }) ?? true else { return }
+        releaseBuffers(of: p)
+        do throws(WaylandError) { p.buffers = try (0..<2).map { _ throws(WaylandError) in try makeBuffer(width: w, height: h) } } catch {
             markLost(error.description)
         }
-        shown = OverlayShapes()
-        shownHeld = ShapeRaster.Held()
-        redrawAll = true
+        p.shown = OverlayShapes()
+        p.shownHeld = ShapeRaster.Held()
     }
 
     private func makeBuffer(width: Int, height: Int) throws(WaylandError) -> Buffer {
@@ -225,10 +267,8 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
             scene.apply(e)
             if case .highlight = e.effect { highlightAt = e.time }
         }
-        if surfaceClosed && lost == nil {
-            // Its output went away: again on the first output left.
-            dropSurface()
-            do throws(WaylandError) { try makeSurface() } catch { markLost("its output went away, and \(error)") }
+        if lost == nil {
+            do throws(WaylandError) { try followOutputs() } catch { markLost(error.description) }
         }
         draw(presenting: highlightAt)
         updateFrameTimer()
@@ -253,7 +293,8 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
             Unmanaged.passUnretained(box).release()
         }
         pendingFrames = []
-        dropSurface()
+        for p in panels { drop(p) }
+        panels = []
         wl_proxy_destroy(layerShell)
         wl_proxy_destroy(shm)
         wl_proxy_destroy(compositor)
@@ -282,46 +323,58 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         return WaylandError("SwitchScan's overlay on the Wayland compositor '\(wayland.name)' is gone (\(lost)): the outline is no longer drawn on the screen.")
     }
 
-    /// Draws the scene now into a free buffer, when it changed; with no free buffer, when
-    /// one is released.
+    /// Draws the scene now on every output where what shows there changed, each into a free
+    /// buffer; on an output with no free buffer, when one is released.
     private func draw(force: Bool = false, presenting effectTime: ScanInstant? = nil) {
-        guard lost == nil, !surfaceClosed, let surface, !finished || force else { return }
-        let all = force || redrawAll
-        let shapes = scene.shapes(at: clock(), thickness: feedback.highlightWidth + 2, lineWidth: feedback.highlightWidth, screen: screen)
-        guard all || shapes != shown else { return }
-        guard let b = buffers.first(where: { !$0.busy }) else {
-            waitingForBuffer = true
-            return
+        guard lost == nil, !finished || force, !panels.isEmpty else { return }
+        let screens = panels.map(\.screen)
+        let layout = screens.dropFirst().reduce(screens[0]) { a, b in
+            let x0 = min(a.x, b.x), y0 = min(a.y, b.y)
+            return PixelRect(x: x0, y: y0, width: max(a.maxX, b.maxX) - x0, height: max(a.maxY, b.maxY) - y0)
         }
-        waitingForBuffer = false
-        redrawAll = false
-        let target = ShapeRaster.Target(pixels: b.pixels, width: b.width, height: b.height, origin: (screen.x, screen.y))
-        let (held, damage) = raster.draw(shapes, over: b.held, into: target)
-        b.held = held
-        b.busy = true
-        // The screen changes from the buffer shown last, not from this one's old content:
-        // what that one showed above the keyboard is damaged too (and its keyboard, where
-        // that changed).
-        let before = shownHeld
-        let shownBefore = before.rects + (before.keyboard != held.keyboard ? before.keyboard.map { [$0.frame] } ?? [] : [])
-        shownHeld = held
-        wl_surface_attach(surface, b.proxy, 0, 0)
-        if all {
-            wl_surface_damage_buffer(surface, 0, 0, Int32(b.width), Int32(b.height))
-        } else {
-            for r in damage + shownBefore {
-                let l = target.local(r)
-                if !l.isEmpty { wl_surface_damage_buffer(surface, Int32(l.x), Int32(l.y), Int32(l.width), Int32(l.height)) }
+        let all = scene.shapes(at: clock(), thickness: feedback.highlightWidth + 2, lineWidth: feedback.highlightWidth, screen: layout)
+        let menuOn = all.menuScreen(among: screens)
+        var asked = false
+        for (i, p) in panels.enumerated() where !p.closed && !p.buffers.isEmpty {
+            let shapes = all.on(p.screen, withMenu: i == menuOn)
+            let whole = force || p.redrawAll
+            guard whole || shapes != p.shown else { continue }
+            guard let b = p.buffers.first(where: { !$0.busy }) else {
+                p.waitingForBuffer = true
+                continue
             }
+            p.waitingForBuffer = false
+            p.redrawAll = false
+            let target = ShapeRaster.Target(pixels: b.pixels, width: b.width, height: b.height, origin: (p.screen.x, p.screen.y))
+            let (held, damage) = raster.draw(shapes, over: b.held, into: target)
+            b.held = held
+            b.busy = true
+            // The screen changes from the buffer shown last, not from this one's old content:
+            // what that one showed above the keyboard is damaged too (and its keyboard, where
+            // that changed).
+            let before = p.shownHeld
+            let shownBefore = before.rects + (before.keyboard != held.keyboard ? before.keyboard.map { [$0.frame] } ?? [] : [])
+            p.shownHeld = held
+            wl_surface_attach(p.surface, b.proxy, 0, 0)
+            if whole {
+                wl_surface_damage_buffer(p.surface, 0, 0, Int32(b.width), Int32(b.height))
+            } else {
+                for r in damage + shownBefore {
+                    let l = target.local(r)
+                    if !l.isEmpty { wl_surface_damage_buffer(p.surface, Int32(l.x), Int32(l.y), Int32(l.width), Int32(l.height)) }
+                }
+            }
+            // One frame callback a batch, on the output that shows the highlight.
+            if let effectTime, !asked, onPresented != nil, shapes.outline != nil || i == menuOn, let callback = wl_surface_frame(p.surface) {
+                asked = true
+                let box = FrameBox(self, effectTime, callback)
+                pendingFrames.append(box)
+                wl_callback_add_listener(callback, Self.frameListener, Unmanaged.passRetained(box).toOpaque())
+            }
+            wl_surface_commit(p.surface)
+            p.shown = shapes
         }
-        if let effectTime, onPresented != nil, let callback = wl_surface_frame(surface) {
-            let box = FrameBox(self, effectTime, callback)
-            pendingFrames.append(box)
-            wl_callback_add_listener(callback, Self.frameListener, Unmanaged.passRetained(box).toOpaque())
-        }
-        wl_surface_commit(surface)
         wayland.flush()
-        shown = shapes
     }
 
     /// What the compositor sent: releases, configures, frame callbacks. libdispatch reports a
@@ -344,10 +397,13 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         return poll(&p, 1, 0) > 0 && p.revents & (Int16(POLLHUP) | Int16(POLLERR)) != 0
     }
 
+    /// After the compositor's events: outputs plugged in, moved or taken away are followed,
+    /// and a surface given a size or a buffer back is drawn.
     private func dispatchQueued() {
         guard lost == nil, !finished else { return }
         guard wl_display_dispatch_pending(wayland.display) >= 0 else { return lose() }
-        if waitingForBuffer || redrawAll { draw(force: redrawAll) }
+        do throws(WaylandError) { try followOutputs() } catch { return markLost(error.description) }
+        if panels.contains(where: { $0.waitingForBuffer || $0.redrawAll }) { draw() }
     }
 
     private func lose() { markLost(wayland.lostReason ?? "the connection closed") }
@@ -397,11 +453,12 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         l.initialize(to: zwlr_layer_surface_v1_listener(
             configure: { data, _, serial, width, height in
                 guard let data else { return }
-                Unmanaged<LayerOverlay>.fromOpaque(data).takeUnretainedValue().configure(serial: serial, width: Int(width), height: Int(height))
+                let p = Unmanaged<Panel>.fromOpaque(data).takeUnretainedValue()
+                p.overlay?.configure(p, serial: serial, width: Int(width), height: Int(height))
             },
             closed: { data, _ in
                 guard let data else { return }
-                Unmanaged<LayerOverlay>.fromOpaque(data).takeUnretainedValue().surfaceClosed = true
+                Unmanaged<Panel>.fromOpaque(data).takeUnretainedValue().closed = true
             }))
         return l
     }()

@@ -33,6 +33,8 @@ final class WaylandDisplay {
         var xdg: OpaquePointer?
         var x = 0, y = 0, width = 0, height = 0, scale = 1
         var logical: PixelRect?
+        /// How many times the compositor has said the output changed (its `done` events).
+        var changes = 0
         init(proxy: OpaquePointer, global: UInt32) { self.proxy = proxy; self.global = global }
         var rect: PixelRect { logical ?? PixelRect(x: x, y: y, width: width / max(1, scale), height: height / max(1, scale)) }
     }
@@ -192,7 +194,10 @@ final class WaylandDisplay {
                 let o = Unmanaged<Output>.fromOpaque(data).takeUnretainedValue()
                 o.width = Int(width); o.height = Int(height)
             },
-            done: { _, _ in },
+            done: { data, _ in
+                guard let data else { return }
+                Unmanaged<Output>.fromOpaque(data).takeUnretainedValue().changes += 1
+            },
             scale: { data, _, factor in
                 guard let data else { return }
                 Unmanaged<Output>.fromOpaque(data).takeUnretainedValue().scale = Int(max(1, factor))
@@ -226,7 +231,10 @@ extension WaylandDisplay {
                 let o = Unmanaged<Output>.fromOpaque(data).takeUnretainedValue()
                 o.logical = PixelRect(x: o.logical?.x ?? 0, y: o.logical?.y ?? 0, width: Int(w), height: Int(h))
             },
-            done: { _, _ in },
+            done: { data, _ in
+                guard let data else { return }
+                Unmanaged<Output>.fromOpaque(data).takeUnretainedValue().changes += 1
+            },
             name: { _, _, _ in },
             description: { _, _, _ in }))
         return l

@@ -380,9 +380,10 @@ final class WaylandSession: @unchecked Sendable {
         return fixture
     }
 
-    /// A second output (a headless one sway makes on request) placed at `x`,`y` of the layout.
-    func addOutput(at x: Int, _ y: Int, width: Int, height: Int) throws {
-        for args in [["create_output"], ["output", "HEADLESS-2", "resolution", "\(width)x\(height)", "position", "\(x)", "\(y)"]] {
+    /// Another output (a headless one sway makes on request, HEADLESS-2, -3…, as `name`
+    /// says) placed at `x`,`y` of the layout.
+    func addOutput(_ name: String = "HEADLESS-2", at x: Int, _ y: Int, width: Int, height: Int) throws {
+        for args in [["create_output"], ["output", name, "resolution", "\(width)x\(height)", "position", "\(x)", "\(y)"]] {
             let r = try run("/usr/bin/swaymsg", args)
             guard r.status == 0 else { throw DesktopError("swaymsg \(args.joined(separator: " ")) failed.\n\(r)") }
         }

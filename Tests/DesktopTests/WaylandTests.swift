@@ -165,6 +165,99 @@ import WaylandOutput
         #expect(moved, "the outline did not move, or left its old ring behind")
     }
 
+    /// Two outputs side by side, the window on the second: the outline is drawn there, on
+    /// that output's surface, and the menu beside it, nothing on the first. An output plugged
+    /// in while scanning gets a surface of its own (an outline there is drawn), and one turned
+    /// off changes nothing on the others.
+    @Test func theOutlineIsDrawnOnEveryOutputAsTheyComeAndGo() throws {
+        let session = try WaylandSession()
+        defer { session.stop() }
+        let width = session.screenWidth, height = session.screenHeight
+        try session.addOutput(at: width, 0, width: 1024, height: 768)
+        let focus = try session.run("/usr/bin/swaymsg", ["focus", "output", "HEADLESS-2"])
+        try #require(focus.status == 0, "\(focus)")
+        try session.launch("/usr/bin/gtk3-widget-factory")
+        try session.waitForApplication(named: "gtk3-widget-factory")
+        var boxes: [ScreenRect] = []
+        _ = try TestTime.poll(timeout: 10, every: 0.2) {
+            let r = try session.runSwitchscan(["snapshot", "--app", "gtk3-widget-factory"])
+            guard r.status == 0, let layout = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else { return false }
+            boxes = Self.checkBoxes(layout)
+            return boxes.count == 6 && boxes.allSatisfy { $0.x > width + session.windowCorner.x }
+        }
+        try #require(boxes.count == 6, "the check boxes were not read on the second output: \(boxes)")
+
+        let queue = DispatchQueue(label: "overlay")
+        let overlay = try LayerOverlay(display: session.waylandSocket, feedback: FeedbackSettings(), queue: queue)
+        defer { queue.sync { overlay.finish() } }
+        #expect(queue.sync { overlay.screens } == [PixelRect(x: 0, y: 0, width: width, height: height), PixelRect(x: width, y: 0, width: 1024, height: 768)])
+        let box = boxes[4]
+        let frame = Rect(x: Double(box.x), y: Double(box.y), width: Double(box.width), height: Double(box.height))
+        try queue.sync {
+            try overlay.present([TimedEffect(.zero, .highlight(item: "check", kind: .element, frame: frame, label: "checkbutton", context: nil)),
+                                 TimedEffect(.zero, .menuOpen(element: "check", entries: ["tap", "gestures"], titles: ["Tap", "Gestures"]))])
+        }
+        let orange = RGB(r: 0xff, g: 0x8c, b: 0x00), panel = RGB(r: 0x20, g: 0x20, b: 0x20)
+        var screen = try session.captureScreen()
+        _ = try TestTime.poll(timeout: 5, every: 0.05) {
+            screen = try session.captureScreen()
+            return screen.pixel(x: box.x - 3, y: box.y + box.height / 2) == orange
+        }
+        #expect(screen.width == width + 1024, "the screenshot is \(screen.width) wide")
+        #expect(screen.count(of: orange, in: ScreenRect(x: box.x - 6, y: box.y - 6, width: box.width + 12, height: box.height + 12))
+                == 2 * 4 * (box.width + 10) + 2 * 4 * (box.height + 2), "the ring on the second output is not whole")
+        let menu = Self.region(of: panel, in: screen, within: ScreenRect(x: box.x + box.width, y: 0, width: 1024, height: 768))
+        #expect((menu?.count ?? 0) > 2000, "no menu panel beside the outline on the second output")
+        let first = ScreenRect(x: 0, y: 0, width: width, height: height)
+        #expect(screen.count(of: orange, in: first) == 0 && screen.count(of: panel, in: first) < 50, "something is drawn on the first output")
+
+        // Point mode sweeps both outputs, not only the first (no X server says how wide).
+        let settings = session.directory.appendingPathComponent("point.json")
+        try #"{"mode": "point"}"#.write(to: settings, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: settings.path)
+        let point = try ScanDriver(session, ["--app", "gtk3-widget-factory", "--settings", settings.path], first: "sweep")
+        let sweep = try #require(point.seen.last { $0.effect == "sweep" }, "no sweep")
+        #expect(sweep.fields["bounds"] as? [Double] == [0, Double(width + 1024)], "\(sweep.fields)")
+        point.stop()
+
+        // A third output plugged in: a surface there too.
+        try session.addOutput("HEADLESS-3", at: width + 1024, 0, width: 800, height: 600)
+        var screens: [PixelRect] = []
+        _ = try TestTime.poll(timeout: 5, every: 0.05) {
+            screens = queue.sync { overlay.screens }
+            return screens.count == 3
+        }
+        #expect(screens.last == PixelRect(x: width + 1024, y: 0, width: 800, height: 600), "\(screens)")
+        let third = Rect(x: Double(width + 1024 + 100), y: 100, width: 120, height: 40)
+        try queue.sync {
+            try overlay.present([TimedEffect(.seconds(1), .menuClose(element: "check")),
+                                 TimedEffect(.seconds(1), .highlight(item: "there", kind: .element, frame: third, label: nil, context: nil))])
+        }
+        var drawn = false
+        _ = try TestTime.poll(timeout: 5, every: 0.05) {
+            screen = try session.captureScreen()
+            drawn = screen.width > width + 1024 && screen.pixel(x: Int(third.x) - 3, y: 120) == orange
+                && screen.pixel(x: box.x - 3, y: box.y + box.height / 2) != orange
+            return drawn
+        }
+        #expect(drawn, "the outline was not drawn on the output plugged in, or stayed on the second")
+
+        // Turned off (sway 1.7 keeps a disabled output's global and tells its clients
+        // nothing; its headless outputs cannot be unplugged): the others draw on.
+        let off = try session.run("/usr/bin/swaymsg", ["output", "HEADLESS-3", "disable"])
+        try #require(off.status == 0, "\(off)")
+        try queue.sync {
+            try overlay.present([TimedEffect(.seconds(2), .highlight(item: "check", kind: .element, frame: frame, label: "checkbutton", context: nil))])
+        }
+        var back = false
+        _ = try TestTime.poll(timeout: 5, every: 0.05) {
+            screen = try session.captureScreen()
+            back = screen.pixel(x: box.x - 3, y: box.y + box.height / 2) == orange
+            return back
+        }
+        #expect(back, "the outline was not drawn after an output went away")
+    }
+
     /// The compositor's virtual pointer clicks at the check box's centre as `snapshot` gives
     /// it, and the check box changes (read back through AT-SPI by `snapshot`). A second output
     /// right of the first makes the layout wider than the window's output: the pointer's

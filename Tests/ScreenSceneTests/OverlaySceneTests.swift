@@ -76,4 +76,44 @@ import Testing
         #expect(open.keyboard?.keys == keys)
         #expect(shapes([.keyboard(keys), .keyboardClose]).keyboard == nil)
     }
+
+    /// Two outputs side by side, the second lower (a laptop beside a taller monitor).
+    let left = PixelRect(x: 0, y: 0, width: 1280, height: 800)
+    let right = PixelRect(x: 1280, y: 100, width: 1024, height: 768)
+
+    func layoutShapes(_ effects: [Effect]) -> OverlayShapes {
+        scene(effects).shapes(at: .seconds(100), thickness: 6, lineWidth: 4, screen: PixelRect(x: 0, y: 0, width: 2304, height: 868))
+    }
+
+    @Test func onTwoOutputsEachDrawsWhatReachesIntoItAndTheMenuGoesWithItsOutline() {
+        let onRight = Rect(x: 1400, y: 300, width: 80, height: 30)
+        let s = layoutShapes([.highlight(item: "ok", kind: .element, frame: onRight, label: "OK", context: nil),
+                              .menuOpen(element: "ok", entries: ["tap", "gestures"], titles: ["Tap", "Gestures"])])
+        #expect(s.menuScreen(among: [left, right]) == 1)
+        #expect(s.on(left, withMenu: false) == OverlayShapes())
+        let r = s.on(right, withMenu: true)
+        #expect(r.outline == s.outline && r.menu == s.menu && r.menu != nil)
+        // An outline across the seam shows on both; the menu goes where its centre is.
+        let across = layoutShapes([.highlight(item: "wide", kind: .group, frame: Rect(x: 1000, y: 300, width: 400, height: 30), label: nil, context: nil)])
+        #expect(across.on(left, withMenu: false).outline == across.outline)
+        #expect(across.on(right, withMenu: false).outline == across.outline)
+        #expect(across.menuScreen(among: [left, right]) == 0)
+        // A ring just outside the left output's edge still shows its side on it.
+        let edge = layoutShapes([.highlight(item: "e", kind: .element, frame: Rect(x: 1282, y: 300, width: 40, height: 30), label: nil, context: nil)])
+        #expect(edge.on(left, withMenu: false).outline != nil && edge.menuScreen(among: [left, right]) == 1)
+        // The screen menu (no anchor, no outline) goes on the first output; none without outputs.
+        let screenMenu = layoutShapes([.menuOpen(element: "", entries: ["windows"], titles: ["Windows"])])
+        #expect(screenMenu.menuScreen(among: [left, right]) == 0 && screenMenu.menuScreen(among: []) == nil)
+        // Point mode's vertical line is on the output its x is on; the horizontal one on both.
+        let x = Sweep(axis: .x, phase: .line, start: .seconds(0), lo: 0, hi: 2304, speed: 100, passes: 2)
+        let line = scene([.sweep(x)]).shapes(at: .seconds(15), thickness: 6, lineWidth: 4, screen: PixelRect(x: 0, y: 0, width: 2304, height: 868))
+        #expect(line.on(left, withMenu: false).lineX == nil && line.on(right, withMenu: false).lineX == line.lineX)
+        let chosen = layoutShapes([.sweep(x), .pointSelected(Point(x: 100, y: 400))])
+        #expect(chosen.on(right, withMenu: false).lineY == chosen.lineY && chosen.on(right, withMenu: false).lineX == nil)
+        // The keyboard on the output it is on.
+        let keys = [KeyboardKey(id: "a", label: "a", frame: Rect(x: 1300, y: 700, width: 60, height: 60))]
+        let kb = layoutShapes([.keyboard(keys)])
+        #expect(kb.on(right, withMenu: false).keyboard == kb.keyboard && kb.on(left, withMenu: false).keyboard == nil)
+        #expect(kb.menuScreen(among: [left, right]) == 1)
+    }
 }
