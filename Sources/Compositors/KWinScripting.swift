@@ -34,6 +34,8 @@ final class KWinScripting: @unchecked Sendable {
     private var closed = false                   // under `lock`
     private var closeWhenLoopEnds = false        // under `lock`
     private let folder: String
+    /// The folder was made for this process (no runtime folder): removed at the end.
+    private let ownFolder: Bool
     private nonisolated(unsafe) static var made = 0  // under `madeLock`
     private static let madeLock = Lock()
 
@@ -62,6 +64,7 @@ final class KWinScripting: @unchecked Sendable {
         // never a shared one where another user could write the script KWin is to run.
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
             folder = runtime
+            ownFolder = false
         } else {
             var template = Array("/tmp/switchscan-kwin-XXXXXX".utf8CString)
             guard let made = mkdtemp(&template) else {
@@ -69,6 +72,7 @@ final class KWinScripting: @unchecked Sendable {
                 throw KWinError("XDG_RUNTIME_DIR is not set and no private folder could be made for SwitchScan's KWin script: \(String(cString: strerror(errno)))")
             }
             folder = String(cString: made)
+            ownFolder = true
         }
         var owner: String?
         if let m = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner") {
@@ -81,6 +85,7 @@ final class KWinScripting: @unchecked Sendable {
         }
         guard let owner, !service.isEmpty else {
             Self.close(caller); Self.close(listener)
+            if ownFolder { rmdir(folder) }
             let why = dbus_error_is_set(&err) != 0 ? "the bus answered \(Self.text(err.name) ?? ""): \(Self.text(err.message) ?? "")"
                 : service.isEmpty ? "the bus gave SwitchScan no name" : "nothing answered"
             throw KWinError("KWin is not on the session bus (asking for \(Self.kwin)'s owner: \(why)), so it cannot be asked where windows are")
@@ -261,6 +266,8 @@ final class KWinScripting: @unchecked Sendable {
         let (first, t): (Bool, pthread_t?) = lock.withLock {
             guard !closed else { return (false, nil) }
             for name in Array(scripts.keys) { unloadLocked(name) }
+            // Empty now that its scripts are gone.
+            if ownFolder { rmdir(folder) }
             closed = true
             stopped = true
             defer { thread = nil }

@@ -31,6 +31,16 @@ import Testing
         // The run's scripts are unloaded, and their files removed, when it ends.
         let left = try FileManager.default.contentsOfDirectory(atPath: session.runtime.path).filter { $0.hasPrefix("switchscan-kwin-") }
         #expect(left.isEmpty, "script files left behind: \(left)")
+        // Without a runtime folder the script goes in a private folder made for the run,
+        // removed with it.
+        func privateFolders() throws -> Set<String> {
+            Set(try FileManager.default.contentsOfDirectory(atPath: "/tmp").filter { $0.hasPrefix("switchscan-kwin-") })
+        }
+        let before = try privateFolders()
+        let bare = try session.run(session.directory.appendingPathComponent("switchscan").path, ["desktop", "--app", "gtk3-widget-factory"],
+                                   extra: ["XDG_RUNTIME_DIR": "", "WAYLAND_DISPLAY": session.waylandSocket])
+        #expect(bare.status == 0 && bare.stdout.contains(": placed by a KWin script (buffer)"), "\(bare)")
+        #expect(try privateFolders().subtracting(before).isEmpty, "the private folder was left behind")
     }
 
     /// KWin's fake input clicks each time at the check box's centre as SwitchScan places it,
