@@ -213,7 +213,11 @@ public enum ScanCost {
         func choose(_ e: inout ScanEngine, highlightedAt h: ScanInstant, item: (String, HighlightKind),
                     _ presses: inout Presses) -> [TimedEffect] {
             if settings.style == .step {
-                return wait(&e, within: h + settings.stepSelectDelay + .milliseconds(1)) { _ in true } ?? []
+                // The rest's selection: the first timer that does something (a switch
+                // filter's own timers may come before it and do nothing).
+                var seen: [TimedEffect] = []
+                while seen.isEmpty, let d = e.nextDeadline, d <= h + settings.stepSelectDelay + .milliseconds(1) { seen = e.handleDeadline(at: d) }
+                return seen
             }
             var shown = h
             var t = pressTime(after: shown, presses)
@@ -268,13 +272,14 @@ public enum ScanCost {
                     guard let shown = highlightTime(effects, firstID, firstKind) else { continue }
                     group(fork, sub, firstHighlight: shown, presses: forkPresses)
                 case .element(let n):
-                    element(fork, n, selected: effects, presses: forkPresses)
+                    element(fork, n, selected: effects, highlightedAt: h, presses: forkPresses)
                 }
             }
         }
 
-        /// After element `n` was chosen: its activation, and its custom actions.
-        mutating func element(_ engine: ScanEngine, _ n: Int, selected effects: [TimedEffect], presses: Presses) {
+        /// After element `n`, highlighted since `h`, was chosen: its activation, and its
+        /// custom actions.
+        mutating func element(_ engine: ScanEngine, _ n: Int, selected effects: [TimedEffect], highlightedAt h: ScanInstant, presses: Presses) {
             let node = engine.tree[n]
             let label = node.label ?? node.id
             func activation(in effects: [TimedEffect]) -> ScanInstant? {
@@ -286,8 +291,10 @@ public enum ScanCost {
                 if let t = activation(in: effects) { record(node.id, label, nil, t, presses) }
             case .autoTap:
                 var waiting = engine
-                // Step scanning chose by resting, which may have shown nothing.
-                let chosen = max(effects.last?.time ?? .zero, presses.last ?? .zero) + (settings.style == .step ? settings.stepSelectDelay : .zero)
+                // Step scanning chose by resting on it, which may have shown nothing (the
+                // first item of a group entered by resting is chosen by a second rest, long
+                // after the last press).
+                let chosen = settings.style == .step ? h + settings.stepSelectDelay : max(effects.last?.time ?? .zero, presses.last ?? .zero)
                 let seen = activation(in: effects) != nil ? effects
                     : wait(&waiting, within: chosen + settings.autoTapTime + .seconds(1)) { activation(in: $0) != nil } ?? []
                 if let t = activation(in: seen) { record(node.id, label, nil, t, presses) }

@@ -172,13 +172,7 @@ struct CostTests {
                 let costs = try ScanCost.compute(tree, settings: s)
                 let reachable = Set(Regrouping.elementsInOrder(ScanTreeBuilder.build(tree, settings: s)).map { tree[$0].id })
                 let costed = Set(costs.filter { $0.action == nil }.map(\.element))
-                if s.style == .step && tap == .autoTap && costed != reachable {
-                    withKnownIssue("step scanning with autoTap: the first item of a group entered by resting is not costed") {
-                        #expect(costed == reachable, "\(json) \(layout) \(tap)")
-                    }
-                } else {
-                    #expect(costed == reachable, "\(json) \(layout) \(tap)")
-                }
+                #expect(costed == reachable, "\(json) \(layout) \(tap)")
                 for c in costs {
                     #expect(Self.replay(c, tree, s) == .seconds(c.seconds), "\(json) \(layout) \(tap): \(c.element) \(c.action ?? "")")
                     let all = (c.pressTimes + c.nextTimes).sorted()
