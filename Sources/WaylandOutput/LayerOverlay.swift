@@ -67,6 +67,8 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         var busy = false
         /// What is drawn on it, cleared before it is drawn again.
         var held = ShapeRaster.Held()
+        /// Where its output was in the layout when it was drawn (`held` is in layout pixels).
+        var drawnAt = (x: 0, y: 0)
         init(proxy: OpaquePointer, pixels: UnsafeMutableBufferPointer<UInt32>, width: Int, height: Int) {
             self.proxy = proxy; self.pixels = pixels; self.width = width; self.height = height
         }
@@ -164,13 +166,15 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         }
         closedOutputs = closedOutputs.filter { name, changes in wayland.outputs.contains { $0.global == name && $0.changes == changes } }
         let outputs = wayland.outputs.filter { !$0.rect.isEmpty && closedOutputs[$0.global] == nil }
-        for p in panels where p.closed || !outputs.contains(where: { $0.global == p.output }) { drop(p) }
-        panels.removeAll { p in p.closed || !outputs.contains { $0.global == p.output } }
+        let gone = panels.filter { p in p.closed || !outputs.contains { $0.global == p.output } }
+        for p in gone { drop(p) }
+        panels.removeAll { p in gone.contains { $0 === p } }
+        var changed = !gone.isEmpty
         for o in outputs {
             if let p = panels.first(where: { $0.output == o.global }) {
                 if p.screen.x != o.rect.x || p.screen.y != o.rect.y {
                     p.screen = PixelRect(x: o.rect.x, y: o.rect.y, width: p.screen.width, height: p.screen.height)
-                    p.redrawAll = true
+                    changed = true
                 }
                 continue
             }
@@ -193,7 +197,11 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
             wl_region_destroy(region)
             wl_surface_commit(surface)
             panels.append(p)
+            changed = true
         }
+        // The layout changed: what each output shows may too (the menu's output, the lines
+        // across the layout), drawn again whole.
+        if changed { for p in panels { p.redrawAll = true } }
         // In the compositor's order, so that the menu's output is chosen the same way each time.
         let order = outputs.map(\.global)
         panels.sort { (order.firstIndex(of: $0.output) ?? 0) < (order.firstIndex(of: $1.output) ?? 0) }
@@ -202,6 +210,12 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
 
     /// A panel's surface and buffers away (the connection stays).
     private func drop(_ p: Panel) {
+        // Its frame callbacks would never come.
+        for box in pendingFrames where box.surface == p.surface {
+            wl_callback_destroy(box.callback)
+            Unmanaged.passUnretained(box).release()
+        }
+        pendingFrames.removeAll { $0.surface == p.surface }
         releaseBuffers(of: p)
         zwlr_layer_surface_v1_destroy(p.layerSurface)
         wl_surface_destroy(p.surface)
@@ -221,13 +235,17 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     fileprivate func configure(_ p: Panel, serial: UInt32, width: Int, height: Int) {
         guard !p.closed else { return }
         zwlr_layer_surface_v1_ack_configure(p.layerSurface, serial)
-        let origin = wayland.outputs.first { $0.global == p.output }?.rect ?? p.screen
-        let w = width > 0 ? width : origin.width, h = height > 0 ? height : origin.height
-        p.screen = PixelRect(x: origin.x, y: origin.y, width: w, height: h)
-        p.redrawAll = true
+        // The size alone: a move in the layout is followed (and drawn again) by followOutputs.
+        let output = wayland.outputs.first { $0.global == p.output }?.rect ?? p.screen
+        let w = width > 0 ? width : output.width, h = height > 0 ? height : output.height
+        p.screen = PixelRect(x: p.screen.x, y: p.screen.y, width: w, height: h)
         guard p.buffers.first.map({ $0.width != w || $0.height != h }) ?? true else { return }
+        p.redrawAll = true
         releaseBuffers(of: p)
-        do throws(WaylandError) { p.buffers = try (0..<2).map { _ throws(WaylandError) in try makeBuffer(width: w, height: h) } } catch {
+        do throws(WaylandError) {
+            p.buffers = try (0..<2).map { _ throws(WaylandError) in try makeBuffer(width: w, height: h) }
+            for b in p.buffers { b.drawnAt = (p.screen.x, p.screen.y) }
+        } catch {
             markLost(error.description)
         }
         p.shown = OverlayShapes()
@@ -268,6 +286,9 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
             if case .highlight = e.effect { highlightAt = e.time }
         }
         if lost == nil {
+            // Every surface closed while its output stayed: tried again as the scan goes
+            // on (not at each of the compositor's events, which could close it at once again).
+            if panels.isEmpty { closedOutputs = [:] }
             do throws(WaylandError) { try followOutputs() } catch { markLost(error.description) }
         }
         draw(presenting: highlightAt)
@@ -345,6 +366,12 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
             }
             p.waitingForBuffer = false
             p.redrawAll = false
+            if b.drawnAt != (p.screen.x, p.screen.y) {
+                // Its output moved: what it holds is in the old place's pixels.
+                b.pixels.update(repeating: 0)
+                b.held = ShapeRaster.Held()
+                b.drawnAt = (p.screen.x, p.screen.y)
+            }
             let target = ShapeRaster.Target(pixels: b.pixels, width: b.width, height: b.height, origin: (p.screen.x, p.screen.y))
             let (held, damage) = raster.draw(shapes, over: b.held, into: target)
             b.held = held
@@ -367,7 +394,7 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
             // One frame callback a batch, on the output that shows the highlight.
             if let effectTime, !asked, onPresented != nil, shapes.outline != nil || i == menuOn, let callback = wl_surface_frame(p.surface) {
                 asked = true
-                let box = FrameBox(self, effectTime, callback)
+                let box = FrameBox(self, effectTime, callback, p.surface)
                 pendingFrames.append(box)
                 wl_callback_add_listener(callback, Self.frameListener, Unmanaged.passRetained(box).toOpaque())
             }
@@ -423,7 +450,9 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
         weak var overlay: LayerOverlay?
         let effectTime: ScanInstant
         let callback: OpaquePointer
-        init(_ o: LayerOverlay, _ t: ScanInstant, _ c: OpaquePointer) { overlay = o; effectTime = t; callback = c }
+        /// The surface it was asked on.
+        let surface: OpaquePointer
+        init(_ o: LayerOverlay, _ t: ScanInstant, _ c: OpaquePointer, _ s: OpaquePointer) { overlay = o; effectTime = t; callback = c; surface = s }
     }
 
     nonisolated(unsafe) private static let frameListener: UnsafeMutablePointer<wl_callback_listener> = {

@@ -220,6 +220,30 @@ import WaylandOutput
         #expect(sweep.fields["bounds"] as? [Double] == [0, Double(width + 1024)], "\(sweep.fields)")
         point.stop()
 
+        // The second output moved down the layout (its window with it): the outline there
+        // follows, and nothing of it is left where the output's old pixels put it.
+        let moved = try session.run("/usr/bin/swaymsg", ["output", "HEADLESS-2", "position", "\(width)", "100"])
+        try #require(moved.status == 0, "\(moved)")
+        _ = try TestTime.poll(timeout: 5, every: 0.05) { queue.sync { overlay.screens }.last?.y == 100 }
+        #expect(queue.sync { overlay.screens }.last == PixelRect(x: width, y: 100, width: 1024, height: 768))
+        let other = ScreenRect(x: boxes[0].x, y: boxes[0].y + 100, width: boxes[0].width, height: boxes[0].height)
+        let was = ScreenRect(x: box.x, y: box.y + 100, width: box.width, height: box.height)
+        try queue.sync {
+            try overlay.present([TimedEffect(.seconds(1), .menuClose(element: "check")),
+                                 TimedEffect(.seconds(1), .highlight(item: "other", kind: .element,
+                                                                     frame: Rect(x: Double(other.x), y: Double(other.y), width: Double(other.width), height: Double(other.height)),
+                                                                     label: "checkbutton", context: nil))])
+        }
+        var followed = false
+        _ = try TestTime.poll(timeout: 5, every: 0.05) {
+            screen = try session.captureScreen()
+            followed = screen.pixel(x: other.x - 3, y: other.y + other.height / 2) == orange
+            return followed
+        }
+        #expect(followed, "the outline was not drawn on the moved output")
+        #expect(screen.count(of: orange, in: ScreenRect(x: was.x - 6, y: was.y - 6, width: was.width + 12, height: was.height + 12)) == 0,
+                "the old outline was left on the moved output")
+
         // A third output plugged in: a surface there too.
         try session.addOutput("HEADLESS-3", at: width + 1024, 0, width: 800, height: 600)
         var screens: [PixelRect] = []

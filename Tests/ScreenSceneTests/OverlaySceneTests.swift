@@ -101,6 +101,9 @@ import Testing
         // A ring just outside the left output's edge still shows its side on it.
         let edge = layoutShapes([.highlight(item: "e", kind: .element, frame: Rect(x: 1282, y: 300, width: 40, height: 30), label: nil, context: nil)])
         #expect(edge.on(left, withMenu: false).outline != nil && edge.menuScreen(among: [left, right]) == 1)
+        // Centred in the gap above the lower output: the output it reaches into.
+        let gap = layoutShapes([.highlight(item: "g", kind: .element, frame: Rect(x: 1290, y: 60, width: 80, height: 60), label: nil, context: nil)])
+        #expect(gap.menuScreen(among: [left, right]) == 1)
         // The screen menu (no anchor, no outline) goes on the first output; none without outputs.
         let screenMenu = layoutShapes([.menuOpen(element: "", entries: ["windows"], titles: ["Windows"])])
         #expect(screenMenu.menuScreen(among: [left, right]) == 0 && screenMenu.menuScreen(among: []) == nil)
