@@ -191,21 +191,27 @@ import WaylandOutput
         let overlay = try LayerOverlay(display: session.waylandSocket, feedback: FeedbackSettings(), queue: queue)
         defer { queue.sync { overlay.finish() } }
         #expect(queue.sync { overlay.screens } == [PixelRect(x: 0, y: 0, width: width, height: height), PixelRect(x: width, y: 0, width: 1024, height: 768)])
-        let box = boxes[4]
-        let frame = Rect(x: Double(box.x), y: Double(box.y), width: Double(box.width), height: Double(box.height))
-        try queue.sync {
-            try overlay.present([TimedEffect(.zero, .highlight(item: "check", kind: .element, frame: frame, label: "checkbutton", context: nil)),
-                                 TimedEffect(.zero, .menuOpen(element: "check", entries: ["tap", "gestures"], titles: ["Tap", "Gestures"]))])
-        }
         let orange = RGB(r: 0xff, g: 0x8c, b: 0x00), panel = RGB(r: 0x20, g: 0x20, b: 0x20)
         var screen = try session.captureScreen()
-        _ = try TestTime.poll(timeout: 5, every: 0.05) {
-            screen = try session.captureScreen()
-            return screen.pixel(x: box.x - 3, y: box.y + box.height / 2) == orange
+        /// Presents `effects` and waits until the screen shows `shown` (false: it never did).
+        func present(_ effects: [Effect], at t: Double, until shown: (ScreenImage) -> Bool) throws -> Bool {
+            try queue.sync { try overlay.present(effects.map { TimedEffect(.seconds(t), $0) }) }
+            return try TestTime.poll(timeout: 5, every: 0.05) {
+                screen = try session.captureScreen()
+                return shown(screen)
+            }
         }
+        func highlight(_ id: String, _ r: ScreenRect) -> Effect {
+            .highlight(item: id, kind: .element, frame: Rect(x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height)), label: nil, context: nil)
+        }
+        func ringed(_ r: ScreenRect) -> (ScreenImage) -> Bool { { $0.pixel(x: r.x - 3, y: r.y + r.height / 2) == orange } }
+        func around(_ r: ScreenRect) -> ScreenRect { ScreenRect(x: r.x - 6, y: r.y - 6, width: r.width + 12, height: r.height + 12) }
+
+        let box = boxes[4]
+        #expect(try present([highlight("check", box), .menuOpen(element: "check", entries: ["tap", "gestures"], titles: ["Tap", "Gestures"])],
+                            at: 0, until: ringed(box)), "no outline on the second output")
         #expect(screen.width == width + 1024, "the screenshot is \(screen.width) wide")
-        #expect(screen.count(of: orange, in: ScreenRect(x: box.x - 6, y: box.y - 6, width: box.width + 12, height: box.height + 12))
-                == 2 * 4 * (box.width + 10) + 2 * 4 * (box.height + 2), "the ring on the second output is not whole")
+        #expect(screen.count(of: orange, in: around(box)) == 2 * 4 * (box.width + 10) + 2 * 4 * (box.height + 2), "the ring on the second output is not whole")
         let menu = Self.region(of: panel, in: screen, within: ScreenRect(x: box.x + box.width, y: 0, width: 1024, height: 768))
         #expect((menu?.count ?? 0) > 2000, "no menu panel beside the outline on the second output")
         let first = ScreenRect(x: 0, y: 0, width: width, height: height)
@@ -226,23 +232,10 @@ import WaylandOutput
         try #require(moved.status == 0, "\(moved)")
         _ = try TestTime.poll(timeout: 5, every: 0.05) { queue.sync { overlay.screens }.last?.y == 100 }
         #expect(queue.sync { overlay.screens }.last == PixelRect(x: width, y: 100, width: 1024, height: 768))
-        let other = ScreenRect(x: boxes[0].x, y: boxes[0].y + 100, width: boxes[0].width, height: boxes[0].height)
-        let was = ScreenRect(x: box.x, y: box.y + 100, width: box.width, height: box.height)
-        try queue.sync {
-            try overlay.present([TimedEffect(.seconds(1), .menuClose(element: "check")),
-                                 TimedEffect(.seconds(1), .highlight(item: "other", kind: .element,
-                                                                     frame: Rect(x: Double(other.x), y: Double(other.y), width: Double(other.width), height: Double(other.height)),
-                                                                     label: "checkbutton", context: nil))])
-        }
-        var followed = false
-        _ = try TestTime.poll(timeout: 5, every: 0.05) {
-            screen = try session.captureScreen()
-            followed = screen.pixel(x: other.x - 3, y: other.y + other.height / 2) == orange
-            return followed
-        }
-        #expect(followed, "the outline was not drawn on the moved output")
-        #expect(screen.count(of: orange, in: ScreenRect(x: was.x - 6, y: was.y - 6, width: was.width + 12, height: was.height + 12)) == 0,
-                "the old outline was left on the moved output")
+        func down(_ r: ScreenRect) -> ScreenRect { ScreenRect(x: r.x, y: r.y + 100, width: r.width, height: r.height) }
+        let other = down(boxes[0]), was = down(box)
+        #expect(try present([.menuClose(element: "check"), highlight("other", other)], at: 1, until: ringed(other)), "the outline was not drawn on the moved output")
+        #expect(screen.count(of: orange, in: around(was)) == 0, "the old outline was left on the moved output")
 
         // A third output plugged in: a surface there too.
         try session.addOutput("HEADLESS-3", at: width + 1024, 0, width: 800, height: 600)
@@ -252,34 +245,15 @@ import WaylandOutput
             return screens.count == 3
         }
         #expect(screens.last == PixelRect(x: width + 1024, y: 0, width: 800, height: 600), "\(screens)")
-        let third = Rect(x: Double(width + 1024 + 100), y: 100, width: 120, height: 40)
-        try queue.sync {
-            try overlay.present([TimedEffect(.seconds(1), .menuClose(element: "check")),
-                                 TimedEffect(.seconds(1), .highlight(item: "there", kind: .element, frame: third, label: nil, context: nil))])
-        }
-        var drawn = false
-        _ = try TestTime.poll(timeout: 5, every: 0.05) {
-            screen = try session.captureScreen()
-            drawn = screen.width > width + 1024 && screen.pixel(x: Int(third.x) - 3, y: 120) == orange
-                && screen.pixel(x: box.x - 3, y: box.y + box.height / 2) != orange
-            return drawn
-        }
-        #expect(drawn, "the outline was not drawn on the output plugged in, or stayed on the second")
+        let third = ScreenRect(x: width + 1024 + 100, y: 100, width: 120, height: 40)
+        #expect(try present([highlight("there", third)], at: 2) { $0.width > width + 1024 && ringed(third)($0) && !ringed(other)($0) },
+                "the outline was not drawn on the output plugged in, or stayed on the second")
 
         // Turned off (sway 1.7 keeps a disabled output's global and tells its clients
         // nothing; its headless outputs cannot be unplugged): the others draw on.
         let off = try session.run("/usr/bin/swaymsg", ["output", "HEADLESS-3", "disable"])
         try #require(off.status == 0, "\(off)")
-        try queue.sync {
-            try overlay.present([TimedEffect(.seconds(2), .highlight(item: "check", kind: .element, frame: frame, label: "checkbutton", context: nil))])
-        }
-        var back = false
-        _ = try TestTime.poll(timeout: 5, every: 0.05) {
-            screen = try session.captureScreen()
-            back = screen.pixel(x: box.x - 3, y: box.y + box.height / 2) == orange
-            return back
-        }
-        #expect(back, "the outline was not drawn after an output went away")
+        #expect(try present([highlight("check", was)], at: 3, until: ringed(was)), "the outline was not drawn after an output was turned off")
     }
 
     /// The compositor's virtual pointer clicks at the check box's centre as `snapshot` gives
