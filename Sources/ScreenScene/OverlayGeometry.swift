@@ -25,6 +25,15 @@ public struct PixelRect: Hashable, Sendable {
     }
 
     public func offsetBy(_ dx: Int, _ dy: Int) -> PixelRect { PixelRect(x: x + dx, y: y + dy, width: width, height: height) }
+
+    /// The smallest rectangle holding all of `rects`; nil for none.
+    public static func enclosing(_ rects: [PixelRect]) -> PixelRect? {
+        guard let first = rects.first else { return nil }
+        return rects.dropFirst().reduce(first) { a, b in
+            let x0 = min(a.x, b.x), y0 = min(a.y, b.y)
+            return PixelRect(x: x0, y: y0, width: max(a.maxX, b.maxX) - x0, height: max(a.maxY, b.maxY) - y0)
+        }
+    }
 }
 
 /// The pure arithmetic of the overlays: where each shape goes, in pixels.
@@ -63,11 +72,7 @@ public enum OverlayGeometry {
     /// Nil when nothing of it is on the screen.
     public static func unionRing(around rects: [Rect], thickness: Int, screen: PixelRect) -> (outer: PixelRect, cover: [PixelRect], holes: [PixelRect])? {
         let cover = rects.map { PixelRect(covering: $0).insetBy(-thickness).intersection(screen) }.filter { !$0.isEmpty }
-        guard let first = cover.first else { return nil }
-        let outer = cover.dropFirst().reduce(first) { a, b in
-            let x0 = min(a.x, b.x), y0 = min(a.y, b.y)
-            return PixelRect(x: x0, y: y0, width: max(a.maxX, b.maxX) - x0, height: max(a.maxY, b.maxY) - y0)
-        }
+        guard let outer = PixelRect.enclosing(cover) else { return nil }
         return (outer, cover, rects.map { PixelRect(covering: $0) }.filter { !$0.isEmpty })
     }
 

@@ -347,12 +347,8 @@ public final class LayerOverlay: EffectPresenter, @unchecked Sendable {
     /// Draws the scene now on every output where what shows there changed, each into a free
     /// buffer; on an output with no free buffer, when one is released.
     private func draw(force: Bool = false, presenting effectTime: ScanInstant? = nil) {
-        guard lost == nil, !finished || force, !panels.isEmpty else { return }
         let screens = panels.map(\.screen)
-        let layout = screens.dropFirst().reduce(screens[0]) { a, b in
-            let x0 = min(a.x, b.x), y0 = min(a.y, b.y)
-            return PixelRect(x: x0, y: y0, width: max(a.maxX, b.maxX) - x0, height: max(a.maxY, b.maxY) - y0)
-        }
+        guard lost == nil, !finished || force, let layout = PixelRect.enclosing(screens) else { return }
         let all = scene.shapes(at: clock(), thickness: feedback.highlightWidth + 2, lineWidth: feedback.highlightWidth, screen: layout)
         let menuOn = all.menuScreen(among: screens)
         var asked = false

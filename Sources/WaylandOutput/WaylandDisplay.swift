@@ -87,12 +87,7 @@ final class WaylandDisplay {
 
     /// The compositor's layout: every output's rectangle together.
     var layout: PixelRect? {
-        let rects = outputs.map(\.rect).filter { !$0.isEmpty }
-        guard let first = rects.first else { return nil }
-        return rects.dropFirst().reduce(first) { a, b in
-            let x0 = min(a.x, b.x), y0 = min(a.y, b.y)
-            return PixelRect(x: x0, y: y0, width: max(a.maxX, b.maxX) - x0, height: max(a.maxY, b.maxY) - y0)
-        }
+        PixelRect.enclosing(outputs.map(\.rect).filter { !$0.isEmpty })
     }
 
     /// Binds the global offering `interface`, at most at `version`; nil where there is none.

@@ -110,6 +110,12 @@ import WaylandOutput
     /// gives them.
     static func widgetFactory(_ kind: WaylandSession.Compositor = .sway) throws -> (WaylandSession, [ScreenRect]) {
         let session = try WaylandSession(compositor: kind)
+        return (session, try launchWidgetFactory(session, rightOf: session.windowCorner.x))
+    }
+
+    /// gtk3-widget-factory started in `session`, and its six check boxes once `snapshot`
+    /// places them all right of `x` (where the window is put).
+    static func launchWidgetFactory(_ session: WaylandSession, rightOf x: Int) throws -> [ScreenRect] {
         try session.launch("/usr/bin/gtk3-widget-factory")
         try session.waitForApplication(named: "gtk3-widget-factory")
         var boxes: [ScreenRect] = []
@@ -117,10 +123,10 @@ import WaylandOutput
             let r = try session.runSwitchscan(["snapshot", "--app", "gtk3-widget-factory"])
             guard r.status == 0, let layout = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else { return false }
             boxes = checkBoxes(layout)
-            return boxes.count == 6 && boxes.allSatisfy { $0.x > session.windowCorner.x }
+            return boxes.count == 6 && boxes.allSatisfy { $0.x > x }
         }
-        try #require(boxes.count == 6, "the check boxes were not read in place: \(boxes)")
-        return (session, boxes)
+        try #require(boxes.count == 6, "the check boxes were not read in place (right of \(x)): \(boxes)")
+        return boxes
     }
 
     /// The layer-shell overlay draws the outline just outside a check box, to the pixel: a
@@ -176,16 +182,7 @@ import WaylandOutput
         try session.addOutput(at: width, 0, width: 1024, height: 768)
         let focus = try session.run("/usr/bin/swaymsg", ["focus", "output", "HEADLESS-2"])
         try #require(focus.status == 0, "\(focus)")
-        try session.launch("/usr/bin/gtk3-widget-factory")
-        try session.waitForApplication(named: "gtk3-widget-factory")
-        var boxes: [ScreenRect] = []
-        _ = try TestTime.poll(timeout: 10, every: 0.2) {
-            let r = try session.runSwitchscan(["snapshot", "--app", "gtk3-widget-factory"])
-            guard r.status == 0, let layout = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else { return false }
-            boxes = Self.checkBoxes(layout)
-            return boxes.count == 6 && boxes.allSatisfy { $0.x > width + session.windowCorner.x }
-        }
-        try #require(boxes.count == 6, "the check boxes were not read on the second output: \(boxes)")
+        let boxes = try Self.launchWidgetFactory(session, rightOf: width + session.windowCorner.x)
 
         let queue = DispatchQueue(label: "overlay")
         let overlay = try LayerOverlay(display: session.waylandSocket, feedback: FeedbackSettings(), queue: queue)

@@ -24,8 +24,16 @@ struct SecondPassTests {
             p.standardError = err
             p.standardOutput = FileHandle.nullDevice
             try p.run()
-            // Sent once it waits in open() for a writer, as the kernel shows its threads.
-            #expect(Self.waitsInOpen(p.processIdentifier, timeout: 20), "it never waited to open the FIFO")
+            // Sent once it has the FIFO open and waits for events on it: the writer's open
+            // returns when the reader's does.
+            let opened = DispatchSemaphore(value: 0)
+            let writer = Descriptor()
+            Thread.detachNewThread {
+                writer.set(open(fifo, O_WRONLY | O_CLOEXEC))
+                opened.signal()
+            }
+            #expect(opened.wait(timeout: .now() + 20) == .success, "it never opened the FIFO")
+            defer { writer.close() }
             let sent = Date()
             kill(p.processIdentifier, SIGQUIT)
             p.waitUntilExit()
@@ -35,31 +43,6 @@ struct SecondPassTests {
             #expect(took < 1, "ended after \(took) s")
             #expect(!stderr.contains("crashed"), "\(stderr)")
         }
-    }
-
-    /// Whether a thread of `pid` waits for the other end of a FIFO it opens (the kernel's
-    /// `wait_for_partner`; where the kernel hides that, asleep in `openat`), polled from
-    /// /proc until `timeout` seconds have passed.
-    static func waitsInOpen(_ pid: Int32, timeout: Double) -> Bool {
-        #if arch(arm64)
-        let openat = "56 "
-        #else
-        let openat = "257 "
-        #endif
-        func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-            for t in tasks {
-                let dir = "/proc/\(pid)/task/\(t)"
-                let wchan = read(dir + "/wchan")
-                if wchan == "wait_for_partner" { return true }
-                if wchan == "0" || wchan.isEmpty, read(dir + "/syscall").hasPrefix(openat),
-                   read(dir + "/stat").split(separator: ")").last?.split(separator: " ").first == "S" { return true }
-            }
-            usleep(2_000)
-        }
-        return false
     }
 
     /// A newline in a key cannot forge a line of the messages: every finding is one line.
@@ -98,4 +81,12 @@ struct SecondPassTests {
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout.contains("2 nodes, 1 top-level item)"), "\(r.stdout)")
     }
+}
+
+/// A descriptor set on one thread and closed on another.
+private final class Descriptor: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fd: Int32 = -1
+    func set(_ d: Int32) { lock.withLock { fd = d } }
+    func close() { lock.withLock { if fd >= 0 { _ = Glibc.close(fd); fd = -1 } } }
 }

@@ -28,14 +28,10 @@ struct SimulateStreamsTests {
         p.standardError = FileHandle.nullDevice
         try p.run()
         defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
-        let fd = out.fileHandleForReading.fileDescriptor
-        var queued: Int32 = 0
-        for _ in 0..<6000 where p.isRunning {
-            _ = ioctl(fd, UInt(FIONREAD), &queued)
-            if queued >= 60_000 { break }
-            usleep(10_000)
-        }
-        try #require(queued >= 60_000, "the simulation wrote \(queued) bytes")
+        // 60 000 bytes of effects read as they come (it writes on meanwhile, then waits on
+        // the full pipe).
+        let read = out.fileHandleForReading.readData(ofLength: 60_000).count
+        try #require(read == 60_000 && p.isRunning, "the simulation wrote \(read) bytes")
         let status = try String(contentsOfFile: "/proc/\(p.processIdentifier)/status", encoding: .utf8)
         let line = try #require(status.split(separator: "\n").first { $0.hasPrefix(field + ":") })
         return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
@@ -94,16 +90,18 @@ extension SimulateStreamsTests {
             let out = Pipe()
             p.standardOutput = out
             p.standardError = FileHandle.nullDevice
+            let ended = DispatchSemaphore(value: 0)
+            p.terminationHandler = { _ in ended.signal() }
             try p.run()
             defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+            // A full pipe says so by no event: its fill is looked at until it is nearly full.
             var queued: Int32 = 0
             for _ in 0..<6000 where p.isRunning && queued < 60_000 {
                 _ = ioctl(out.fileHandleForReading.fileDescriptor, UInt(FIONREAD), &queued)
                 usleep(10_000)
             }
             kill(p.processIdentifier, SIGTERM)
-            for _ in 0..<500 where p.isRunning { usleep(10_000) }
-            #expect(!p.isRunning, "SIGTERM ended it within 5 s")
+            #expect(ended.wait(timeout: .now() + 5) == .success, "SIGTERM ended it within 5 s")
             if !p.isRunning { #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM) }
         }
     }
