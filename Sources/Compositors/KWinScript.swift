@@ -91,41 +91,10 @@ public enum KWinScript {
     static func quoted(_ text: String) -> String { jsonString(text) }
 
     /// One window as the script reports it.
-    public struct Window: Hashable, Sendable {
-        public var place: WindowPlace
-        public var minimized: Bool
-        public var maximized: Bool
-        /// A window the task bar would list (a normal window or a dialog): the Windows page's.
-        public var listed: Bool
-    }
+    public typealias Window = WindowReport.Window
 
     /// The script's report: every window KWin manages, in the order KWin lists them.
     public static func report(_ bytes: [UInt8]) throws(KWinError) -> [Window] {
-        let document: JSONDocument
-        do { document = try JSONDocument.parse(bytes) } catch { throw KWinError("KWin's window list is not JSON: \(error)") }
-        guard let list = document.root.object?.member("windows")?.value.array else {
-            throw KWinError("KWin's window list has no \"windows\" list")
-        }
-        var out: [Window] = []
-        for item in list {
-            guard let o = item.object, let id = o.member("id")?.value.string, let frame = rect(o.member("frame")?.value) else { continue }
-            let pid = o.member("pid")?.value.number.flatMap { Int32(exactly: $0) }
-            out.append(Window(
-                place: WindowPlace(id: id, pid: pid.flatMap { $0 > 0 ? $0 : nil }, appID: o.member("app")?.value.string ?? "",
-                                   title: o.member("title")?.value.string ?? "",
-                                   client: o.member("x11")?.value.bool == true ? .x11 : .wayland, geometry: frame,
-                                   buffer: rect(o.member("buffer")?.value), active: o.member("active")?.value.bool ?? false),
-                minimized: o.member("minimized")?.value.bool ?? false,
-                maximized: (o.member("maximized")?.value.bool ?? false) || (o.member("fullScreen")?.value.bool ?? false),
-                listed: o.member("listed")?.value.bool ?? true))
-        }
-        return out
-    }
-
-    private static func rect(_ v: JSONValue?) -> Rect? {
-        guard let a = v?.array else { return nil }
-        let n = a.compactMap { $0.number }
-        guard n.count == 4, n[2] >= 0, n[3] >= 0 else { return nil }
-        return Rect(x: n[0], y: n[1], width: n[2], height: n[3])
+        do { return try WindowReport.parse(bytes) } catch { throw KWinError("KWin's \(error.description)") }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandSupport
+import Compositors
 import DesktopAccess
 import Foundation
 import ScanCore
@@ -10,7 +11,8 @@ import WaylandOutput
 import X11Output
 
 /// `switchscan-bench tap`: a click at a check box's centre, made as `run --desktop` makes it
-/// (XTest on X11, the compositor's virtual pointer under Wayland, KWin's fake input under KWin), to the moment SwitchScan
+/// (XTest on X11, the compositor's virtual pointer under Wayland, KWin's fake input under KWin, Mutter's remote desktop
+/// under GNOME), to the moment SwitchScan
 /// has the check box's new state: the application's AT-SPI event, the follower's short wait
 /// and its read of the changed element.
 struct BenchTap: ParsableCommand {
@@ -56,7 +58,12 @@ struct BenchTap: ParsableCommand {
         let click: (Point) -> Bool
         let how: String
         do {
-            if Compositor(env) == .kwin {
+            if Compositor(env) == .gnome {
+                guard let extent = try WaylandGlobals.layout() else { throw fail("Error: GNOME Shell has no monitor.") }
+                let p = try MutterRemoteDesktop(extent: extent)
+                click = { p.click(at: $0) }
+                how = "Mutter's remote desktop (\(p.motion) motion)"
+            } else if Compositor(env) == .kwin {
                 guard let layout = UinputKeys.us() else { throw fail("Error: libevdev knows no key codes.") }
                 let p = try KWinFakeInput(layout: layout)
                 click = { p.click(at: $0) }

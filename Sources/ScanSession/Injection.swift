@@ -1,8 +1,10 @@
+import Compositors
 import DesktopAccess
 import Dispatch
 import ScanCore
 import ScanHost
 import ScanRuntime
+import ScreenScene
 import SwitchInput
 import WaylandOutput
 import X11Output
@@ -39,16 +41,33 @@ final class KWinClicker: PointerClicker, @unchecked Sendable {
     var summary: String { "KWin's fake input, \(input.extent.width)x\(input.extent.height)" }
 }
 
-/// The compositor's own pointer and keys: KWin's fake input under KWin, wlroots' virtual
-/// pointer and keyboard elsewhere (the other is tried when the first is not offered).
+final class MutterClicker: PointerClicker, @unchecked Sendable {
+    let input: MutterRemoteDesktop
+    init(_ input: MutterRemoteDesktop) { self.input = input }
+    func click(at p: Point) -> Bool { input.click(at: p) }
+    func perform(_ g: Gesture, at p: Point, to: Point?) -> Bool { input.perform(g, at: p, to: to) }
+    var summary: String { "Mutter's remote desktop (\(input.motion) motion), \(input.extent.width)x\(input.extent.height)" }
+}
+
+/// The compositor's own pointer and keys: Mutter's remote desktop under GNOME, KWin's fake
+/// input under KWin, wlroots' virtual pointer and keyboard elsewhere (the other is tried
+/// when the first is not offered).
 enum CompositorInput {
     static func pointer(_ compositor: Compositor) throws(WaylandError) -> PointerClicker {
-        try first(compositor, kwin: { () throws(WaylandError) in KWinClicker(try kwin()) },
-                  wlroots: { () throws(WaylandError) in WaylandClicker(try WaylandPointer()) })
+        if compositor == .gnome { return MutterClicker(try mutter()) }
+        return try first(compositor, kwin: { () throws(WaylandError) in KWinClicker(try kwin()) },
+                         wlroots: { () throws(WaylandError) in WaylandClicker(try WaylandPointer()) })
+    }
+
+    /// A remote-desktop session of Mutter's over the whole screen.
+    static func mutter() throws(WaylandError) -> MutterRemoteDesktop {
+        guard let extent = try WaylandGlobals.layout() else { throw WaylandError("GNOME Shell has no monitor to point at") }
+        do { return try MutterRemoteDesktop(extent: extent) } catch { throw WaylandError(error.description) }
     }
 
     static func keys(_ compositor: Compositor) throws(WaylandError) -> (any KeySending, String) {
-        try first(compositor, kwin: { () throws(WaylandError) in
+        if compositor == .gnome { return (try mutter(), "Mutter's remote desktop") }
+        return try first(compositor, kwin: { () throws(WaylandError) in
             let k = try kwin()
             guard k.typesKeys else { throw WaylandError("KWin's fake input is version \(k.version), which presses no keys (4 does)") }
             return (k, "KWin's fake input")
@@ -150,6 +169,7 @@ protocol KeySending: AnyObject, Sendable {
 extension UinputKeys: KeySending {}
 extension WaylandKeys: KeySending {}
 extension KWinFakeInput: KeySending {}
+extension MutterRemoteDesktop: KeySending {}
 
 /// XTest's keys: the pointer's connection presses the Keys page's keys, the keyboard's types.
 final class XTestKeys: KeySending, @unchecked Sendable {

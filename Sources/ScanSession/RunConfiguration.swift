@@ -106,6 +106,8 @@ public struct SessionPlan: Equatable, Sendable {
     public var overlay: Bool
     /// Whether the layer-shell overlay is tried (a Wayland compositor that may offer it).
     public var layerOverlay: Bool
+    /// Whether GNOME Shell draws the scene, through SwitchScan's extension.
+    public var shellOverlay: Bool
     /// Where the screen menu's Windows page gets its windows, when it is offered (the
     /// desktop on an X display, or on sway).
     public var windowsPage: WindowListSource?
@@ -130,11 +132,11 @@ public struct SessionPlan: Equatable, Sendable {
         // The live desktop gets XTest on X11 and uinput elsewhere; a layout run injects
         // nothing unless asked.
         // Under Wayland the compositor's virtual pointer where it may offer one (wlroots,
-        // KWin; uinput is tried when it does not), uinput elsewhere.
+        // KWin, Mutter's remote desktop; uinput is tried when it does not), uinput elsewhere.
         // What the registry says wins over the compositor's name, but for KWin, which shows
         // its fake input only to a program it allows (and says why when it does not).
         let own: RunConfiguration.Injection = switch (compositor, globals) {
-        case (.kwin, _): .wayland
+        case (.kwin, _), (.gnome, _): .wayland
         case (_, .some(let offered)) where wayland:
             offered.contains(WaylandInterface.virtualPointer) || offered.contains(WaylandInterface.fakeInput) ? .wayland : .uinput
         case (.sway, _), (.otherWayland, _): .wayland
@@ -143,14 +145,18 @@ public struct SessionPlan: Equatable, Sendable {
         injection = c.injection ?? (c.isDesktop ? (display && !wayland ? .xtest : own) : .none)
         // Through XWayland, only Mutter shows the X11 overlay as it is drawn: under a wlroots
         // compositor or KWin it is an opaque ring above every window that takes their clicks.
+        // On GNOME the extension draws above every window; the X11 overlay (for XWayland's
+        // windows) only when the extension is not there (`ScanSession` decides).
         overlay = c.overlay && display && (!wayland || compositor == .gnome)
         // wlroots compositors and KWin offer the layer shell; GNOME does not.
         layerOverlay = c.overlay && wayland && compositor != .gnome && (globals?.contains(WaylandInterface.layerShell) ?? true)
+        shellOverlay = c.overlay && compositor == .gnome
         // The X window manager's list under XWayland holds X clients alone: the compositor's.
         windowsPage = switch (c.isDesktop, places) {
         case (false, _): nil
         case (true, .sway(let socket)): .sway(socket: socket)
         case (true, .kwin): .kwin
+        case (true, .gnome): .gnome
         case (true, _): display && !wayland ? .x11 : nil
         }
         screenFromDisplay = c.screenSize == nil && display
@@ -218,6 +224,8 @@ public enum WindowListSource: Equatable, Sendable {
     case sway(socket: String)
     /// A KWin script.
     case kwin
+    /// SwitchScan's GNOME Shell extension.
+    case gnome
 }
 
 /// Where the places of windows come from, or why nowhere.
@@ -228,6 +236,8 @@ public enum PlaceSource: Equatable, Sendable {
     case sway(socket: String)
     /// A KWin script, loaded over the session bus.
     case kwin
+    /// SwitchScan's GNOME Shell extension, over the session bus.
+    case gnome
     case none(why: String)
 
     public init(_ compositor: Compositor, _ env: [String: String]) {
@@ -238,7 +248,8 @@ public enum PlaceSource: Equatable, Sendable {
             let socket = env["SWAYSOCK"] ?? ""
             self = socket.isEmpty ? .none(why: "SWAYSOCK is not set, so sway's IPC cannot be reached") : .sway(socket: socket)
         case .kwin: self = .kwin
-        case .gnome, .otherWayland:
+        case .gnome: self = .gnome
+        case .otherWayland:
             self = .none(why: "\(compositor.name) does not tell SwitchScan where native Wayland windows are yet")
         }
     }

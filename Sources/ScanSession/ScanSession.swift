@@ -4,7 +4,9 @@ import Foundation
 import ScanCore
 import ScanFormats
 import ScanHost
+import Compositors
 import ScanRuntime
+import ScreenScene
 import SpeechOutput
 import SwitchInput
 import Typing
@@ -184,8 +186,24 @@ public final class ScanSession: @unchecked Sendable {
         if let live { presenters.append(DesktopActuator(live)) }
         var feedback = scanSettings.feedback
         if c.speech { feedback.speech = true }
+        // On GNOME, GNOME Shell draws the scene through SwitchScan's extension; without it,
+        // XWayland's windows still get the X11 overlay (Mutter shows it as drawn).
+        var shellDraws = false
+        if plan.shellOverlay {
+            let lost: @Sendable (String) -> Void = { [log] in log("Warning: \($0)") }
+            let screen = (try? WaylandGlobals.layout(display: c.environment["WAYLAND_DISPLAY"])) ?? nil
+            let whole = screen ?? PixelRect(x: 0, y: 0, width: Int(tree.screenSize.width), height: Int(tree.screenSize.height))
+            do {
+                let overlay = try ShellOverlay(feedback: feedback, screen: whole, queue: presentQueue, onLost: lost)
+                if let note = overlay.fontNote { notes.append("Warning: \(note)") }
+                presenters.append(overlay)
+                shellDraws = true
+            } catch {
+                notes.append("Warning: the highlight is not drawn on the screen: \(error).")
+            }
+        }
         // The highlight on the real screen, wherever a display can be opened.
-        if plan.overlay {
+        if plan.overlay && !shellDraws {
             do { presenters.append(try OverlayPresenter(feedback: feedback, queue: presentQueue)) } catch {
                 notes.append("Warning: the highlight is not drawn on the screen: \(error)")
             }

@@ -20,6 +20,11 @@ public enum WindowPlaces {
             do { return (try KWinPlaces(environment: environment), nil) } catch {
                 return (nil, "Warning: \(error); where native Wayland windows are is not known, so their elements are neither outlined nor clicked where they are.")
             }
+        case .gnome:
+            do { return (try GnomePlaces(), nil) } catch {
+                return (nil, "Note: \(error). Until then native Wayland windows are scanned and acted on through AT-SPI alone: "
+                        + "item mode works, point mode cannot tap where windows are, and nothing is outlined on them.")
+            }
         case .none(let why):
             guard compositor.isWayland else { return (nil, nil) }
             return (nil, "Note: \(why); native Wayland windows are scanned and acted on through AT-SPI alone, without point mode or clicks.")
@@ -38,6 +43,7 @@ public enum WindowPlaces {
         case .kwin: return try KWinWindows(environment: environment, report: report)
         case .x11: return try DesktopWindows(report: report)
         case .sway(let socket): return try SwayWindows(socket: socket, report: report)
+        case .gnome: return try GnomeWindows(report: report)
         }
     }
 }

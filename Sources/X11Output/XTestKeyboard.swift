@@ -66,16 +66,8 @@ public final class XTestKeyboard: @unchecked Sendable {
         if changed { flush() }
     }
 
-    /// The keysym that types a character: Latin-1 as itself, the rest as Unicode keysyms.
-    static func keysym(_ scalar: Unicode.Scalar) -> KeySym {
-        switch scalar.value {
-        case 0x0a, 0x0d: return 0xff0d   // Return
-        case 0x09: return 0xff09         // Tab
-        case 0x08: return 0xff08         // BackSpace
-        case 0x20...0x7e, 0xa0...0xff: return KeySym(scalar.value)
-        default: return KeySym(0x0100_0000 | scalar.value)
-        }
-    }
+    /// The keysym that types a character.
+    static func keysym(_ scalar: Unicode.Scalar) -> KeySym { KeySym(Keysyms.value(of: scalar)) }
 
     /// Types `text`; false (with what could not be typed) when a key could not be sent.
     public func type(_ text: String) -> (ok: Bool, missing: String) {

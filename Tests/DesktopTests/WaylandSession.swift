@@ -13,6 +13,7 @@ extension DesktopTool {
     static let useradd = DesktopTool(path: "/usr/sbin/useradd", package: "passwd")
     static let xwayland = DesktopTool(path: "/usr/bin/Xwayland", package: "xwayland")
     static let kwin = DesktopTool(path: "/usr/bin/kwin_wayland", package: "kwin-wayland")
+    static let gnomeShell = DesktopTool(path: "/usr/bin/gnome-shell", package: "gnome-shell")
 }
 
 /// A private Wayland desktop for one test: headless sway (pixman renderer, one 1280 × 800
@@ -31,8 +32,17 @@ extension DesktopTool {
 /// fixtures started through XWayland are named, at `x11Corner`), and .desktop files in the session's
 /// home give the session's copies of switchscan and switchscan-bench KWin's fake input, as
 /// the package's does for /usr/bin/switchscan.
+///
+/// With `compositor: .gnome`, headless GNOME Shell (one virtual monitor, an empty bus as its
+/// system bus, `--unsafe-mode` for its screenshots) with SwitchScan's extension installed
+/// as the package installs it (packaging/gnome-shell, its entry point picked by the
+/// package's script) in a data folder of the session's, and enabled (unless `extension`
+/// says otherwise) before the shell starts; the overview it starts in is closed.
 final class WaylandSession: @unchecked Sendable {
-    enum Compositor { case sway, kwin }
+    enum Compositor { case sway, kwin, gnome }
+    /// The extension under GNOME Shell: installed and enabled, installed but not enabled, or
+    /// not installed.
+    enum Extension { case enabled, disabled, absent }
     let compositorKind: Compositor
     static let user = "switchscan-wl"
     let screenWidth: Int, screenHeight: Int
@@ -54,8 +64,15 @@ final class WaylandSession: @unchecked Sendable {
     private var stopped = false
     private var x11Display: String?
 
-    init(width: Int = 1280, height: Int = 800, xwayland: Bool = false, compositor kind: Compositor = .sway) throws {
-        let tools: [DesktopTool] = kind == .sway ? [.sway, .grim] : [.kwin]
+    let extensionState: Extension
+
+    init(width: Int = 1280, height: Int = 800, xwayland: Bool = false, compositor kind: Compositor = .sway, shellExtension: Extension = .enabled) throws {
+        let tools: [DesktopTool] = switch kind {
+        case .sway: [.sway, .grim]
+        case .kwin: [.kwin]
+        case .gnome: [.gnomeShell, .convertImage]
+        }
+        extensionState = shellExtension
         for tool in tools + [.dbusDaemon, .atspiBusLauncher, .python3] { try tool.require() }
         if xwayland { try DesktopTool.xwayland.require() }
         compositorKind = kind
@@ -159,6 +176,7 @@ final class WaylandSession: @unchecked Sendable {
         services.append(try spawn("/usr/bin/dbus-daemon", ["--config-file=\(bus.path)", "--nofork"], log: log))
         try wait("the session bus", timeout: 10) { FileManager.default.fileExists(atPath: self.runtime.appendingPathComponent("bus").path) }
         if compositorKind == .kwin { return try startKWin(log: log) }
+        if compositorKind == .gnome { return try startGnome(log: log) }
         var swayEnv = ["WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman", "WLR_HEADLESS_OUTPUTS": "1"]
         swayEnv["XDG_CURRENT_DESKTOP"] = "sway"
         let sway = try spawn(DesktopTool.sway.path, ["-c", config.path], extra: swayEnv, log: log)
@@ -249,6 +267,90 @@ final class WaylandSession: @unchecked Sendable {
         environment["WAYLAND_DISPLAY"] = display
         environment["XDG_CURRENT_DESKTOP"] = "KDE"
         environment["SWAYSOCK"] = nil
+    }
+
+    /// GNOME Shell, as `init` says.
+    private func startGnome(log: URL) throws {
+        let fm = FileManager.default
+        let home = URL(fileURLWithPath: environment["HOME"]!)
+        // Its system bus: an empty one (no logind, no PolicyKit), as GNOME Shell needs one.
+        let sysbus = directory.appendingPathComponent("sysbus.conf")
+        try String(contentsOf: directory.appendingPathComponent("bus.conf"), encoding: .utf8)
+            .replacingOccurrences(of: "\(runtime.path)/bus<", with: "\(runtime.path)/sysbus<")
+            .write(to: sysbus, atomically: true, encoding: .utf8)
+        try fm.setAttributes([.posixPermissions: 0o644], ofItemAtPath: sysbus.path)
+        services.append(try spawn("/usr/bin/dbus-daemon", ["--config-file=\(sysbus.path)", "--nofork"], log: log))
+        try wait("the system bus", timeout: 10) { fm.fileExists(atPath: self.runtime.appendingPathComponent("sysbus").path) }
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(runtime.path)/sysbus"
+        // The extension where the package puts it, in a data folder of the session's.
+        let share = directory.appendingPathComponent("share")
+        let extensions = share.appendingPathComponent("gnome-shell/extensions")
+        try fm.createDirectory(at: extensions, withIntermediateDirectories: true)
+        if extensionState != .absent {
+            let installed = extensions.appendingPathComponent(Self.extensionUUID)
+            try fm.copyItem(at: Self.extensionSource, to: installed)
+            let r = try ChildProcess.run(Self.pickEntry.path, [installed.path], environment: ["PATH": "/usr/bin:/bin"], scratch: scratch)
+            guard r.status == 0 else { throw DesktopError("The package's pick-entry failed.\n\(r)") }
+        }
+        _ = try ChildProcess.run("/bin/chmod", ["-R", "a+rX", share.path], environment: [:], scratch: scratch)
+        environment["XDG_DATA_DIRS"] = "\(share.path):/usr/local/share:/usr/share"
+        // Settings kept in a file of the session's home (GNOME Shell and gsettings share it).
+        environment["GSETTINGS_BACKEND"] = "keyfile"
+        let settings = home.appendingPathComponent(".config/glib-2.0/settings")
+        try fm.createDirectory(at: settings, withIntermediateDirectories: true)
+        try """
+            [org/gnome/shell]
+            enabled-extensions=\(extensionState == .enabled ? "['\(Self.extensionUUID)']" : "@as []")
+            disable-user-extensions=false
+
+            """.write(to: settings.appendingPathComponent("keyfile"), atomically: true, encoding: .utf8)
+        if asUser {
+            let r = try ChildProcess.run("/bin/chown", ["-R", Self.user, home.path], environment: [:], scratch: scratch)
+            guard r.status == 0 else { throw DesktopError("Giving \(home.path) to \(Self.user) failed.\n\(r)") }
+        }
+        environment["XDG_CURRENT_DESKTOP"] = "GNOME"
+        environment["SWAYSOCK"] = nil
+        try startShell(log: log)
+    }
+
+    static let extensionUUID = "switchscan@switchscan.org"
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let extensionSource = WaylandSession.repositoryRoot.appendingPathComponent("packaging/gnome-shell/\(WaylandSession.extensionUUID)")
+    static let pickEntry = WaylandSession.repositoryRoot.appendingPathComponent("packaging/gnome-shell/pick-entry")
+
+    /// GNOME Shell on the session's buses; ready once it answers on the bus (and the
+    /// extension with it, when enabled), its overview closed.
+    private func startShell(log: URL) throws {
+        // A shell killed soon after it started leaves this behind, and would start with every
+        // extension off.
+        try? FileManager.default.removeItem(at: runtime.appendingPathComponent("gnome-shell-disable-extensions"))
+        let display = "wayland-g"
+        let shell = try spawn(DesktopTool.gnomeShell.path, ["--headless", "--wayland", "--no-x11", "--virtual-monitor", "\(screenWidth)x\(screenHeight)",
+                                                            "--wayland-display", display, "--unsafe-mode"], log: log)
+        services.append(shell)
+        compositor = shell
+        environment["WAYLAND_DISPLAY"] = display
+        let name = extensionState == .enabled ? "org.switchscan.Shell" : "org.gnome.Shell"
+        try wait("GNOME Shell (\(name) on the session bus)", timeout: 30) {
+            (try? self.run(DesktopTool.dbusSend.path, ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                       "org.freedesktop.DBus.GetNameOwner", "string:\(name)"], timeout: 5))?.status == 0
+        }
+        try hideOverview()
+    }
+
+    /// Closes the overview headless GNOME Shell starts in (once its start-up is complete).
+    private func hideOverview() throws {
+        try wait("GNOME Shell's overview to close", timeout: 15) {
+            let r = try? self.run(DesktopTool.dbusSend.path, ["--session", "--print-reply", "--dest=org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Eval",
+                                                              "string:Main.layoutManager._startingUp ? 'starting' : (Main.overview.hide(), Main.overview.visible ? 'open' : 'closed')"], timeout: 5)
+            return r?.stdout.contains("\"closed\"") == true
+        }
+    }
+
+    /// Ends GNOME Shell and starts it again, as a login would.
+    func restartShell() throws {
+        stopCompositor()
+        try startShell(log: directory.appendingPathComponent("services.log"))
     }
 
     private func wait(_ what: String, timeout: Double, _ ready: () -> Bool) throws {
@@ -394,7 +496,9 @@ final class WaylandSession: @unchecked Sendable {
         if let c = compositor { ChildProcess.stop([c], grace: 2) }
         // It runs below runuser: whatever of it is left.
         for p in DesktopSession.markedProcesses(marker)
-        where p.command.hasPrefix(DesktopTool.sway.path) || p.command.contains("/kwin/kwin_wayland") { kill(p.pid, SIGKILL) }
+        where p.command.hasPrefix(DesktopTool.sway.path) || p.command.contains("/kwin/kwin_wayland") || p.command.hasPrefix(DesktopTool.gnomeShell.path) {
+            kill(p.pid, SIGKILL)
+        }
     }
 
     /// sway's Wayland socket, as a path (for a client in the test process).
@@ -406,8 +510,19 @@ final class WaylandSession: @unchecked Sendable {
     func captureScreen() throws -> ScreenImage {
         // In the runtime directory: the session's user writes there.
         let file = runtime.appendingPathComponent("screen-\(UUID().uuidString.prefix(8)).ppm")
-        let r = compositorKind == .sway ? try run(DesktopTool.grim.path, ["-t", "ppm", file.path])
-            : try run(DesktopTool.python3.path, [try copy(Self.kwinShotScript), "\(screenWidth)", "\(screenHeight)", file.path])
+        let r: ToolResult
+        switch compositorKind {
+        case .sway: r = try run(DesktopTool.grim.path, ["-t", "ppm", file.path])
+        case .kwin: r = try run(DesktopTool.python3.path, [try copy(Self.kwinShotScript), "\(screenWidth)", "\(screenHeight)", file.path])
+        case .gnome:
+            // GNOME Shell's screenshot (allowed by --unsafe-mode) is a PNG.
+            let png = runtime.appendingPathComponent("screen-\(UUID().uuidString.prefix(8)).png")
+            defer { try? FileManager.default.removeItem(at: png) }
+            let shot = try run(DesktopTool.dbusSend.path, ["--session", "--print-reply", "--dest=org.gnome.Shell.Screenshot", "/org/gnome/Shell/Screenshot",
+                                                           "org.gnome.Shell.Screenshot.Screenshot", "boolean:false", "boolean:false", "string:\(png.path)"])
+            guard shot.status == 0 else { throw DesktopError("GNOME Shell's screenshot failed.\n\(shot)") }
+            r = try run(DesktopTool.convertImage.path, [png.path, "ppm:\(file.path)"])
+        }
         guard r.status == 0 else { throw DesktopError("the screenshot failed.\n\(r)") }
         defer { try? FileManager.default.removeItem(at: file) }
         return try ScreenImage(ppm: Data(contentsOf: file))

@@ -110,7 +110,8 @@ import WaylandOutput
     /// gives them.
     static func widgetFactory(_ kind: WaylandSession.Compositor = .sway) throws -> (WaylandSession, [ScreenRect]) {
         let session = try WaylandSession(compositor: kind)
-        return (session, try launchWidgetFactory(session, rightOf: session.windowCorner.x))
+        // GNOME Shell places the window itself, at the screen's left edge for one this wide.
+        return (session, try launchWidgetFactory(session, rightOf: kind == .gnome ? 0 : session.windowCorner.x))
     }
 
     /// gtk3-widget-factory started in `session`, and its six check boxes once `snapshot`
@@ -426,7 +427,7 @@ import WaylandOutput
                 for key in ["nodes", "floating_nodes"] { for c in n[key] as? [[String: Any]] ?? [] { walk(c) } }
             }
             walk(tree)
-        case .kwin:
+        case .kwin, .gnome:
             // `  frame "TITLE" at X,Y WxH [active]: …`; a maximised window's frame is as wide as
             // the screen (its height less KWin's title bar).
             let r = try session.runSwitchscan(["desktop"])

@@ -25,8 +25,8 @@ import Testing
     }
 
     /// XWayland's DISPLAY would take XTest clicks that reach X clients only: the compositor's
-    /// own pointer (wlroots' virtual pointer, KWin's fake input, or one that may be: an
-    /// unnamed compositor), uinput on GNOME.
+    /// own pointer (wlroots' virtual pointer, KWin's fake input, Mutter's remote desktop, or
+    /// one that may be: an unnamed compositor).
     @Test(arguments: [wayland, waylandByType])
     func theDesktopUnderWaylandNeverUsesXTest(_ env: [String: String]) {
         let plan = SessionPlan(config(.desktop(app: "gedit"), env), outputIsTerminal: false)
@@ -34,7 +34,7 @@ import Testing
         #expect(plan.output == .json)
         #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).injection == .wayland)
         #expect(SessionPlan(config(.desktop(app: nil), env.merging(["XDG_CURRENT_DESKTOP": "KDE"]) { $1 }), outputIsTerminal: false).injection == .wayland)
-        #expect(SessionPlan(config(.desktop(app: nil), env.merging(["XDG_CURRENT_DESKTOP": "GNOME"]) { $1 }), outputIsTerminal: false).injection == .uinput)
+        #expect(SessionPlan(config(.desktop(app: nil), env.merging(["XDG_CURRENT_DESKTOP": "GNOME"]) { $1 }), outputIsTerminal: false).injection == .wayland)
     }
 
     @Test(arguments: [console, emptyDisplay])
@@ -82,7 +82,7 @@ import Testing
         #expect(Compositor(["DISPLAY": ":0", "XDG_SESSION_TYPE": "x11", "XDG_CURRENT_DESKTOP": "KDE"]) == .x11)
     }
 
-    @Test func windowPlacesComeFromTheXServerSwaysIPCOrAKWinScript() {
+    @Test func windowPlacesComeFromTheXServerSwaysIPCAKWinScriptOrTheGnomeShellExtension() {
         #expect(SessionPlan(config(.desktop(app: nil), Self.x11), outputIsTerminal: false).places == .x11)
         #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).places
                 == .sway(socket: "/run/user/1000/sway-ipc.1000.42.sock"))
@@ -94,14 +94,14 @@ import Testing
         #expect(why.contains("SWAYSOCK"))
         let kde = SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "KDE"]), outputIsTerminal: false)
         #expect(kde.places == .kwin && kde.windowsPage == .kwin)
-        guard case .none = SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "GNOME"]), outputIsTerminal: false).places else {
-            Issue.record("GNOME has places without its extension")
-            return
-        }
+        let gnome = SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "GNOME"]), outputIsTerminal: false)
+        #expect(gnome.places == .gnome && gnome.windowsPage == .gnome && gnome.shellOverlay)
+        #expect(!SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).shellOverlay)
     }
 
     /// Through XWayland the X11 overlay would be an opaque ring that takes the clicks under
-    /// it on wlroots; Mutter shows it as drawn.
+    /// it on wlroots; Mutter shows it as drawn (the session draws with it there when the
+    /// GNOME Shell extension does not answer).
     @Test func theX11OverlayIsDrawnUnderWaylandOnlyOnGnome() {
         #expect(!SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).overlay)
         #expect(!SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "KDE"]),
@@ -113,7 +113,7 @@ import Testing
         #expect(SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "KDE"]),
                             outputIsTerminal: false).windowsPage == .kwin)
         #expect(SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "GNOME"]),
-                            outputIsTerminal: false).windowsPage == nil)
+                            outputIsTerminal: false).windowsPage == .gnome)
         // The layer shell instead, but on GNOME (which has none) and X11.
         #expect(SessionPlan(config(.desktop(app: nil), Self.sway), outputIsTerminal: false).layerOverlay)
         #expect(!SessionPlan(config(.desktop(app: nil), ["WAYLAND_DISPLAY": "w", "XDG_CURRENT_DESKTOP": "GNOME"]), outputIsTerminal: false).layerOverlay)

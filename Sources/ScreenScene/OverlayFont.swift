@@ -1,11 +1,10 @@
 import Foundation
-import ScreenScene
 
-/// The font the Wayland overlay writes its menu and keyboard with: a bold sans-serif
+/// The font the Wayland overlays (layer shell, GNOME Shell) write their menu and keyboard with: a bold sans-serif
 /// TrueType font from the system's fonts (DejaVu Sans Bold, which most desktops have, first).
-enum OverlayFont {
+public enum OverlayFont {
     /// The X11 overlay's size: 18 pixels.
-    static let pixelSize = 18.0
+    public static let pixelSize = 18.0
     static let preferred = [
         "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
         "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf",
@@ -14,7 +13,7 @@ enum OverlayFont {
     ]
 
     /// The painter, or nil and why (the panels are then drawn without their labels).
-    static func load(folders: [String] = ["/usr/share/fonts", "/usr/local/share/fonts"]) -> (TextPainter?, note: String?) {
+    public static func load(folders: [String] = ["/usr/share/fonts", "/usr/local/share/fonts"]) -> (TextPainter?, note: String?) {
         var tried: [String] = []
         func read(_ paths: [String]) -> TextPainter? {
             for path in paths {

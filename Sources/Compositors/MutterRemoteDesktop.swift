@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ScanCore
+import ScanHost
+import ScreenScene
+
+/// Clicks, the Gestures page's gestures and keys on GNOME, through Mutter's remote desktop
+/// (`org.gnome.Mutter.RemoteDesktop` on the session bus, which GNOME Shell offers any
+/// program of the user's session, without a dialog). One session is held for the whole run
+/// (it lives as long as SwitchScan's connection): the first event of a new session is lost,
+/// so each session is warmed up with a harmless one. Keys are keysyms, so any character
+/// the keyboard layout has is typed as it types it. The pointer moves to absolute points
+/// through a screen-cast stream where PipeWire runs; else it is pushed into the bottom right
+/// corner and moved from there by relative motion (exact where that corner is on a monitor:
+/// one monitor, or monitors side by side of one height). A session Mutter closes (GNOME Shell
+/// restarted) is made again at the next action. Any thread (behind a lock); each action
+/// ends with a round trip, so it has reached Mutter on return.
+public final class MutterRemoteDesktop: @unchecked Sendable {
+    static let service = "org.gnome.Mutter.RemoteDesktop"
+    static let screenCast = "org.gnome.Mutter.ScreenCast"
+    static let sessionInterface = "org.gnome.Mutter.RemoteDesktop.Session"
+    /// Linux's button codes (linux/input-event-codes.h).
+    static let leftButton: Int32 = 0x110, rightButton: Int32 = 0x111
+    private let lock = Lock()
+    private let bus: SessionBus
+    private var session: String?          // under `lock`
+    /// The screen-cast stream absolute motion is given in (nil: relative motion).
+    private var stream: String?           // under `lock`
+    /// The whole screen: where the pointer is kept, and relative motion measured from.
+    public let extent: PixelRect
+    /// How the pointer moves, for the user: "absolute" or "relative".
+    public private(set) var motion = "relative"
+    private var closed = false            // under `lock`
+
+    /// Makes and starts a session; fails saying why (no Mutter on the session bus).
+    public init(extent: PixelRect) throws(GnomeShellError) {
+        do { bus = try SessionBus() } catch { throw GnomeShellError("\(error.description), so Mutter's remote desktop cannot be reached") }
+        self.extent = extent
+        let started: Result<Void, GnomeShellError> = lock.withLock { Result { () throws(GnomeShellError) in try startLocked() } }
+        if case .failure(let error) = started {
+            bus.close()
+            throw error
+        }
+        motion = lock.withLock { stream == nil ? "relative" : "absolute" }
+    }
+
+    deinit { close() }
+
+    /// Under the lock: a new session, with a screen-cast stream where PipeWire lets one start.
+    private func startLocked() throws(GnomeShellError) {
+        do {
+            let s = try newSession()
+            if let streamPath = try? castStream(for: s), (try? bus.call(Self.service, s, Self.sessionInterface, "Start")) != nil {
+                session = s; stream = streamPath
+            } else {
+                // No PipeWire: a session without a stream (a failed Start ends the first).
+                _ = try? bus.call(Self.service, s, Self.sessionInterface, "Stop")
+                let plain = try newSession()
+                try bus.call(Self.service, plain, Self.sessionInterface, "Start")
+                session = plain; stream = nil
+            }
+        } catch {
+            session = nil
+            throw GnomeShellError(error.noOwner ? "Mutter's remote desktop (\(Self.service)) is not on the session bus (this is not GNOME, or GNOME Shell has not started)"
+                                  : "Mutter's remote desktop refused a session: \(error.description)")
+        }
+        // The first event of a session is lost: this one moves nothing.
+        _ = notify("NotifyPointerMotionRelative", [.double(0), .double(0)])
+        _ = roundTrip()
+    }
+
+    private func newSession() throws(SessionBus.Failure) -> String {
+        guard let path = try bus.call(Self.service, "/org/gnome/Mutter/RemoteDesktop", Self.service, "CreateSession").first?.string else {
+            throw SessionBus.Failure(name: "", description: "CreateSession gave no session")
+        }
+        return path
+    }
+
+    /// A stream of the whole of the first monitor linked to `session`: what absolute motion
+    /// is measured in.
+    private func castStream(for session: String) throws(SessionBus.Failure) -> String {
+        guard let sid = try bus.call(Self.service, session, "org.freedesktop.DBus.Properties", "Get",
+                                     [.string(Self.sessionInterface), .string("SessionId")]).first?.string,
+              let cast = try bus.call(Self.screenCast, "/org/gnome/Mutter/ScreenCast", Self.screenCast, "CreateSession",
+                                      [.options(["remote-desktop-session-id": sid])]).first?.string,
+              let stream = try bus.call(Self.screenCast, cast, "org.gnome.Mutter.ScreenCast.Session", "RecordMonitor",
+                                        [.string(""), .options([:])]).first?.string else {
+            throw SessionBus.Failure(name: "", description: "no screen-cast stream")
+        }
+        return stream
+    }
+
+    /// Under the lock: an event sent without waiting; false when the connection is gone.
+    private func notify(_ method: String, _ args: [SessionBus.Arg]) -> Bool {
+        guard let session else { return false }
+        return bus.send(Self.service, session, Self.sessionInterface, method, args)
+    }
+
+    /// Under the lock: every event sent so far has reached Mutter.
+    private func roundTrip() -> Bool {
+        (try? bus.call(Self.service, "/org/gnome/Mutter/RemoteDesktop", "org.freedesktop.DBus.Peer", "Ping")) != nil
+    }
+
+    /// Events sent in one burst under the lock, then a round trip; the session made again
+    /// once if Mutter closed it.
+    private func burst(_ body: () -> Bool) -> Bool {
+        lock.withLock {
+            guard !closed else { return false }
+            if session == nil { try? startLocked() }
+            if body() && roundTrip() && sessionAlive() { return true }
+            // Mutter closed the session (GNOME Shell restarted): once more in a new one.
+            guard (try? startLocked()) != nil else { return false }
+            return body() && roundTrip()
+        }
+    }
+
+    /// Under the lock: whether Mutter still has the session.
+    private func sessionAlive() -> Bool {
+        guard let session else { return false }
+        do {
+            try bus.call(Self.service, session, "org.freedesktop.DBus.Peer", "Ping")
+            return true
+        } catch {
+            return !error.noOwner && error.name != "org.freedesktop.DBus.Error.UnknownObject" && error.name != "org.freedesktop.DBus.Error.UnknownMethod"
+        }
+    }
+
+    /// Under the lock: the pointer to `p`, kept on the screen.
+    private func move(_ p: Point) -> Bool {
+        let x = max(Double(extent.x), min(Double(extent.maxX - 1), p.x.rounded()))
+        let y = max(Double(extent.y), min(Double(extent.maxY - 1), p.y.rounded()))
+        if let stream { return notify("NotifyPointerMotionAbsolute", [.string(stream), .double(x - Double(extent.x)), .double(y - Double(extent.y))]) }
+        // From the bottom right corner (the top left one is GNOME's hot corner, which opens
+        // the overview and whose barrier stops motion along the edge), across, then up.
+        let far = Double(extent.width + extent.height) * 4
+        let right = Double(extent.maxX - 1), bottom = Double(extent.maxY - 1)
+        return notify("NotifyPointerMotionRelative", [.double(far), .double(far)])
+            && notify("NotifyPointerMotionRelative", [.double(x - right), .double(0)])
+            && notify("NotifyPointerMotionRelative", [.double(0), .double(y - bottom)])
+    }
+
+    private func button(_ code: Int32, _ down: Bool) -> Bool { notify("NotifyPointerButton", [.int32(code), .bool(down)]) }
+
+    /// Moves to `p` and clicks the left button; false when Mutter is gone.
+    public func click(at p: Point) -> Bool {
+        burst { move(p) && button(Self.leftButton, true) && button(Self.leftButton, false) }
+    }
+
+    /// A gesture at `p`: the right button, the left twice, the left held 0.8 s, a drag to
+    /// `to` in ten steps, or five notches of a wheel.
+    public func perform(_ gesture: Gesture, at p: Point, to: Point?) -> Bool {
+        switch gesture {
+        case .rightClick: return burst { move(p) && button(Self.rightButton, true) && button(Self.rightButton, false) }
+        case .doubleClick: return burst { move(p) && (0..<2).allSatisfy { _ in button(Self.leftButton, true) && button(Self.leftButton, false) } }
+        case .longPress:
+            guard burst({ move(p) && button(Self.leftButton, true) }) else { return false }
+            usleep(800_000)
+            return burst { button(Self.leftButton, false) }
+        case .drag:
+            guard let to, burst({ move(p) && button(Self.leftButton, true) }) else { return false }
+            var ok = true
+            for k in 1...10 where ok {
+                usleep(k == 1 ? 100_000 : 20_000)
+                let f = Double(k) / 10
+                ok = burst { move(Point(x: p.x + (to.x - p.x) * f, y: p.y + (to.y - p.y) * f)) }
+            }
+            usleep(100_000)
+            return burst { button(Self.leftButton, false) } && ok
+        case .scrollUp, .scrollDown, .scrollLeft, .scrollRight:
+            // Axis 0 vertical (positive down), 1 horizontal (positive right).
+            let axis: UInt32 = gesture == .scrollUp || gesture == .scrollDown ? 0 : 1
+            let steps: Int32 = gesture == .scrollDown || gesture == .scrollRight ? 1 : -1
+            return burst { move(p) && (0..<5).allSatisfy { _ in notify("NotifyPointerAxisDiscrete", [.uint32(axis), .int32(steps)]) } }
+        }
+    }
+
+    // MARK: Keys
+
+    private func key(_ keysym: UInt32, _ down: Bool) -> Bool { notify("NotifyKeyboardKeysym", [.uint32(keysym), .bool(down)]) }
+
+    private func stroke(_ keysym: UInt32, held: [UInt32] = []) -> Bool {
+        held.allSatisfy { key($0, true) } && key(keysym, true) && key(keysym, false) && held.reversed().allSatisfy { key($0, false) }
+    }
+
+    /// Types `text`, a keysym a character; false when Mutter is gone.
+    public func type(_ text: String) -> (ok: Bool, missing: String) {
+        (burst { text.unicodeScalars.allSatisfy { stroke(Keysyms.value(of: $0)) } }, "")
+    }
+
+    public func deleteBackward(_ count: Int) -> Bool {
+        burst { (0..<max(0, count)).allSatisfy { _ in stroke(0xff08) } }
+    }
+
+    public func press(_ chord: KeyChord) -> Bool {
+        guard let sym = Keysyms.value(named: chord.key) else { return false }
+        return burst { stroke(sym, held: chord.modifiers.map(Keysyms.value(of:))) }
+    }
+
+    public func press(_ key: SpecialKey) -> Bool { press(KeyChord(EvdevLayout.keysym(key))) }
+
+    /// Ends the session and closes the connection. Idempotent.
+    public func close() {
+        lock.withLock {
+            guard !closed else { return }
+            closed = true
+            if let session { _ = bus.send(Self.service, session, Self.sessionInterface, "Stop") }
+            bus.close()
+        }
+    }
+}
