@@ -97,6 +97,13 @@ public final class GnomeShell: @unchecked Sendable {
         return try r.get()
     }
 
+    /// Commits `text` to the focused field through GNOME Shell's input method, as its
+    /// on-screen keyboard does; false when no field takes text that way (or the extension
+    /// cannot be asked): keys are sent instead.
+    public func commit(_ text: String) -> Bool {
+        (try? calling { () throws(GnomeShellError) in try Self.call(caller, "CommitText", [.string(text)]).first?.bool ?? false }) ?? false
+    }
+
     /// The scene to draw (`SceneDrawing`'s layers as the extension reads them); sent without
     /// waiting: the extension says `painted(serial)` once it is on the screen.
     public func show(_ scene: String, serial: UInt32) -> Bool {

@@ -9,8 +9,9 @@ import ScreenScene
 /// (`org.gnome.Mutter.RemoteDesktop` on the session bus, which GNOME Shell offers any
 /// program of the user's session, without a dialog). One session is held for the whole run
 /// (it lives as long as SwitchScan's connection): the first event of a new session is lost,
-/// so each session is warmed up with a harmless one. Keys are keysyms, so any character
-/// the keyboard layout has is typed as it types it. The pointer moves to absolute points
+/// so each session is warmed up with a harmless one. Keys are keysyms: a character the
+/// keyboard layout lacks is not typed this way (GNOME Shell's input method takes any,
+/// through the extension: `GnomeKeys`). The pointer moves to absolute points
 /// through a screen-cast stream where PipeWire runs; else it is pushed into the bottom right
 /// corner and moved from there by relative motion (exact where that corner is on a monitor:
 /// one monitor, or monitors side by side of one height). A session Mutter closes (GNOME Shell
@@ -65,8 +66,11 @@ public final class MutterRemoteDesktop: @unchecked Sendable {
             throw GnomeShellError(error.noOwner ? "Mutter's remote desktop (\(Self.service)) is not on the session bus (this is not GNOME, or GNOME Shell has not started)"
                                   : "Mutter's remote desktop refused a session: \(error.description)")
         }
-        // The first event of a session is lost: this one moves nothing.
+        // The first event of a session is lost, and its keyboard's first: these change
+        // nothing (no motion, a Shift pressed alone).
         _ = notify("NotifyPointerMotionRelative", [.double(0), .double(0)])
+        _ = notify("NotifyKeyboardKeysym", [.uint32(Keysyms.value(of: .shift)), .bool(true)])
+        _ = notify("NotifyKeyboardKeysym", [.uint32(Keysyms.value(of: .shift)), .bool(false)])
         _ = roundTrip()
     }
 

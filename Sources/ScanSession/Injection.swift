@@ -66,7 +66,12 @@ enum CompositorInput {
     }
 
     static func keys(_ compositor: Compositor) throws(WaylandError) -> (any KeySending, String) {
-        if compositor == .gnome { return (try mutter(), "Mutter's remote desktop") }
+        if compositor == .gnome {
+            let keys = try mutter()
+            // Without the extension, keys alone (what the layout has).
+            let shell = try? GnomeShell()
+            return (GnomeKeys(keys, shell: shell), shell == nil ? "Mutter's remote desktop" : "Mutter's remote desktop and GNOME Shell's input method")
+        }
         return try first(compositor, kwin: { () throws(WaylandError) in
             let k = try kwin()
             guard k.typesKeys else { throw WaylandError("KWin's fake input is version \(k.version), which presses no keys (4 does)") }
@@ -170,6 +175,22 @@ extension UinputKeys: KeySending {}
 extension WaylandKeys: KeySending {}
 extension KWinFakeInput: KeySending {}
 extension MutterRemoteDesktop: KeySending {}
+
+/// GNOME's keys: text committed through GNOME Shell's input method where the focused field
+/// takes it (any character, as GNOME's on-screen keyboard writes), else typed as keysyms
+/// of Mutter's remote desktop; editing keys and shortcuts always as keys.
+final class GnomeKeys: KeySending, @unchecked Sendable {
+    let keys: MutterRemoteDesktop
+    let shell: GnomeShell?
+    init(_ keys: MutterRemoteDesktop, shell: GnomeShell?) { self.keys = keys; self.shell = shell }
+    func press(_ key: SpecialKey) -> Bool { keys.press(key) }
+    func type(_ text: String) -> (ok: Bool, missing: String) {
+        if let shell, shell.commit(text) { return (true, "") }
+        return keys.type(text)
+    }
+    func deleteBackward(_ count: Int) -> Bool { keys.deleteBackward(count) }
+    func press(_ chord: KeyChord) -> Bool { keys.press(chord) }
+}
 
 /// XTest's keys: the pointer's connection presses the Keys page's keys, the keyboard's types.
 final class XTestKeys: KeySending, @unchecked Sendable {

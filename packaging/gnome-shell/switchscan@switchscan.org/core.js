@@ -6,6 +6,7 @@
 // - the windows, with their frame and buffer rectangles (stage pixels), pushed as a signal
 //   whenever one comes, goes, moves, is resized, retitled, minimised or focused;
 // - a window activated, closed, minimised, maximised or restored (the Windows page);
+// - text committed to the focused field through the input method (any character);
 // - the scene SwitchScan asks for (its highlight, point mode's lines, its menu and keyboard
 //   panels) drawn above every window, fullscreen ones too, never taking a click.
 //
@@ -38,6 +39,10 @@ const INTERFACE = `<node>
       <arg type="s" name="command" direction="in"/>
       <arg type="s" name="id" direction="in"/>
       <arg type="b" name="done" direction="out"/>
+    </method>
+    <method name="CommitText">
+      <arg type="s" name="text" direction="in"/>
+      <arg type="b" name="committed" direction="out"/>
     </method>
     <method name="Show">
       <arg type="s" name="scene" direction="in"/>
@@ -122,6 +127,15 @@ class Service {
             }),
             PerformAsync: guarded(([command, id], invocation) => {
                 invocation.return_value(new GLib.Variant('(b)', [self.perform(command, id)]));
+            }),
+            // Text for the focused field through the input method, as GNOME's on-screen
+            // keyboard writes: any character, whatever the keyboard layout has. False when
+            // no field takes text that way (the caller then sends keys).
+            CommitTextAsync: guarded(([text], invocation) => {
+                const im = self.d.Main.inputMethod;
+                const committed = !!(im && im.currentFocus && !(im.hasPreedit?.()));
+                if (committed) im.commit(text);
+                invocation.return_value(new GLib.Variant('(b)', [committed]));
             }),
             ShowAsync: guarded(([scene, serial], invocation) => {
                 self.sceneOwner = invocation.get_sender();
