@@ -79,7 +79,7 @@ let package = Package(
         // What the command-line tools share: checked output, argument types, signals.
         .target(
             name: "CommandSupport",
-            dependencies: ["ScanCore", "ScanHost", "ScanFormats", "ScanSession", "DesktopAccess", "WordPrediction", "CSys",
+            dependencies: ["ScanCore", "ScanHost", "JSONTape", "ScanFormats", "ScanSession", "DesktopAccess", "Compositors", "WordPrediction", "CSys",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(

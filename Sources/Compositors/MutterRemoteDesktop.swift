@@ -66,9 +66,10 @@ public final class MutterRemoteDesktop: @unchecked Sendable {
             throw GnomeShellError(error.noOwner ? "Mutter's remote desktop (\(Self.service)) is not on the session bus (this is not GNOME, or GNOME Shell has not started)"
                                   : "Mutter's remote desktop refused a session: \(error.description)")
         }
-        // The first event of a session is lost, and its keyboard's first: these change
-        // nothing (no motion, a Shift pressed alone).
-        _ = notify("NotifyPointerMotionRelative", [.double(0), .double(0)])
+        // The first event of a session's pointer is lost, and its keyboard's first: these
+        // change nothing (a pixel there and back, a Shift pressed alone).
+        _ = notify("NotifyPointerMotionRelative", [.double(1), .double(0)])
+        _ = notify("NotifyPointerMotionRelative", [.double(-1), .double(0)])
         _ = notify("NotifyKeyboardKeysym", [.uint32(Keysyms.value(of: .shift)), .bool(true)])
         _ = notify("NotifyKeyboardKeysym", [.uint32(Keysyms.value(of: .shift)), .bool(false)])
         _ = roundTrip()

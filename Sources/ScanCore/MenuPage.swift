@@ -192,8 +192,15 @@ extension MenuItem {
         e.finishAction(target, focus: e.settings.resumeAt == .first ? .first : .same, outcome: outcome)
     }
 
-    static let pointMode = MenuItem("pointMode", "Point mode") { e, _ in
+    static let pointMode = MenuItem("pointMode", "Point mode") { e, target in
         e.closeMenu()
+        // Where the host cannot point (nothing would show the sweep, or tap where it is),
+        // the reason is said and scanning goes on where it was.
+        if let why = e.pointModeRefusal {
+            e.emit(.announce(why))
+            e.returnFromMenu(target)
+            return
+        }
         e.enterPointMode()
     }
 

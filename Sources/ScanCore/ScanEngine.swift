@@ -179,6 +179,10 @@ public struct ScanEngine: Sendable {
     /// Makes the keyboard that selecting a text field opens; without one, a text field is
     /// tapped like any element.
     public var keyboardProvider: (any KeyboardProvider)?
+    /// Why point mode cannot be used here (the host can neither show its sweep nor tap where
+    /// it points), or nil: choosing it says this instead, and a start in point mode starts in
+    /// item mode after saying it.
+    public var pointModeRefusal: String?
 
     var out: [TimedEffect] = []
     var now = ScanInstant.zero
@@ -216,7 +220,11 @@ public struct ScanEngine: Sendable {
         emit(.screen(ShownScreen(tree, serial: screensShown)))
         for e in effectsAtStart { emit(e) }
         effectsAtStart = []
-        if settings.mode == .point {
+        if settings.mode == .point, let why = pointModeRefusal {
+            emit(.announce(why))
+            phase = .item(.scanning)
+            restartItemScan(at: t)
+        } else if settings.mode == .point {
             phase = .point(.scanning)
             emit(.scanStarted)
             emit(.modeChanged(.point))

@@ -75,6 +75,9 @@ public final class ScanSession: @unchecked Sendable {
     private var devices: SwitchDevices?
     private var desktop: DesktopAccess?
     private var windows: (any WindowList)?
+    /// Under GNOME without its extension answering: what the user is told, once on the log
+    /// at the start and once through the scan (said aloud where speech is on).
+    private var extensionNotice: String?
 
     /// - Parameters:
     ///   - log: where messages go that are not effects (stderr for the command line).
@@ -189,7 +192,9 @@ public final class ScanSession: @unchecked Sendable {
         // On GNOME, GNOME Shell draws the scene through SwitchScan's extension; without it,
         // XWayland's windows still get the X11 overlay (Mutter shows it as drawn).
         var shellDraws = false
-        if plan.shellOverlay {
+        // Without the extension nothing more is tried (the notice said why), but XWayland's
+        // windows' overlay.
+        if plan.shellOverlay && (live == nil || extensionNotice == nil) {
             let lost: @Sendable (String) -> Void = { [log] in log("Warning: \($0)") }
             let screen = (try? WaylandGlobals.layout(display: c.environment["WAYLAND_DISPLAY"])) ?? nil
             let whole = screen ?? PixelRect(x: 0, y: 0, width: Int(tree.screenSize.width), height: Int(tree.screenSize.height))
@@ -254,7 +259,8 @@ public final class ScanSession: @unchecked Sendable {
         }
         // The window manager's (or the compositor's) windows, for the screen menu's Windows page.
         var desktopWindows: (any WindowList)?
-        if let source = plan.windowsPage {
+        // (Without GNOME Shell's extension, its notice says what the Windows page needs.)
+        if let source = plan.windowsPage, source != .gnome || extensionNotice == nil {
             do { desktopWindows = try WindowPlaces.list(source, environment: configuration.environment, report: report) } catch {
                 notes.append("Note: the Windows page is not offered: \(error)")
             }
@@ -268,6 +274,12 @@ public final class ScanSession: @unchecked Sendable {
 
         var engine = ScanEngine(tree: tree, settings: scanSettings)
         engine.keyboardProvider = typing
+        if live != nil, extensionNotice != nil {
+            engine.pointModeRefusal = "Point mode cannot be used: SwitchScan's GNOME Shell extension is not answering, so its lines cannot be shown. "
+                + "Enable the extension and log in again."
+        } else if live != nil, clicker == nil {
+            engine.pointModeRefusal = "Point mode cannot be used: there is no pointer to tap with."
+        }
         let scanner = LiveScanner(engine: engine, queue: rt) { [presentQueue, live, weak self] effects in
             presentQueue.async { [weak self] in
                 // While the application typed into does not answer, nothing chosen is sent to
@@ -333,6 +345,7 @@ public final class ScanSession: @unchecked Sendable {
             }
         }
         for note in notes { say(note) }
+        if let extensionNotice { scanner.report(extensionNotice) }
         let keysAreSwitches = !(c.useDevices && attachDevices(profiles, scanner: scanner, say: say))
         if c.terminalKeys { startTerminalKeys(scanner: scanner, keysAreSwitches: keysAreSwitches) }
         if let duration = c.duration {
@@ -387,6 +400,7 @@ public final class ScanSession: @unchecked Sendable {
         func connect() throws(SessionError) -> DesktopAccess {
             let places = WindowPlaces.open(environment: env)
             if let note = places.note { log(note) }
+            if places.source == nil, Compositor(env) == .gnome { extensionNotice = places.note }
             return try DesktopConnection.connect(places: places.source, wayland: Compositor(env).isWayland)
         }
         guard wait > 0 else { return try connect() }

@@ -54,6 +54,20 @@ struct Autostart: ParsableCommand {
         }
     }
 
+    /// In a GNOME session: the extension enabled, or why not.
+    static func enableGnomeExtension() -> String? {
+        let env = ProcessInfo.processInfo.environment
+        guard Compositor(env) == .gnome else { return nil }
+        guard GnomeExtension.installed(env) != nil else { return GnomeExtension.status(env) }
+        do {
+            return try GnomeExtension.enable(env)
+                ? "Enabled SwitchScan's GNOME Shell extension (\(GnomeExtension.uuid)): GNOME Shell loads it at your next login; until then nothing is outlined."
+                : "SwitchScan's GNOME Shell extension was already enabled."
+        } catch {
+            return "Warning: SwitchScan's GNOME Shell extension could not be enabled: \(error). Enable it with 'gnome-extensions enable \(GnomeExtension.uuid)'."
+        }
+    }
+
     static func exists(_ path: String) -> Bool {
         var st = stat()
         return lstat(path, &st) == 0
@@ -222,18 +236,8 @@ struct UserManager {
     }
 
     func run(_ arguments: [String]) -> Answer {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: systemctl)
-        process.arguments = ["--user"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return Answer(status: 127, output: "\(systemctl): \(error)") }
-        try? pipe.fileHandleForWriting.close()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Answer(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        let r = ToolRun.run(systemctl, ["--user"] + arguments)
+        return Answer(status: r.status, output: r.output)
     }
 
     /// `is-enabled`'s word for the unit (enabled, disabled, …), or nil where it knows no such
@@ -367,6 +371,7 @@ struct AutostartEnable: ParsableCommand {
         }
         writeMessage("It runs: \(AutostartFiles.desktopExec([executable] + AutostartFiles.runArguments()))\n")
         if let note = Autostart.kwinNote() { writeMessage(note + "\n") }
+        if let note = Autostart.enableGnomeExtension() { writeMessage(note + "\n") }
     }
 }
 
@@ -482,6 +487,7 @@ struct AutostartStatus: ParsableCommand {
         }
         if !on { writeMessage("SwitchScan does not start at login. 'switchscan autostart enable' turns that on.\n") }
         if let note = Autostart.kwinNote() { writeMessage(note + "\n") }
+        if Compositor(ProcessInfo.processInfo.environment) == .gnome { writeMessage(GnomeExtension.status(ProcessInfo.processInfo.environment) + "\n") }
     }
 }
 

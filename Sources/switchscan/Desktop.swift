@@ -27,7 +27,11 @@ struct Desktop: ParsableCommand {
         var places = desktop.places.map { "from \($0.name)" } ?? "unknown"
         if desktop.places == nil, case .none(let why) = PlaceSource(compositor, env) { places += ": \(why)" }
         print("Session: \(compositor.name); window places \(places).")
-        if compositor.isWayland {
+        if compositor == .gnome {
+            // GNOME offers none of the Wayland protocols: the extension draws, Mutter's remote
+            // desktop taps and types.
+            print(GnomeExtension.status(env))
+        } else if compositor.isWayland {
             do { print(WaylandInterface.describe(try WaylandInterface.offered(environment: env), compositor: compositor)) } catch { print("The compositor's registry cannot be asked: \(error).") }
         }
         let apps = desktop.applications()

@@ -80,3 +80,102 @@ import Testing
         print(tap.stdout)
     }
 }
+
+extension GnomeTests {
+    /// Without the extension (not installed; installed but not enabled): `desktop` says so
+    /// and what to do; a run says it once on its log and once through the scan (an
+    /// announcement, spoken where speech is on), scans by AT-SPI alone (the menu's Tap ticks
+    /// a check box), and point mode says why it cannot be used. Not enabled:
+    /// `autostart enable` enables it, and after GNOME Shell starts again (as at a login)
+    /// it answers.
+    @Test(arguments: [WaylandSession.Extension.absent, .disabled])
+    func withoutTheExtensionItemModeWorksAndTheUserIsToldWhy(_ state: WaylandSession.Extension) throws {
+        let session = try WaylandSession(compositor: .gnome, shellExtension: state)
+        defer { session.stop() }
+        let boxes = try WaylandTests.launchWidgetFactory(session, rightOf: -1000)
+        #expect(!boxes.isEmpty)
+        let desktop = try session.runSwitchscan(["desktop", "--app", "gtk3-widget-factory"])
+        let told = state == .absent ? "GNOME Shell extension: not installed" : "; not enabled ('switchscan autostart enable' enables it"
+        #expect(desktop.stdout.contains(told) && desktop.stdout.contains("window places unknown"), "\(desktop)")
+
+        let app = "gtk3-widget-factory"
+        let targets = try TaskTests.targets(session, app: app)
+        let box = try #require(targets.first { $0.label == "checkbutton" && !$0.traits.contains("selected") && !$0.traits.contains("notEnabled") })
+        let scan = try ScanDriver(session, ["--app", app])
+        defer { scan.stop() }
+        let notice = "SwitchScan's GNOME Shell extension is not answering"
+        try scan.find(since: 0, "the notice, through the scan") { $0.effect == "announce" && $0.text?.contains(notice) == true }
+        try Self.reach(scan, id: box.id, centre: box.centre)
+        try scan.choose("Tap")
+        #expect(try TestTime.poll(timeout: 10, every: 0.2) {
+            try TaskTests.targets(session, app: app).contains { $0.id == box.id && $0.traits.contains("selected") }
+        }, "the menu's Tap did not tick the check box")
+        try Self.reach(scan, id: box.id, centre: box.centre)
+        try scan.select(expecting: "the element's menu") { $0.effect == "menuOpen" }
+        try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        try scan.go(to: "Point mode")
+        try scan.select(expecting: "why not") { $0.effect == "announce" && $0.text?.hasPrefix("Point mode cannot be used") == true }
+        scan.settle()
+        #expect(!scan.seen.contains { $0.effect == "modeChanged" }, "point mode began")
+        #expect(scan.process.stderr.components(separatedBy: notice).count - 1 == 1, "the notice said once: \(scan.process.stderr)")
+        scan.stop()
+
+        guard state == .disabled else { return }
+        let enable = try session.runSwitchscan(["autostart", "enable"])
+        #expect(enable.status == 0 && enable.stdout.contains("Enabled SwitchScan's GNOME Shell extension (switchscan@switchscan.org): GNOME Shell loads it at your next login"),
+                "\(enable)")
+        try session.restartShell()
+        let status = try session.runSwitchscan(["autostart", "status"])
+        #expect(status.stdout.contains("; enabled; answering (version "), "\(status)")
+    }
+
+    /// GNOME Shell too busy to answer (its main loop held for 5 s): `desktop` says the
+    /// extension did not answer in time rather than hang.
+    @Test func aShellTooBusyToAnswerIsSaid() throws {
+        let session = try WaylandSession(compositor: .gnome)
+        defer { session.stop() }
+        let busy = try session.startBackground(DesktopTool.dbusSend.path, ["--session", "--print-reply", "--reply-timeout=10000", "--dest=org.gnome.Shell", "/org/gnome/Shell",
+                                                                          "org.gnome.Shell.Eval", "string:const t = Date.now(); while (Date.now() - t < 5000) {}"])
+        defer { ChildProcess.stop([busy], grace: 1) }
+        // Held once a call to it goes unanswered.
+        let held = try TestTime.poll(timeout: 5, every: 0.1) {
+            // (A property, which its main loop answers: GDBus answers a ping by itself.)
+            try session.run(DesktopTool.dbusSend.path, ["--session", "--print-reply", "--reply-timeout=300", "--dest=org.gnome.Shell", "/org/gnome/Shell",
+                                                        "org.freedesktop.DBus.Properties.Get", "string:org.gnome.Shell", "string:ShellVersion"], timeout: 5).status != 0
+        }
+        try #require(held, "GNOME Shell went on answering")
+        let started = Date()
+        let desktop = try session.runSwitchscan(["desktop"])
+        #expect((desktop.stdout + desktop.stderr).contains("SwitchScan's GNOME Shell extension did not answer Hello in time"), "\(desktop)")
+        #expect(desktop.stdout.contains("window places unknown"), "\(desktop)")
+        #expect(Date().timeIntervalSince(started) < 10, "desktop waited \(Date().timeIntervalSince(started)) s")
+    }
+
+    /// GNOME Shell restarted mid-run (as at a login; its windows go with it): the run goes
+    /// on, and once the application is back, its window is placed by the new Shell's
+    /// extension, the outline is drawn again there, and the menu's Tap ticks a check box.
+    @Test func aRunFollowsGnomeShellRestarting() throws {
+        let (session, _) = try WaylandTests.widgetFactory(.gnome)
+        defer { session.stop() }
+        let app = "gtk3-widget-factory"
+        let scan = try ScanDriver(session, ["--app", app])
+        defer { scan.stop() }
+        try session.restartShell()
+        _ = try WaylandTests.launchWidgetFactory(session, rightOf: 0)
+        let targets = try TaskTests.targets(session, app: app)
+        let box = try #require(targets.first { $0.label == "checkbutton" && !$0.traits.contains("selected") && !$0.traits.contains("notEnabled") })
+        scan.settle(1)
+        try Self.reach(scan, id: box.id, centre: box.centre)
+        let f = try #require(scan.current?.frame)
+        let orange = RGB(r: 0xff, g: 0x8c, b: 0x00)
+        #expect(try TestTime.poll(timeout: 5, every: 0.1) {
+            try session.captureScreen().pixel(x: Int(f[0]) - 3, y: Int(f[1] + f[3] / 2)) == orange
+        }, "no outline from the new GNOME Shell")
+        try scan.choose("Tap")
+        #expect(try TestTime.poll(timeout: 10, every: 0.2) {
+            try TaskTests.targets(session, app: app).contains { $0.id == box.id && $0.traits.contains("selected") }
+        }, "the menu's Tap did not tick the check box")
+        #expect(scan.process.isRunning, "the run ended: \(scan.process.stderr)")
+        #expect(scan.process.stderr.contains("GNOME Shell left the session bus"), "\(scan.process.stderr)")
+    }
+}

@@ -381,6 +381,13 @@ final class WaylandSession: @unchecked Sendable {
         services.append(try spawn(path, args, extra: extra, log: directory.appendingPathComponent("services.log")))
     }
 
+    /// Starts `path ARGS…` in the session, left running (it ends with the session).
+    func startBackground(_ path: String, _ args: [String]) throws -> ChildProcess {
+        let p = try spawn(path, args, log: directory.appendingPathComponent("services.log"))
+        services.append(p)
+        return p
+    }
+
     /// Runs `path ARGS…` to its end in the session.
     func run(_ path: String, _ args: [String], extra: [String: String] = [:], timeout: Double = 20) throws -> ToolResult {
         let (p, a) = command(path, args, extra: extra)

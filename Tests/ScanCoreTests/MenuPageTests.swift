@@ -254,3 +254,41 @@ struct MenuPageTests {
         }
     }
 }
+
+/// Where the host cannot point (nothing shows the sweep), point mode says why instead.
+@Suite struct PointModeRefusalTests {
+    static let why = "Point mode cannot be used: nothing can show its lines."
+
+    func engine(_ mode: ScanMode) -> (ScanEngine, [TimedEffect]) {
+        var s = ScanSettings()
+        s.style = .manual
+        s.mode = mode
+        var e = ScanEngine(tree: screen(buttons("a", "b")), settings: s)
+        e.pointModeRefusal = Self.why
+        let started = e.start(at: at(0))
+        return (e, started)
+    }
+
+    func press(_ e: inout ScanEngine, _ action: SwitchAction, at t: Double) -> [TimedEffect] {
+        e.handle(SwitchEvent(action, down: true, at: at(t)), at: at(t)) + e.handle(SwitchEvent(action, down: false, at: at(t + 0.05)), at: at(t + 0.05))
+    }
+
+    @Test func choosingPointModeSaysWhyAndScanningGoesOnWhereItWas() {
+        var (e, _) = engine(.item)
+        _ = press(&e, .select, at: 1)                 // a's menu
+        #expect(e.currentHighlightID == "tap")
+        _ = press(&e, .next, at: 2)                   // Point mode
+        #expect(e.currentHighlightID == "pointMode")
+        let chosen = press(&e, .select, at: 3).map(\.effect)
+        #expect(chosen.contains(.announce(Self.why)), "\(chosen)")
+        #expect(!chosen.contains { if case .modeChanged = $0 { true } else { false } }, "\(chosen)")
+        #expect(e.currentMode == .item && e.currentHighlightID == "a")
+    }
+
+    @Test func aStartInPointModeStartsInItemModeSayingWhy() {
+        let (e, started) = engine(.point)
+        #expect(started.map(\.effect).contains(.announce(Self.why)))
+        #expect(e.currentMode == .item)
+        #expect(!started.contains { if case .sweep = $0.effect { true } else { false } })
+    }
+}
