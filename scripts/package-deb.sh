@@ -53,6 +53,15 @@ exe=/usr/bin/switchscan
 "$bin" autostart print failure-unit >"$root/usr/lib/systemd/user/switchscan-failed.service"
 "$bin" autostart print application --executable "$exe" >"$root/usr/share/applications/switchscan.desktop"
 install -m 0644 packaging/70-switchscan.rules "$root/usr/lib/udev/rules.d/70-switchscan.rules"
+# The GNOME Shell extension; its extension.js is linked by the maintainer script to the entry
+# point the installed GNOME Shell loads (pick-entry, run again when gnome-shell is upgraded).
+ext="$root/usr/share/gnome-shell/extensions/switchscan@switchscan.org"
+mkdir -p "$ext" "$root/usr/lib/switchscan"
+for f in packaging/gnome-shell/switchscan@switchscan.org/*; do
+    case "$f" in */extension.js) continue ;; esac
+    install -m 0644 "$f" "$ext/"
+done
+install -m 0755 packaging/gnome-shell/pick-entry "$root/usr/lib/switchscan/gnome-shell-pick-entry"
 
 # The manual: each command's --help, its sections as man sections, options as tagged paragraphs.
 roff() {
@@ -143,6 +152,7 @@ Description: switch access scanning for the Linux desktop
 EOF
 install -m 0755 packaging/postinst "$root/DEBIAN/postinst"
 install -m 0755 packaging/postrm "$root/DEBIAN/postrm"
+install -m 0644 packaging/triggers "$root/DEBIAN/triggers"
 (cd "$root" && find usr -type f -exec md5sum {} + | sort -k2) >"$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
 

@@ -9,14 +9,15 @@ import ScanSession
 struct BenchPlaces: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "places",
-        abstract: "Time learning where windows are: sway's IPC in the process ($SWAYSOCK), or KWin's script.",
+        abstract: "Time learning where windows are: sway's IPC in the process ($SWAYSOCK), KWin's script, or GNOME Shell's extension.",
         discussion: """
         Under sway each read is a GET_TREE request over the socket SwitchScan keeps open and \
         the tree parsed into window places, as a read of the desktop asks it when a window is \
         not yet known. Under KWin the places come from a script SwitchScan loads: it times \
         the start (the script loaded, run and its first report in), and a window maximised \
         and restored in turn (by the Windows page's script) to the report of its new place. \
-        Needs sway or KWin (headless works) with some windows open.
+        Under GNOME each read asks SwitchScan's GNOME Shell extension over the session bus. \
+        Needs sway, KWin or GNOME Shell (headless works) with some windows open.
         """
     )
 
@@ -30,6 +31,7 @@ struct BenchPlaces: ParsableCommand {
     func run() throws {
         let env = ProcessInfo.processInfo.environment
         if Compositor(env) == .kwin { return try kwin(env) }
+        if Compositor(env) == .gnome { return try gnome() }
         guard let socket = ProcessInfo.processInfo.environment["SWAYSOCK"], !socket.isEmpty else {
             throw fail("Error: SWAYSOCK is not set: run this inside sway.")
         }
@@ -47,6 +49,25 @@ struct BenchPlaces: ParsableCommand {
         let s = Summary(samples)
         print("bench places: \(reads) reads of sway's tree, \(windows) windows")
         print(String(format: "a read (GET_TREE, parsed): p50 %.1f µs, p99 %.1f µs, max %.1f µs", s.p50, s.p99, s.max))
+    }
+
+    /// Reads of the GNOME Shell extension's window list (a call over the session bus,
+    /// answered from GNOME Shell's own list, parsed into places), as a read of the desktop
+    /// asks it when a window is not yet known.
+    private func gnome() throws {
+        let places: GnomePlaces
+        do { places = try GnomePlaces() } catch { throw fail("Error: \(error)") }
+        defer { places.close() }
+        var samples: [Int64] = []
+        var windows = 0
+        for _ in 0..<reads {
+            let t0 = MonotonicClock.now()
+            windows = places.places(fresh: true).count
+            samples.append(MonotonicClock.now().nanoseconds - t0.nanoseconds)
+        }
+        let s = Summary(samples)
+        print("bench places: \(reads) reads of GNOME Shell's windows through the extension, \(windows) windows")
+        print(String(format: "a read (GetWindows, parsed): p50 %.1f µs, p99 %.1f µs, max %.1f µs", s.p50, s.p99, s.max))
     }
 
     /// The KWin script's start, and a move to its report, `reads` times each (at most 50).

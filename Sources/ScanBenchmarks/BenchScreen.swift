@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandSupport
+import Compositors
 import Dispatch
 import Foundation
 import ScanCore
@@ -20,7 +21,8 @@ struct BenchScreen: ParsableCommand {
         same run a second connection measures bare XSync round trips. Needs an X display \
         (Xvfb works). With --wayland, the layer-shell overlay instead, timed to the \
         compositor's frame callback (the move shown), beside bare wl_display round trips: \
-        needs a compositor with the layer shell (headless sway works). Also reports the \
+        needs a compositor with the layer shell (headless sway works); under GNOME, the \
+        extension's drawing, timed to GNOME Shell having painted the frame with it. Also reports the \
         overlay's CPU while moving once a second.
         """
     )
@@ -60,7 +62,20 @@ struct BenchScreen: ParsableCommand {
             results.add(at)
         }
         do {
-            if wayland {
+            if wayland && Compositor(ProcessInfo.processInfo.environment) == .gnome {
+                // GNOME Shell draws, through the extension: a press to its next frame painted.
+                guard let screen = try WaylandGlobals.layout() else { throw fail("Error: GNOME Shell has no monitor.") }
+                let o = try ShellOverlay(feedback: FeedbackSettings(), screen: screen, queue: presentQueue)
+                // `done` runs on the present queue alone.
+                nonisolated(unsafe) let finish = done
+                o.onPainted = { _ in
+                    let at = MonotonicClock.now()
+                    presentQueue.async { finish(at) }
+                }
+                let r = try WaylandRoundTrip()
+                overlay = o
+                bare = { r.roundtrip() }
+            } else if wayland {
                 let o = try LayerOverlay(feedback: FeedbackSettings(), queue: presentQueue)
                 o.onPresented = { _, at in done(at) }
                 let r = try WaylandRoundTrip()
@@ -111,9 +126,12 @@ struct BenchScreen: ParsableCommand {
         }
         endProgress()
         let s = presentQueue.sync { Summary(latencies) }, b = Summary(round)
-        print("bench screen: \(presses) presses, \(wayland ? "layer-shell overlay (Wayland)" : "X11 overlay"), load \(load ? "on" : "off")\(keyboard ? ", keyboard shown" : "")")
+        let gnome = Compositor(ProcessInfo.processInfo.environment) == .gnome
+        let painter = !wayland ? "X11 overlay" : gnome ? "GNOME Shell's extension" : "layer-shell overlay (Wayland)"
+        print("bench screen: \(presses) presses, \(painter), load \(load ? "on" : "off")\(keyboard ? ", keyboard shown" : "")")
         if wayland {
-            print(String(format: "press → outline shown (frame callback): p50 %.1f µs, p99 %.1f µs, max %.1f µs (%d)", s.p50, s.p99, s.max, s.count))
+            let what = gnome ? "painted (GNOME Shell's after-paint)" : "shown (frame callback)"
+            print("press → outline \(what): " + String(format: "p50 %.1f µs, p99 %.1f µs, max %.1f µs (%d)", s.p50, s.p99, s.max, s.count))
             print(String(format: "bare wl_display round trip:             p50 %.1f µs, p99 %.1f µs, max %.1f µs", b.p50, b.p99, b.max))
         } else {
             print(String(format: "press → outline moved (after XSync): p50 %.1f µs, p99 %.1f µs, max %.1f µs (%d)", s.p50, s.p99, s.max, s.count))
@@ -122,6 +140,7 @@ struct BenchScreen: ParsableCommand {
         if idleSeconds > 0 {
             // As in a run: no frame callbacks asked for.
             if let o = overlay as? LayerOverlay { presentQueue.sync { o.onPresented = nil } }
+            if let o = overlay as? ShellOverlay { presentQueue.sync { o.onPainted = nil } }
             let c0 = processCPUSeconds()
             for _ in 0..<idleSeconds {
                 let t = MonotonicClock.now()

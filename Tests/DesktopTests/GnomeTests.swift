@@ -82,6 +82,22 @@ import Testing
 }
 
 extension GnomeTests {
+    /// The benchmarks run on GNOME Shell: a press to the frame GNOME Shell painted with the
+    /// outline moved (the keyboard drawn under it), the extension's window list read in the
+    /// process, and a click of Mutter's remote desktop to the application's AT-SPI event.
+    /// Figures, not bounds (docs/SCREEN.md and docs/DESKTOP.md have the release build's).
+    @Test func theBenchmarksMeasureOnGnomeShell() throws {
+        let (session, _) = try WaylandTests.widgetFactory(.gnome)
+        defer { session.stop() }
+        let screen = try session.runSwitchscan(["switchscan-bench", "screen", "--wayland", "--keyboard", "--presses", "50", "--idle-seconds", "0"], timeout: 60)
+        #expect(screen.status == 0 && screen.stdout.contains("keyboard shown") && !screen.stdout.contains("(0)"), "\(screen)")
+        let places = try session.runSwitchscan(["switchscan-bench", "places", "--reads", "200"], timeout: 60)
+        #expect(places.status == 0 && places.stdout.contains("through the extension, 1 windows"), "\(places)")
+        let tap = try session.runSwitchscan(["switchscan-bench", "tap", "--app", "gtk3-widget-factory", "--taps", "20"], timeout: 60)
+        #expect(tap.status == 0 && tap.stdout.contains("clicked through Mutter's remote desktop") && !tap.stdout.contains("(0 of 20)"), "\(tap)")
+        print(screen.stdout + places.stdout + tap.stdout)
+    }
+
     /// Without the extension (not installed; installed but not enabled): `desktop` says so
     /// and what to do; a run says it once on its log and once through the scan (an
     /// announcement, spoken where speech is on), scans by AT-SPI alone (the menu's Tap ticks

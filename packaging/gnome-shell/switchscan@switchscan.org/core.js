@@ -282,8 +282,13 @@ class Painter {
         const { St, Main } = deps;
         this.root = new St.Widget({ name: 'switchscan-scene', reactive: false, can_focus: false, x: 0, y: 0 });
         Main.layoutManager.uiGroup.add_child(this.root);
-        this.layers = new Map();  // name → { text, actor }
+        // One actor a layer, in their order from the bottom, each holding what it shows.
         this.order = ['keyboard', 'outline', 'sweep', 'menu'];
+        this.layers = new Map(this.order.map(name => {
+            const actor = new St.Widget({ reactive: false, x: 0, y: 0 });
+            this.root.add_child(actor);
+            return [name, { text: '[]', actor }];
+        }));
         this.paintWaiters = [];
         this.afterPaint = 0;
         // Whatever the Shell adds later (a notification, a modal dialog) goes below the scene.
@@ -302,24 +307,23 @@ class Painter {
     }
 
     show(scene) {
-        const { St } = this.d;
         const layers = scene.layers ?? {};
         const font = scene.font ?? {};
         for (const name of this.order) {
             const items = layers[name] ?? [];
             const text = JSON.stringify(items);
-            const held = this.layers.get(name);
-            if (held && held.text === text) continue;
-            held?.actor.destroy();
-            const actor = new St.Widget({ reactive: false, x: 0, y: 0 });
-            for (const item of items) actor.add_child(this.item(item, font));
-            this.layers.set(name, { text, actor });
-        }
-        // In their order, from the bottom.
-        this.root.remove_all_children?.();
-        for (const name of this.order) {
-            const held = this.layers.get(name);
-            if (held && !held.actor.get_parent()) this.root.add_child(held.actor);
+            const layer = this.layers.get(name);
+            // An unchanged layer is left alone: nothing of it is laid out or painted again.
+            if (layer.text === text) continue;
+            layer.text = text;
+            layer.actor.destroy_all_children();
+            for (const item of items) layer.actor.add_child(this.item(item, font));
+            // The keyboard (many labels) is kept as one picture while it is shown: a frame
+            // that moves the outline over it paints one texture, not every key again.
+            if (name === 'keyboard') {
+                const { OffscreenRedirect } = this.d.Clutter;
+                layer.actor.set_offscreen_redirect(items.length > 0 ? OffscreenRedirect.ALWAYS : OffscreenRedirect.AUTOMATIC_FOR_OPACITY);
+            }
         }
         this.restack();
         this.root.show();
@@ -343,8 +347,10 @@ class Painter {
     }
 
     hide() {
-        for (const held of this.layers.values()) held.actor.destroy();
-        this.layers.clear();
+        for (const layer of this.layers.values()) {
+            layer.actor.destroy_all_children();
+            layer.text = '[]';
+        }
         this.root.hide();
     }
 
