@@ -11,54 +11,38 @@ public final class GnomePlaces: WindowPlaceSource, @unchecked Sendable {
     public let name = "SwitchScan's GNOME Shell extension"
     public let native = WindowPlace.Client.wayland
     private let shell: GnomeShell
-    private let lock = Lock()
-    private var known: [WindowReport.Window] = []   // under `lock`
-    private var onChange: (@Sendable () -> Void)?   // under `lock`
+    private let reported = ReportedWindows()
 
     public init() throws(GnomeShellError) {
         shell = try GnomeShell()
-        known = try shell.windows()
-        var events = GnomeShell.Events()
-        events.windows = { [weak self] bytes in self?.take(bytes) }
-        events.present = { [weak self] here in self?.presence(here) }
-        try shell.listen(events)
+        reported.set(try shell.windows())
+        try shell.listen(Self.events(shell, reported))
     }
 
     deinit { shell.close() }
 
-    /// The extension's version, as it said at hello.
-    public var version: String { shell.version }
-
-    private func take(_ bytes: [UInt8]) {
-        guard let windows = try? WindowReport.parse(bytes) else { return }
-        set(windows)
-    }
-
-    /// The extension left (no window is known until it is back) or came back.
-    private func presence(_ here: Bool) {
-        set(here ? (try? shell.windows()) ?? [] : [])
-    }
-
-    private func set(_ windows: [WindowReport.Window]) {
-        let (changed, call) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?) in
-            let before = known.map(\.place)
-            known = windows
-            return (before != windows.map(\.place), onChange)
+    /// The extension's lists into `reported`: each it pushes, and when it leaves (no window
+    /// is known until it is back) or comes back, none or its list then.
+    static func events(_ shell: GnomeShell, _ reported: ReportedWindows) -> GnomeShell.Events {
+        var events = GnomeShell.Events()
+        events.windows = { [weak reported] bytes in
+            if let windows = try? WindowReport.parse(bytes) { reported?.set(windows) }
         }
-        if changed { call?() }
+        events.present = { [weak shell, weak reported] here in
+            reported?.set(here ? (try? shell?.windows()) ?? [] : [])
+        }
+        return events
     }
 
     public func places(fresh: Bool) -> [WindowPlace] {
-        if fresh, let now = try? shell.windows() { lock.withLock { known = now } }
-        return lock.withLock { known.filter { !$0.minimized }.map(\.place) }
+        if fresh, let now = try? shell.windows() { reported.set(now) }
+        return reported.places
     }
 
-    public func follow(_ onChange: @escaping @Sendable () -> Void) {
-        lock.withLock { self.onChange = onChange }
-    }
+    public func follow(_ onChange: @escaping @Sendable () -> Void) { reported.followPlaces(onChange) }
 
     public func close() {
-        lock.withLock { onChange = nil }
+        reported.followPlaces(nil)
         shell.close()
     }
 }
@@ -69,10 +53,7 @@ public final class GnomeWindows: WindowList, @unchecked Sendable {
     private let shell: GnomeShell
     private let report: @Sendable (String) -> Void
     private let queue = DispatchQueue(label: "switchscan.gnome-windows")
-    private let lock = Lock()
-    private var last: [ManagedWindow]?                            // under `lock`
-    private var onChange: (@Sendable ([ManagedWindow]) -> Void)?  // under `lock`
-    private var stopped = false                                   // under `lock`
+    private let reported = ReportedWindows()
 
     public init(report: @escaping @Sendable (String) -> Void) throws(GnomeShellError) {
         shell = try GnomeShell()
@@ -82,36 +63,18 @@ public final class GnomeWindows: WindowList, @unchecked Sendable {
     deinit { shell.close() }
 
     public func start(onChange: @escaping @Sendable ([ManagedWindow]) -> Void) {
-        lock.withLock { self.onChange = onChange }
-        var events = GnomeShell.Events()
-        events.windows = { [weak self] bytes in (try? WindowReport.parse(bytes)).map { self?.take($0) } }
-        events.present = { [weak self] here in
-            guard let self else { return }
-            take(here ? (try? shell.windows()) ?? [] : [])
-        }
+        reported.followList(onChange)
         do {
-            try shell.listen(events)
-            take(try shell.windows())
+            try shell.listen(GnomePlaces.events(shell, reported))
+            reported.set(try shell.windows())
         } catch {
             report("The Windows page cannot follow GNOME Shell's windows: \(error)")
         }
     }
 
-    private func take(_ all: [WindowReport.Window]) {
-        let list = all.filter(\.listed).map {
-            ManagedWindow(id: $0.place.id, title: $0.place.title, active: $0.place.active, maximized: $0.maximized, minimized: $0.minimized)
-        }
-        let call: (@Sendable ([ManagedWindow]) -> Void)? = lock.withLock {
-            guard list != last else { return nil }
-            last = list
-            return onChange
-        }
-        call?(list)
-    }
-
     public func perform(_ command: WindowCommand, window id: String) {
         queue.async { [weak self] in
-            guard let self, let title = lock.withLock({ stopped ? nil : last?.first { $0.id == id }?.title ?? id }) else { return }
+            guard let self, let title = reported.title(of: id) else { return }
             do {
                 if try !shell.perform(Self.name(command), window: id) { report("'\(title)' is gone: GNOME Shell has no such window any more") }
             } catch {
@@ -132,7 +95,7 @@ public final class GnomeWindows: WindowList, @unchecked Sendable {
     }
 
     public func stop() {
-        lock.withLock { onChange = nil; stopped = true }
+        reported.stop()
         queue.sync {}
         shell.close()
     }

@@ -15,9 +15,7 @@ public final class KWinPlaces: WindowPlaceSource, @unchecked Sendable {
     static let firstReportSeconds = 3.0
     private let scripting: KWinScripting
     private let scriptName = KWinScripting.scriptNames(pid: getpid()).places
-    private let lock = Lock()
-    private var known: [KWinScript.Window] = []          // under `lock`
-    private var onChange: (@Sendable () -> Void)?        // under `lock`
+    private let reported = ReportedWindows()
     private let first = DispatchSemaphore(value: 0)
 
     /// Loads the script and waits for its first report; fails saying why (no KWin on the
@@ -44,35 +42,15 @@ public final class KWinPlaces: WindowPlaceSource, @unchecked Sendable {
     /// A report from the script; on the listening thread.
     private func take(_ bytes: [UInt8]) {
         guard let windows = try? KWinScript.report(bytes) else { return }
-        let (changed, call, wasFirst) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?, Bool) in
-            let before = Self.placement(known.map(\.place))
-            let wasFirst = !reported
-            reported = true
-            known = windows
-            return (before != Self.placement(windows.map(\.place)), onChange, wasFirst)
-        }
-        if wasFirst { first.signal() }
-        if changed { call?() }
-    }
-    private var reported = false  // under `lock`
-
-    /// The windows on the screen: a minimised one is nowhere to be outlined or clicked, and
-    /// would only compete with its application's other windows in the matching.
-    public func places(fresh: Bool) -> [WindowPlace] {
-        lock.withLock { known.filter { !$0.minimized }.map(\.place) }
+        if reported.set(windows) { first.signal() }
     }
 
-    /// What decides where a window's frames go: a title or the focus changing does not.
-    private static func placement(_ places: [WindowPlace]) -> [[String]] {
-        places.map { [$0.id, "\($0.pid ?? -1)", "\($0.client)", "\($0.geometry)", "\($0.buffer.map { "\($0)" } ?? "")"] }
-    }
+    public func places(fresh: Bool) -> [WindowPlace] { reported.places }
 
-    public func follow(_ onChange: @escaping @Sendable () -> Void) {
-        lock.withLock { self.onChange = onChange }
-    }
+    public func follow(_ onChange: @escaping @Sendable () -> Void) { reported.followPlaces(onChange) }
 
     public func close() {
-        lock.withLock { onChange = nil }
+        reported.followPlaces(nil)
         scripting.close()
     }
 }
@@ -87,10 +65,7 @@ public final class KWinWindows: WindowList, @unchecked Sendable {
     private let queue = DispatchQueue(label: "switchscan.kwin-windows")
     private let scriptName = KWinScripting.scriptNames(pid: getpid()).windows
     private let commandName = KWinScripting.scriptNames(pid: getpid()).command
-    private let lock = Lock()
-    private var last: [ManagedWindow]?                        // under `lock`
-    private var onChange: (@Sendable ([ManagedWindow]) -> Void)?  // under `lock`
-    private var stopped = false                               // under `lock`
+    private let reported = ReportedWindows()
 
     public init(environment: [String: String], report: @escaping @Sendable (String) -> Void) throws(KWinError) {
         scripting = try KWinScripting(environment: environment)
@@ -100,7 +75,7 @@ public final class KWinWindows: WindowList, @unchecked Sendable {
     deinit { scripting.close() }
 
     public func start(onChange: @escaping @Sendable ([ManagedWindow]) -> Void) {
-        lock.withLock { self.onChange = onChange }
+        reported.followList(onChange)
         let box = WeakBox()
         box.windows = self
         do {
@@ -115,20 +90,12 @@ public final class KWinWindows: WindowList, @unchecked Sendable {
 
     private func take(_ bytes: [UInt8]) {
         guard let all = try? KWinScript.report(bytes) else { return }
-        let list = all.filter(\.listed).map {
-            ManagedWindow(id: $0.place.id, title: $0.place.title, active: $0.place.active, maximized: $0.maximized, minimized: $0.minimized)
-        }
-        let call: (@Sendable ([ManagedWindow]) -> Void)? = lock.withLock {
-            guard list != last else { return nil }
-            last = list
-            return onChange
-        }
-        call?(list)
+        reported.set(all)
     }
 
     public func perform(_ command: WindowCommand, window id: String) {
         queue.async { [weak self] in
-            guard let self, let title = lock.withLock({ stopped ? nil : last?.first { $0.id == id }?.title ?? id }) else { return }
+            guard let self, let title = reported.title(of: id) else { return }
             do {
                 try scripting.run(KWinScript.perform(command, window: id), name: commandName)
             } catch {
@@ -138,7 +105,7 @@ public final class KWinWindows: WindowList, @unchecked Sendable {
     }
 
     public func stop() {
-        lock.withLock { onChange = nil; stopped = true }
+        reported.stop()
         queue.sync {}
         scripting.close()
     }

@@ -353,13 +353,8 @@ public struct ScanEngine: Sendable {
         keepPlace(in: next)
         if change.startsOver, untouched, mode == .item, phase == .item(.scanning), item.menu == nil,
            item.cursor.scopes.count == 1, item.cursor.index > 0 {
-            let seen = item
             item.cursor = Cursor()
             history.removeAll()
-            // The person did not move it: a press sooner after the jump than they could
-            // react to it was meant for what they saw lit, and acts on it
-            // (`restoreForPressTime`).
-            history.append(now + settings.reactionTime, seen, phase)
             timers[.stepSelect] = nil
             emitHighlight()
             armMove(from: t, firstOfCycle: true)

@@ -118,7 +118,7 @@ public struct ScanSettings: Hashable, Sendable {
         .init("grouping", .choice(\.grouping),
               "layout: the layout's groups; linear: none; rowColumn: rows of the screen; optimal: groups that minimise the expected time to reach an element."),
         .init("weights", .weights(\.weights, 0...1e6), "Element id to relative frequency of use, for optimal grouping and for cost."),
-        .init("reactionTime", .seconds(\.reactionTime, 0.06...5), "How soon after a highlight the person presses: the modelled user of cost, and how long after the keyboard's predictions take the highlight a press still acts on what was lit before."),
+        .init("reactionTime", .seconds(\.reactionTime, 0.06...5), "The modelled user of cost presses this long after the wanted item is highlighted."),
         .init("pauseAfterSelection", .pause(\.pauseAfterSelection, 0.1...60),
               "After an activation the scan waits, its place highlighted, this many seconds or until a press (which only resumes)."),
         .init("resumeAt", .choice(\.resumeAt),

@@ -259,6 +259,8 @@ struct Setup: ParsableCommand {
                         stop(error.description, status: 1)
                     }
                     say("Saved the switches in \(path).", spoken: "The switches are saved.")
+                    // On GNOME, the extension that draws the highlight and places windows.
+                    if let note = Autostart.enableGnomeExtension() { say(note, spoken: note.hasPrefix("Enabled") ? "The GNOME extension is enabled from your next login." : nil) }
                 case .saveSettings(let lines):
                     do {
                         for line in lines { try SettingsFile.set(line.key, to: line.json, in: settingsPath) }

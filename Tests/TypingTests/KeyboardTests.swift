@@ -375,38 +375,6 @@ struct KeyboardSourceTests {
         #expect(k.refreshed().effects.isEmpty, "once in, nothing more to redraw")
     }
 
-    /// The first predictions arrive while the person, seeing the first row of letters lit,
-    /// is about to press: the scan starts over at them, but a press sooner after that jump
-    /// than the person's reaction time goes into the row they saw; a later one into the
-    /// predictions, now lit.
-    @Test(arguments: [0.1, 0.5])
-    func aPressTooSoonAfterLatePredictionsTakeTheHighlightGoesWhereThePersonLooked(seconds: Double) throws {
-        let source = HeldSource(try smallWords())
-        var settings = ScanSettings()
-        settings.style = .manual
-        var engine = ScanEngine(tree: fieldScreen(.text), settings: settings)
-        engine.keyboardProvider = Self.maker(source)
-        var user = TwoSwitchUser(engine)
-        user.choose("field")
-        #expect(user.screen?.screenID == Keyboard.screenID)
-        let seen = try #require(user.lit)
-        #expect(seen != "predictions", "none made yet")
-        source.answer()
-        user.t = user.t + .seconds(1)
-        user.effects += user.driver.advance(to: user.t)
-        user.effects += user.driver.refreshPresented()
-        #expect(user.lit == "predictions", "nothing was chosen: the scan starts over at them")
-        let mark = user.effects.count
-        let pressed = user.t + .seconds(seconds)
-        user.effects += user.driver.advance(to: pressed)
-        user.effects += user.driver.deliver(SwitchEvent(.select, down: true, at: pressed))
-        user.effects += user.driver.advance(to: pressed + .seconds(0.05))
-        user.effects += user.driver.deliver(SwitchEvent(.select, down: false, at: pressed + .seconds(0.05)))
-        let entered = user.effects[mark...].compactMap { e -> String? in if case .enterGroup(let id) = e.effect { id } else { nil } }
-        let expected = seconds < settings.reactionTime.seconds ? seen : "predictions"
-        #expect(entered == [expected], "pressed \(seconds) s after the jump: \(user.effects[mark...].map(\.effect))")
-    }
-
     /// After a key the predictions shown stay until the new ones are made (a moment later):
     /// the row does not come and go under the highlight, and a word chosen from it meanwhile
     /// is typed as chosen.
