@@ -23,6 +23,8 @@ public final class MutterRemoteDesktop: @unchecked Sendable {
     static let sessionInterface = "org.gnome.Mutter.RemoteDesktop.Session"
     /// Linux's button codes (linux/input-event-codes.h).
     static let leftButton: Int32 = 0x110, rightButton: Int32 = 0x111
+    /// How long a new session's devices take to be there.
+    static let settleMicroseconds: useconds_t = 300_000
     private let lock = Lock()
     private let bus: SessionBus
     private var session: String?          // under `lock`
@@ -73,6 +75,10 @@ public final class MutterRemoteDesktop: @unchecked Sendable {
         _ = notify("NotifyKeyboardKeysym", [.uint32(Keysyms.value(of: .shift)), .bool(true)])
         _ = notify("NotifyKeyboardKeysym", [.uint32(Keysyms.value(of: .shift)), .bool(false)])
         _ = roundTrip()
+        // Mutter adds a session's devices on its input thread a moment after it answers:
+        // an event sent meanwhile is lost (seen under load). A run makes its session at the
+        // start, long before its first tap; a session made again costs this once.
+        usleep(Self.settleMicroseconds)
     }
 
     private func newSession() throws(SessionBus.Failure) -> String {

@@ -31,12 +31,18 @@ struct BenchPlaces: ParsableCommand {
     func run() throws {
         let env = ProcessInfo.processInfo.environment
         if Compositor(env) == .kwin { return try kwin(env) }
-        if Compositor(env) == .gnome { return try gnome() }
-        guard let socket = ProcessInfo.processInfo.environment["SWAYSOCK"], !socket.isEmpty else {
-            throw fail("Error: SWAYSOCK is not set: run this inside sway.")
+        // Under GNOME each read asks the extension over the session bus, answered from GNOME
+        // Shell's own list; under sway a GET_TREE over the socket kept open.
+        let places: any WindowPlaceSource
+        let what: (String, String)
+        if Compositor(env) == .gnome {
+            do { places = try GnomePlaces() } catch { throw fail("Error: \(error)") }
+            what = ("GNOME Shell's windows through the extension", "GetWindows")
+        } else {
+            guard let socket = env["SWAYSOCK"], !socket.isEmpty else { throw fail("Error: SWAYSOCK is not set: run this inside sway.") }
+            do { places = try SwayPlaces(socket: socket) } catch { throw fail("Error: \(error)") }
+            what = ("sway's tree", "GET_TREE")
         }
-        let places: SwayPlaces
-        do { places = try SwayPlaces(socket: socket) } catch { throw fail("Error: \(error)") }
         defer { places.close() }
         var samples: [Int64] = []
         samples.reserveCapacity(reads)
@@ -47,27 +53,8 @@ struct BenchPlaces: ParsableCommand {
             samples.append(MonotonicClock.now().nanoseconds - t0.nanoseconds)
         }
         let s = Summary(samples)
-        print("bench places: \(reads) reads of sway's tree, \(windows) windows")
-        print(String(format: "a read (GET_TREE, parsed): p50 %.1f µs, p99 %.1f µs, max %.1f µs", s.p50, s.p99, s.max))
-    }
-
-    /// Reads of the GNOME Shell extension's window list (a call over the session bus,
-    /// answered from GNOME Shell's own list, parsed into places), as a read of the desktop
-    /// asks it when a window is not yet known.
-    private func gnome() throws {
-        let places: GnomePlaces
-        do { places = try GnomePlaces() } catch { throw fail("Error: \(error)") }
-        defer { places.close() }
-        var samples: [Int64] = []
-        var windows = 0
-        for _ in 0..<reads {
-            let t0 = MonotonicClock.now()
-            windows = places.places(fresh: true).count
-            samples.append(MonotonicClock.now().nanoseconds - t0.nanoseconds)
-        }
-        let s = Summary(samples)
-        print("bench places: \(reads) reads of GNOME Shell's windows through the extension, \(windows) windows")
-        print(String(format: "a read (GetWindows, parsed): p50 %.1f µs, p99 %.1f µs, max %.1f µs", s.p50, s.p99, s.max))
+        print("bench places: \(reads) reads of \(what.0), \(windows) windows")
+        print("a read (\(what.1), parsed): " + String(format: "p50 %.1f µs, p99 %.1f µs, max %.1f µs", s.p50, s.p99, s.max))
     }
 
     /// The KWin script's start, and a move to its report, `reads` times each (at most 50).

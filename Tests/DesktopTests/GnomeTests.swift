@@ -169,7 +169,8 @@ extension GnomeTests {
 
     /// GNOME Shell restarted mid-run (as at a login; its windows go with it): the run goes
     /// on, and once the application is back, its window is placed by the new Shell's
-    /// extension, the outline is drawn again there, and the menu's Tap ticks a check box.
+    /// extension, the outline is drawn again there, the menu's Tap ticks a check box, and a
+    /// new remote-desktop session's clicks reach it.
     @Test func aRunFollowsGnomeShellRestarting() throws {
         let (session, _) = try WaylandTests.widgetFactory(.gnome)
         defer { session.stop() }
@@ -191,6 +192,9 @@ extension GnomeTests {
         #expect(try TestTime.poll(timeout: 10, every: 0.2) {
             try TaskTests.targets(session, app: app).contains { $0.id == box.id && $0.traits.contains("selected") }
         }, "the menu's Tap did not tick the check box")
+        // Clicks of a remote-desktop session made in the new Shell, beside the run.
+        let tap = try session.runSwitchscan(["switchscan-bench", "tap", "--app", app, "--taps", "2"], timeout: 60)
+        #expect(tap.stdout.contains("click → the application's AT-SPI event") && tap.stdout.contains("(2 of 2)"), "\(tap)")
         #expect(scan.process.isRunning, "the run ended: \(scan.process.stderr)")
         #expect(scan.process.stderr.contains("GNOME Shell left the session bus"), "\(scan.process.stderr)")
     }
