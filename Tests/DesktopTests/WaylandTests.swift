@@ -457,7 +457,7 @@ import WaylandOutput
     /// X11: it lists the other native window by its title, switches to it (the compositor
     /// makes it active, and the scan follows), maximises it (sway: full screen) and closes
     /// it (the application quits).
-    @Test(arguments: [WaylandSession.Compositor.sway, .kwin, .gnome])
+    @Test(arguments: [WaylandSession.Compositor.sway, .kwin])
     func theWindowsPageSwitchesMaximisesAndClosesWindows(on kind: WaylandSession.Compositor) throws {
         let session = try WaylandSession(compositor: kind)
         defer { session.stop() }
@@ -541,7 +541,7 @@ import WaylandOutput
     /// A switch user types into a native field on sway and on KWin with the scanning
     /// keyboard: letters inserted through AT-SPI, Backspace and Home as keys of the
     /// compositor's virtual keyboard (KWin's fake input), in the order chosen (never "hi s"), é from the symbols page, Enter a key.
-    @Test(arguments: [WaylandSession.Compositor.sway, .kwin, .gnome])
+    @Test(arguments: [WaylandSession.Compositor.sway, .kwin])
     func aSwitchUserTypesIntoANativeField(on kind: WaylandSession.Compositor) throws {
         let session = try WaylandSession(compositor: kind)
         defer { session.stop() }
@@ -598,7 +598,7 @@ import WaylandOutput
     /// menu in a dark panel framed in orange beside the outline, its entries written in white,
     /// the current one on an orange row; the keyboard's keys as grey tiles with white labels
     /// across the bottom of the screen, below the field typed into.
-    @Test(arguments: [WaylandSession.Compositor.sway, .gnome])
+    @Test(arguments: [WaylandSession.Compositor.sway])
     func theMenuAndTheKeyboardAreDrawnWithTheirLabels(on kind: WaylandSession.Compositor) throws {
         let session = try WaylandSession(compositor: kind)
         defer { session.stop() }
@@ -690,7 +690,7 @@ extension WaylandTests {
     /// XWayland on KWin, with the scanning keyboard: letters and é (no US key has it)
     /// inserted through AT-SPI, Backspace and Enter as keys of the compositor's own keyboard,
     /// each where it was chosen.
-    @Test(arguments: [(WaylandSession.Compositor.sway, true), (.kwin, false), (.kwin, true), (.gnome, false)])
+    @Test(arguments: [(WaylandSession.Compositor.sway, true), (.kwin, false), (.kwin, true)])
     func aSwitchUserTypesIntoMousepad(on kind: WaylandSession.Compositor, throughXWayland x11: Bool) throws {
         let session = try WaylandSession(xwayland: x11, compositor: kind)
         defer { session.stop() }

@@ -354,7 +354,7 @@ class Painter {
         this.root.hide();
     }
 
-    /// `fn` once the next frame with the scene has been painted.
+    /// `fn` once the next frame has been painted (the scene's actors, changed, ask for one).
     whenPainted(fn) {
         const { global } = this.d;
         this.paintWaiters.push(fn);
@@ -366,7 +366,6 @@ class Painter {
             this.paintWaiters = [];
             for (const w of waiters) w();
         });
-        global.stage.queue_redraw();
     }
 
     destroy() {
