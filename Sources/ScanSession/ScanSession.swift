@@ -189,11 +189,10 @@ public final class ScanSession: @unchecked Sendable {
         if let live { presenters.append(DesktopActuator(live)) }
         var feedback = scanSettings.feedback
         if c.speech { feedback.speech = true }
-        // On GNOME, GNOME Shell draws the scene through SwitchScan's extension; without it,
-        // XWayland's windows still get the X11 overlay (Mutter shows it as drawn).
+        // On GNOME, GNOME Shell draws the scene through SwitchScan's extension; without it
+        // (the notice said why) XWayland's windows still get the X11 overlay, which Mutter
+        // shows as drawn.
         var shellDraws = false
-        // Without the extension nothing more is tried (the notice said why), but XWayland's
-        // windows' overlay.
         if plan.shellOverlay && (live == nil || extensionNotice == nil) {
             let lost: @Sendable (String) -> Void = { [log] in log("Warning: \($0)") }
             let screen = (try? WaylandGlobals.layout(display: c.environment["WAYLAND_DISPLAY"])) ?? nil
