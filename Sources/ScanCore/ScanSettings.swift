@@ -73,7 +73,7 @@ public struct ScanSettings: Hashable, Sendable {
     public static let glideSpeedRange = 5.0...5000.0
 
     /// Every setting of the settings file, in the order the schema lists them. The loader,
-    /// the settings schema and the README's check read this list; a new setting is a
+    /// the settings schema and the check of docs/SETTINGS.md read this list; a new setting is a
     /// property above and a line here.
     public static let table: [SettingSpec] = [
         .init("style", .choice(\.style),

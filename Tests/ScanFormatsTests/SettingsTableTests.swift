@@ -5,7 +5,7 @@ import ScanCore
 import Testing
 
 /// `ScanSettings.table` is the one list of settings: the loader reads every key of it into
-/// the property it names, and the schema, the README's table and the menu's changes agree
+/// the property it names, and the schema, docs/SETTINGS.md's table and the menu's changes agree
 /// with it.
 @Suite("Settings table")
 struct SettingsTableTests {
@@ -105,13 +105,11 @@ struct SettingsTableTests {
         #expect((properties["loops"]?["description"] as? String)?.contains("Settings page") == false)
     }
 
-    // MARK: - the README
+    // MARK: - docs/SETTINGS.md
 
-    /// The README's settings table: one row a key, `key | default | range | meaning`.
+    /// The settings table of docs/SETTINGS.md: one row a key, `key | default | range | meaning`.
     static func readmeRows() throws -> [(key: String, defaultValue: String, range: String)] {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "\n## Settings\n").dropFirst().first)
-        let body = section.components(separatedBy: "\n## ")[0]
+        let body = try String(contentsOf: packageRoot.appendingPathComponent("docs/SETTINGS.md"), encoding: .utf8)
         return body.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { line in
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             return (String(cells[1].dropFirst().dropLast()), cells[2], cells[3].replacingOccurrences(of: "\u{2212}", with: "-"))
@@ -120,22 +118,22 @@ struct SettingsTableTests {
 
     @Test func theReadmeNamesEveryKeyWithItsDefaultAndRange() throws {
         let rows = try Self.readmeRows()
-        #expect(Set(rows.map(\.key)) == Set(Self.table.map(\.key)), "README settings table: \(rows.map(\.key))")
+        #expect(Set(rows.map(\.key)) == Set(Self.table.map(\.key)), "docs/SETTINGS.md's table: \(rows.map(\.key))")
         #expect(Set(rows.map(\.key)).count == rows.count)
         for spec in Self.table {
-            guard let row = rows.first(where: { $0.key == spec.key }) else { Issue.record("the README does not name \(spec.key)"); continue }
+            guard let row = rows.first(where: { $0.key == spec.key }) else { Issue.record("docs/SETTINGS.md does not name \(spec.key)"); continue }
             let json = spec.json(in: ScanSettings())
             // Off is written "off" where a setting can be off; every other default as in a file.
             let expected = json == "false" && !Self.isFlag(spec.kind) ? "off" : "`\(json)`"
-            #expect(row.defaultValue.hasPrefix(expected), "\(spec.key): README says \(row.defaultValue), the default is \(expected)")
+            #expect(row.defaultValue.hasPrefix(expected), "\(spec.key): docs/SETTINGS.md says \(row.defaultValue), the default is \(expected)")
             if let range = Self.range(spec.kind) {
                 #expect(row.range == range || [" ", ","].contains { row.range.hasPrefix(range + $0) },
-                        "\(spec.key): README says \(row.range), the range is \(range)")
+                        "\(spec.key): docs/SETTINGS.md says \(row.range), the range is \(range)")
             }
         }
     }
 
-    /// A kind's range as the README writes it ("0.1–10").
+    /// A kind's range as docs/SETTINGS.md writes it ("0.1–10").
     static func range(_ kind: SettingKind) -> String? {
         func text(_ r: ClosedRange<Double>) -> String { "\(jsonNumber(r.lowerBound))\u{2013}\(jsonNumber(r.upperBound))" }
         switch kind {

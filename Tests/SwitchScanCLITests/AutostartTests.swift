@@ -330,7 +330,7 @@ extension AutostartTests {
         let packaged = home.packaged
         try FileManager.default.createDirectory(atPath: (packaged as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(try CLI.run(["autostart", "print", "unit"]).stdout.utf8).write(to: URL(fileURLWithPath: packaged))
-        // `systemctl --user enable switchscan`, as the README says: only the link.
+        // `systemctl --user enable switchscan`, as docs/USING.md says: only the link.
         try FileManager.default.createDirectory(atPath: (home.wants as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: home.wants, withDestinationPath: packaged)
 
