@@ -95,8 +95,6 @@ public struct TerminalScene: Sendable {
             message = "\(name(of: element)): \(value)"
         case .announce(let text), .notice(let text):
             message = text
-        case .settingChanged:
-            break
         case .key(let k):
             message = "Key \(k.rawValue)"
             if k == .enter, keyboard != nil { written += "\n" }
@@ -119,8 +117,6 @@ public struct TerminalScene: Sendable {
                 keyboard = (keys, keys.dropFirst().reduce(first.frame) { $0.union($1.frame) })
                 version += 1
             }
-        case .learnWord:
-            break
         case .keyboardClose:
             keyboard = nil
             version += 1
@@ -139,7 +135,8 @@ public struct TerminalScene: Sendable {
             }
         case .scanStarted:
             stopped = false
-        case .enterGroup, .exitGroup:
+        default:
+            // Shown by the highlights that follow (EffectSpec.table says which kinds the terminal acts on).
             break
         }
     }

@@ -80,13 +80,13 @@ public struct OverlayScene: Sendable {
             menu = nil
             sweep = nil
             chosen = nil
-        case .screen, .notice, .scanStarted, .tap, .gesture, .activate, .customAction, .adjust, .announce, .emit, .enterGroup, .exitGroup,
-             .settingChanged, .key, .window, .typeText, .deleteText, .learnWord, .shortcut:
-            break
         case .keyboard(let keys):
             keyboard = keys
         case .keyboardClose:
             keyboard = nil
+        default:
+            // The rest draws nothing (EffectSpec.table says which kinds the painters act on).
+            break
         }
     }
 

@@ -62,8 +62,8 @@ struct UtterancePlan {
                 selected = false
             case .activate, .customAction, .adjust, .enterGroup, .tap, .gesture, .window:
                 if selectSound != nil { selected = true }
-            case .notice, .scanStarted, .scanStopped, .exitGroup, .menuOpen, .menuClose, .modeChanged, .sweep,
-                 .pointSelected, .emit, .settingChanged, .key, .keyboard, .typeText, .deleteText, .keyboardClose, .learnWord, .shortcut:
+            default:
+                // Not said (EffectSpec.table says which kinds speech acts on).
                 break
             }
         }

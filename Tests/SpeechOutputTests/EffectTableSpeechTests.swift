@@ -1,0 +1,21 @@
+import ScanCore
+import Testing
+@testable import SpeechOutput
+
+/// Speech and sounds act on the kinds of `EffectSpec.table` marked `speech`, and on no
+/// other: with speech and sounds on, the example says or sounds something, or (a screen)
+/// gives the role words of what follows.
+@Suite struct EffectTableSpeechTests {
+    @Test func speechActsOnTheKindsOfTheTable() {
+        let plan = UtterancePlan(speech: true, moveSound: "move", selectSound: "select")
+        for spec in EffectSpec.table {
+            let stream = spec.exampleStream
+            var screen: ElementTree?
+            _ = plan.utterances(Array(stream.dropLast()), received: .zero, screen: &screen)
+            let before = screen?.screenID
+            let said = plan.utterances([stream.last!], received: .zero, screen: &screen)
+            let acted = !said.isEmpty || screen?.screenID != before
+            #expect(acted == spec.consumers.contains(.speech), "\(spec.kind): speech \(acted ? "acted" : "did not act"): \(said)")
+        }
+    }
+}
