@@ -42,7 +42,7 @@ public enum TerminationSignals {
     /// process.
     public static func watch(early: @escaping @Sendable () -> Void) {
         block()
-        guard let thread = try? spawnThread({
+        guard let thread = try? spawnThread(name: "switchscan.signals", {
             while true {
                 let sig = wait()
                 if let end = handler.withLock({ $0 }) {

@@ -16,7 +16,7 @@ public final class GnomePlaces: WindowPlaceSource, @unchecked Sendable {
     public init() throws(GnomeShellError) {
         shell = try GnomeShell()
         reported.set(try shell.windows())
-        try shell.listen(Self.events(shell, reported))
+        try shell.listen(Self.events(shell, reported), thread: "switchscan.gnome-places")
     }
 
     deinit { shell.close() }
@@ -65,7 +65,7 @@ public final class GnomeWindows: WindowList, @unchecked Sendable {
     public func start(onChange: @escaping @Sendable ([ManagedWindow]) -> Void) {
         reported.followList(onChange)
         do {
-            try shell.listen(GnomePlaces.events(shell, reported))
+            try shell.listen(GnomePlaces.events(shell, reported), thread: "switchscan.gnome-windows-signals")
             reported.set(try shell.windows())
         } catch {
             report("The Windows page cannot follow GNOME Shell's windows: \(error)")
@@ -148,7 +148,7 @@ public final class ShellOverlay: EffectPresenter, @unchecked Sendable {
                 onLost?("GNOME Shell left the session bus (it ended or restarts); the highlight is drawn again when it is back")
             }
         }
-        try shell.listen(events)
+        try shell.listen(events, thread: "switchscan.gnome-scene")
     }
 
     public func present(_ effects: [TimedEffect]) throws {

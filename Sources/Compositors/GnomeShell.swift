@@ -129,7 +129,7 @@ public final class GnomeShell: @unchecked Sendable {
 
     /// Starts listening: the extension sends its signals to a second connection, read on a
     /// thread of its own.
-    public func listen(_ events: Events) throws(GnomeShellError) {
+    public func listen(_ events: Events, thread name: String) throws(GnomeShellError) {
         let bus = try Self.open()
         do {
             _ = try Self.hello(bus)
@@ -143,7 +143,7 @@ public final class GnomeShell: @unchecked Sendable {
             guard thread == nil, !closed else { return "it is closed" }
             listener = bus
             do {
-                thread = try spawnThread { [self] in loop(bus, events) }
+                thread = try spawnThread(name: name) { [self] in loop(bus, events) }
                 return nil
             } catch {
                 listener = nil

@@ -24,7 +24,7 @@ public final class KWinPlaces: WindowPlaceSource, @unchecked Sendable {
         scripting = try KWinScripting(environment: environment)
         let box = WeakBox()
         box.places = self
-        try scripting.listen { bytes in box.places?.take(bytes) }
+        try scripting.listen(thread: "switchscan.kwin-places") { bytes in box.places?.take(bytes) }
         do { try scripting.run(KWinScript.places(service: scripting.service, path: KWinScripting.objectPath), name: scriptName) } catch {
             scripting.close()
             throw error
@@ -79,7 +79,7 @@ public final class KWinWindows: WindowList, @unchecked Sendable {
         let box = WeakBox()
         box.windows = self
         do {
-            try scripting.listen { bytes in box.windows?.take(bytes) }
+            try scripting.listen(thread: "switchscan.kwin-windows-signals") { bytes in box.windows?.take(bytes) }
             try scripting.run(KWinScript.places(service: scripting.service, path: KWinScripting.objectPath), name: scriptName)
         } catch {
             report("The Windows page cannot follow KWin's windows: \(error)")

@@ -133,11 +133,11 @@ final class KWinScripting: @unchecked Sendable {
     }
 
     /// Starts listening: `report` is called on the listening thread with each report's bytes.
-    func listen(_ report: @escaping @Sendable ([UInt8]) -> Void) throws(KWinError) {
+    func listen(thread name: String, _ report: @escaping @Sendable ([UInt8]) -> Void) throws(KWinError) {
         let failed: String? = lock.withLock {
             guard thread == nil, !closed else { return nil }
             do {
-                thread = try spawnThread { [self] in
+                thread = try spawnThread(name: name) { [self] in
                     loop(report)
                     // Closed from this thread (its owner let go here): the connections go now
                     // that nothing reads them.

@@ -66,7 +66,7 @@ public final class SwayPlaces: WindowPlaceSource, @unchecked Sendable {
             watcher = w
             return true
         }) else { return }
-        w.start(changed: { [self] first in
+        w.start(thread: "switchscan.sway-places", changed: { [self] first in
             let (go, changed) = lock.withLock { () -> (Bool, Bool) in
                 guard !closed else { return (false, false) }
                 following = true

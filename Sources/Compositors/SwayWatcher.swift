@@ -24,10 +24,10 @@ final class SwayWatcher: @unchecked Sendable {
     deinit { stop() }
 
     /// Returns at once: the watcher connects and subscribes on its thread. Once only.
-    func start(changed: @escaping @Sendable (_ first: Bool) -> Bool, ended: @escaping @Sendable () -> Void) {
+    func start(thread name: String, changed: @escaping @Sendable (_ first: Bool) -> Bool, ended: @escaping @Sendable () -> Void) {
         lock.withLock {
             guard thread == nil, !stopped else { return }
-            thread = try? spawnThread { [self] in
+            thread = try? spawnThread(name: name) { [self] in
                 watch(changed)
                 // Closed by the last one to hold it: here, or `stop` once it has interrupted it.
                 lock.withLock { connection = nil }

@@ -30,7 +30,7 @@ public final class SwayWindows: WindowList, @unchecked Sendable {
     deinit { watcher.stop() }
 
     public func start(onChange: @escaping @Sendable ([ManagedWindow]) -> Void) {
-        watcher.start(changed: { [weak self] _ in
+        watcher.start(thread: "switchscan.sway-windows-events", changed: { [weak self] _ in
             guard let self else { return false }
             let (go, changed): (Bool, [ManagedWindow]?) = queue.sync {
                 guard !stopped else { return (false, nil) }

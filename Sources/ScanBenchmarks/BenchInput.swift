@@ -92,7 +92,7 @@ struct BenchInput: ParsableCommand {
         // The writer stands in for the kernel, whose event delivery no user thread can delay:
         // it runs above the engine's priority, so a CPU hog cannot preempt it between taking
         // the timestamp and writing it.
-        let writer = try spawnThread { [presses, rtPriority] in
+        let writer = try spawnThread(name: "switchscan.bench-writer") { [presses, rtPriority] in
             if rtPriority > 0 { _ = makeCurrentThreadRealTime(priority: min(rtPriority + 1, 99)) }
             var rng = SystemRandomNumberGenerator()
             for k in 0..<presses {

@@ -38,7 +38,7 @@ final class CPULoad: @unchecked Sendable {
 
     init(threads count: Int) {
         for _ in 0..<count {
-            threads.append(try! spawnThread { [self] in
+            threads.append(try! spawnThread(name: "switchscan.bench-load") { [self] in
                 var x: UInt64 = 1
                 while !stopped { for _ in 0..<100_000 { x = x &* 6364136223846793005 &+ 1 } }
                 if x == 42 { print("") }

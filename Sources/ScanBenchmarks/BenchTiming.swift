@@ -78,7 +78,7 @@ struct BenchTiming: ParsableCommand {
         // Both runs at once: a machine may stall now and then for milliseconds, and running them
         // side by side exposes both to the same stalls, so their ratio means something.
         var reference: (samples: [Int64], missed: Int) = ([], 0)
-        let referenceThread = try spawnThread { reference = self.runReference() }
+        let referenceThread = try spawnThread(name: "switchscan.bench-reference") { reference = self.runReference() }
         let engine = driver == .realtime ? runEngine() : runDispatch()
         pthread_join(referenceThread, nil)
         let (missed, cpu) = (engine.missed, engine.cpu)
@@ -186,7 +186,7 @@ struct BenchTiming: ParsableCommand {
         var samples: [Int64] = []
         var missed = 0
         let period = interval.duration.nanoseconds
-        let thread = try! spawnThread { [ticks, rtPriority] in
+        let thread = try! spawnThread(name: "switchscan.bench-dispatch") { [ticks, rtPriority] in
             // A different phase from the engine's ticks, so the two threads never wake together.
             sleepUntil(MonotonicClock.now() + ScanDuration(nanoseconds: period / 2))
             makeCurrentThreadRealTime(priority: rtPriority)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSys
 import ScanCore
 
 /// A thread could not be started, or what it needs could not be made.
@@ -74,7 +75,7 @@ public final class SerialThread: @unchecked Sendable {
         self.name = name
         self.body = body
         let started = OneShot<Void>()
-        handle = try spawnThread(stackSize: stackSize) { [self] in
+        handle = try spawnThread(name: name, stackSize: stackSize) { [self] in
             id = pthread_self()
             setUp()
             started.set(())
@@ -313,15 +314,23 @@ final class ThreadStart {
 public let threadStackSize = 1 << 20
 
 /// Starts a joinable pthread running `body` on a stack of `stackSize` bytes: the one
-/// trampoline of the program.
-public func spawnThread(stackSize: Int = threadStackSize, _ body: @escaping () -> Void) throws(ThreadError) -> pthread_t {
+/// trampoline of the program. `name` ("switchscan.atspi") is the thread's in docs and
+/// messages; the system's (`top -H`, a debugger) is the part after "switchscan.", cut to the
+/// 15 bytes Linux keeps.
+public func spawnThread(name: String, stackSize: Int = threadStackSize, _ body: @escaping () -> Void) throws(ThreadError) -> pthread_t {
+    let short = name.hasPrefix("switchscan.") ? String(name.dropFirst("switchscan.".count)) : name
+    var systemName = ""
+    for c in short where systemName.utf8.count + String(c).utf8.count <= 15 { systemName.append(c) }
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
     let sized = pthread_attr_setstacksize(&attributes, stackSize)
     guard sized == 0 else { throw ThreadError("could not give a thread a stack of \(stackSize) bytes: \(errnoName(sized))") }
     var tid = pthread_t()
-    let box = Unmanaged.passRetained(ThreadStart(body)).toOpaque()
+    let box = Unmanaged.passRetained(ThreadStart {
+        _ = csys_set_thread_name(systemName)
+        body()
+    }).toOpaque()
     let rc = pthread_create(&tid, &attributes, { raw in
         Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue().body()
         return nil

@@ -98,7 +98,7 @@ public final class KeyboardInput: @unchecked Sendable {
     public func start() throws {
         guard thread == nil else { return }
         let t: SerialThread
-        do { t = try SerialThread(name: "switchscan.keys", body: .waiter(waiter)) } catch {
+        do { t = try SerialThread(name: "switchscan.terminal", body: .waiter(waiter)) } catch {
             throw PresenterError(description: "While reading the keyboard: \(error)")
         }
         thread = t

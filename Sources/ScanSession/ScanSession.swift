@@ -554,7 +554,7 @@ public enum DesktopConnection {
         let result = OneShot<Result<DesktopAccess, DesktopError>>()
         do {
             // Detached: after the time limit it is abandoned, not joined.
-            pthread_detach(try spawnThread {
+            pthread_detach(try spawnThread(name: "switchscan.connect") {
                 result.set(Result { () throws(DesktopError) in try DesktopAccess.connect() })
             })
         } catch {

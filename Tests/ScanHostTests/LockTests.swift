@@ -10,7 +10,7 @@ import Testing
         let counter = Locked(0)
         var threads: [pthread_t] = []
         for _ in 0..<4 {
-            threads.append(try spawnThread { for _ in 0..<10_000 { counter.withLock { $0 += 1 } } })
+            threads.append(try spawnThread(name: "test-lock") { for _ in 0..<10_000 { counter.withLock { $0 += 1 } } })
         }
         for t in threads { pthread_join(t, nil) }
         #expect(counter.get() == 40_000)
@@ -34,7 +34,7 @@ import Testing
 
     @Test func oneShotHandsOverAValue() throws {
         let shot = OneShot<Int>()
-        let t = try spawnThread { shot.set(42) }
+        let t = try spawnThread(name: "test-shot") { shot.set(42) }
         #expect(shot.wait() == 42)
         pthread_join(t, nil)
         shot.set(7)

@@ -27,6 +27,11 @@ static inline int csys_set_timerslack(unsigned long ns) {
     return prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0) == 0 ? 0 : errno;
 }
 
+/// The calling thread's name as the system shows it (at most 15 bytes are kept).
+static inline int csys_set_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0) == 0 ? 0 : errno;
+}
+
 static inline int csys_set_self_sched(int policy, int prio) {
     struct sched_param sp = { .sched_priority = prio };
     return pthread_setschedparam(pthread_self(), policy, &sp);
