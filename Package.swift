@@ -105,28 +105,29 @@ let package = Package(
         .testTarget(name: "ScreenSceneTests", dependencies: ["ScreenScene", "ScanCore"]),
         .testTarget(name: "WaylandOutputTests", dependencies: ["WaylandOutput", "ScreenScene", "ScanCore"]),
         .testTarget(name: "CompositorsTests", dependencies: ["Compositors", "ScanCore"]),
-        .testTarget(name: "ScanHostTests", dependencies: ["ScanCore", "ScanHost"]),
-        .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats", "JSONTape", "WordPrediction"]),
+        .testTarget(name: "ScanHostTests", dependencies: ["ScanCore", "ScanHost", "TestSupport"]),
+        .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats", "JSONTape", "WordPrediction", "TestSupport"]),
         // ScanCore's scan list and scanning cost on screens written as layout files; presses
         // replayed through ScanRuntime's ManualDriver.
-        .testTarget(name: "ScanCoreLayoutTests", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime"]),
+        .testTarget(name: "ScanCoreLayoutTests", dependencies: ["ScanCore", "ScanFormats", "ScanRuntime", "TestSupport"]),
         .testTarget(name: "WordPredictionTests", dependencies: ["WordPrediction"]),
         .testTarget(name: "TypingTests", dependencies: ["ScanCore", "Typing", "WordPrediction", "ScanFormats", "ScanRuntime"]),
-        .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "JSONTape", "ScanRuntime", "Typing", "WordPrediction"]),
+        .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "JSONTape", "ScanRuntime", "Typing", "WordPrediction", "TestSupport"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport", "ScanFormats"]),
         .testTarget(name: "SwitchSetupTests", dependencies: ["ScanCore", "ScanFormats", "SwitchSetup"]),
         .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanHost", "ScanSession", "ScanRuntime", "WordPrediction"]),
-        .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan", "switchscan-bench", "JSONTape"]),
+        .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan", "switchscan-bench", "JSONTape", "TestSupport"]),
         // The desktop's policy, role mapping and ids, without a display or a bus.
         .testTarget(name: "DesktopAccessTests", dependencies: ["DesktopAccess", "ScanCore", "CAtspi"]),
         // Real applications on a private X server and accessibility bus, started by the tests.
-        .testTarget(name: "DesktopTests", dependencies: ["switchscan", "switchscan-bench", "CommandSupport", "DesktopAccess", "ScanCore", "CAtspi", "SpeechTestSupport", "WaylandOutput", "ScreenScene"], exclude: ["Fixtures"]),
-        .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "ScreenScene", "X11Output", "CX11", "switchscan"]),
-        // A private speech-dispatcher for the tests that speak: SpeechOutputTests and the
-        // desktop's failure unit in DesktopTests. A regular target, as a test target cannot
-        // depend on another; no product has it.
-        .target(name: "SpeechTestSupport", path: "Tests/SpeechTestSupport"),
-        .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "SpeechOutput", "SpeechTestSupport", "switchscan", "switchscan-bench"]),
+        .testTarget(name: "DesktopTests", dependencies: ["switchscan", "switchscan-bench", "CommandSupport", "DesktopAccess", "ScanCore", "CAtspi", "TestSupport", "WaylandOutput", "ScreenScene"], exclude: ["Fixtures"]),
+        .testTarget(name: "X11OutputTests", dependencies: ["ScanCore", "ScanHost", "ScreenScene", "X11Output", "CX11", "switchscan", "TestSupport"]),
+        // What several test targets share: the checkout's and the built programs' paths, child
+        // processes, layouts for the loader's and the scan list's tests, and a private
+        // speech-dispatcher for the tests that speak. A regular target, as a test target
+        // cannot depend on another; no product has it.
+        .target(name: "TestSupport", dependencies: ["ScanCore", "ScanFormats"], path: "Tests/TestSupport"),
+        .testTarget(name: "SpeechOutputTests", dependencies: ["ScanCore", "ScanHost", "ScanRuntime", "SpeechOutput", "TestSupport", "switchscan", "switchscan-bench"]),
     ]
 )

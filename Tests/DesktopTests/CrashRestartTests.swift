@@ -1,6 +1,6 @@
 import CommandSupport
 import Foundation
-import SpeechTestSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

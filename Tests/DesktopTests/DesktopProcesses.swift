@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -80,38 +81,11 @@ final class ChildProcess: @unchecked Sendable {
     init(_ path: String, _ arguments: [String], environment: [String: String], directory: URL? = nil,
          stdin: Int32, stdout: Int32, stderr: Int32) throws {
         command = [path] + arguments
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
-        if let directory {
-            guard let chdir = Self.addChdir else { throw DesktopError("posix_spawn_file_actions_addchdir_np is missing (glibc < 2.29)") }
-            _ = directory.path.withCString { chdir(&actions, $0) }
+        do {
+            pid = try spawnChild(path, arguments, environment: environment, directory: directory, stdin: stdin, stdout: stdout, stderr: stderr)
+        } catch {
+            throw DesktopError(error.description)
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var all = sigset_t()
-        sigfillset(&all)
-        sigdelset(&all, SIGKILL)
-        sigdelset(&all, SIGSTOP)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, path, &actions, &attributes, argv, envp)
-        guard rc == 0 else { throw DesktopError("Starting \(path): \(String(cString: strerror(rc)))") }
-        pid = child
     }
 
     /// A child with a pipe on its stdout (and optionally on its stdin): the parent's ends.
@@ -136,13 +110,6 @@ final class ChildProcess: @unchecked Sendable {
         return Piped(process: process, output: out.fileHandleForReading, input: input?.fileHandleForWriting)
     }
 
-    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
-    typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?) -> Int32
-    // glibc has both (2.34, 2.29), but Swift's Glibc module does not declare them.
-    static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
-    static let addChdir: AddChdir? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
-        .map { unsafeBitCast($0, to: AddChdir.self) }
 
     /// The exit status once it ended (128 + N after signal N), else nil. Reaps it.
     var exitStatus: Int32? {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -39,8 +40,7 @@ final class DesktopSession: @unchecked Sendable {
     static let markerVariable = "SWITCHSCAN_DESKTOP_SESSION"
     let marker: String
 
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
     static let fixturesDirectory: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     static let fixtureScript = fixturesDirectory.appendingPathComponent("fixture.py")
     static let atspiQueryScript = fixturesDirectory.appendingPathComponent("atspi-query.py")
@@ -618,55 +618,7 @@ struct AccessibleInfo: Decodable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The built `switchscan` executable: `SWITCHSCAN_EXECUTABLE` if set, else next to the test
-/// bundle (on Linux the test bundle is an executable `*.xctest` in the build products
-/// directory), or the newest `.build*/…/debug/switchscan`.
+/// The built `switchscan` executable (`TestPaths.executable`).
 enum SwitchscanBinary {
-    static let url: URL? = locate()
-
-    static func locate() -> URL? {
-        let fm = FileManager.default
-        // A chosen build (a release one, to time what users run): SWITCHSCAN_EXECUTABLE.
-        if let chosen = ProcessInfo.processInfo.environment["SWITCHSCAN_EXECUTABLE"], !chosen.isEmpty {
-            let url = URL(fileURLWithPath: chosen)
-            return isExecutableFile(url) ? url : nil
-        }
-        var starts: [URL] = []
-        if let exe = Bundle.main.executableURL { starts.append(exe.resolvingSymlinksInPath().deletingLastPathComponent()) }
-        starts.append(Bundle.main.bundleURL)
-        if let arg0 = CommandLine.arguments.first, !arg0.isEmpty {
-            starts.append(URL(fileURLWithPath: arg0).resolvingSymlinksInPath().deletingLastPathComponent())
-        }
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            starts.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        for start in starts {
-            var dir = start
-            for _ in 0..<4 {
-                let candidate = dir.appendingPathComponent("switchscan")
-                if isExecutableFile(candidate) { return candidate }
-                dir = dir.deletingLastPathComponent()
-            }
-        }
-        var found: [(URL, Date)] = []
-        let root = DesktopSession.packageRoot
-        for entry in (try? fm.contentsOfDirectory(atPath: root.path)) ?? [] where entry.hasPrefix(".build") {
-            let build = root.appendingPathComponent(entry)
-            var candidates = [build.appendingPathComponent("debug/switchscan"), build.appendingPathComponent("release/switchscan")]
-            for sub in (try? fm.contentsOfDirectory(atPath: build.path)) ?? [] {
-                candidates.append(build.appendingPathComponent(sub).appendingPathComponent("debug/switchscan"))
-            }
-            for c in candidates where isExecutableFile(c) {
-                let date = (try? fm.attributesOfItem(atPath: c.path)[.modificationDate] as? Date) ?? .distantPast
-                found.append((c, date))
-            }
-        }
-        return found.max { $0.1 < $1.1 }?.0
-    }
-
-    static func isExecutableFile(_ url: URL) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) && !isDir.boolValue
-            && FileManager.default.isExecutableFile(atPath: url.path)
-    }
+    static let url: URL? = TestPaths.executable(named: "switchscan")
 }

@@ -5,11 +5,29 @@ import Glibc
 import ScanCore
 import ScanHost
 import Testing
+import TestSupport
 
 /// The executor's tests wait on the executor itself (`sync`, or a one-shot it sets), each
 /// wait bounded, so a broken executor fails a test instead of hanging the run.
 @Suite struct SerialThreadTests {
     static let bound = ScanDuration.seconds(5)
+
+    /// The system knows each thread by its name after "switchscan.", as Linux keeps it (15
+    /// bytes): `top -H` and a debugger tell the threads apart.
+    @Test func theSystemKnowsAThreadByItsName() throws {
+        let thread = try SerialThread(name: "switchscan.a-long-thread-name")
+        defer { _ = thread.stop() }
+        // What `top -H` reads.
+        let name = try thread.sync { () -> String in
+            let fd = open("/proc/thread-self/comm", O_RDONLY)
+            guard fd >= 0 else { return "" }
+            defer { close(fd) }
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let n = read(fd, &buffer, buffer.count)
+            return String(decoding: buffer.prefix(max(0, n)), as: UTF8.self)
+        }
+        #expect(name == "a-long-thread-n\n")
+    }
 
     static func bodies() throws -> [(String, SerialThread.Body)] {
         [("condition", .waiter(ConditionWaiter())), ("poll", .waiter(try PollWaiter()))]
@@ -184,21 +202,8 @@ final class PassCountingLoop: ForeignLoop, @unchecked Sendable {
 }
 
 extension SerialThreadTests {
-    typealias GetAttributes = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
-    // glibc has it; Swift's Glibc module does not declare it.
-    static let getAttributes = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getattr_np").map { unsafeBitCast($0, to: GetAttributes.self) }
-
     /// The calling thread's stack: its lowest address and its size.
-    static func currentStack() -> (low: UInt, size: Int) {
-        var attributes = pthread_attr_t()
-        var address: UnsafeMutableRawPointer?
-        var size = 0
-        if getAttributes?(pthread_self(), &attributes) == 0 {
-            pthread_attr_getstack(&attributes, &address, &size)
-            pthread_attr_destroy(&attributes)
-        }
-        return (UInt(bitPattern: Int(bitPattern: address)), size)
-    }
+    static func currentStack() -> (low: UInt, size: Int) { currentThreadStack() }
 
     /// The stack a thread of the program's own was given, and its name, as the thread sees them.
     /// The program's own threads reserve a small stack, not the process's stack limit
@@ -211,7 +216,7 @@ extension SerialThreadTests {
         let size = try thread.sync { Self.currentStack().size }
         #expect(size >= threadStackSize && size <= 4 * threadStackSize, "stack: \(size) bytes")
         let spawned = OneShot<Int>()
-        pthread_join(try spawnThread { spawned.set(Self.currentStack().size) }, nil)
+        pthread_join(try spawnThread(name: "test-stack") { spawned.set(Self.currentStack().size) }, nil)
         let other = try #require(spawned.wait(until: MonotonicClock.now() + Self.bound))
         #expect(other >= threadStackSize && other <= 4 * threadStackSize, "stack: \(other) bytes")
     }

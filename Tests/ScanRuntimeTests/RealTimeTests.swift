@@ -3,6 +3,7 @@ import ScanCore
 import ScanHost
 import ScanRuntime
 import Testing
+import TestSupport
 
 /// The real thread, briefly and tolerantly: these tests assert order and delivery, never
 /// speed (speed is `switchscan-bench timing`'s job).
@@ -122,21 +123,8 @@ struct RealTimeQueueTests {
 }
 
 extension RealTimeQueueTests {
-    typealias GetAttributes = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
-    // glibc has it; Swift's Glibc module does not declare it.
-    static let getAttributes = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getattr_np").map { unsafeBitCast($0, to: GetAttributes.self) }
-
     /// The calling thread's stack: its lowest address and its size.
-    static func currentStack() -> (low: UInt, size: Int) {
-        var attributes = pthread_attr_t()
-        var address: UnsafeMutableRawPointer?
-        var size = 0
-        if getAttributes?(pthread_self(), &attributes) == 0 {
-            pthread_attr_getstack(&attributes, &address, &size)
-            pthread_attr_destroy(&attributes)
-        }
-        return (UInt(bitPattern: Int(bitPattern: address)), size)
-    }
+    static func currentStack() -> (low: UInt, size: Int) { currentThreadStack() }
 
     /// Pages of [start, start + length) that are resident now (mincore).
     static func residentPages(_ start: UnsafeMutableRawPointer, _ length: Int) -> Int {

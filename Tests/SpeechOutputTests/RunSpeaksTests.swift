@@ -1,5 +1,5 @@
 import Foundation
-import SpeechTestSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -14,22 +14,11 @@ import Glibc
 struct RunSpeaksTests {
     /// The switchscan executable SwiftPM built beside this test bundle.
     static func binary() throws -> String {
-        var dirs: [URL] = []
-        if let exe = Bundle.main.executableURL { dirs.append(exe.resolvingSymlinksInPath().deletingLastPathComponent()) }
-        if let arg0 = CommandLine.arguments.first { dirs.append(URL(fileURLWithPath: arg0).resolvingSymlinksInPath().deletingLastPathComponent()) }
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" { dirs.append(bundle.bundleURL.deletingLastPathComponent()) }
-        for d in dirs {
-            var dir = d
-            for _ in 0..<4 {
-                let c = dir.appendingPathComponent("switchscan").path
-                if access(c, X_OK) == 0 { return c }
-                dir = dir.deletingLastPathComponent()
-            }
-        }
-        throw SpeechTestError("the switchscan executable was not built beside the tests")
+        guard let url = TestPaths.executable(named: "switchscan") else { throw SpeechTestError("the switchscan executable was not built beside the tests") }
+        return url.path
     }
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = TestPaths.packageRoot
 
     /// Runs the bundled layout with manual presses fed on standard input, and returns what
     /// was spoken once `done` holds.

@@ -2,7 +2,7 @@ import Foundation
 import ScanCore
 import Testing
 @testable import SpeechOutput
-import SpeechTestSupport
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -282,8 +282,11 @@ struct SpeechPresenterTests {
         print(String(format: "highlight → BEGIN (espeak-ng, ALSA file sink): n=%d p50=%.2f ms p90=%.2f ms max=%.2f ms; present() p50=%.3f ms max=%.3f ms",
                      latencies.count, p(latencies, 0.5), p(latencies, 0.9), latencies.last ?? .nan,
                      p(presentTimes, 0.5), presentTimes.max() ?? .nan))
-        let audio = (try? FileManager.default.attributesOfItem(atPath: daemon.audioFile)[.size] as? Int) ?? 0
-        #expect(audio > 0, "espeak-ng wrote no audio to \(daemon.audioFile)")
+        // The module writes its sound after BEGIN, in its own time: waited for, up to 10 s.
+        func audio() -> Int { (try? FileManager.default.attributesOfItem(atPath: daemon.audioFile)[.size] as? Int) ?? 0 }
+        let deadline = monotonicMilliseconds() + 10_000
+        while audio() == 0 && monotonicMilliseconds() < deadline { usleep(20_000) }
+        #expect(audio() > 0, "espeak-ng wrote no audio to \(daemon.audioFile) within 10 s")
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 import SpeechOutput
-import SpeechTestSupport
+import TestSupport
 
 extension SpeechDaemon {
     var address: SpeechDispatcherAddress { .unixSocket(socket) }

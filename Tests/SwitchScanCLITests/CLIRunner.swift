@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -28,61 +29,13 @@ struct RunResult: Sendable, CustomStringConvertible {
 /// `Examples/…` resolve), a time limit, and stdout/stderr captured through files (no pipe
 /// can fill up and deadlock).
 enum CLI {
-    /// The package root: Tests/SwitchScanCLITests/CLIRunner.swift → ../../
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static let binary: URL? = locateBinary()
+    static let packageRoot = TestPaths.packageRoot
+    static let binary: URL? = TestPaths.executable(named: "switchscan")
 
     /// How long a run may take: 20 s, longer by SWITCHSCAN_TEST_TIME_SCALE when the children
     /// are built with a sanitizer and run several times slower.
     static let timeout: Double = 20 * timeScale
-    static let timeScale: Double = ProcessInfo.processInfo.environment["SWITCHSCAN_TEST_TIME_SCALE"].flatMap(Double.init).map { max(1, $0) } ?? 1
-
-    /// The build products directory holds both the test bundle and the executable. On Linux
-    /// the test bundle is an executable `*.xctest` directly in that directory; on macOS it is
-    /// a bundle `*.xctest/Contents/MacOS/…` in it. Fall back to `.build*/…/debug/switchscan`.
-    static func locateBinary() -> URL? {
-        let fm = FileManager.default
-        var starts: [URL] = []
-        if let exe = Bundle.main.executableURL { starts.append(exe.resolvingSymlinksInPath().deletingLastPathComponent()) }
-        starts.append(Bundle.main.bundleURL)
-        if let arg0 = CommandLine.arguments.first, !arg0.isEmpty {
-            starts.append(URL(fileURLWithPath: arg0).resolvingSymlinksInPath().deletingLastPathComponent())
-        }
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            starts.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        for start in starts {
-            var dir = start
-            for _ in 0..<4 {
-                let candidate = dir.appendingPathComponent("switchscan")
-                if isExecutableFile(candidate) { return candidate }
-                dir = dir.deletingLastPathComponent()
-            }
-        }
-        // Fallback: the newest `.build*/debug/switchscan` or `.build*/<triple>/debug/switchscan`.
-        var found: [(URL, Date)] = []
-        let entries = (try? fm.contentsOfDirectory(atPath: packageRoot.path)) ?? []
-        for entry in entries where entry.hasPrefix(".build") {
-            let build = packageRoot.appendingPathComponent(entry)
-            var candidates = [build.appendingPathComponent("debug/switchscan"), build.appendingPathComponent("release/switchscan")]
-            for sub in (try? fm.contentsOfDirectory(atPath: build.path)) ?? [] {
-                candidates.append(build.appendingPathComponent(sub).appendingPathComponent("debug/switchscan"))
-            }
-            for c in candidates where isExecutableFile(c) {
-                let date = (try? fm.attributesOfItem(atPath: c.path)[.modificationDate] as? Date) ?? .distantPast
-                found.append((c, date))
-            }
-        }
-        return found.max { $0.1 < $1.1 }?.0
-    }
-
-    static func isExecutableFile(_ url: URL) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) && !isDir.boolValue
-            && FileManager.default.isExecutableFile(atPath: url.path)
-    }
+    static let timeScale = TestPaths.timeScale
 
     /// The executable and arguments of a command line: `switchscan ARGS…`, or the
     /// benchmarks' own tool when the first word is `switchscan-bench`.

@@ -184,11 +184,8 @@ public final class SpeechDaemon {
         return lines
     }
 
-    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
     typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
     // glibc has both (2.34, 2.36), but Swift's Glibc module does not declare them.
-    static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
     static let pidfdOpen: PidfdOpen? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open")
         .map { unsafeBitCast($0, to: PidfdOpen.self) }
 
@@ -213,33 +210,12 @@ public final class SpeechDaemon {
     /// that mask on), exactly the given environment, stdout and stderr to `output`, and no
     /// other descriptor (a pipe of a test running beside it would never see its end).
     private static func spawn(_ path: String, _ arguments: [String], environment: [String: String], output: Int32) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_adddup2(&actions, output, 2)
-        if let closeFrom = addCloseFrom { _ = closeFrom(&actions, 3) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var all = sigset_t()
-        sigfillset(&all)
-        sigdelset(&all, SIGKILL)
-        sigdelset(&all, SIGSTOP)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, path, &actions, &attributes, argv, envp)
-        guard rc == 0 else { throw SpeechTestError("Starting \(path): \(String(cString: strerror(rc)))") }
-        return child
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard null >= 0 else { throw SpeechTestError("/dev/null: \(String(cString: strerror(errno)))") }
+        defer { close(null) }
+        do { return try spawnChild(path, arguments, environment: environment, stdin: null, stdout: output, stderr: output) } catch {
+            throw SpeechTestError(error.description)
+        }
     }
 }
 

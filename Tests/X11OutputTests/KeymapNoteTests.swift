@@ -4,6 +4,7 @@ import Glibc
 import CX11
 import Foundation
 import Testing
+import TestSupport
 @testable import X11Output
 
 /// A character the keymap lacks (€ on Xvfb's US keymap) is typed through a spare keycode
@@ -17,25 +18,10 @@ struct KeymapNoteTests {
     /// € as the injector maps it: its Unicode keysym.
     static let euro: KeySym = 0x0100_20ac
     static let sharpS: KeySym = 0xdf
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
 
     /// The `switchscan` executable SwiftPM built beside the test bundle.
-    static let binary: String? = {
-        var starts: [URL] = []
-        if let exe = Bundle.main.executableURL { starts.append(exe.resolvingSymlinksInPath().deletingLastPathComponent()) }
-        if let arg0 = CommandLine.arguments.first, !arg0.isEmpty {
-            starts.append(URL(fileURLWithPath: arg0).resolvingSymlinksInPath().deletingLastPathComponent())
-        }
-        for start in starts {
-            var dir = start
-            for _ in 0..<4 {
-                let candidate = dir.appendingPathComponent("switchscan").path
-                if access(candidate, X_OK) == 0 { return candidate }
-                dir = dir.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }()
+    static let binary: String? = TestPaths.executable(named: "switchscan")?.path
 
     /// `switchscan run` with a text field on the test's display, keys through XTest,
     /// driven as a switch user with the manual style: Tab moves, space selects.
