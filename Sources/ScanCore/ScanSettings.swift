@@ -218,12 +218,39 @@ public enum SettingChange: Hashable, Sendable {
     }
 }
 
-/// The order of the scanning keyboard's letters.
+/// The order of the scanning keyboard's letters. A new order is a case and its rows here,
+/// and its line in the `keyboardLayout` setting's description.
 public enum KeyboardLayoutName: String, CaseIterable, Sendable {
     /// The most frequent letters nearest the start of the scan.
     case frequency
     case qwerty
     case alphabetical
+
+    /// The letter page's rows: letters and common punctuation, and a space where the order
+    /// places one (else the page's controls have it).
+    public var letterRows: [[Character]] {
+        switch self {
+        case .frequency:
+            // Most frequent first, placed by diagonals of a 5 × 6 grid: a cell costs its
+            // row plus its column in scan steps, so the cheapest cells get the commonest
+            // characters (English letter frequencies).
+            let order: [Character] = ["e", "t", "a", "o", "i", " ", "n", "s", "h", "r", "d", "l", "u", "c", "m",
+                                      "w", "f", "g", "y", "p", "b", ".", "v", "k", ",", "j", "x", "'", "q", "z"]
+            var grid = [[Character?]](repeating: [Character?](repeating: nil, count: 6), count: 5)
+            var k = 0
+            for d in 0..<10 {
+                for r in 0..<5 where d - r >= 0 && d - r < 6 {
+                    grid[r][d - r] = order[k]
+                    k += 1
+                }
+            }
+            return grid.map { $0.compactMap { $0 } }
+        case .qwerty:
+            return ["qwertyuiop", "asdfghjkl'", "zxcvbnm,.?"].map(Array.init)
+        case .alphabetical:
+            return ["abcdef", "ghijkl", "mnopqr", "stuvwx", "yz.,'?"].map(Array.init)
+        }
+    }
 }
 
 /// The scanning keyboard's settings.

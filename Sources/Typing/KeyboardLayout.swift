@@ -46,29 +46,8 @@ public struct KeyboardLayout: Sendable {
 
     public init(_ name: KeyboardLayoutName) {
         self.name = name
-        switch name {
-        case .frequency:
-            // Most frequent first, placed by diagonals of a 5 × 6 grid: a cell costs its
-            // row plus its column in scan steps, so the cheapest cells get the commonest
-            // characters (English letter frequencies).
-            let order: [Character] = ["e", "t", "a", "o", "i", " ", "n", "s", "h", "r", "d", "l", "u", "c", "m",
-                                      "w", "f", "g", "y", "p", "b", ".", "v", "k", ",", "j", "x", "'", "q", "z"]
-            var grid = [[KeySpec?]](repeating: [KeySpec?](repeating: nil, count: 6), count: 5)
-            var k = 0
-            for d in 0..<10 {
-                for r in 0..<5 where d - r >= 0 && d - r < 6 {
-                    grid[r][d - r] = Self.key(order[k])
-                    k += 1
-                }
-            }
-            letterRows = grid.map { $0.compactMap { $0 } } + [Self.controls(space: false, page: .letters)]
-        case .qwerty:
-            letterRows = ["qwertyuiop", "asdfghjkl'", "zxcvbnm,.?"].map { $0.map { Self.key($0) } }
-                + [Self.controls(space: true, page: .letters)]
-        case .alphabetical:
-            letterRows = ["abcdef", "ghijkl", "mnopqr", "stuvwx", "yz.,'?"].map { $0.map { Self.key($0) } }
-                + [Self.controls(space: true, page: .letters)]
-        }
+        let letters = name.letterRows
+        letterRows = letters.map { $0.map { Self.key($0) } } + [Self.controls(space: !letters.joined().contains(" "), page: .letters)]
         symbolRows = ["1234567890", ".,?!'\"-:;", "()/@&+=#%*", "_$€£éèàçñü"].map { $0.map { Self.key($0) } }
             + [Self.controls(space: true, page: .symbols)]
         func chord(_ id: String, _ label: String, _ chords: KeyChord...) -> KeySpec { KeySpec(id: id, action: .chords(chords), label: label) }

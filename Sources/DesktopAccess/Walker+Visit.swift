@@ -1,0 +1,391 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CAtspi
+import ScanCore
+
+// Visiting one accessible: its node, its children, its label, value and traits.
+extension Walker {
+    /// Whether a container's children are asked of the application each time rather than
+    /// taken from libatspi's cache: a browser's internal frame holds the page's document, and
+    /// a page followed to swaps in a new document with only that document's
+    /// `accessible-parent` change (no `children-changed` on the frame, which the cache
+    /// follows), so the cache keeps the old, gone document there.
+    static func readsChildrenLive(_ role: AtspiRole) -> Bool {
+        role == ATSPI_ROLE_INTERNAL_FRAME
+    }
+
+    /// The roles (as `LiveNode.role` names them) of what a closed menu is the title in.
+    static let menuTitleParents: Set<String> = ["menu bar", "menu", "menu item"]
+
+    /// Visits one node; returns its index, or nil when it is left out. `basics`: its
+    /// states, name and child count where they were read ahead.
+    mutating func visit(_ a: AccessibleRef, parent: Int, depth: Int, basics: Basics? = nil) throws(AtspiCallError) -> Int? {
+        guard nodes.count < Self.maxNodes, depth < Self.maxDepth else { truncated = true; return nil }
+        visited += 1
+        let states = basics?.states ?? Atspi.states(a)
+        let shown = states.has(shownState) || (inDocument && states.has(ATSPI_STATE_VISIBLE))
+        guard shown, !states.has(ATSPI_STATE_DEFUNCT) else { return nil }
+        let id = Self.id(of: a)
+        if states.has(ATSPI_STATE_TRANSIENT) { known.transient.insert(id) }
+        // A widget keeps its role for life; libatspi never caches `transient` objects (GTK 3's
+        // tree-view cells), so remembering it saves them a round trip.
+        let role: AtspiRole
+        if let r = known.roles[id] { role = AtspiRole(rawValue: r) } else {
+            if let r = basics?.role { role = r } else { role = try Atspi.role(a) }
+            known.roles[id] = role.rawValue
+        }
+        var kind = RoleMapping.kind(of: role, inDocument: inDocument, selectable: states.has(ATSPI_STATE_SELECTABLE))
+        let childCount: Int, rawName: String
+        if let basics {
+            (childCount, rawName) = (basics.childCount, basics.name)
+        } else {
+            childCount = try Atspi.childCount(a)
+            rawName = try Atspi.name(a)
+        }
+        // GTK 3 pads a menu item's name before its accelerator ("Open...      ").
+        let name = RoleMapping.trimmed(rawName)
+
+        // An open menu (a combo box's list, a submenu) is scanned on its own.
+        // A menu with nothing showing in it, in a menu bar or a menu, is a closed menu: its
+        // title is a control that opens it. One that shows its items is open. A closed menu
+        // anywhere else is a popup that is not up (Firefox keeps its popups in the window,
+        // `showing`, with nothing drawn): left out.
+        if kind == .popupMenu {
+            let kids = childCount > 0 ? try Atspi.children(a, count: childCount) : []
+            if kids.contains(where: { Atspi.states($0).has(shownState) }) {
+                openPopups.append((a, [id]))
+            } else {
+                kind = Self.menuTitleParents.contains(nodes[parent].role) ? .control : .ignored
+            }
+        }
+
+        if kind == .textEntry && !states.has(ATSPI_STATE_EDITABLE) { kind = .staticText }
+        // A word processor's document body (LibreOffice Writer's) is one field to type into,
+        // as an editor's is; its paragraphs are its text, not elements of their own.
+        if role == ATSPI_ROLE_DOCUMENT_TEXT && states.has(ATSPI_STATE_EDITABLE) { kind = .textEntry }
+        if kind == .adjustable && !Atspi.hasInterface(a, .value) { kind = .control }
+        if kind == .ignored && childCount > 0 { kind = .container(flatten: true) }
+        if case .textBlock(let heading) = kind, childCount == 0 { kind = heading ? .heading : .staticText }
+        if kind == .window || kind == .popupMenu { kind = .container(flatten: false) }
+
+        var node = LiveNode(id: id, role: Atspi.roleName(of: role))
+        guard seen.insert(node.id).inserted else { return nil }
+        node.parent = parent
+        node.offscreen = inDocument && !states.has(ATSPI_STATE_SHOWING)
+        switch kind {
+        case .ignored:
+            return nil
+        case .container(let flatten):
+            // GTK 4 names unnamed containers after their type ("GtkFrame"): no name.
+            let named = RoleMapping.isTypeName(name) ? "" : name
+            node.flatten = flatten && named.isEmpty
+            node.label = named
+            node.modal = states.has(ATSPI_STATE_MODAL)
+            let index = nodes.count
+            nodes.append(node)
+            let mark = pendingExtents.count
+            // A page's blocks are outlined around what they hold (their children's union):
+            // one request fewer for each, and no outline wider than its content.
+            if !node.flatten && !inDocument { pendingExtents.append((index, a)) }
+            let outer = inDocument, outerChooser = inFileChooser
+            if RoleMapping.isDocument(role) { inDocument = true }
+            if role == ATSPI_ROLE_FILE_CHOOSER { inFileChooser = true }
+            defer { inDocument = outer; inFileChooser = outerChooser }
+            if inDocument && (!node.flatten || RoleMapping.isDocument(role)) { pageContainers.append(index) }
+            let kids = Self.readsChildrenLive(role) ? try Atspi.liveChildren(a) : try Atspi.children(a, count: childCount)
+            let ahead = readAhead(kids)
+            readActionsAhead(kids, ahead: ahead)
+            readValuesAhead(kids, ahead: ahead)
+            for (i, c) in kids.enumerated() {
+                guard let k = try visit(c, parent: index, depth: depth + 1, basics: ahead[i]) else { continue }
+                nodes[index].children.append(k)
+                if nodes[k].role == Self.rootPaneRole { rootPanes.append((k, a)) }
+            }
+            // A container with nothing kept inside says nothing to a switch user.
+            if nodes[index].children.isEmpty {
+                nodes.removeLast(nodes.count - index)
+                pendingExtents.removeLast(pendingExtents.count - mark)
+                needsArea = needsArea.filter { $0 < index }
+                pageContainers.removeAll { $0 >= index }
+                return nil
+            }
+            return index
+        case .textBlock(let heading):
+            return try visitTextBlock(a, node: node, name: name, heading: heading, states: states, childCount: childCount, depth: depth)
+        case .staticText, .heading, .image:
+            node.label = name.isEmpty || RoleMapping.isTypeName(name) ? RoleMapping.trimmed(Atspi.description(a)) : name
+            if RoleMapping.isTypeName(node.label) { node.label = "" }
+            if kind == .staticText, role == ATSPI_ROLE_TEXT || role == ATSPI_ROLE_PROGRESS_BAR || role == ATSPI_ROLE_LEVEL_BAR {
+                node.value = try valueText(a, role: role)
+            }
+            guard !node.label.isEmpty || node.value != nil else { return nil }
+            // A page's list bullets and punctuation between links ("•", ", ") say nothing.
+            if inDocument && node.value == nil && !node.label.contains(where: { $0.isLetter || $0.isNumber }) { return nil }
+            if node.label.isEmpty { node.label = roleWords(a) }
+            node.isElement = true
+            node.traits.insert(kind == .heading ? .header : kind == .image ? .image : .staticText)
+            if !states.has(ATSPI_STATE_SENSITIVE) { node.traits.insert(.notEnabled) }
+            return appendElement(node, a)
+        case .control, .adjustable, .textEntry:
+            node.isElement = true
+            let actions: [String]
+            if let names = known.actions[node.id] {
+                actions = names
+            } else {
+                actions = Atspi.hasInterface(a, .action) ? try Atspi.actionNames(a) : []
+                known.actions[node.id] = actions
+            }
+            var primary: Int?
+            for want in RoleMapping.primaryActions {
+                if let i = actions.firstIndex(where: { $0.lowercased() == want }) { primary = i; break }
+            }
+            if primary == nil, actions.count == 1, !RoleMapping.isInternalAction(actions[0]) { primary = 0 }
+            let editable = kind == .textEntry
+            // An adjustable control's value, a field's text: read with the extents.
+            var deferred: Deferred? = kind == .adjustable ? .value(role, acts: !actions.isEmpty) : nil
+            // A text field is for typing: a tap gives it the focus ("activate" would submit it).
+            if editable { primary = nil }
+            var seen = Set<String>()
+            for (i, n) in actions.enumerated() where i != primary && !RoleMapping.isInternalAction(n) && !(editable && n == "activate") {
+                if seen.insert(n).inserted { node.customActions.append(n) }
+            }
+            node.traits = traits(role: role, kind: kind, states: states, a: a)
+            if editable {
+                if let k = known.textKinds[node.id] { node.textEntry = k } else {
+                    let k = RoleMapping.textEntryKind(role: role, multiLine: states.has(ATSPI_STATE_MULTI_LINE),
+                                                      singleLine: states.has(ATSPI_STATE_SINGLE_LINE),
+                                                      attributes: Atspi.attributes(a, RoleMapping.textEntryAttributes),
+                                                      inFileChooser: inFileChooser)
+                    known.textKinds[node.id] = k
+                    node.textEntry = k
+                }
+                // A password field's text is bullets at best: it is not read; a document's
+                // is its paragraphs', which have the Text interface it lacks.
+                if node.textEntry != .password && role != ATSPI_ROLE_DOCUMENT_TEXT { deferred = .text }
+                node.respondsToUserInteraction = true
+                if childLooksLikeSearch(a, childCount: childCount) { node.traits.insert(.searchField) }
+            }
+            // (LibreOffice's document body never says it is sensitive.)
+            if !states.has(ATSPI_STATE_SENSITIVE) && role != ATSPI_ROLE_DOCUMENT_TEXT { node.traits.insert(.notEnabled) }
+            // Controls without actions (GTK 4's check boxes, list rows) are still acted on: by a
+            // click. An adjustable one's value decides (`applyValue`).
+            if kind != .adjustable && (node.traits.isEmpty || (actions.isEmpty && !editable)) {
+                node.respondsToUserInteraction = true
+            }
+            node.label = try label(a, id: node.id, name: name, childCount: childCount)
+            // Table cells (many, and never cached) go without: they are rows of text.
+            if role != ATSPI_ROLE_TABLE_CELL {
+                node.hint = { let d = Atspi.description(a); return d.isEmpty || d == node.label ? nil : d }()
+            }
+            handles[node.id] = LiveHandle(ref: a, label: node.label, primaryAction: primary, actions: actions, editable: editable)
+            // Menus that hang off this control and are open now (a combo box's list).
+            if childCount > 0 && (role == ATSPI_ROLE_COMBO_BOX || role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_PUSH_BUTTON_MENU) {
+                for c in try Atspi.children(a, count: childCount) where Atspi.states(c).has(shownState) {
+                    let r = try Atspi.role(c)
+                    if RoleMapping.kind(of: r) == .popupMenu { openPopups.append((c, [node.id, Self.id(of: c)])) }
+                }
+            }
+            // A page tab holds its page, a list row its own buttons, an expander its
+            // content: those are scanned right after the control, in a see-through
+            // container with it.
+            if childCount > 0 && Self.holdsContent.contains(role.rawValue) {
+                let w = nodes.count
+                nodes.append(LiveNode(id: node.id + "-content", role: "content", flatten: true, parent: parent))
+                var element = node
+                element.parent = w
+                nodes[w].children.append(appendElement(element, a, reading: deferred))
+                for c in try Atspi.children(a, count: childCount) {
+                    if let k = try visit(c, parent: w, depth: depth + 1) { nodes[w].children.append(k) }
+                }
+                return w
+            }
+            return appendElement(node, a, reading: deferred)
+        case .window, .popupMenu:
+            return nil   // mapped to containers above
+        }
+    }
+
+    /// A paragraph, label, heading, or a page's list item or table cell that holds nodes:
+    /// see-through, so that the links, fields and buttons in it are items of their own
+    /// beside the others around it. One that holds only text is read as one text: a heading
+    /// is a heading, a label its name.
+    mutating func visitTextBlock(_ a: AccessibleRef, node base: LiveNode, name: String, heading: Bool, states: StateBits,
+                                         childCount: Int, depth: Int) throws(AtspiCallError) -> Int? {
+        var node = base
+        node.flatten = true
+        node.label = RoleMapping.isTypeName(name) ? "" : name
+        let index = nodes.count
+        nodes.append(node)
+        let mark = pendingExtents.count
+        for c in try Atspi.children(a, count: childCount) {
+            if let k = try visit(c, parent: index, depth: depth + 1) { nodes[index].children.append(k) }
+        }
+        let acts = nodes[(index + 1)...].contains(where: { n in
+            n.isElement && !n.traits.intersects(Self.staticTraits)
+        })
+        // A heading that holds a link stays a heading (its role): it still starts a group.
+        if acts { return index }
+        // Only text inside: the block is one text, where it has a name; else its pieces.
+        guard !node.label.isEmpty else { return nodes[index].children.isEmpty ? drop(from: index, mark: mark) : index }
+        _ = drop(from: index, mark: mark)
+        var leaf = base
+        leaf.label = node.label
+        leaf.isElement = true
+        leaf.traits.insert(heading ? .header : .staticText)
+        if !states.has(ATSPI_STATE_SENSITIVE) { leaf.traits.insert(.notEnabled) }
+        return appendElement(leaf, a)
+    }
+
+    /// Forgets the nodes from `index` on (a subtree just visited); nil.
+    mutating func drop(from index: Int, mark: Int) -> Int? {
+        for n in nodes[index...] where n.isElement { elements[n.id] = nil; handles[n.id] = nil; seen.remove(n.id) }
+        seen.remove(nodes[index].id)
+        nodes.removeLast(nodes.count - index)
+        pendingExtents.removeLast(pendingExtents.count - mark)
+        needsArea = needsArea.filter { $0 < index }
+        pageContainers.removeAll { $0 >= index }
+        return nil
+    }
+
+    /// On a web page, a heading and what follows it, up to the next heading, make a group
+    /// called by the heading: a band of the page, one below the other. What comes before
+    /// the first heading stays as it was. Only the container's own items count (those of
+    /// see-through blocks in it included); landmarks and lists inside are items.
+    mutating func sectionByHeadings(_ container: Int) {
+        var items: [Int] = []
+        func expand(_ k: Int) {
+            let n = nodes[k]
+            if n.flatten && n.role != "content" && n.role != Self.headingRole { n.children.forEach(expand) } else { items.append(k) }
+        }
+        nodes[container].children.forEach(expand)
+        let isHeading = items.map { nodes[$0].role == Self.headingRole }
+        guard isHeading.contains(true) else { return }
+        let plan = Self.sections(isHeading: isHeading)
+        var children: [Int] = []
+        for part in plan {
+            let members = part.map { items[$0] }
+            guard members.count > 1, isHeading[part[0]] else { children += members; continue }
+            let h = nodes[members[0]]
+            let s = nodes.count
+            nodes.append(LiveNode(id: h.id + "-section", role: "section", label: h.label, parent: container, children: members))
+            children.append(s)
+        }
+        nodes[container].children = children
+    }
+
+    /// How items split into groups at headings: runs of item positions, each but the first
+    /// starting at a heading (the first too, when the items start with one).
+    static func sections(isHeading: [Bool]) -> [[Int]] {
+        var out: [[Int]] = []
+        for (i, h) in isHeading.enumerated() {
+            if h || out.isEmpty { out.append([i]) } else { out[out.count - 1].append(i) }
+        }
+        return out
+    }
+
+    func traits(role: AtspiRole, kind: RoleKind, states: StateBits, a: AccessibleRef) -> TraitSet {
+        var t = TraitSet()
+        switch kind {
+        case .control:
+            if RoleMapping.isLink(role: role, hasHyperlink: role == ATSPI_ROLE_PUSH_BUTTON && !browser && Atspi.hasInterface(a, .hyperlink), browser: browser) {
+                t.insert(.link)
+            } else {
+                t.insert(.button)
+            }
+            if role == ATSPI_ROLE_TABLE_COLUMN_HEADER || role == ATSPI_ROLE_COLUMN_HEADER { t.insert(.header) }
+        default:
+            break
+        }
+        // A menu item is `selected` while the pointer or the keyboard is on it: no choice.
+        let hovered = role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_CHECK_MENU_ITEM || role == ATSPI_ROLE_RADIO_MENU_ITEM
+        if states.has(ATSPI_STATE_CHECKED) || states.has(ATSPI_STATE_PRESSED) || (states.has(ATSPI_STATE_SELECTED) && !hovered) {
+            t.insert(.selected)
+        }
+        return t
+    }
+
+    /// Name, else what labels it, else the text of its first labelled child (a list row),
+    /// else its description, else what its role is called.
+    mutating func label(_ a: AccessibleRef, id: String, name: String, childCount: Int) throws(AtspiCallError) -> String {
+        if !name.isEmpty && !RoleMapping.isTypeName(name) {
+            // "7 7" over a label "7": the label once ("bye bye" over no such label stays).
+            if let half = RoleMapping.doubledHalf(name), childCount > 0, childCount < 50,
+               try Atspi.children(a, count: childCount).contains(where: { (try? RoleMapping.trimmed(Atspi.name($0))) == half }) {
+                return half
+            }
+            return name
+        }
+        // The relation is remembered, not the text: the label's name is read each time.
+        let targets = known.labelledBy[id] ?? Atspi.labelledBy(a)
+        known.labelledBy[id] = targets
+        // GTK 4 labels a button by its image ("GtkImage") or twice by the same label ("7 7").
+        var names: [String] = []
+        for t in targets {
+            guard let n = try? Atspi.name(t) else { continue }
+            let name = RoleMapping.trimmed(n)
+            if !name.isEmpty && !RoleMapping.isTypeName(name) && !names.contains(name) { names.append(name) }
+        }
+        let by = names.joined(separator: " ")
+        if !by.isEmpty { return by }
+        if childCount > 0, childCount < 50 {
+            for c in try Atspi.children(a, count: childCount) {
+                let n = RoleMapping.trimmed(try Atspi.name(c))
+                if !n.isEmpty && !RoleMapping.isTypeName(n) { return n }
+            }
+        }
+        let d = RoleMapping.trimmed(Atspi.description(a))
+        if !d.isEmpty && !RoleMapping.isTypeName(d) { return d }
+        let r = roleWords(a)
+        return r.isEmpty ? "unlabelled" : r
+    }
+
+    /// What the role is called in the user's language, asked once per role.
+    mutating func roleWords(_ a: AccessibleRef) -> String {
+        let role = (try? Atspi.role(a)) ?? ATSPI_ROLE_UNKNOWN
+        if let w = known.roleWords[role.rawValue] { return w }
+        let w = Atspi.localizedRoleName(a)
+        known.roleWords[role.rawValue] = w
+        return w
+    }
+
+    /// A slider's or spin button's range and step are read once; its current value every
+    /// time. A scroll bar's range grows with what it scrolls: read whole every time.
+    mutating func value(_ a: AccessibleRef, id: String, role: AtspiRole) throws(AtspiCallError) -> Atspi.ValueRange? {
+        if let v = valuesAhead[id] {
+            if role != ATSPI_ROLE_SCROLL_BAR && known.ranges[id] == nil { known.ranges[id] = .some(v) }
+            return v
+        }
+        if role == ATSPI_ROLE_SCROLL_BAR { return try Atspi.value(a) }
+        guard let known = known.ranges[id] else {
+            let v = try Atspi.value(a)
+            self.known.ranges[id] = .some(v)
+            return v
+        }
+        guard var v = known else { return nil }
+        guard let current = try Atspi.currentValue(a) else { return nil }
+        v.current = current
+        return v
+    }
+
+    func valueText(_ a: AccessibleRef, role: AtspiRole) throws(AtspiCallError) -> String? {
+        if role == ATSPI_ROLE_TEXT { return Atspi.text(a).flatMap { $0.isEmpty ? nil : $0 } }
+        let v: Atspi.ValueRange?
+        if let ahead = valuesAhead[Self.id(of: a)] { v = ahead } else { v = try Atspi.value(a) }
+        guard let v, v.max > v.min else { return nil }
+        let percent = ((v.current - v.min) / (v.max - v.min) * 100).rounded()
+        return "\(Int(percent))%"
+    }
+
+    func childLooksLikeSearch(_ a: AccessibleRef, childCount: Int) -> Bool {
+        guard childCount > 0, childCount < 8, let kids = try? Atspi.children(a, count: childCount) else { return false }
+        return kids.contains { ((try? Atspi.name($0)) ?? "").contains("find") }
+    }
+
+    static func decimals(of step: Double) -> Int {
+        var d = 0
+        var s = step
+        while d < 6 && abs(s - s.rounded()) > 1e-9 { s *= 10; d += 1 }
+        return d
+    }
+}
