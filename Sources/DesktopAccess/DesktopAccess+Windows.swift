@@ -312,6 +312,7 @@ extension DesktopAccess {
             e.navigationStyle = n.flatten ? .separate : .automatic
             e.respondsToUserInteraction = n.respondsToUserInteraction
             e.customActions = n.customActions.map { CustomAction(name: $0) }
+            e.onActivate = n.onActivate
             e.adjustable = n.adjustable
             e.textEntry = n.textEntry
             e.parent = n.parent

@@ -91,9 +91,6 @@ public final class DesktopAccess: @unchecked Sendable {
     /// drag to the second point, …); returns whether it was done. Unset: only scrolls that
     /// AT-SPI can make are made.
     public var gesture: (@Sendable (Gesture, Point, Point?) -> Bool)?
-    /// Sends a key to the focused window (the Close entry of a menu scanned alone sends
-    /// Escape); returns whether it could be sent. Unset: Close says it cannot.
-    public var sendKey: (@Sendable (SpecialKey) -> Bool)?
     /// The Close entry of the menu scanned alone, if one is.
     var closeID: String?
     /// The screen's size where the caller knows it (from the display); otherwise it is

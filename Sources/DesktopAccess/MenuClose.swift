@@ -1,8 +1,8 @@
 import ScanCore
 
 /// A menu scanned alone (a combo box's list, a menu bar's menu, a context menu) ends with a
-/// Close entry, whose tap sends Escape to the focused window: a user is never held in an
-/// open list whose items they do not want.
+/// Close entry, whose tap sends Escape to the focused window (the engine's `key` effect, as
+/// the Keys page's): a user is never held in an open list whose items they do not want.
 extension DesktopAccess {
     /// The Close entry's id for the menu `menuID`.
     static func closeID(of menuID: String) -> String { menuID + "-close" }
@@ -19,6 +19,7 @@ extension DesktopAccess {
         close.hint = "Closes the menu (Escape)"
         close.traits = TraitSet([.button])
         close.isElement = true
+        close.onActivate = [.key(.escape)]
         close.parent = 0
         if let f = menu.frame {
             let below = f.maxY + height <= screenHeight

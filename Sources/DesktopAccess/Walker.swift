@@ -19,6 +19,8 @@ struct LiveNode: Equatable {
     var modal = false
     var respondsToUserInteraction: Bool?
     var customActions: [String] = []
+    /// What a tap does beyond acting on the widget (the Close entry: Escape).
+    var onActivate: [LayoutEffect]?
     /// On a web page, outside its viewport: scrolled into view when the scan reaches it.
     var offscreen = false
     var adjustable: Adjustable?

@@ -315,7 +315,7 @@ public struct EffectSpec: Sendable {
             .init(.settingChanged, ["name", "value"], [.stream, .session],
                   "A setting the scanner menu changed, already applied: `name` and `value` as in a settings file; the session keeps it in the file.",
                   .settingChanged(.autoScanInterval(.seconds(0.9)))),
-            .init(.key, ["key"], [.stream, .terminal, .keys], "A key for the focused application (the Keys page): escape, enter, tab, up, down, left, right.",
+            .init(.key, ["key"], [.stream, .terminal, .keys], "A key for the focused application (the Keys page, or a handler's `{\"key\": …}` such as a menu's Close): escape, enter, tab, up, down, left, right.",
                   .key(.escape)),
             .init(.window, ["action", "window", "title"], [.stream, .terminal, .speech, .windows],
                   "A command for the window manager (the Windows page): `activate`, `close`, `minimize`, `maximize`, `restore` the `window` (its id) of that `title`.",

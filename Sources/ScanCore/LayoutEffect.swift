@@ -9,6 +9,9 @@ public enum LayoutEffect: Hashable, Sendable {
     case toggle(id: String, field: TextField, values: [String])
     case post(Notification)
     case loadScreen(String)
+    /// A key for the focused application, as the Keys page sends it (the live desktop's
+    /// Close entry of a menu scanned alone: Escape).
+    case key(SpecialKey)
     /// `{"result": false}` makes the handler report failure.
     case result(Bool)
 

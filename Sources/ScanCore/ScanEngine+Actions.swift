@@ -143,6 +143,8 @@ extension ScanEngine {
             case .loadScreen(let file):
                 // Loading another file is the host's job (the core does no I/O).
                 emit(.emit(name: "loadScreen", element: tree[n].id, data: file))
+            case .key(let key):
+                emit(.key(key))
             case .result(let ok):
                 outcome.failed = !ok
             }

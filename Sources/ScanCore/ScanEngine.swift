@@ -10,6 +10,9 @@ public struct ScanEngine: Sendable {
     /// The desktop's windows (empty without a window manager, and for layout files): the
     /// screen menu offers the Windows page when there are any.
     public internal(set) var windows: [ManagedWindow] = []
+    /// The title of a window to raise once the window manager lists it (`run --app`: the
+    /// application's window, which may be behind another when the run starts).
+    public var raiseWhenListed: String?
 
     /// Item-mode position: the stack of entered groups (0 = top level), the index in the
     /// current cycle, and the full cycles done there without a selection.
@@ -395,6 +398,19 @@ public struct ScanEngine: Sendable {
 
     public mutating func setWindows(_ windows: [ManagedWindow]) {
         self.windows = windows
+    }
+
+    /// The window manager's list, as it changes. The first list that has the window of
+    /// `raiseWhenListed` raises it (a `window` effect, as the Windows page's Activate), unless
+    /// it is active already.
+    public mutating func windowsListed(_ windows: [ManagedWindow], at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        self.windows = windows
+        if let title = raiseWhenListed, let w = windows.first(where: { $0.title == title }) {
+            raiseWhenListed = nil
+            if !w.active { emit(.window(.activate, window: w.id, title: w.title)) }
+        }
+        return finish()
     }
 
     // MARK: - plumbing

@@ -15,7 +15,7 @@ extension LayoutReader {
     /// Each effect verb with the keys its object allows.
     static let effectVerbs: [(verb: String, keys: FieldNames)] = [
         ("emit", ["emit", "data"]), ("set", ["set"]), ("toggle", ["toggle"]), ("post", ["post", "argument"]),
-        ("loadScreen", ["loadScreen"]), ("result", ["result"]),
+        ("loadScreen", ["loadScreen"]), ("key", ["key"]), ("result", ["result"]),
     ]
     static let toggleKeys: FieldNames = ["id", "field", "values"]
     static let argumentKeys: FieldNames = ["element"]
@@ -79,6 +79,8 @@ extension LayoutReader {
             guard let file = fields.string(verbMember, path(), element) else { return nil }
             if file.isEmpty { fields.report("E15", verbMember.value.offset, path() + ".loadScreen", element, "must name a layout file"); return nil }
             return .loadScreen(file)
+        case "key":
+            return fields.enumValue(verbMember, SpecialKey.self, path(), element).map(LayoutEffect.key)
         default:
             guard let value = fields.bool(verbMember, path(), element) else { return nil }
             return .result(value)

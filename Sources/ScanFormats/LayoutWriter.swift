@@ -156,6 +156,8 @@ public enum LayoutWriter {
             return .inline(members)
         case .loadScreen(let file):
             return .inline([("loadScreen", .string(file))])
+        case .key(let key):
+            return .inline([("key", .string(key.rawValue))])
         case .result(let ok):
             return .inline([("result", .bool(ok))])
         }

@@ -87,7 +87,7 @@ public final class LiveScanner: @unchecked Sendable {
 
     /// The desktop's windows, for the screen menu's Windows page.
     public func setWindows(_ windows: [ManagedWindow]) {
-        queue.async { [self] in engine.setWindows(windows) }
+        queue.async { [self] in output(engine.windowsListed(windows, at: MonotonicClock.now())) }
     }
 
     /// Reads engine state on its queue (not from the queue itself); throws once the queue

@@ -273,6 +273,7 @@ public final class ScanSession: @unchecked Sendable {
 
         var engine = ScanEngine(tree: tree, settings: scanSettings)
         engine.keyboardProvider = typing
+        if desktopWindows != nil { engine.raiseWhenListed = toRaise }
         if live != nil, extensionNotice != nil {
             engine.pointModeRefusal = "Point mode cannot be used: SwitchScan's GNOME Shell extension is not answering, so its lines cannot be shown. "
                 + "Enable the extension and log in again."
@@ -298,17 +299,7 @@ public final class ScanSession: @unchecked Sendable {
             }
         }
         self.scanner = scanner
-        let raise = Locked(toRaise)
-        desktopWindows?.start { [weak desktopWindows] list in
-            scanner.setWindows(list)
-            // Once, with the first list that has it.
-            let target: ManagedWindow? = raise.withLock { title in
-                guard let t = title, let w = list.first(where: { $0.title == t }) else { return nil }
-                title = nil
-                return w
-            }
-            if let target, !target.active { desktopWindows?.perform(.activate, window: target.id) }
-        }
+        desktopWindows?.start { list in scanner.setWindows(list) }
         if let live {
             // Text goes into the field through AT-SPI where its toolkit does that well and the
             // field confirms it; keys elsewhere (docs/TYPING.md).
@@ -316,13 +307,6 @@ public final class ScanSession: @unchecked Sendable {
             injector?.sent = { keys in live.keysSent(keys) }
             injector?.stalled = { live.typingTargetStalled }
             live.report = report
-            // A menu's Close entry sends Escape where the Keys page's keys go.
-            if let injector, let send = injector.key {
-                live.sendKey = { key in
-                    injector.queue.async { _ = send(key); injector.sent?(.other) }
-                    return true
-                }
-            }
             live.onFieldText = { scanner.fieldText($0) }
             live.onFieldLeft = { scanner.dismissPresented() }
             liveTrees.attach { scanner.replaceTree($0) }

@@ -35,4 +35,12 @@ import Testing
         let elements = tree.nodes.filter(\.isAccessibilityElement).map { $0.label ?? "" }
         #expect(elements == ["Red", "Green", "Close"])
     }
+
+    /// Its tap is Escape, as the engine's `key` effect (front ends see it).
+    @Test func itsTapIsEscape() {
+        let nodes = DesktopAccess.withCloseEntry(Self.menu(at: 200), screenHeight: 800)
+        let tree = DesktopAccess.tree(nodes, screenID: "a1.5:7", title: "menu", screen: (800, 800))
+        let close = tree.nodes.first { $0.label == "Close" }
+        #expect(close?.onActivate == [.key(.escape)])
+    }
 }

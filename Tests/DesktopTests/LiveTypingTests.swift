@@ -25,8 +25,14 @@ struct LiveTypingTests {
         @discardableResult
         func press(_ id: String, row: String? = nil, expecting what: String, where predicate: @escaping (EffectLine) -> Bool) throws -> EffectLine {
             let row = row ?? Self.rows[id]!
-            try scan.go(toItem: row)
-            try scan.select(expecting: "the row entered") { $0.effect == "enterGroup" }
+            for attempt in 1...2 {
+                try scan.go(toItem: row)
+                let entered = try scan.select(expecting: "the row entered") { $0.effect == "enterGroup" }
+                if entered.fields["group"] as? String == row || attempt == 2 { break }
+                // The predictions for the text came just as the row was pressed, and the scan
+                // had started over at them (as a person would see it): out again, and on.
+                try scan.leaveGroup()
+            }
             try scan.go(toItem: id)
             let line = try scan.select(expecting: what, where: predicate)
             scan.settle(0.1)

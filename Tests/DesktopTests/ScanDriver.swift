@@ -121,6 +121,17 @@ final class ScanDriver {
         return try next(what, where: predicate)
     }
 
+    /// Leaves the group scanned now by its exit item (Tab presses to it, then select).
+    func leaveGroup(limit: Int = 40) throws {
+        settle(0.05)
+        for _ in 0..<limit where current?.kind != "exit" {
+            try process.send("\t")
+            try next("a highlight after Tab") { $0.effect == "highlight" }
+        }
+        guard current?.kind == "exit" else { throw DesktopError("no exit item within \(limit) moves; last: \(current?.description ?? "none")") }
+        try select(expecting: "the group left") { $0.effect == "exitGroup" }
+    }
+
     /// Selects the element highlighted now, then the menu entry with this title.
     func choose(_ entry: String) throws {
         try select(expecting: "the scanner menu") { $0.effect == "menuOpen" }

@@ -142,6 +142,7 @@ struct StrandedTests {
         try scan.go(to: "Close")
         mark = scan.seen.count
         try scan.choose("Tap")
+        try scan.find(since: mark, "Escape, in the stream") { $0.effect == "key" && $0.fields["key"] as? String == "escape" }
         try Self.returnsStraight(scan, since: mark, first: "File")
         try fixture.expectNoLine(matching: "combo Green", within: 0.2)
         scan.settle()

@@ -40,6 +40,10 @@ extension ToolkitTests {
             scan.settle(0.05)
         }
         #expect(active == "SwitchScan Fixture")
+        // The raise is the engine's, in the stream for front ends to see.
+        try scan.find(since: 0, "the window effect that raised it") {
+            $0.effect == "window" && $0.fields["action"] as? String == "activate" && $0.fields["title"] as? String == "SwitchScan Fixture"
+        }
         try scan.go(to: "Btn 1")
     }
 }

@@ -150,7 +150,7 @@ struct LayoutWriterTests {
                                                         .post(.layoutChanged(.element("off"))), .result(false)]),
                 CustomAction(name: "Flag", effects: [.toggle(id: "row", field: .label, values: ["Flagged", "Message from Ann"]),
                                                      .post(.announcement("Flagged")), .post(.screenChanged(.none)),
-                                                     .post(.pageScrolled("Page 2 of 3")), .loadScreen("other.json")]),
+                                                     .post(.pageScrolled("Page 2 of 3")), .loadScreen("other.json"), .key(.escape)]),
             ]
             n.sortPriority = 0.5
             n.respondsToUserInteraction = true

@@ -817,10 +817,19 @@ struct EffectTests {
             , "onTap": [{"emit": "x", "data": {"k": [1, "two"]}}, {"set": {"id": "b1", "label": "New"}},
                         {"toggle": {"id": "b1", "field": "value", "values": ["off", "on"]}},
                         {"post": "announcement", "argument": "Saved"}, {"post": "screenChanged", "argument": {"element": "b1"}},
-                        {"loadScreen": "other.json"}, {"result": false}]
+                        {"loadScreen": "other.json"}, {"key": "escape"}, {"result": false}]
             """#)))
         let i = try #require(doc.tree.index(of: "b1"))
-        #expect(doc.tree[i].onTap?.count == 7)
+        #expect(doc.tree[i].onTap?.count == 8)
+        #expect(doc.tree[i].onTap?[6] == .key(.escape))
+    }
+
+    /// A key is one the Keys page sends, named as it names them.
+    @Test func anUnknownKeyIsRefusedWithTheKeysThereAre() throws {
+        let e = try onlyError(layout(button("b1", #", "onActivate": [{"key": "escpe"}]"#)))
+        #expect(e.code == "E04")
+        #expect(e.path == "$.root.children[0].onActivate[0].key")
+        #expect(e.message.contains("escape"), "\(e.message)")
     }
 }
 
