@@ -87,9 +87,10 @@ public enum Effect: Hashable, Sendable {
     case settingChanged(SettingChange)
     /// A key to send to the focused application (the screen menu's Keys page).
     case key(SpecialKey)
-    /// A command to the window manager (the screen menu's Windows page); `title` is the
-    /// window's, for messages.
-    case window(WindowCommand, window: String, title: String)
+    /// A command to the window manager; `title` is the window's, for messages. `chosen`: by
+    /// the person on the screen menu's Windows page; else the window `run --app` scans,
+    /// raised when the window manager first lists it behind another.
+    case window(WindowCommand, window: String, title: String, chosen: Bool = true)
     /// A host event declared by the layout (`{"emit": …}`), raised by `element`'s handler.
     case emit(name: String, element: String, data: String?)
     /// The scanning keyboard opened, or its keys' labels changed (predictions, Shift).
@@ -315,10 +316,10 @@ public struct EffectSpec: Sendable {
             .init(.settingChanged, ["name", "value"], [.stream, .session],
                   "A setting the scanner menu changed, already applied: `name` and `value` as in a settings file; the session keeps it in the file.",
                   .settingChanged(.autoScanInterval(.seconds(0.9)))),
-            .init(.key, ["key"], [.stream, .terminal, .keys], "A key for the focused application (the Keys page, or a handler's `{\"key\": …}` such as a menu's Close): escape, enter, tab, up, down, left, right.",
+            .init(.key, ["key"], [.stream, .terminal, .keys], "A key for the focused application (the Keys page, the keyboard's Enter, or a handler's `{\"key\": …}` such as a menu's Close): escape, enter, tab, up, down, left, right.",
                   .key(.escape)),
-            .init(.window, ["action", "window", "title"], [.stream, .terminal, .speech, .windows],
-                  "A command for the window manager (the Windows page): `activate`, `close`, `minimize`, `maximize`, `restore` the `window` (its id) of that `title`.",
+            .init(.window, ["action", "window", "title", "automatic?"], [.stream, .terminal, .speech, .windows],
+                  "A command for the window manager: `activate`, `close`, `minimize`, `maximize`, `restore` the `window` (its id) of that `title`, chosen on the Windows page; `\"automatic\": true` when SwitchScan raises the window `run --app` scans, which another covered.",
                   .window(.activate, window: "0x2a00003", title: "Untitled 1 - Mousepad")),
             .init(.emit, ["name", "element", "data?"], [.stream, .terminal], "A host event the layout declares (`{\"emit\": …}`), raised by `element`'s handler.",
                   .emit(name: "btn5.tapped", element: "btn5", data: nil)),

@@ -236,6 +236,8 @@ public struct ScanEngine: Sendable {
             phase = .item(.scanning)
             restartItemScan(at: t)
         }
+        // A list that came before the start (GNOME Shell's extension answers at once).
+        raiseIfListed()
         return finish()
     }
 
@@ -379,8 +381,6 @@ public struct ScanEngine: Sendable {
     /// The presented screen's logic, as it is now (the keyboard's text and predictions).
     public var presentedLogic: (any ScreenLogic)? { presented?.logic }
 
-    /// The desktop's windows changed. Nothing is shown now: the Windows page lists them when
-    /// it opens, and an open page keeps the list it opened with.
     /// Something the host could not do for the user (a failed action on the desktop, text
     /// that may not have arrived): it is said, as an announcement, and changes nothing else.
     public mutating func report(_ problem: String, at t: ScanInstant) -> [TimedEffect] {
@@ -396,21 +396,26 @@ public struct ScanEngine: Sendable {
         return finish()
     }
 
+    /// The desktop's windows changed. Nothing is shown now: the Windows page lists them when
+    /// it opens, and an open page keeps the list it opened with.
     public mutating func setWindows(_ windows: [ManagedWindow]) {
         self.windows = windows
     }
 
-    /// The window manager's list, as it changes. The first list that has the window of
-    /// `raiseWhenListed` raises it (a `window` effect, as the Windows page's Activate), unless
-    /// it is active already.
+    /// The window manager's list, as it changes (`setWindows`). Once scanning has started,
+    /// the first list that has the window of `raiseWhenListed` raises it (a `window` effect,
+    /// not chosen), unless it is active already.
     public mutating func windowsListed(_ windows: [ManagedWindow], at t: ScanInstant) -> [TimedEffect] {
         begin(t)
         self.windows = windows
-        if let title = raiseWhenListed, let w = windows.first(where: { $0.title == title }) {
-            raiseWhenListed = nil
-            if !w.active { emit(.window(.activate, window: w.id, title: w.title)) }
-        }
+        if started { raiseIfListed() }
         return finish()
+    }
+
+    mutating func raiseIfListed() {
+        guard let title = raiseWhenListed, let w = windows.first(where: { $0.title == title }) else { return }
+        raiseWhenListed = nil
+        if !w.active { emit(.window(.activate, window: w.id, title: w.title, chosen: false)) }
     }
 
     // MARK: - plumbing

@@ -320,7 +320,10 @@ public let threadStackSize = 1 << 20
 public func spawnThread(name: String, stackSize: Int = threadStackSize, _ body: @escaping () -> Void) throws(ThreadError) -> pthread_t {
     let short = name.hasPrefix("switchscan.") ? String(name.dropFirst("switchscan.".count)) : name
     var systemName = ""
-    for c in short where systemName.utf8.count + String(c).utf8.count <= 15 { systemName.append(c) }
+    for c in short {
+        guard systemName.utf8.count + String(c).utf8.count <= 15 else { break }
+        systemName.append(c)
+    }
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }

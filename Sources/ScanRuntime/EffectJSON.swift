@@ -120,8 +120,9 @@ public struct EffectJSON {
             s += "\"settingChanged\""; text("name", name); field("value", value)
         case .key(let k):
             s += "\"key\""; text("key", k.rawValue)
-        case let .window(command, window, title):
+        case let .window(command, window, title, chosen):
             s += "\"window\""; text("action", command.rawValue); text("window", window); text("title", title)
+            if !chosen { field("automatic", "true") }
         case let .emit(name, element, data):
             s += "\"emit\""; text("name", name); text("element", element)
             if let data { field("data", data) }

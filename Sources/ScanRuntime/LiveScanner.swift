@@ -85,7 +85,8 @@ public final class LiveScanner: @unchecked Sendable {
         queue.async { [self] in output(engine.notice(text, at: MonotonicClock.now())) }
     }
 
-    /// The desktop's windows, for the screen menu's Windows page.
+    /// The desktop's windows, for the screen menu's Windows page (and the `--app` window's
+    /// raise).
     public func setWindows(_ windows: [ManagedWindow]) {
         queue.async { [self] in output(engine.windowsListed(windows, at: MonotonicClock.now())) }
     }

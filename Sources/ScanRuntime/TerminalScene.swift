@@ -98,8 +98,9 @@ public struct TerminalScene: Sendable {
         case .key(let k):
             message = "Key \(k.rawValue)"
             if k == .enter, keyboard != nil { written += "\n" }
-        case let .window(command, _, title):
-            message = "Window \"\(title)\": \(command.rawValue)"
+        case let .window(command, _, title, chosen):
+            // A raise at the start is not the person's doing: the start's messages stay.
+            if chosen { message = "Window \"\(title)\": \(command.rawValue)" }
         case let .emit(name, _, _):
             message = "Event: \(name)"
         case let .typeText(t, secret):
@@ -136,7 +137,8 @@ public struct TerminalScene: Sendable {
         case .scanStarted:
             stopped = false
         default:
-            // Shown by the highlights that follow (EffectSpec.table says which kinds the terminal acts on).
+            // Nothing to show (groups show by the highlights that follow; settings and words are
+            // kept, not shown). EffectSpec.table says which kinds the terminal acts on.
             break
         }
     }

@@ -239,15 +239,17 @@ public final class ScanSession: @unchecked Sendable {
         }
         // The Keys page's keys go where the clicks go.
         let injector = plan.injection == .none ? nil : KeyInjector(plan.injection, compositor: plan.compositor)
-        if let injector {
-            presenters.append(KeyPresenter(injector, warn: warn))
-            notes.append(injector.problem.map { "Warning: \($0)" } ?? "Keys: \(injector.summary)")
-        }
         // A failed action on the desktop, or text that may not have arrived, is said, never
         // fatal: on the log, and through the engine as an announcement.
         let report: @Sendable (String) -> Void = { [weak self] text in
             self?.log("Warning: \(text)")
             self?.scanner?.report(text)
+        }
+        if let injector {
+            // On the desktop a key not sent (a menu's Close, the Keys page) is said, as a
+            // failed action is.
+            presenters.append(KeyPresenter(injector, warn: live != nil ? report : warn))
+            notes.append(injector.problem.map { "Warning: \($0)" } ?? "Keys: \(injector.summary)")
         }
         // Typing: selecting a text field (or the screen menu's Keyboard) opens the keyboard,
         // whose text goes to the focused application: wherever keys can be sent.

@@ -72,7 +72,7 @@ final class WindowPresenter: EffectPresenter, @unchecked Sendable {
     init(_ windows: any WindowList) { self.windows = windows }
     func present(_ effects: [TimedEffect]) throws {
         for e in effects {
-            if case let .window(command, id, _) = e.effect { windows.perform(command, window: id) }
+            if case let .window(command, id, _, _) = e.effect { windows.perform(command, window: id) }
         }
     }
     func finish() {}

@@ -60,7 +60,7 @@ struct UtterancePlan {
                 guard speech, !text.isEmpty else { continue }
                 out.append(Utterance(priority: .message, text: text, icon: selected ? selectSound : nil))
                 selected = false
-            case .activate, .customAction, .adjust, .enterGroup, .tap, .gesture, .window:
+            case .activate, .customAction, .adjust, .enterGroup, .tap, .gesture, .window(_, _, _, chosen: true):
                 if selectSound != nil { selected = true }
             default:
                 // Not said (EffectSpec.table says which kinds speech acts on).

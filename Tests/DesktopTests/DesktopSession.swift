@@ -620,5 +620,5 @@ struct AccessibleInfo: Decodable, Sendable, CustomStringConvertible {
 
 /// The built `switchscan` executable (`TestPaths.executable`).
 enum SwitchscanBinary {
-    static let url: URL? = TestPaths.executable(named: "switchscan")
+    static let url: URL? = TestPaths.executable(named: "switchscan", chosen: true)
 }

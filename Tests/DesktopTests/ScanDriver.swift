@@ -125,8 +125,10 @@ final class ScanDriver {
     func leaveGroup(limit: Int = 40) throws {
         settle(0.05)
         for _ in 0..<limit where current?.kind != "exit" {
+            // As in go(toItem:): the same item drawn again (the rows moved) is not the Tab's.
+            let before = current?.item
             try process.send("\t")
-            try next("a highlight after Tab") { $0.effect == "highlight" }
+            try next("a highlight after Tab") { $0.effect == "highlight" && $0.item != before }
         }
         guard current?.kind == "exit" else { throw DesktopError("no exit item within \(limit) moves; last: \(current?.description ?? "none")") }
         try select(expecting: "the group left") { $0.effect == "exitGroup" }

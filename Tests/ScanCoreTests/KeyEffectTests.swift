@@ -41,12 +41,20 @@ import Testing
         #expect(engine.windowsListed([files], at: at(0.5)).isEmpty, "not listed yet")
         let notes = ManagedWindow(id: "0x200", title: "Notes", active: false)
         let raised = engine.windowsListed([files, notes], at: at(1))
-        #expect(raised.map(\.effect) == [.window(.activate, window: "0x200", title: "Notes")])
+        #expect(raised.map(\.effect) == [.window(.activate, window: "0x200", title: "Notes", chosen: false)])
         #expect(engine.windowsListed([files, notes], at: at(2)).isEmpty, "once")
 
         var active = ScanEngine(tree: ElementTree(screenID: "w", size: (100, 100), nodes: tree), settings: ScanSettings())
         active.raiseWhenListed = "Notes"
         _ = active.start(at: .zero)
         #expect(active.windowsListed([ManagedWindow(id: "0x200", title: "Notes", active: true)], at: at(1)).isEmpty)
+
+        // Listed before the start: raised by the start, after the scan began.
+        var early = ScanEngine(tree: ElementTree(screenID: "w", size: (100, 100), nodes: tree), settings: ScanSettings())
+        early.raiseWhenListed = "Notes"
+        #expect(early.windowsListed([files, notes], at: .zero).isEmpty, "nothing before the start")
+        let started = early.start(at: at(0.1)).map(\.effect)
+        #expect(started.last == .window(.activate, window: "0x200", title: "Notes", chosen: false), "\(started)")
+        #expect(started.first?.kind == .screen, "the start's own effects first")
     }
 }

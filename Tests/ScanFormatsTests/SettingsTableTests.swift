@@ -108,7 +108,7 @@ struct SettingsTableTests {
     // MARK: - docs/SETTINGS.md
 
     /// The settings table of docs/SETTINGS.md: one row a key, `key | default | range | meaning`.
-    static func readmeRows() throws -> [(key: String, defaultValue: String, range: String)] {
+    static func documentedRows() throws -> [(key: String, defaultValue: String, range: String)] {
         let body = try String(contentsOf: packageRoot.appendingPathComponent("docs/SETTINGS.md"), encoding: .utf8)
         return body.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { line in
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -116,8 +116,8 @@ struct SettingsTableTests {
         }
     }
 
-    @Test func theReadmeNamesEveryKeyWithItsDefaultAndRange() throws {
-        let rows = try Self.readmeRows()
+    @Test func theSettingsPageNamesEveryKeyWithItsDefaultAndRange() throws {
+        let rows = try Self.documentedRows()
         #expect(Set(rows.map(\.key)) == Set(Self.table.map(\.key)), "docs/SETTINGS.md's table: \(rows.map(\.key))")
         #expect(Set(rows.map(\.key)).count == rows.count)
         for spec in Self.table {

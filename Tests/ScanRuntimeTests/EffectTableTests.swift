@@ -93,6 +93,17 @@ struct EffectTableTests {
         }
     }
 
+    /// The `--app` window raised at the start says so in the stream, and leaves the
+    /// terminal's message as it was.
+    @Test func aWindowRaisedAtTheStartIsMarkedAndLeavesTheMessage() {
+        let raise = TimedEffect(.seconds(1), .window(.activate, window: "0x200", title: "Notes", chosen: false))
+        #expect(jsonLine(raise) == #"{"t":1.000,"effect":"window","action":"activate","window":"0x200","title":"Notes","automatic":true}"#)
+        var scene = TerminalScene()
+        scene.apply(TimedEffect(.zero, .notice("Using X-Keys")))
+        scene.apply(raise)
+        #expect(scene.message == "Using X-Keys")
+    }
+
     /// docs/EFFECTS.md's table is the table: one row a kind, its fields, who acts on it, its
     /// meaning and its example as printed.
     @Test func theDocumentedTableIsTheTable() throws {

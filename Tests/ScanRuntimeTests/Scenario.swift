@@ -344,7 +344,7 @@ func compact(_ e: TimedEffect) -> String {
     case let .emit(name, _, _): return "\(t) emit \(name)"
     case .settingChanged(let change): return "\(t) settingChanged \(change.json.key) \(change.json.value)"
     case .key(let k): return "\(t) key \(k.rawValue)"
-    case let .window(command, window, _): return "\(t) window \(command.rawValue) \(window)"
+    case let .window(command, window, _, _): return "\(t) window \(command.rawValue) \(window)"
     case .keyboard(let keys):
         // The prediction row, and what the letter keys show (capitals or not) or the other page.
         let words = keys.filter { $0.id.hasPrefix("prediction") }.map(\.label).joined(separator: ",")

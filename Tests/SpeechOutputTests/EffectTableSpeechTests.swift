@@ -18,4 +18,12 @@ import Testing
             #expect(acted == spec.consumers.contains(.speech), "\(spec.kind): speech \(acted ? "acted" : "did not act"): \(said)")
         }
     }
+
+    /// The `--app` window raised at the start is no selection: no select sound.
+    @Test func aWindowRaisedAtTheStartSoundsNothing() {
+        let plan = UtterancePlan(speech: true, moveSound: "move", selectSound: "select")
+        var screen: ElementTree?
+        let raise = TimedEffect(.zero, .window(.activate, window: "0x200", title: "Notes", chosen: false))
+        #expect(plan.utterances([raise], received: .zero, screen: &screen).isEmpty)
+    }
 }

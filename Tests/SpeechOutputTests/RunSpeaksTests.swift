@@ -14,7 +14,7 @@ import Glibc
 struct RunSpeaksTests {
     /// The switchscan executable SwiftPM built beside this test bundle.
     static func binary() throws -> String {
-        guard let url = TestPaths.executable(named: "switchscan") else { throw SpeechTestError("the switchscan executable was not built beside the tests") }
+        guard let url = TestPaths.executable(named: "switchscan") else { throw SpeechTestError("the switchscan executable was not found beside the tests nor under .build*") }
         return url.path
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Bad files and bad command lines (README "switchscan simulate"): every problem
+/// Bad files and bad command lines (docs/USING.md, "switchscan simulate"): every problem
 /// on stderr with its file and place, exit status 2 for bad files, 64 for a bad command line,
 /// and nothing on stdout.
 @Suite("switchscan simulate: bad input")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `switchscan simulate` (README "switchscan simulate"): the headless contract.
+/// `switchscan simulate` (docs/USING.md, "switchscan simulate"): the headless contract.
 @Suite("switchscan simulate")
 struct SimulateTests {
     static let uikit = "Layouts/switch-control.uikit.json"
@@ -56,7 +56,7 @@ struct SimulateTests {
         at("7.000", thirdGroup),
     ].map { $0 + "\n" }.joined()
 
-    /// The key effects of the README's single-switch walk-through, in order.
+    /// The key effects of the single-switch example of the README's first command, in order.
     func checkDemo(_ r: RunResult) {
         #expect(r.status == 0, "\(r)")
         #expect(r.stderr == "")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `switchscan validate` (README: "checks layout and settings files the same way").
+/// `switchscan validate` (docs/USING.md: "checks layout and settings files the same way").
 @Suite("switchscan validate")
 struct ValidateTests {
     @Test("every bundled layout is valid: status 0, one ok line per file")

@@ -16,11 +16,11 @@ public enum TestPaths {
 
     /// A program SwiftPM built beside the test bundle (on Linux the bundle is an executable
     /// `*.xctest` in the products folder; on macOS a bundle in it), else the newest
-    /// `.build*/…/debug|release/NAME`. `SWITCHSCAN_EXECUTABLE` chooses a `switchscan` (a
-    /// release one, to time what users run).
-    public static func executable(named name: String) -> URL? {
+    /// `.build*/…/debug|release/NAME`. With `chosen`, `SWITCHSCAN_EXECUTABLE` names it (the
+    /// desktop tests time a release build with it, as users run it).
+    public static func executable(named name: String, chosen byEnvironment: Bool = false) -> URL? {
         let fm = FileManager.default
-        if name == "switchscan", let chosen = ProcessInfo.processInfo.environment["SWITCHSCAN_EXECUTABLE"], !chosen.isEmpty {
+        if byEnvironment, let chosen = ProcessInfo.processInfo.environment["SWITCHSCAN_EXECUTABLE"], !chosen.isEmpty {
             let url = URL(fileURLWithPath: chosen)
             return isExecutableFile(url) ? url : nil
         }
