@@ -96,7 +96,7 @@ fi
 # 4. SYN_DROPPED: the engine is stopped while the kernel buffer overflows; the select that
 #    was held is released during the overflow; after the resync there is no phantom press.
 if only 4; then
-  start_run run4 --style manual --duration 60 --device "$NODE"
+  start_run run4 --style manual --duration 300 --device "$NODE"
   say "down BTN_0"; wait_for "$OUT/run4.json" '"effect":"enterGroup"' 20
   kill -STOP $RUN
   say "flood 3000 KEY_Z"; say "up BTN_0"; say "flood 3000 KEY_Z"
