@@ -284,8 +284,7 @@ struct SpeechPresenterTests {
                      p(presentTimes, 0.5), presentTimes.max() ?? .nan))
         // The module writes its sound after BEGIN, in its own time: waited for, up to 10 s.
         func audio() -> Int { (try? FileManager.default.attributesOfItem(atPath: daemon.audioFile)[.size] as? Int) ?? 0 }
-        let deadline = monotonicMilliseconds() + 10_000
-        while audio() == 0 && monotonicMilliseconds() < deadline { usleep(20_000) }
+        _ = waitForFiles(in: (daemon.audioFile as NSString).deletingLastPathComponent, timeout: 10) { audio() > 0 }
         #expect(audio() > 0, "espeak-ng wrote no audio to \(daemon.audioFile) within 10 s")
     }
 }

@@ -73,3 +73,24 @@ public func currentThreadStack() -> (low: UInt, size: Int) {
     }
     return (UInt(bitPattern: Int(bitPattern: address)), size)
 }
+
+/// Waits, up to `timeout` seconds, until `done` holds, looking again each time the kernel says
+/// a file in `directory` was created, written or closed (inotify): a wait on what the file
+/// system shows, not on the clock. Whether `done` held.
+public func waitForFiles(in directory: String, timeout: Double, until done: () -> Bool) -> Bool {
+    if done() { return true }
+    let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+    guard fd >= 0 else { return done() }
+    defer { close(fd) }
+    _ = inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO))
+    let deadline = Date().addingTimeInterval(timeout)
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while !done() {
+        let left = deadline.timeIntervalSinceNow
+        guard left > 0 else { return false }
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&pfd, 1, Int32((left * 1000).rounded(.up)))
+        _ = read(fd, &buffer, buffer.count)
+    }
+    return true
+}
