@@ -48,6 +48,8 @@ final class DesktopSession: @unchecked Sendable {
     static let openboxUp = "openbox is up"
 
     private let lock = NSLock()
+    /// Held from the start to `stop()`: no GNOME Shell session runs meanwhile.
+    private let slot: DesktopSlot.Hold
     private var services: [ChildProcess] = []        // Xvfb, dbus-daemon, openbox
     private var children: [ChildProcess] = []        // fixtures and switchscan processes
     private var stopped = false
@@ -59,6 +61,7 @@ final class DesktopSession: @unchecked Sendable {
     /// program is missing: a desktop test fails then, it never skips.
     init(windowManager: Bool = true) throws {
         self.windowManager = windowManager
+        slot = DesktopSlot.shared()
         for tool in [DesktopTool.xvfb, .dbusDaemon, .dbusSend, .atspiBusLauncher, .xprop, .python3] { try tool.require() }
         if windowManager { try DesktopTool.openbox.require() }
         signal(SIGPIPE, SIG_IGN)  // a write to a child that died must be an error, not our death
@@ -211,6 +214,7 @@ final class DesktopSession: @unchecked Sendable {
         ChildProcess.stop(all, grace: 2)
         Self.killMarked(marker)
         try? FileManager.default.removeItem(at: directory)
+        slot.release()
     }
 
     private func register(_ process: ChildProcess) throws {

@@ -65,6 +65,8 @@ final class WaylandSession: @unchecked Sendable {
     private var x11Display: String?
 
     let extensionState: Extension
+    /// Held from the start to `stop()`: GNOME Shell's alone, the others' beside each other.
+    private let slot: DesktopSlot.Hold
 
     init(width: Int = 1280, height: Int = 800, xwayland: Bool = false, compositor kind: Compositor = .sway, shellExtension: Extension = .enabled) throws {
         let tools: [DesktopTool] = switch kind {
@@ -73,6 +75,7 @@ final class WaylandSession: @unchecked Sendable {
         case .gnome: [.gnomeShell, .convertImage]
         }
         extensionState = shellExtension
+        slot = kind == .gnome ? DesktopSlot.exclusive() : DesktopSlot.shared()
         for tool in tools + [.dbusDaemon, .atspiBusLauncher, .python3] { try tool.require() }
         if xwayland { try DesktopTool.xwayland.require() }
         compositorKind = kind
@@ -546,6 +549,7 @@ final class WaylandSession: @unchecked Sendable {
         DesktopSession.killMarked(marker)
         ChildProcess.stop(services, grace: 1)
         try? FileManager.default.removeItem(at: directory)
+        slot.release()
     }
 }
 

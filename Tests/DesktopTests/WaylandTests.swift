@@ -617,7 +617,10 @@ import WaylandOutput
             screen = try session.captureScreen()
             // Right of the outline (the pointer's arrow has dark pixels of its own elsewhere).
             menu = Self.region(of: panel, in: screen, within: ScreenRect(x: Int(send[0] + send[2]), y: 0, width: session.screenWidth, height: session.screenHeight))
-            return (menu?.count ?? 0) > 3000
+            // The whole panel, frame and rows: a compositor may show a frame with the panel
+            // laid out but not yet all painted.
+            guard let box = menu?.box, menu!.count > 3000 else { return false }
+            return screen.pixel(x: box.x - 1, y: box.y + box.height / 2) == orange && screen.count(of: orange, in: box) > 500
         }
         let box = try #require(menu?.box, "no menu panel on the screen")
         // Beside the outline around Send (4 px apart, the outline 6 px out from the frame).
