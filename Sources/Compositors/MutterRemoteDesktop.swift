@@ -21,6 +21,7 @@ public final class MutterRemoteDesktop: @unchecked Sendable {
     static let service = "org.gnome.Mutter.RemoteDesktop"
     static let screenCast = "org.gnome.Mutter.ScreenCast"
     static let sessionInterface = "org.gnome.Mutter.RemoteDesktop.Session"
+    static let streamInterface = "org.gnome.Mutter.ScreenCast.Stream"
     /// Linux's button codes (linux/input-event-codes.h).
     static let leftButton: Int32 = 0x110, rightButton: Int32 = 0x111
     /// How long a new session's devices take to be there.
@@ -28,8 +29,10 @@ public final class MutterRemoteDesktop: @unchecked Sendable {
     private let lock = Lock()
     private let bus: SessionBus
     private var session: String?          // under `lock`
-    /// The screen-cast stream absolute motion is given in (nil: relative motion).
+    /// The screen-cast stream absolute motion is given in (nil: relative motion), and where
+    /// its monitor (the primary one) is in the layout.
     private var stream: String?           // under `lock`
+    private var streamAt = (x: 0.0, y: 0.0) // under `lock`
     /// The whole screen: where the pointer is kept, and relative motion measured from.
     public let extent: PixelRect
     /// How the pointer moves, for the user: "absolute" or "relative".
@@ -54,8 +57,9 @@ public final class MutterRemoteDesktop: @unchecked Sendable {
     private func startLocked() throws(GnomeShellError) {
         do {
             let s = try newSession()
-            if let streamPath = try? castStream(for: s), (try? bus.call(Self.service, s, Self.sessionInterface, "Start")) != nil {
-                session = s; stream = streamPath
+            if let streamPath = try? castStream(for: s), (try? bus.call(Self.service, s, Self.sessionInterface, "Start")) != nil,
+               let origin = streamOrigin(streamPath) {
+                session = s; stream = streamPath; streamAt = origin
             } else {
                 // No PipeWire: a session without a stream (a failed Start ends the first).
                 _ = try? bus.call(Self.service, s, Self.sessionInterface, "Stop")
@@ -99,7 +103,27 @@ public final class MutterRemoteDesktop: @unchecked Sendable {
                                         [.string(""), .options([:])]).first?.string else {
             throw SessionBus.Failure(name: "", description: "no screen-cast stream")
         }
+        // Heard from the session's start on (`streamOrigin`).
+        bus.addMatch("type='signal',interface='\(Self.streamInterface)',member='PipeWireStreamAdded',path='\(stream)'")
         return stream
+    }
+
+    /// Under the lock: where the stream's monitor is in the layout, once Mutter has made its
+    /// PipeWire stream (before that, Mutter drops absolute motion without a word); nil when
+    /// that does not happen within 2 s.
+    private func streamOrigin(_ path: String) -> (x: Double, y: Double)? {
+        var added = false
+        let deadline = MonotonicClock.now() + .seconds(2)
+        while !added && MonotonicClock.now() < deadline {
+            guard bus.read(milliseconds: 50, { interface, member, _ in
+                if interface == Self.streamInterface && member == "PipeWireStreamAdded" { added = true }
+            }) else { return nil }
+        }
+        guard added, let parameters = try? bus.call(Self.screenCast, path, "org.freedesktop.DBus.Properties", "Get",
+                                                    [.string(Self.streamInterface), .string("Parameters")]).first,
+              let position = parameters["position"]?.list, position.count == 2,
+              let x = position[0].int32, let y = position[1].int32 else { return nil }
+        return (Double(x), Double(y))
     }
 
     /// Under the lock: an event sent without waiting; false when the connection is gone.
@@ -141,7 +165,7 @@ public final class MutterRemoteDesktop: @unchecked Sendable {
     private func move(_ p: Point) -> Bool {
         let x = max(Double(extent.x), min(Double(extent.maxX - 1), p.x.rounded()))
         let y = max(Double(extent.y), min(Double(extent.maxY - 1), p.y.rounded()))
-        if let stream { return notify("NotifyPointerMotionAbsolute", [.string(stream), .double(x - Double(extent.x)), .double(y - Double(extent.y))]) }
+        if let stream { return notify("NotifyPointerMotionAbsolute", [.string(stream), .double(x - streamAt.x), .double(y - streamAt.y)]) }
         // From the bottom right corner (the top left one is GNOME's hot corner, which opens
         // the overview and whose barrier stops motion along the edge), across, then up.
         let far = Double(extent.width + extent.height) * 4

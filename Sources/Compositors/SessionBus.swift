@@ -98,11 +98,19 @@ final class SessionBus {
 
     /// An argument of a message, as far as these calls need.
     enum Value: Equatable {
-        case string(String), uint32(UInt32), int32(Int32), bool(Bool), other
+        /// An array, a struct or a dictionary entry: its members in order.
+        case string(String), uint32(UInt32), int32(Int32), bool(Bool), list([Value]), other
 
         var string: String? { if case .string(let s) = self { s } else { nil } }
         var uint32: UInt32? { if case .uint32(let v) = self { v } else { nil } }
         var bool: Bool? { if case .bool(let v) = self { v } else { nil } }
+        var int32: Int32? { if case .int32(let v) = self { v } else { nil } }
+        var list: [Value]? { if case .list(let v) = self { v } else { nil } }
+
+        /// The value for `key` in a dictionary (`a{sv}`).
+        subscript(key: String) -> Value? {
+            list?.lazy.compactMap { $0.list }.first { $0.count == 2 && $0[0].string == key }?[1]
+        }
     }
 
     private static func code(_ c: Character) -> Int32 { Int32(c.asciiValue!) }
@@ -140,6 +148,11 @@ final class SessionBus {
                 var v: dbus_bool_t = 0
                 dbus_message_iter_get_basic(&it, &v)
                 out.append(.bool(v != 0))
+            case code("a"), code("r"), code("e"):
+                var inner = DBusMessageIter()
+                dbus_message_iter_recurse(&it, &inner)
+                // An empty array's iterator stands on nothing.
+                out.append(.list(dbus_message_iter_get_arg_type(&inner) == 0 ? [] : values(&inner)))
             default:
                 out.append(.other)
             }

@@ -75,7 +75,8 @@ import Testing
         scan.stop()
 
         let tap = try session.runSwitchscan(["switchscan-bench", "tap", "--app", app, "--taps", "4"], timeout: 60)
-        #expect(tap.status == 0 && tap.stdout.contains("clicked through Mutter's remote desktop"), "\(tap)")
+        // (No PipeWire in this session: relative motion from a corner.)
+        #expect(tap.status == 0 && tap.stdout.contains("clicked through Mutter's remote desktop (relative motion)"), "\(tap)")
         #expect(tap.stdout.split(separator: "\n").contains { $0.hasPrefix("click → the new state") && $0.hasSuffix("(4 of 4)") }, "\(tap)")
         // The other benchmarks, in the same session: figures, not bounds (docs/SCREEN.md has the
         // release build's): a press to the frame GNOME Shell painted with the outline moved
@@ -102,6 +103,25 @@ extension GnomeTests {
 }
 
 extension GnomeTests {
+    /// Where PipeWire runs (a desktop's user manager starts it), Mutter's remote desktop
+    /// moves the pointer to absolute points through a screen-cast stream: its clicks at the
+    /// fixture's check box tick and untick it (`switchscan-bench tap`, as point mode clicks),
+    /// and a run says which motion it uses.
+    @Test func withPipeWireThePointerMovesToAbsolutePoints() throws {
+        let session = try WaylandSession(compositor: .gnome, pipeWire: true)
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: [])
+        let app = fixture.applicationName
+        let tap = try session.runSwitchscan(["switchscan-bench", "tap", "--app", app, "--label", "Check me", "--taps", "4"], timeout: 60)
+        #expect(tap.status == 0 && tap.stdout.contains("clicked through Mutter's remote desktop (absolute motion)"), "\(tap)")
+        #expect(tap.stdout.split(separator: "\n").contains { $0.hasPrefix("click → the new state") && $0.hasSuffix("(4 of 4)") }, "\(tap)")
+        for state in ["True", "False", "True", "False"] { try fixture.waitForLine(matching: "check \(state)") }
+
+        let scan = try ScanDriver(session, ["--app", app])
+        defer { scan.stop() }
+        #expect(scan.process.stderr.contains("Pointer: Mutter's remote desktop (absolute motion)"), "\(scan.process.stderr)")
+    }
+
     /// Without the extension (not installed; installed but not enabled): `desktop` says so
     /// and what to do; a run says it once on its log and once through the scan (an
     /// announcement, spoken where speech is on), scans by AT-SPI alone (the menu's Tap ticks

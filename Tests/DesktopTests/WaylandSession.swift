@@ -14,6 +14,7 @@ extension DesktopTool {
     static let xwayland = DesktopTool(path: "/usr/bin/Xwayland", package: "xwayland")
     static let kwin = DesktopTool(path: "/usr/bin/kwin_wayland", package: "kwin-wayland")
     static let gnomeShell = DesktopTool(path: "/usr/bin/gnome-shell", package: "gnome-shell")
+    static let pipeWire = DesktopTool(path: "/usr/bin/pipewire", package: "pipewire")
 }
 
 /// A private Wayland desktop for one test: headless sway (pixman renderer, one 1280 × 800
@@ -68,15 +69,21 @@ final class WaylandSession: @unchecked Sendable {
     /// Held from the start to `stop()`: GNOME Shell's alone, the others' beside each other.
     private let slot: DesktopSlot.Hold
 
-    init(width: Int = 1280, height: Int = 800, xwayland: Bool = false, compositor kind: Compositor = .sway, shellExtension: Extension = .enabled) throws {
+    /// GNOME only: PipeWire runs in the session (as a desktop's user manager starts it), so
+    /// Mutter's screen casts, and with them absolute pointer motion, can start.
+    let pipeWire: Bool
+
+    init(width: Int = 1280, height: Int = 800, xwayland: Bool = false, compositor kind: Compositor = .sway, shellExtension: Extension = .enabled,
+         pipeWire: Bool = false) throws {
         let tools: [DesktopTool] = switch kind {
         case .sway: [.sway, .grim]
         case .kwin: [.kwin]
         case .gnome: [.gnomeShell, .convertImage]
         }
         extensionState = shellExtension
+        self.pipeWire = pipeWire
         slot = kind == .gnome ? DesktopSlot.exclusive() : DesktopSlot.shared()
-        for tool in tools + [.dbusDaemon, .atspiBusLauncher, .python3] { try tool.require() }
+        for tool in tools + [.dbusDaemon, .atspiBusLauncher, .python3] + (pipeWire ? [.pipeWire] : []) { try tool.require() }
         if xwayland { try DesktopTool.xwayland.require() }
         compositorKind = kind
         screenWidth = width
@@ -313,6 +320,11 @@ final class WaylandSession: @unchecked Sendable {
         }
         environment["XDG_CURRENT_DESKTOP"] = "GNOME"
         environment["SWAYSOCK"] = nil
+        if pipeWire {
+            // The package's configuration; a screen cast needs no session manager.
+            services.append(try spawn(DesktopTool.pipeWire.path, [], log: log))
+            try wait("PipeWire's socket", timeout: 10) { fm.fileExists(atPath: self.runtime.appendingPathComponent("pipewire-0").path) }
+        }
         try startShell(log: log)
     }
 
