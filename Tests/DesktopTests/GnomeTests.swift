@@ -122,6 +122,44 @@ extension GnomeTests {
         #expect(scan.process.stderr.contains("Pointer: Mutter's remote desktop (absolute motion)"), "\(scan.process.stderr)")
     }
 
+    /// The monitors laid out anew (the second one moved left of the first, as in the
+    /// Displays settings): the window goes with its monitor, and the outline GNOME Shell draws
+    /// goes with it, whole, nothing of it left at the old place.
+    @Test func theOutlineFollowsTheMonitorsLaidOutAnew() throws {
+        let session = try WaylandSession(compositor: .gnome, secondMonitor: (800, 600))
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: [])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        try scan.go(to: "Btn 1")
+        let f = try #require(scan.current?.frame, "\(String(describing: scan.current))")
+        let frame = ScreenRect(x: Int(f[0]), y: Int(f[1]), width: Int(f[2]), height: Int(f[3]))
+        let ring = ScreenRect(x: frame.x - 5, y: frame.y - 5, width: frame.width + 10, height: frame.height + 10)
+        let orange = RGB(r: 0xff, g: 0x8c, b: 0x00)
+        let whole = 2 * 4 * (frame.width + 10) + 2 * 4 * (frame.height + 2)
+        func outline(_ screen: ScreenImage) -> (box: ScreenRect, count: Int)? {
+            WaylandTests.region(of: orange, in: screen, within: ScreenRect(x: 0, y: 0, width: screen.width, height: screen.height))
+        }
+        var seen: (box: ScreenRect, count: Int)?
+        _ = try TestTime.poll(timeout: 5, every: 0.1) { seen = outline(try session.captureScreen()); return seen?.box == ring }
+        #expect(seen?.box == ring && seen?.count == whole, "the outline \(String(describing: seen)) is not around \(frame)")
+
+        // Where `desktop` says the window is.
+        func windowAt() throws -> String? {
+            let out = try session.runSwitchscan(["desktop", "--app", fixture.applicationName]).stdout
+            return out.split(separator: "\n").first { $0.contains("frame \"SwitchScan Fixture\" at ") }
+                .flatMap { $0.split(separator: " ").first { $0.contains(",") }.map(String.init) }
+        }
+        let before = try #require(try windowAt()?.split(separator: ",").compactMap { Int($0) }, "no window in `desktop`")
+
+        // The second monitor (800 wide) left of the first: the first, and the window, 800 right.
+        try session.layOutMonitors([("Meta-0", 800, 0), ("Meta-1", 0, 0)])
+        let moved = ScreenRect(x: ring.x + 800, y: ring.y, width: ring.width, height: ring.height)
+        _ = try TestTime.poll(timeout: 5, every: 0.1) { seen = outline(try session.captureScreen()); return seen?.box == moved }
+        #expect(seen?.box == moved && seen?.count == whole, "the outline \(String(describing: seen)) did not follow the window to \(moved)")
+        #expect(try windowAt() == "\(before[0] + 800),\(before[1])", "the window did not move with its monitor from \(before)")
+    }
+
     /// Without the extension (not installed; installed but not enabled): `desktop` says so
     /// and what to do; a run says it once on its log and once through the scan (an
     /// announcement, spoken where speech is on), scans by AT-SPI alone (the menu's Tap ticks

@@ -72,9 +72,11 @@ final class WaylandSession: @unchecked Sendable {
     /// GNOME only: PipeWire runs in the session (as a desktop's user manager starts it), so
     /// Mutter's screen casts, and with them absolute pointer motion, can start.
     let pipeWire: Bool
+    /// GNOME only: a second monitor of this size, right of the first.
+    let secondMonitor: (width: Int, height: Int)?
 
     init(width: Int = 1280, height: Int = 800, xwayland: Bool = false, compositor kind: Compositor = .sway, shellExtension: Extension = .enabled,
-         pipeWire: Bool = false) throws {
+         pipeWire: Bool = false, secondMonitor: (width: Int, height: Int)? = nil) throws {
         let tools: [DesktopTool] = switch kind {
         case .sway: [.sway, .grim]
         case .kwin: [.kwin]
@@ -82,6 +84,7 @@ final class WaylandSession: @unchecked Sendable {
         }
         extensionState = shellExtension
         self.pipeWire = pipeWire
+        self.secondMonitor = secondMonitor
         slot = kind == .gnome ? DesktopSlot.exclusive() : DesktopSlot.shared()
         for tool in tools + [.dbusDaemon, .atspiBusLauncher, .python3] + (pipeWire ? [.pipeWire] : []) { try tool.require() }
         if xwayland { try DesktopTool.xwayland.require() }
@@ -340,8 +343,9 @@ final class WaylandSession: @unchecked Sendable {
         // extension off.
         try? FileManager.default.removeItem(at: runtime.appendingPathComponent("gnome-shell-disable-extensions"))
         let display = "wayland-g"
-        let shell = try spawn(DesktopTool.gnomeShell.path, ["--headless", "--wayland", "--no-x11", "--virtual-monitor", "\(screenWidth)x\(screenHeight)",
-                                                            "--wayland-display", display, "--unsafe-mode"], log: log)
+        let second = secondMonitor.map { ["--virtual-monitor", "\($0.width)x\($0.height)"] } ?? []
+        let shell = try spawn(DesktopTool.gnomeShell.path, ["--headless", "--wayland", "--no-x11", "--virtual-monitor", "\(screenWidth)x\(screenHeight)"] + second
+                                                          + ["--wayland-display", display, "--unsafe-mode"], log: log)
         services.append(shell)
         compositor = shell
         environment["WAYLAND_DISPLAY"] = display
@@ -527,6 +531,14 @@ final class WaylandSession: @unchecked Sendable {
     var waylandSocket: String { runtime.appendingPathComponent(environment["WAYLAND_DISPLAY"] ?? "wayland-1").path }
 
     static let kwinShotScript = DesktopSession.fixturesDirectory.appendingPathComponent("kwin-shot.py")
+    static let monitorsScript = DesktopSession.fixturesDirectory.appendingPathComponent("mutter-monitors.py")
+
+    /// GNOME: the monitors laid out as `layout` says (connector, x, y; the first primary), as
+    /// the Displays settings would.
+    func layOutMonitors(_ layout: [(String, Int, Int)]) throws {
+        let r = try run(DesktopTool.python3.path, [try copy(Self.monitorsScript)] + layout.flatMap { [$0.0, "\($0.1)", "\($0.2)"] })
+        guard r.status == 0 else { throw DesktopError("Laying out GNOME Shell's monitors failed.\n\(r)") }
+    }
 
     /// The screen as the compositor draws it (grim; KWin's ScreenShot2).
     func captureScreen() throws -> ScreenImage {
