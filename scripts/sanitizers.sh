@@ -45,5 +45,5 @@ if [ "$which" = all ] || [ "$which" = thread ]; then
     # unit tests, as above.
     SWITCHSCAN_TEST_TIME_SCALE=4 swift test --scratch-path .build-tsan --sanitize=thread \
         --filter 'ScanHostTests|ScanRuntimeTests|ScanSessionTests|SwitchInputTests|X11OutputTests|SpeechOutputTests.SpeechThreadTests|DesktopTests' \
-        --skip 'BigApplicationTests|StrandedTests|GestureTests|ToolkitTests|OnScreenTests|AutostartDesktopTests|HarnessTests|CrashRestartTests|TaskTests|WebTests|WordProcessorTypingTests|saveAsByItsMenuItem|saveAsByItsShortcut|openByItsMenuItem|writersSave|ToolkitDialogTests|KWinTests|GnomeTests.(theShell|theBenchmarks|theMenu|theOutline|with|aShell|aSwitch|aRun)|aSwitchUserTypesIntoMousepad|memoryIsLockedAsItIsUsedAndTheRealTimeStackAhead'
+        --skip 'BigApplicationTests|StrandedTests|GestureTests|ToolkitTests|OnScreenTests|AutostartDesktopTests|HarnessTests|CrashRestartTests|TaskTests|WebTests|WordProcessorTypingTests|saveAsByItsMenuItem|saveAsByItsShortcut|openByItsMenuItem|writersSave|ToolkitDialogTests|KWinTests|GnomeTests.(theShell|theBenchmarks|theMenu|theOutline|onAMonitor|with|aShell|aSwitch|aRun)|aSwitchUserTypesIntoMousepad|memoryIsLockedAsItIsUsedAndTheRealTimeStackAhead'
 fi

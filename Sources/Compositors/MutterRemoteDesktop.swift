@@ -35,14 +35,19 @@ public final class MutterRemoteDesktop: @unchecked Sendable {
     private var streamAt = (x: 0.0, y: 0.0) // under `lock`
     /// The whole screen: where the pointer is kept, and relative motion measured from.
     public let extent: PixelRect
+    /// What Mutter multiplies relative motion by: the scale of the monitor the pointer is on
+    /// (the bottom right one's, taken for every monitor), so pointer speed looks the same on a
+    /// HiDPI one.
+    let motionScale: Double
     /// How the pointer moves, for the user: "absolute" or "relative".
     public private(set) var motion = "relative"
     private var closed = false            // under `lock`
 
     /// Makes and starts a session; fails saying why (no Mutter on the session bus).
-    public init(extent: PixelRect) throws(GnomeShellError) {
+    public init(extent: PixelRect, scale: Int = 1) throws(GnomeShellError) {
         do { bus = try SessionBus() } catch { throw GnomeShellError("\(error.description), so Mutter's remote desktop cannot be reached") }
         self.extent = extent
+        motionScale = Double(max(1, scale))
         let started: Result<Void, GnomeShellError> = lock.withLock { Result { () throws(GnomeShellError) in try startLocked() } }
         if case .failure(let error) = started {
             bus.close()
@@ -171,8 +176,8 @@ public final class MutterRemoteDesktop: @unchecked Sendable {
         let far = Double(extent.width + extent.height) * 4
         let right = Double(extent.maxX - 1), bottom = Double(extent.maxY - 1)
         return notify("NotifyPointerMotionRelative", [.double(far), .double(far)])
-            && notify("NotifyPointerMotionRelative", [.double(x - right), .double(0)])
-            && notify("NotifyPointerMotionRelative", [.double(0), .double(y - bottom)])
+            && notify("NotifyPointerMotionRelative", [.double((x - right) / motionScale), .double(0)])
+            && notify("NotifyPointerMotionRelative", [.double(0), .double((y - bottom) / motionScale)])
     }
 
     private func button(_ code: Int32, _ down: Bool) -> Bool { notify("NotifyPointerButton", [.int32(code), .bool(down)]) }

@@ -155,7 +155,7 @@ extension DesktopAccess {
         var nodes = lastNodes
         var walker = Walker()
         walker.known = known
-        (walker.shownState, walker.origin) = lastWalkSettings
+        (walker.shownState, walker.origin, walker.scale) = lastWalkSettings
         walker.browser = lastBrowser
         for id in ids {
             guard let ref = elements[id], let i = nodes.firstIndex(where: { $0.id == id }) else { continue }

@@ -33,9 +33,9 @@ extension DesktopAccess {
             origin = o
             switch o {
             case .screen: break
-            case .offset(_, let from):
+            case .offset(_, let from, let scale):
                 info.frame = info.frame.flatMap(o.place)
-                info.place = "placed by \(source) (\(from.rawValue))"
+                info.place = "placed by \(source) (\(from.rawValue)" + (scale == 1 ? ")" : ", scaled \(Int(scale * 100)) %)")
             case .unknown(let why):
                 info.place = "frames relative to the window; its place is unknown: \(why)"
             }
@@ -142,12 +142,12 @@ extension DesktopAccess {
         if c.app.gtk4 { walker.shownState = ATSPI_STATE_VISIBLE }
         unplacedWhy = nil
         switch c.window.origin {
-        case .offset(let p, _)?: walker.origin = p
+        case .offset(let p, _, let scale)?: (walker.origin, walker.scale) = (p, scale)
         case .unknown(let why)?: unplacedWhy = why
         case .screen?, nil: break
         }
         try walker.walkRoot(c.window.ref)
-        lastWalkSettings = (walker.shownState, walker.origin)
+        lastWalkSettings = (walker.shownState, walker.origin, walker.scale)
         // Only what the window still shows is remembered, so the cache cannot grow without bound.
         let learnt = walker.known.keeping(Set(walker.nodes.map(\.id)))
         var info = c.window.info
@@ -161,6 +161,7 @@ extension DesktopAccess {
             inner.known = walker.known
             inner.shownState = walker.shownState
             inner.origin = walker.origin
+            inner.scale = walker.scale
             inner.browser = walker.browser
             try inner.walkRoot(menu)
             if inner.nodes.count > 1 {
@@ -262,14 +263,14 @@ extension DesktopAccess {
     /// frame at its place inside that window (not at 0,0). It goes where that window goes,
     /// less its own shadow.
     func placePopups(_ windows: inout [Window]) {
-        var offsets: [String: Point] = [:]
+        var offsets: [String: (Point, Double)] = [:]
         for w in windows {
-            if let id = w.placeID, case .offset(let p, let from)? = w.origin, from != .parentWindow { offsets[id] = p }
+            if let id = w.placeID, case .offset(let p, let from, let scale)? = w.origin, from != .parentWindow { offsets[id] = (p, scale) }
         }
         for k in windows.indices {
             guard case .unknown? = windows[k].origin, let id = windows[k].placeID, let parent = offsets[id],
                   let frame = windows[k].info.frame, frame.x != 0 || frame.y != 0, let near = shadowOffsets[windows[k].info.id] else { continue }
-            windows[k].setOrigin(.ofPopup(parent: parent, firstChild: near), by: places?.name ?? "")
+            windows[k].setOrigin(.ofPopup(parent: parent.0, firstChild: near, scale: parent.1), by: places?.name ?? "")
         }
     }
 

@@ -33,7 +33,7 @@ public final class DesktopAccess: @unchecked Sendable {
     var wakeToken: Int?
     /// While `follow` reads the first snapshot: it is returned, not handed to `onChange`.
     var firstSnapshot: DesktopSnapshot??
-    var lastWalkSettings = (ATSPI_STATE_SHOWING, Point(x: 0, y: 0))
+    var lastWalkSettings = (ATSPI_STATE_SHOWING, Point(x: 0, y: 0), 1.0)
     /// The window read last measures its frames from itself, and its place is not known: why.
     var unplacedWhy: String?
     var known = WalkCache()

@@ -91,6 +91,14 @@ struct Walker {
     var shownState = ATSPI_STATE_SHOWING
     /// Added to every frame: GTK 4 gives extents relative to the window, not the screen.
     var origin = Point(x: 0, y: 0)
+    /// What every frame is multiplied by first: the window's scale, where the application
+    /// measures in its own pixels (FrameOrigin).
+    var scale = 1.0
+
+    /// An application's extents on the screen.
+    func placed(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> Rect {
+        Rect(x: x * scale + origin.x, y: y * scale + origin.y, width: w * scale, height: h * scale)
+    }
     /// The application is a browser: its push buttons are buttons, whatever interfaces
     /// they carry.
     var browser = false
@@ -219,7 +227,7 @@ struct Walker {
             let x = out[4 * k], y = out[4 * k + 1], w = out[4 * k + 2], h = out[4 * k + 3]
             // INT_MIN marks hidden and unrealised widgets.
             guard x > Int32.min / 2, y > Int32.min / 2, w >= 0, h >= 0 else { continue }
-            nodes[p.node].frame = Rect(x: Double(x) + origin.x, y: Double(y) + origin.y, width: Double(w), height: Double(h))
+            nodes[p.node].frame = placed(Double(x), Double(y), Double(w), Double(h))
             if !rootPanes.isEmpty { refs[p.node] = p.ref }
         }
         pendingExtents.removeAll()
@@ -241,8 +249,7 @@ struct Walker {
         defer { rootPanes = []; refs = [:] }
         for (pane, holder) in rootPanes {
             guard let frame = nodes[pane].frame, let h = try? Atspi.extents(holder),
-                  let d = Self.displacement(pane: frame, holder: Rect(x: Double(h.x) + origin.x, y: Double(h.y) + origin.y,
-                                                                      width: Double(h.width), height: Double(h.height)))
+                  let d = Self.displacement(pane: frame, holder: placed(h.x, h.y, h.width, h.height))
             else { continue }
             move(pane, by: d)
         }

@@ -59,8 +59,8 @@ struct BenchTap: ParsableCommand {
         let how: String
         do {
             if Compositor(env) == .gnome {
-                guard let extent = try WaylandGlobals.layout() else { throw fail("Error: GNOME Shell has no monitor.") }
-                let p = try MutterRemoteDesktop(extent: extent)
+                guard let (extent, scale) = try WaylandGlobals.layoutAndCornerScale() else { throw fail("Error: GNOME Shell has no monitor.") }
+                let p = try MutterRemoteDesktop(extent: extent, scale: scale)
                 click = { p.click(at: $0) }
                 how = "Mutter's remote desktop (\(p.motion) motion)"
             } else if Compositor(env) == .kwin {

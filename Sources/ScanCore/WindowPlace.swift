@@ -49,8 +49,10 @@ public struct WindowPlace: Hashable, Sendable {
 public enum FrameOrigin: Hashable, Sendable {
     /// Frames are on the screen already.
     case screen
-    /// Add this point: the origin of the rectangle the frames are measured from.
-    case offset(Point, from: Source)
+    /// Add this point: the origin of the rectangle the frames are measured from; the frames
+    /// first multiplied by `scale`, where the application measures in its own pixels and
+    /// the compositor in the screen's (a window on a monitor GNOME scales 200 %).
+    case offset(Point, from: Source, scale: Double = 1)
     /// The window's place cannot be told from what the compositor gives; `why` says what is missing.
     case unknown(why: String)
 
@@ -71,8 +73,8 @@ public enum FrameOrigin: Hashable, Sendable {
     /// children begin inside it (`firstChild`, from its frame's corner: the shadow GTK draws
     /// around a menu). GTK 3 gives the popup's frame at its place in its window (the
     /// compositor places it there, unless it has to move it to keep it on the screen).
-    public static func ofPopup(parent: Point, firstChild near: Point) -> FrameOrigin {
-        .offset(Point(x: parent.x - near.x, y: parent.y - near.y), from: .parentWindow)
+    public static func ofPopup(parent: Point, firstChild near: Point, scale: Double = 1) -> FrameOrigin {
+        .offset(Point(x: parent.x - near.x * scale, y: parent.y - near.y * scale), from: .parentWindow, scale: scale)
     }
 
     /// How far apart two sizes may be and still be the same: toolkits and compositors round
@@ -80,6 +82,9 @@ public enum FrameOrigin: Hashable, Sendable {
     public static let sizeTolerance = 1.0
     /// How much wider a client-side shadow may be on one side than on the other.
     public static let shadowAsymmetry = 16.0
+    /// The scales a compositor gives a window's surface beside 1: GNOME's and KWin's whole
+    /// ones (a fractional scale gives GTK 3 a whole one too, the buffer scaled down after).
+    public static let scales = [2.0, 3.0]
 
     /// The origin for a window whose application window reports `frame` through AT-SPI (its
     /// size is what counts; a native client's origin is 0,0), placed by the compositor at
@@ -92,14 +97,18 @@ public enum FrameOrigin: Hashable, Sendable {
         func same(_ a: Rect, _ b: Rect) -> Bool {
             abs(a.width - b.width) <= sizeTolerance && abs(a.height - b.height) <= sizeTolerance
         }
-        if let buffer = place.buffer, same(frame, buffer), !same(buffer, place.geometry) {
-            return .offset(Point(x: buffer.x, y: buffer.y), from: .buffer)
-        }
-        if same(frame, place.geometry) {
-            return .offset(Point(x: place.geometry.x, y: place.geometry.y), from: .geometry)
-        }
-        if let content = place.content, same(frame, content) {
-            return .offset(Point(x: content.x, y: content.y), from: .content)
+        // At each scale, the first at 1: the application's pixels the screen's.
+        for scale in [1.0] + scales {
+            let f = Rect(x: 0, y: 0, width: frame.width * scale, height: frame.height * scale)
+            if let buffer = place.buffer, same(f, buffer), !same(buffer, place.geometry) {
+                return .offset(Point(x: buffer.x, y: buffer.y), from: .buffer, scale: scale)
+            }
+            if same(f, place.geometry) {
+                return .offset(Point(x: place.geometry.x, y: place.geometry.y), from: .geometry, scale: scale)
+            }
+            if let content = place.content, same(f, content) {
+                return .offset(Point(x: content.x, y: content.y), from: .content, scale: scale)
+            }
         }
         // Larger than the geometry by a shadow on each side: the buffer, as GTK 3 draws it,
         // where the compositor does not say where the buffer is. The first child's offset is
@@ -129,7 +138,7 @@ public enum FrameOrigin: Hashable, Sendable {
     public func place(_ r: Rect) -> Rect? {
         switch self {
         case .screen: return r
-        case .offset(let p, _): return Rect(x: r.x + p.x, y: r.y + p.y, width: r.width, height: r.height)
+        case .offset(let p, _, let s): return Rect(x: r.x * s + p.x, y: r.y * s + p.y, width: r.width * s, height: r.height * s)
         case .unknown: return nil
         }
     }

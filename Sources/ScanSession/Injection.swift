@@ -61,8 +61,8 @@ enum CompositorInput {
 
     /// A remote-desktop session of Mutter's over the whole screen.
     static func mutter() throws(WaylandError) -> MutterRemoteDesktop {
-        guard let extent = try WaylandGlobals.layout() else { throw WaylandError("GNOME Shell has no monitor to point at") }
-        do { return try MutterRemoteDesktop(extent: extent) } catch { throw WaylandError(error.description) }
+        guard let (extent, scale) = try WaylandGlobals.layoutAndCornerScale() else { throw WaylandError("GNOME Shell has no monitor to point at") }
+        do { return try MutterRemoteDesktop(extent: extent, scale: scale) } catch { throw WaylandError(error.description) }
     }
 
     static func keys(_ compositor: Compositor) throws(WaylandError) -> (any KeySending, String) {

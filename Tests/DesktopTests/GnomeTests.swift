@@ -153,11 +153,48 @@ extension GnomeTests {
         let before = try #require(try windowAt()?.split(separator: ",").compactMap { Int($0) }, "no window in `desktop`")
 
         // The second monitor (800 wide) left of the first: the first, and the window, 800 right.
-        try session.layOutMonitors([("Meta-0", 800, 0), ("Meta-1", 0, 0)])
+        try session.layOutMonitors([("Meta-0", 800, 0, 1), ("Meta-1", 0, 0, 1)])
         let moved = ScreenRect(x: ring.x + 800, y: ring.y, width: ring.width, height: ring.height)
         _ = try TestTime.poll(timeout: 5, every: 0.1) { seen = outline(try session.captureScreen()); return seen?.box == moved }
         #expect(seen?.box == moved && seen?.count == whole, "the outline \(String(describing: seen)) did not follow the window to \(moved)")
         #expect(try windowAt() == "\(before[0] + 800),\(before[1])", "the window did not move with its monitor from \(before)")
+    }
+
+    /// A monitor GNOME scales 200 % (a HiDPI laptop's screen): GTK measures its frames in
+    /// its own pixels, Mutter places the window in the screen's; the frames are doubled and
+    /// put at the buffer's place, so the outline is drawn just around the highlighted button
+    /// and the remote desktop's clicks tick the check box at its centre.
+    @Test func onAMonitorScaled200TheOutlineAndClicksAreInPlace() throws {
+        let session = try WaylandSession(width: 2560, height: 1600, compositor: .gnome)
+        defer { session.stop() }
+        try session.layOutMonitors([("Meta-0", 0, 0, 2)])
+        let fixture = try session.startFixture(args: [])
+        let app = fixture.applicationName
+        let desktop = try session.runSwitchscan(["desktop", "--app", app])
+        #expect(desktop.stdout.contains(": placed by SwitchScan's GNOME Shell extension (buffer, scaled 200 %)"), "\(desktop)")
+
+        let scan = try ScanDriver(session, ["--app", app])
+        defer { scan.stop() }
+        try scan.go(to: "Btn 1")
+        let f = try #require(scan.current?.frame, "\(String(describing: scan.current))")
+        let frame = ScreenRect(x: Int(f[0]), y: Int(f[1]), width: Int(f[2]), height: Int(f[3]))
+        let ring = ScreenRect(x: frame.x - 5, y: frame.y - 5, width: frame.width + 10, height: frame.height + 10)
+        let orange = RGB(r: 0xff, g: 0x8c, b: 0x00)
+        var seen: (box: ScreenRect, count: Int)?
+        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+            let screen = try session.captureScreen()
+            seen = WaylandTests.region(of: orange, in: screen, within: ScreenRect(x: 0, y: 0, width: screen.width, height: screen.height))
+            return seen?.box == ring
+        }
+        #expect(seen?.box == ring && seen?.count == 2 * 4 * (frame.width + 10) + 2 * 4 * (frame.height + 2),
+                "the outline \(String(describing: seen)) is not around \(frame)")
+        // The button as GTK draws it at 200 %: wider than at 100 % (73×34).
+        #expect(frame.width > 120 && frame.height > 60, "Btn 1 at \(frame) is not doubled")
+        scan.stop()
+
+        let tap = try session.runSwitchscan(["switchscan-bench", "tap", "--app", app, "--label", "Check me", "--taps", "2"], timeout: 60)
+        #expect(tap.stdout.split(separator: "\n").contains { $0.hasPrefix("click → the new state") && $0.hasSuffix("(2 of 2)") }, "\(tap)")
+        for state in ["True", "False"] { try fixture.waitForLine(matching: "check \(state)") }
     }
 
     /// Without the extension (not installed; installed but not enabled): `desktop` says so

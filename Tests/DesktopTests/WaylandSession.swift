@@ -533,10 +533,10 @@ final class WaylandSession: @unchecked Sendable {
     static let kwinShotScript = DesktopSession.fixturesDirectory.appendingPathComponent("kwin-shot.py")
     static let monitorsScript = DesktopSession.fixturesDirectory.appendingPathComponent("mutter-monitors.py")
 
-    /// GNOME: the monitors laid out as `layout` says (connector, x, y; the first primary), as
-    /// the Displays settings would.
-    func layOutMonitors(_ layout: [(String, Int, Int)]) throws {
-        let r = try run(DesktopTool.python3.path, [try copy(Self.monitorsScript)] + layout.flatMap { [$0.0, "\($0.1)", "\($0.2)"] })
+    /// GNOME: the monitors laid out as `layout` says (connector, x, y, scale; the first
+    /// primary), as the Displays settings would.
+    func layOutMonitors(_ layout: [(String, Int, Int, Double)]) throws {
+        let r = try run(DesktopTool.python3.path, [try copy(Self.monitorsScript)] + layout.flatMap { [$0.0, "\($0.1)", "\($0.2)", "\($0.3)"] })
         guard r.status == 0 else { throw DesktopError("Laying out GNOME Shell's monitors failed.\n\(r)") }
     }
 

@@ -34,6 +34,23 @@ struct WindowOriginTests {
         #expect(origin.place(Self.gtk3CheckBox)?.y == 425)
     }
 
+    /// On a monitor GNOME scales 200 %, GTK measures in its own pixels and Mutter in the
+    /// screen's: the frames are doubled, then put at the buffer's place (as seen on GNOME
+    /// Shell 43: a 652×589 window, its buffer 1304×1178 at 27,171).
+    @Test func aWindowOnAMonitorScaled200IsPlacedFromItsBufferAndDoubled() {
+        let place = WindowPlace(title: "SwitchScan Fixture", client: .wayland,
+                                geometry: Rect(x: 79, y: 223, width: 1200, height: 1074),
+                                buffer: Rect(x: 27, y: 171, width: 1304, height: 1178))
+        let origin = FrameOrigin.of(frame: Rect(x: 0, y: 0, width: 652, height: 589), place: place)
+        #expect(origin == .offset(Point(x: 27, y: 171), from: .buffer, scale: 2))
+        #expect(origin.place(Rect(x: 26, y: 104, width: 73, height: 34)) == Rect(x: 79, y: 379, width: 146, height: 68))
+        // At 300 % too; a size that is no scale of any rectangle stays unknown.
+        let triple = WindowPlace(title: "t", client: .wayland, geometry: Rect(x: 0, y: 0, width: 1800, height: 1611),
+                                 buffer: Rect(x: -78, y: -78, width: 1956, height: 1767))
+        #expect(FrameOrigin.of(frame: Rect(x: 0, y: 0, width: 652, height: 589), place: triple) == .offset(Point(x: -78, y: -78), from: .buffer, scale: 3))
+        if case .unknown = FrameOrigin.of(frame: Rect(x: 0, y: 0, width: 600, height: 589), place: place) {} else { Issue.record("a 600-wide frame was placed") }
+    }
+
     @Test func gtk3UnderKWinIsPlacedFromItsBufferGeometry() {
         let place = WindowPlace(title: "GTK+ Widget Factory", client: .wayland,
                                 geometry: Rect(x: 100, y: 50, width: 1415, height: 732),
