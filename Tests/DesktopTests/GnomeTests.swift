@@ -160,36 +160,48 @@ extension GnomeTests {
         #expect(try windowAt() == "\(before[0] + 800),\(before[1])", "the window did not move with its monitor from \(before)")
     }
 
-    /// A monitor GNOME scales 200 % (a HiDPI laptop's screen): GTK measures its frames in
-    /// its own pixels, Mutter places the window in the screen's; the frames are doubled and
-    /// put at the buffer's place, so the outline is drawn just around the highlighted button
-    /// and the remote desktop's clicks tick the check box at its centre.
+    /// The monitor scaled 200 % mid-run (as in the Displays settings, on a HiDPI laptop's
+    /// screen): GTK then measures its frames in its own pixels and Mutter places the window
+    /// in the screen's; the frames are doubled and put at the buffer's place, so the outline
+    /// goes around the highlighted button at its new size, and the remote desktop's clicks
+    /// tick the check box at its centre.
     @Test func onAMonitorScaled200TheOutlineAndClicksAreInPlace() throws {
         let session = try WaylandSession(width: 2560, height: 1600, compositor: .gnome)
         defer { session.stop() }
-        try session.layOutMonitors([("Meta-0", 0, 0, 2)])
         let fixture = try session.startFixture(args: [])
         let app = fixture.applicationName
-        let desktop = try session.runSwitchscan(["desktop", "--app", app])
-        #expect(desktop.stdout.contains(": placed by SwitchScan's GNOME Shell extension (buffer, scaled 200 %)"), "\(desktop)")
-
         let scan = try ScanDriver(session, ["--app", app])
         defer { scan.stop() }
         try scan.go(to: "Btn 1")
         let f = try #require(scan.current?.frame, "\(String(describing: scan.current))")
         let frame = ScreenRect(x: Int(f[0]), y: Int(f[1]), width: Int(f[2]), height: Int(f[3]))
-        let ring = ScreenRect(x: frame.x - 5, y: frame.y - 5, width: frame.width + 10, height: frame.height + 10)
         let orange = RGB(r: 0xff, g: 0x8c, b: 0x00)
-        var seen: (box: ScreenRect, count: Int)?
-        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+        func outline() throws -> (box: ScreenRect, count: Int)? {
             let screen = try session.captureScreen()
-            seen = WaylandTests.region(of: orange, in: screen, within: ScreenRect(x: 0, y: 0, width: screen.width, height: screen.height))
-            return seen?.box == ring
+            return WaylandTests.region(of: orange, in: screen, within: ScreenRect(x: 0, y: 0, width: screen.width, height: screen.height))
         }
-        #expect(seen?.box == ring && seen?.count == 2 * 4 * (frame.width + 10) + 2 * 4 * (frame.height + 2),
-                "the outline \(String(describing: seen)) is not around \(frame)")
-        // The button as GTK draws it at 200 %: wider than at 100 % (73×34).
-        #expect(frame.width > 120 && frame.height > 60, "Btn 1 at \(frame) is not doubled")
+        func whole(_ r: ScreenRect) -> Int { 2 * 4 * r.width + 2 * 4 * (r.height - 8) }
+        var seen: (box: ScreenRect, count: Int)?
+        let ring = ScreenRect(x: frame.x - 5, y: frame.y - 5, width: frame.width + 10, height: frame.height + 10)
+        _ = try TestTime.poll(timeout: 5, every: 0.1) { seen = try outline(); return seen?.box == ring }
+        #expect(seen?.box == ring && seen?.count == whole(ring), "the outline \(String(describing: seen)) is not around \(frame)")
+
+        try session.layOutMonitors([("Meta-0", 0, 0, 2)])
+        // Btn 1 twice as big, the outline around it where `snapshot` puts it.
+        var centre = (0.0, 0.0)
+        func doubled(_ b: ScreenRect) -> Bool { abs(b.width - 10 - 2 * frame.width) <= 2 && abs(b.height - 10 - 2 * frame.height) <= 2 }
+        _ = try TestTime.poll(timeout: 10, every: 0.2) {
+            seen = try outline()
+            guard let box = seen?.box, doubled(box), let button = try TaskTests.targets(session, app: app).first(where: { $0.label == "Btn 1" }) else { return false }
+            centre = button.centre
+            return abs(Double(box.x) + Double(box.width) / 2 - centre.0) <= 1 && abs(Double(box.y) + Double(box.height) / 2 - centre.1) <= 1
+        }
+        let box = try #require(seen?.box, "no outline after the monitor was scaled")
+        #expect(doubled(box) && seen?.count == whole(box), "the outline \(String(describing: seen)) is not around Btn 1 at twice \(frame)")
+        #expect(abs(Double(box.x) + Double(box.width) / 2 - centre.0) <= 1 && abs(Double(box.y) + Double(box.height) / 2 - centre.1) <= 1,
+                "the outline \(box) is not centred on Btn 1 at \(centre)")
+        let desktop = try session.runSwitchscan(["desktop", "--app", app])
+        #expect(desktop.stdout.contains(": placed by SwitchScan's GNOME Shell extension (buffer, scaled 200 %)"), "\(desktop)")
         scan.stop()
 
         let tap = try session.runSwitchscan(["switchscan-bench", "tap", "--app", app, "--label", "Check me", "--taps", "2"], timeout: 60)
