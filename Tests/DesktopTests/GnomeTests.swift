@@ -75,7 +75,7 @@ import Testing
         scan.stop()
 
         let tap = try session.runSwitchscan(["switchscan-bench", "tap", "--app", app, "--taps", "4"], timeout: 60)
-        // (No PipeWire in this session: relative motion from a corner.)
+        // This session runs without PipeWire, so the pointer moves by relative motion from a corner.
         #expect(tap.status == 0 && tap.stdout.contains("clicked through Mutter's remote desktop (relative motion)"), "\(tap)")
         #expect(tap.stdout.split(separator: "\n").contains { $0.hasPrefix("click → the new state") && $0.hasSuffix("(4 of 4)") }, "\(tap)")
         // The other benchmarks, in the same session: figures, not bounds (docs/SCREEN.md has the
