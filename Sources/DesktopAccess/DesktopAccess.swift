@@ -70,41 +70,22 @@ public final class DesktopAccess: @unchecked Sendable {
     /// When the application typed into first failed to answer, in the failures running now.
     var stallSince: ScanInstant?
 
-    /// Where the platform's windows are (the X server, the compositor): windows whose
-    /// applications measure their frames from themselves (native Wayland clients, GTK 4) are
-    /// put on the screen from it. Unset, or a window it does not list, such frames stay
-    /// window-relative and nothing is clicked in them. Set before `follow`; closed by `stop`.
-    public var places: (any WindowPlaceSource)?
-    /// The desktop is a Wayland session: a window at 0,0 that `places` does not place is a
-    /// native one, measured from itself, and is not clicked. Set before `follow`.
-    public var wayland = false
+    /// Given at the start (`DesktopHooks` says what each is).
+    public let places: (any WindowPlaceSource)?
+    public let wayland: Bool
+    public let screen: (width: Double, height: Double)?
+    let coalesceMilliseconds: UInt32
+    let report: (@Sendable (String) -> Void)?
+    let click: (@Sendable (Point) -> Bool)?
+    let gesture: (@Sendable (Gesture, Point, Point?) -> Bool)?
+    let onFieldText: (@Sendable (String) -> Void)?
+    let onFieldLeft: (@Sendable () -> Void)?
     /// GTK 3's shadow around each window, by window id, where the compositor does not say
     /// (AT-SPI thread).
     var shadowOffsets: [String: Point] = [:]
 
-    /// Where a failed action is reported (on the AT-SPI thread).
-    public var report: (@Sendable (String) -> Void)?
-    /// Clicks at a screen point for activations without an AT-SPI action and point-mode
-    /// taps; returns whether it was done. Unset: the accessibility registry's injector (X11).
-    public var click: (@Sendable (Point) -> Bool)?
-    /// The Gestures page's gestures made with the pointer (a right click at the point, a
-    /// drag to the second point, …); returns whether it was done. Unset: only scrolls that
-    /// AT-SPI can make are made.
-    public var gesture: (@Sendable (Gesture, Point, Point?) -> Bool)?
     /// The Close entry of the menu scanned alone, if one is.
     var closeID: String?
-    /// The screen's size where the caller knows it (from the display); otherwise it is
-    /// taken from the accessibility registry and the windows.
-    public var screen: (width: Double, height: Double)?
-    /// Changes coalesced before the window is read again (set before `follow`).
-    public var coalesceMilliseconds: UInt32 = 30
-    /// The text before the caret of the field being typed into (`followField`), each time
-    /// it changes or the caret moves (on the AT-SPI thread).
-    public var onFieldText: (@Sendable (String) -> Void)?
-    /// The focus moved from the field followed to another element (a Tab, a click): the
-    /// keyboard typing into the field must not type into that one unseen (on the AT-SPI
-    /// thread; the field is no longer followed).
-    public var onFieldLeft: (@Sendable () -> Void)?
     /// The field followed, by element id, its object (kept while the window is read again),
     /// and whether a read of it is on its way.
     var fieldID: String?
@@ -129,7 +110,11 @@ public final class DesktopAccess: @unchecked Sendable {
     /// flag only when they start show nothing until they are started again.
     public static let turnedOnNote = "Note: accessibility was off on the bus; SwitchScan turned it on (IsEnabled). Firefox shows its windows within seconds; Chromium and Electron applications started before show theirs after a restart."
 
-    private init(thread: SerialThread) { self.thread = thread }
+    private init(thread: SerialThread, hooks: DesktopHooks) {
+        self.thread = thread
+        places = hooks.places; wayland = hooks.wayland; screen = hooks.screen; coalesceMilliseconds = hooks.coalesceMilliseconds
+        report = hooks.report; click = hooks.click; gesture = hooks.gesture; onFieldText = hooks.onFieldText; onFieldLeft = hooks.onFieldLeft
+    }
 
     /// Dropped without `stop`: the listeners are deregistered on the AT-SPI thread, and the
     /// thread ends.
@@ -153,7 +138,7 @@ public final class DesktopAccess: @unchecked Sendable {
     }
 
     /// Connects to the accessibility bus, or says how to make it reachable.
-    public static func connect() throws(DesktopError) -> DesktopAccess {
+    public static func connect(_ hooks: DesktopHooks = DesktopHooks()) throws(DesktopError) -> DesktopAccess {
         // Without a session bus address libdbus may start another session bus through X11,
         // which steals the accessibility bus's socket from the real session: forbid that.
         // libatspi then finds the bus through the display (the AT_SPI_BUS property), or not.
@@ -168,7 +153,7 @@ public final class DesktopAccess: @unchecked Sendable {
         _ = atspi_accessible_get_child_count(desktop.pointer, &err)
         if err != nil { g_error_free(err); throw .noBus }
         do {
-            let access = DesktopAccess(thread: try AtspiThread.start())
+            let access = DesktopAccess(thread: try AtspiThread.start(), hooks: hooks)
             access.turnedAccessibilityOn = enabling == .turnedOn
             return access
         } catch {

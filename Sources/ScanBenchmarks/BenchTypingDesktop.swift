@@ -17,7 +17,10 @@ import X11Output
 /// `run --desktop` would scan.
 extension BenchTyping {
     func runDesktop() throws {
-        let desktop = try connectDesktop()
+        // The field's text as it changes, and when (the field is followed below).
+        let typed = Arrivals()
+        let texts = TextLog()
+        let desktop = try connectDesktop(DesktopHooks(onFieldText: { text in texts.set(text); typed.add(MonotonicClock.now()) }))
         defer { desktop.stop() }
         let snapshots = Arrivals()
         guard let first = desktop.follow(app: app, onChange: { _ in snapshots.add(MonotonicClock.now()) }) else {
@@ -33,9 +36,6 @@ extension BenchTyping {
 
         // 1. A key selected → its text in the application, as AT-SPI reports it: XTest key
         //    events, the application's text-changed event, the read of the field.
-        let typed = Arrivals()
-        let texts = TextLog()
-        desktop.onFieldText = { text in texts.set(text); typed.add(MonotonicClock.now()) }
         desktop.perform([TimedEffect(MonotonicClock.now(), .activate(element: fieldID, point: tree[field].activationPoint, target: fieldID))])
         desktop.followField(fieldID)
         _ = typed.wait(after: 0, seconds: 2)

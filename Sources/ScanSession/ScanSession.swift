@@ -70,7 +70,10 @@ public final class ScanSession: @unchecked Sendable {
     // Set while starting, before anything can end the session; read once it ends.
     private var rt: RealTimeQueue?
     private var presenter: EffectPresenter?
-    private var scanner: LiveScanner?
+    private var scanner: LiveScanner?     // set under `lock`
+    /// The scanner once it is made, for the desktop's and the actions' reports (their
+    /// threads' own).
+    private var liveScanner: LiveScanner? { lock.withLock { scanner } }
     private var keyboard: KeyboardInput?
     private var devices: SwitchDevices?
     private var desktop: DesktopAccess?
@@ -106,20 +109,32 @@ public final class ScanSession: @unchecked Sendable {
         if let mode = c.mode { scanSettings.mode = mode }
         var tree: ElementTree?
         var live: DesktopAccess?
+        var notes: [String] = []
+        var clicker: PointerClicker?
+        // A failed action on the desktop, or text that may not have arrived, is said, never
+        // fatal: on the log, and through the engine as an announcement.
+        let report: @Sendable (String) -> Void = { [weak self] text in
+            self?.log("Warning: \(text)")
+            self?.liveScanner?.report(text)
+        }
         switch c.target {
         case .layout(let path):
             do { tree = try loadLayout(path).tree } catch { problems.append(error.message) }
         case .desktop(let app):
             guard problems.isEmpty else { throw SessionError(problems.joined(separator: "\n"), status: 2) }
-            let access = try connectDesktop()
-            // Point mode sweeps the whole screen, known before the first read: a compositor's
-            // layout of outputs (there may be no X server, and XWayland's root lags a new
-            // output), else the X display's (the registry's own idea lags).
-            if plan.compositor.isWayland, let l = try? WaylandGlobals.layout(display: c.environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }) {
-                access.screen = (Double(l.x + l.width), Double(l.y + l.height))
-            } else if let size = XTestPointer.screenSize(display: nil) {
-                access.screen = (size.0, size.1)
+            // The pointer first: the desktop is given it, with what it tells the scanner
+            // (which comes once the first window is read).
+            try waitForDesktop()
+            let screen = displaySize(plan)
+            clicker = try pointer(plan, fallback: screen, notes: &notes)
+            var hooks = DesktopHooks(screen: screen, report: report,
+                                     onFieldText: { [weak self] text in self?.liveScanner?.fieldText(text) },
+                                     onFieldLeft: { [weak self] in self?.liveScanner?.dismissPresented() })
+            if let clicker {
+                hooks.click = { p in clicker.click(at: p) }
+                hooks.gesture = { g, p, to in clicker.perform(g, at: p, to: to) }
             }
+            let access = try connectDesktop(hooks)
             // Started with the session, the run may also come before any window: it waits for
             // one, and after the wait starts with nothing to scan (the follower reads the
             // desktop again while nothing can be scanned, and brings the first window that shows).
@@ -166,7 +181,6 @@ public final class ScanSession: @unchecked Sendable {
         desktop = live
         let warn: @Sendable (String) -> Void = { [log] in log("Warning: \($0)") }
         var presenters: [EffectPresenter] = []
-        var notes: [String] = []
         if live?.turnedAccessibilityOn == true { notes.append(DesktopAccess.turnedOnNote) }
         let origin = MonotonicClock.now()
         var socketPresenter: SocketPresenter?
@@ -225,26 +239,16 @@ public final class ScanSession: @unchecked Sendable {
             }
         }
         if feedback.speech || feedback.sound { presenters.append(SpeechPresenter(feedback: feedback, warn: warn)) }
-        let clicker: PointerClicker?
-        do { clicker = try pointer(plan, fallback: tree.screenSize, notes: &notes) } catch {
-            undoStart()
-            throw error
+        if live == nil {
+            do { clicker = try pointer(plan, fallback: (tree.screenSize.width, tree.screenSize.height), notes: &notes) } catch {
+                undoStart()
+                throw error
+            }
+            if let clicker { presenters.append(PointerPresenter(clicker, warn: warn)) }
         }
-        if let clicker {
-            if let live {
-                live.click = { p in clicker.click(at: p) }
-                live.gesture = { g, p, to in clicker.perform(g, at: p, to: to) }
-            } else { presenters.append(PointerPresenter(clicker, warn: warn)) }
-            notes.append("Pointer: \(clicker.summary)")
-        }
+        if let clicker { notes.append("Pointer: \(clicker.summary)") }
         // The Keys page's keys go where the clicks go.
         let injector = plan.injection == .none ? nil : KeyInjector(plan.injection, compositor: plan.compositor)
-        // A failed action on the desktop, or text that may not have arrived, is said, never
-        // fatal: on the log, and through the engine as an announcement.
-        let report: @Sendable (String) -> Void = { [weak self] text in
-            self?.log("Warning: \(text)")
-            self?.scanner?.report(text)
-        }
         if let injector {
             // On the desktop a key not sent (a menu's Close, the Keys page) is said, as a
             // failed action is.
@@ -300,7 +304,7 @@ public final class ScanSession: @unchecked Sendable {
                 }
             }
         }
-        self.scanner = scanner
+        lock.withLock { self.scanner = scanner }
         desktopWindows?.start { list in scanner.setWindows(list) }
         if let live {
             // Text goes into the field through AT-SPI where its toolkit does that well and the
@@ -308,9 +312,6 @@ public final class ScanSession: @unchecked Sendable {
             injector?.insert = { text in live.insertIntoField(text) }
             injector?.sent = { keys in live.keysSent(keys) }
             injector?.stalled = { live.typingTargetStalled }
-            live.report = report
-            live.onFieldText = { scanner.fieldText($0) }
-            live.onFieldLeft = { scanner.dismissPresented() }
             liveTrees.attach { scanner.replaceTree($0) }
         }
         // The scan starts before any device is attached: both go through the engine's queue
@@ -375,22 +376,15 @@ public final class ScanSession: @unchecked Sendable {
         }
     }
 
-    /// The accessibility bus, within 10 s; with `waitForDesktop`, first the X display (when
-    /// DISPLAY names one) and the bus are waited for that long. libatspi cannot try twice in
-    /// a process, so the bus is asked without it until it answers.
-    private func connectDesktop() throws(SessionError) -> DesktopAccess {
+    /// With `waitForDesktop` (a run started with the session), the X display (when DISPLAY
+    /// names one) and the accessibility bus are waited for that long, before the pointer and
+    /// the desktop are made. libatspi cannot try twice in a process, so the bus is asked
+    /// without it until it answers.
+    private func waitForDesktop() throws(SessionError) {
         let wait = configuration.waitForDesktop
-        let env = configuration.environment
-        // Windows' places are asked once the display (and so the compositor) is there.
-        func connect() throws(SessionError) -> DesktopAccess {
-            let places = WindowPlaces.open(environment: env)
-            if let note = places.note { log(note) }
-            if places.source == nil, Compositor(env) == .gnome { extensionNotice = places.note }
-            return try DesktopConnection.connect(places: places.source, wayland: Compositor(env).isWayland)
-        }
-        guard wait > 0 else { return try connect() }
+        guard wait > 0 else { return }
         let deadline = MonotonicClock.now() + .seconds(wait)
-        let display = env["DISPLAY"] ?? ""
+        let display = configuration.environment["DISPLAY"] ?? ""
         while !display.isEmpty && XTestPointer.screenSize(display: nil) == nil {
             guard MonotonicClock.now() < deadline else {
                 throw SessionError("Error: the X display \(display) could not be opened within \(formatFixed(wait, decimals: 0)) s.", status: 1)
@@ -398,12 +392,35 @@ public final class ScanSession: @unchecked Sendable {
             usleep(250_000)
         }
         while !DesktopAccess.busAnswers(timeoutMilliseconds: 2000) && MonotonicClock.now() < deadline { usleep(250_000) }
-        return try connect()
+    }
+
+    /// The accessibility bus, within 10 s, given `hooks` and the windows' places (asked once
+    /// the display, and so the compositor, is there).
+    private func connectDesktop(_ hooks: DesktopHooks) throws(SessionError) -> DesktopAccess {
+        let env = configuration.environment
+        let places = WindowPlaces.open(environment: env)
+        if let note = places.note { log(note) }
+        if places.source == nil, Compositor(env) == .gnome { extensionNotice = places.note }
+        var hooks = hooks
+        hooks.places = places.source
+        hooks.wayland = Compositor(env).isWayland
+        return try DesktopConnection.connect(hooks: hooks)
+    }
+
+    /// The screen's size from the display, known before the desktop's first read (point mode
+    /// sweeps all of it): a compositor's layout of outputs (there may be no X server, and
+    /// XWayland's root lags a new output), else the X display's (the registry's own idea lags).
+    private func displaySize(_ plan: SessionPlan) -> (width: Double, height: Double)? {
+        let env = configuration.environment
+        if plan.compositor.isWayland, let l = try? WaylandGlobals.layout(display: env["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }) {
+            return (Double(l.x + l.width), Double(l.y + l.height))
+        }
+        return XTestPointer.screenSize(display: nil).map { (width: $0.0, height: $0.1) }
     }
 
     /// The pointer for taps, as planned. A pointer asked for by name that cannot be made is
     /// an error; one chosen is a note and the run goes on without it.
-    private func pointer(_ plan: SessionPlan, fallback: Rect, notes: inout [String]) throws(SessionError) -> PointerClicker? {
+    private func pointer(_ plan: SessionPlan, fallback: (width: Double, height: Double)?, notes: inout [String]) throws(SessionError) -> PointerClicker? {
         switch plan.injection {
         case .none:
             return nil
@@ -417,8 +434,8 @@ public final class ScanSession: @unchecked Sendable {
             do { return try CompositorInput.pointer(plan.compositor) } catch {
                 if plan.injectionAsked { throw SessionError("Error: --pointer wayland: \(error). Use --pointer uinput where the compositor has no virtual pointer.", status: 2) }
                 // Neither a wlroots compositor nor KWin that lets SwitchScan in: uinput, where it can be had.
-                let size = configuration.screenSize.map { (Double($0.width), Double($0.height)) } ?? (fallback.width, fallback.height)
-                if let p = try? UinputPointer(width: Int(size.0), height: Int(size.1)) {
+                let size = configuration.screenSize.map { (Double($0.width), Double($0.height)) } ?? fallback
+                if let size, let p = try? UinputPointer(width: Int(size.0), height: Int(size.1)) {
                     notes.append("Note: \(error); taps go through uinput.")
                     return UinputClicker(p)
                 }
@@ -426,8 +443,12 @@ public final class ScanSession: @unchecked Sendable {
                 return nil
             }
         case .uinput:
-            let size = configuration.screenSize.map { (Double($0.width), Double($0.height)) }
-                ?? (plan.screenFromDisplay ? XTestPointer.screenSize(display: nil) : nil) ?? (fallback.width, fallback.height)
+            guard let size = configuration.screenSize.map({ (Double($0.width), Double($0.height)) })
+                    ?? (plan.screenFromDisplay ? XTestPointer.screenSize(display: nil) : nil) ?? fallback else {
+                if plan.injectionAsked { throw SessionError("Error: --pointer uinput needs the screen's size: no display tells it; give it with --screen WxH.", status: 2) }
+                notes.append("Warning: no pointer for taps: no display tells the screen's size (--screen WxH gives it).")
+                return nil
+            }
             do { return UinputClicker(try UinputPointer(width: Int(size.0), height: Int(size.1))) } catch {
                 if plan.injectionAsked { throw SessionError("Error: \(error)", status: 2) }
                 notes.append("Warning: no pointer for taps: \(error)")
@@ -534,20 +555,20 @@ public final class ScanSession: @unchecked Sendable {
 /// D-Bus activation, which can hang on a broken session: after the limit the caller is told
 /// what to check rather than left waiting with the user.
 public enum DesktopConnection {
-    /// `places`: where the platform's windows are (`WindowPlaces.open`).
-    /// `wayland`: the session is a Wayland one (`DesktopAccess.wayland`).
-    public static func connect(within seconds: Double = 10, places: (any WindowPlaceSource)? = nil, wayland: Bool = false) throws(SessionError) -> DesktopAccess {
+    /// `hooks`: what the connection is given (its `places` from `WindowPlaces.open`),
+    /// closed again when it fails.
+    public static func connect(within seconds: Double = 10, hooks: DesktopHooks = DesktopHooks()) throws(SessionError) -> DesktopAccess {
         let result = OneShot<Result<DesktopAccess, DesktopError>>()
         do {
             // Detached: after the time limit it is abandoned, not joined.
             pthread_detach(try spawnThread(name: "switchscan.connect") {
-                result.set(Result { () throws(DesktopError) in try DesktopAccess.connect() })
+                result.set(Result { () throws(DesktopError) in try DesktopAccess.connect(hooks) })
             })
         } catch {
             throw SessionError("Error: \(error).", status: 1)
         }
         guard let outcome = result.wait(until: MonotonicClock.now() + .seconds(seconds)) else {
-            places?.close()
+            hooks.places?.close()
             throw SessionError("""
                 Error: the accessibility bus did not answer within \(formatFixed(seconds, decimals: 0)) s. Check that the session's D-Bus works \
                 (DBUS_SESSION_BUS_ADDRESS) and that at-spi2-core is installed; 'busctl --user status' tests the bus.
@@ -555,11 +576,9 @@ public enum DesktopConnection {
         }
         switch outcome {
         case .success(let access):
-            access.places = places
-            access.wayland = wayland
             return access
         case .failure(let error):
-            places?.close()
+            hooks.places?.close()
             throw SessionError(error.description, status: 1)
         }
     }
