@@ -148,6 +148,9 @@ public final class DesktopAccess: @unchecked Sendable {
         // libatspi aborts the process on its first call after a failed connection.
         guard Atspi.setUp() else { throw .noBus }
         guard let desktop = Atspi.desktop() else { throw .noBus }
+        // What libatspi cached for an earlier connection in this process went stale while
+        // nobody listened to its change events.
+        atspi_accessible_clear_cache(desktop.pointer)
         // The registry answers on the bus; if it cannot be started, nothing is there.
         var err: UnsafeMutablePointer<GError>?
         _ = atspi_accessible_get_child_count(desktop.pointer, &err)

@@ -153,7 +153,7 @@ struct BenchInput: ParsableCommand {
         // Started first: the queue runs both in order, so no press meets an engine not yet started.
         scanner.start()
         scanner.attach(fd: dev.fd) { _ in
-            let (events, gone) = dev.readAvailable(into: &decoder)
+            let (events, gone, _) = dev.readAvailable(into: &decoder)
             for e in events where e.isDown && e.action == .next { pending.append(e.timestamp) }
             return (events, gone != nil)
         }

@@ -94,7 +94,9 @@ public final class SwitchDevices: @unchecked Sendable {
             open[d.node] = state
             tryGrab(state)
             sink.attach(fd: device.fd) { [self] _ in
-                var (events, gone) = device.readAvailable(into: &state.decoder)
+                var (events, gone, resynced) = device.readAvailable(into: &state.decoder)
+                // Said, since presses made while events were lost are not acted on.
+                if resynced { log("\(d.node) (\(d.name)): events were lost while SwitchScan was not reading them; the switch's state was read again, and a press made meanwhile was not acted on.") }
                 if let gone {
                     events += state.decoder.releaseAll(at: sink.now)
                     open[d.node] = nil

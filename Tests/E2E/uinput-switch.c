@@ -5,6 +5,7 @@
  *   flood N CODE                N press/release pairs at once (overflows evdev's buffer)
  *   repeat CODE N               N autorepeats (value 2), 30 ms apart, as a held key sends
  *   sleep MS
+ *   echo WORD                   prints WORD once the commands before it are done
  * usage: uinput-switch NAME VENDOR_HEX PRODUCT_HEX */
 #include <libevdev/libevdev.h>
 #include <libevdev/libevdev-uinput.h>
@@ -52,6 +53,8 @@ int main(int argc, char **argv) {
             libevdev_uinput_destroy(ui);
             ui = NULL;
             printf("destroyed\n");
+        } else if (!strcmp(cmd, "echo")) {
+            printf("%s\n", arg);
         } else if (!strcmp(cmd, "sleep")) {
             ms(atol(arg));
         } else if (!strcmp(cmd, "press") || !strcmp(cmd, "down") || !strcmp(cmd, "up")) {

@@ -173,28 +173,33 @@ struct SpeechPresenterTests {
     /// words, and the select sound replaces the next move click.
     @Test func soundsForMovesAndSelects() throws {
         try SpeechRequirement.soundIcons.require()
-        let daemon = try SpeechDaemon(module: .textlog)
-        defer { daemon.stop() }
-        let warnings = Collected<String>()
-        let speech = SpeechPresenter(feedback: feedback(sound: true), address: daemon.address) { warnings.append($0) }
-        try speech.present([at(0, .screen(ShownScreen(tree, serial: 1)))])
         let move = SoundIcons().move, select = SoundIcons().select
-        // The lone select first: it is dropped while anything is being said, and when the
-        // server counts a spoken line as ended is not something a test can see.
-        try speech.present([at(0, .tap(Point(x: 9, y: 9), element: nil))])
-        daemon.waitForSpoken { $0.count >= 1 }
-        try speech.present([at(1000, element("b1", "Btn 1"))])
-        daemon.waitForSpoken { $0.count >= 3 }
-        try speech.present([at(2000, .activate(element: "b1", point: Point(x: 5, y: 5), target: "b1")),
-                            at(2000, element("vol", "Volume, 50"))])
-        daemon.waitForSpoken { $0.count >= 5 }
-        speech.finish()
-        #expect(daemon.waitForSpoken(timeout: 0.2) { _ in false } == [
-            "icon \(select)",
-            "icon \(move)", "Btn 1, button",
-            "icon \(select)", "Volume, 50, adjustable",
-        ], "--- speech-dispatcher's log ---\n\(daemon.log)")
-        #expect(warnings.all.isEmpty)
+        let expected = ["icon \(select)", "icon \(move)", "Btn 1, button", "icon \(select)", "Volume, 50, adjustable"]
+        // The stand-in module (sd_generic) now and then refuses a text that comes right
+        // after a sound icon ("301 ERROR CANT SPEAK": it still counts itself speaking); that
+        // is the module's race, said in its log, so only such a run is tried again.
+        for attempt in 1...3 {
+            let daemon = try SpeechDaemon(module: .textlog)
+            defer { daemon.stop() }
+            let warnings = Collected<String>()
+            let speech = SpeechPresenter(feedback: feedback(sound: true), address: daemon.address) { warnings.append($0) }
+            try speech.present([at(0, .screen(ShownScreen(tree, serial: 1)))])
+            // The lone select first: it is dropped while anything is being said, and when the
+            // server counts a spoken line as ended is not something a test can see.
+            try speech.present([at(0, .tap(Point(x: 9, y: 9), element: nil))])
+            daemon.waitForSpoken { $0.count >= 1 }
+            try speech.present([at(1000, element("b1", "Btn 1"))])
+            daemon.waitForSpoken { $0.count >= 3 }
+            try speech.present([at(2000, .activate(element: "b1", point: Point(x: 5, y: 5), target: "b1")),
+                                at(2000, element("vol", "Volume, 50"))])
+            daemon.waitForSpoken { $0.count >= 5 }
+            speech.finish()
+            let spoken = daemon.waitForSpoken(timeout: 0.2) { _ in false }
+            if spoken != expected && daemon.log.contains("CANT SPEAK") && attempt < 3 { continue }
+            #expect(spoken == expected, "--- speech-dispatcher's log ---\n\(daemon.log)")
+            #expect(warnings.all.isEmpty)
+            return
+        }
     }
 
     /// A select with nothing said after it does not cut the highlight being said (it is

@@ -150,11 +150,12 @@ public final class EvdevDevice: @unchecked Sendable {
     public enum ReadResult { case events([RawInputEvent], resynced: Bool), gone(InputError) }
 
     /// Everything available now, without blocking. After SYN_DROPPED libevdev replays the
-    /// state difference; those events come marked as a resync.
-    public func readAvailable(into decoder: inout SwitchDecoder) -> (events: [SwitchEvent], gone: InputError?) {
+    /// state difference; those events come marked as a resync, and `resynced` says so.
+    public func readAvailable(into decoder: inout SwitchDecoder) -> (events: [SwitchEvent], gone: InputError?, resynced: Bool) {
         var out: [SwitchEvent] = []
-        let gone = readRaw(resync: { decoder.beginResync() }, resynced: { decoder.endResync() }) { out += decoder.decode($0) }
-        return (out, gone)
+        var resynced = false
+        let gone = readRaw(resync: { decoder.beginResync() }, resynced: { decoder.endResync(); resynced = true }) { out += decoder.decode($0) }
+        return (out, gone, resynced)
     }
 
     /// Raw events available now, in order; `resync`/`resynced` bracket the state replay
