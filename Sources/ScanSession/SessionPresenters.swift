@@ -36,9 +36,9 @@ final class LiveTrees: @unchecked Sendable {
 /// While the keyboard is open, what is selected is its keys, not widgets: nothing is done,
 /// and the field it was opened from is followed (the text before its caret).
 final class DesktopActuator: EffectPresenter, @unchecked Sendable {
-    let desktop: DesktopAccess
+    let desktop: any DesktopActions
     var keyboardOpen = false
-    init(_ desktop: DesktopAccess) { self.desktop = desktop }
+    init(_ desktop: any DesktopActions) { self.desktop = desktop }
     func present(_ effects: [TimedEffect]) throws {
         var work: [TimedEffect] = []
         var activated: String?
@@ -65,6 +65,16 @@ final class DesktopActuator: EffectPresenter, @unchecked Sendable {
     }
     func finish() {}
 }
+
+/// What the actuator asks of the desktop: `DesktopAccess`, which does it on its own thread.
+protocol DesktopActions: AnyObject, Sendable {
+    /// Carries out the activations, actions, adjustments and taps among `effects`.
+    func perform(_ effects: [TimedEffect])
+    /// Follows the text of the field with this id (nil: none).
+    func followField(_ id: String?)
+}
+
+extension DesktopAccess: DesktopActions {}
 
 /// The Windows page's commands, carried out by the window watcher on its own thread.
 final class WindowPresenter: EffectPresenter, @unchecked Sendable {

@@ -1,0 +1,548 @@
+import DesktopAccess
+import Dispatch
+import Foundation
+import ScanCore
+import ScanFormats
+import ScanHost
+import Compositors
+import ScanRuntime
+import ScreenScene
+import SpeechOutput
+import SwitchInput
+import Typing
+import WordPrediction
+import WaylandOutput
+import X11Output
+
+/// What `start()` has read and opened before anything runs: the user's files, the desktop
+/// (when it scans the desktop) and the first tree.
+struct SessionInputs {
+    var plan: SessionPlan
+    var settings: ScanSettings
+    var tree: ElementTree
+    var profiles: DeviceProfiles
+    var live: DesktopAccess?
+    /// The live window's trees after the first, kept until the scanner takes them.
+    var liveTrees = LiveTrees()
+    var clicker: PointerClicker?
+    /// The window `--app` chose when it is not the active one (covered, or behind): it is
+    /// raised and activated, so that what is highlighted can be seen.
+    var toRaise: String?
+    /// Said once the scan runs (on the log, or on the drawn screen's status line).
+    var notes: [String] = []
+}
+
+/// The presenters and injectors made for a session, before the engine.
+struct SessionOutputs {
+    var presenter: FanOutPresenter
+    var terminal: TerminalPresenter?
+    var socket: SocketPresenter?
+    var injector: KeyInjector?
+    var typing: KeyboardMaker?
+    var windows: (any WindowList)?
+}
+
+extension ScanSession {
+    /// Starts scanning. Throws, having started nothing that outlives it, when the inputs are
+    /// wrong or the desktop cannot be read; a failure once the scan runs ends the session
+    /// through `shutdown` instead.
+    public func start() throws(SessionError) {
+        var inputs = try readInputs()
+        let rt = RealTimeQueue(options: configuration.realTime)
+        self.rt = rt
+        if let warning = rt.status.warning { log("Warning: \(warning)") }
+        desktop = inputs.live
+        let outputs = try makeOutputs(&inputs)
+        let scanner = startScanner(inputs, outputs, on: rt)
+        startInputs(inputs, outputs, scanner: scanner)
+    }
+
+    // MARK: - Reading the inputs
+
+    /// The settings, what is scanned (a layout, or the desktop connected with its pointer)
+    /// and the device profiles; every problem with the user's files is said at once.
+    private func readInputs() throws(SessionError) -> SessionInputs {
+        let c = configuration
+        // What the compositor offers, where it is there already (else its name decides).
+        let globals = c.isDesktop && Compositor(c.environment).isWayland ? try? WaylandInterface.offered(environment: c.environment) : nil
+        let plan = SessionPlan(c, outputIsTerminal: TerminalState.outputIsTerminal, globals: globals)
+        var problems: [String] = []
+        var settings = ScanSettings()
+        if let file = c.settingsFile {
+            do { settings = try loadSettings(file) } catch { problems.append(error.message) }
+        }
+        if let style = c.style { settings.style = style }
+        if let mode = c.mode { settings.mode = mode }
+        var tree: ElementTree?
+        var live: DesktopAccess?
+        var clicker: PointerClicker?
+        var notes: [String] = []
+        switch c.target {
+        case .layout(let path):
+            do { tree = try loadLayout(path).tree } catch { problems.append(error.message) }
+        case .desktop(let app):
+            guard problems.isEmpty else { throw SessionError(problems.joined(separator: "\n"), status: 2) }
+            (live, clicker) = try openDesktop(app: app, plan, notes: &notes)
+        }
+        let profiles = readProfiles(&problems)
+        guard problems.isEmpty else {
+            live?.stop()
+            throw SessionError(problems.joined(separator: "\n"), status: 2)
+        }
+        var inputs = SessionInputs(plan: plan, settings: settings, tree: tree ?? ElementTree(screenID: "none", size: (1, 1), nodes: [ElementNode(id: "none")]),
+                                   profiles: profiles, live: live, clicker: clicker, notes: notes)
+        if let live {
+            followWindow(live, &inputs)
+        } else if tree == nil {
+            throw SessionError("Error: nothing to scan.", status: 2)
+        }
+        return inputs
+    }
+
+    /// The desktop, reached once the display and the bus are there: the pointer first, as
+    /// the desktop is given it, with where its reports go (the scanner, made later).
+    private func openDesktop(app: String?, _ plan: SessionPlan, notes: inout [String]) throws(SessionError) -> (DesktopAccess, PointerClicker?) {
+        try waitForDesktop()
+        let screen = displaySize(plan)
+        let clicker = try pointer(plan, fallback: screen, notes: &notes)
+        var hooks = DesktopHooks(screen: screen, report: report,
+                                 onFieldText: { [weak self] text in self?.liveScanner?.fieldText(text) },
+                                 onFieldLeft: { [weak self] in self?.liveScanner?.dismissPresented() })
+        if let clicker {
+            hooks.click = { p in clicker.click(at: p) }
+            hooks.gesture = { g, p, to in clicker.perform(g, at: p, to: to) }
+        }
+        let access = try connectDesktop(hooks)
+        // Started with the session, the run may also come before any window: it waits for
+        // one, and after the wait starts with nothing to scan (the follower reads the
+        // desktop again while nothing can be scanned, and brings the first window that shows).
+        let deadline = MonotonicClock.now() + .seconds(configuration.waitForDesktop)
+        while case .failure(let e) = access.choose(app: app) {
+            if MonotonicClock.now() < deadline { usleep(250_000); continue }
+            if configuration.waitForDesktop > 0 { break }
+            access.stop()
+            throw SessionError(e.description, status: 1)
+        }
+        return (access, clicker)
+    }
+
+    /// The device profiles (when devices are used), and each device named on the command
+    /// line opened once: one that is missing or unreadable is said before anything starts.
+    private func readProfiles(_ problems: inout [String]) -> DeviceProfiles {
+        var profiles = DeviceProfiles(sections: [])
+        if configuration.useDevices {
+            do { profiles = try ProfileLibrary.load(folders: configuration.profileFolders) } catch { problems.append(error.description) }
+        }
+        for path in configuration.devices {
+            do { _ = try EvdevDevice(path: path) } catch { problems.append("Error: \(error.description)") }
+        }
+        return profiles
+    }
+
+    /// Follows the window scanned: its first tree now (an empty screen while it cannot be
+    /// read: the next read brings it), later ones through `liveTrees`.
+    private func followWindow(_ live: DesktopAccess, _ inputs: inout SessionInputs) {
+        let app: String? = if case .desktop(let app) = configuration.target { app } else { nil }
+        let trees = inputs.liveTrees
+        let first = live.follow(app: app) { trees.put($0.tree) }
+        if let tree = first?.tree { inputs.tree = tree }
+        if app != nil, let w = first?.window, !w.active, !w.title.isEmpty, w.role != "menu" { inputs.toRaise = w.title }
+        if live.turnedAccessibilityOn { inputs.notes.append(DesktopAccess.turnedOnNote) }
+    }
+
+    /// A failed action on the desktop, or text that may not have arrived: said, never
+    /// fatal, on the log and through the engine as an announcement.
+    var report: @Sendable (String) -> Void {
+        { [weak self] text in
+            self?.log("Warning: \(text)")
+            self?.liveScanner?.report(text)
+        }
+    }
+
+    // MARK: - The presenters
+
+    /// Every presenter the plan asks for, in the order they are handed effects: the stream
+    /// or the terminal, the desktop's actions, the screen's painters, speech, the pointer,
+    /// keys and typing, the Windows page, the settings kept.
+    private func makeOutputs(_ inputs: inout SessionInputs) throws(SessionError) -> SessionOutputs {
+        let c = configuration
+        let plan = inputs.plan
+        let warn: @Sendable (String) -> Void = { [log] in log("Warning: \($0)") }
+        var presenters: [EffectPresenter] = []
+        let origin = MonotonicClock.now()
+        var socket: SocketPresenter?
+        // A start that fails after the socket is made takes it away again (its file, its
+        // descriptor, the front ends waiting in it).
+        var made = false
+        defer { if !made { socket?.finish() } }
+        if let path = c.socket {
+            do {
+                let p = try SocketPresenter(path: path, queue: presentQueue, origin: origin, accepting: false, warn: warn)
+                socket = p
+                presenters.append(p)
+            } catch {
+                undoStart()
+                throw SessionError("Error: \(error)", status: 2)
+            }
+        }
+        let terminal = plan.output == .terminal ? TerminalPresenter(queue: presentQueue) : nil
+        if plan.output != .quiet { presenters.append(terminal ?? JSONLinesPresenter(fd: c.jsonOutput, origin: origin)) }
+        if let live = inputs.live { presenters.append(DesktopActuator(live)) }
+        var feedback = inputs.settings.feedback
+        if c.speech { feedback.speech = true }
+        presenters += screenPainters(plan, feedback: feedback, screen: inputs.tree.screenSize, live: inputs.live != nil, notes: &inputs.notes)
+        if feedback.speech || feedback.sound { presenters.append(SpeechPresenter(feedback: feedback, warn: warn)) }
+        if inputs.live == nil {
+            do { inputs.clicker = try pointer(plan, fallback: (inputs.tree.screenSize.width, inputs.tree.screenSize.height), notes: &inputs.notes) } catch {
+                undoStart()
+                throw error
+            }
+            if let clicker = inputs.clicker { presenters.append(PointerPresenter(clicker, warn: warn)) }
+        }
+        if let clicker = inputs.clicker { inputs.notes.append("Pointer: \(clicker.summary)") }
+        let (injector, typing) = keysAndTyping(plan, inputs.settings, live: inputs.live != nil, notes: &inputs.notes, presenters: &presenters)
+        let windows = windowsPage(plan, notes: &inputs.notes)
+        if let windows { presenters.append(WindowPresenter(windows)) }
+        self.windows = windows
+        if let path = c.settingsKeptIn { presenters.append(SettingsKeeper(path: path, warn: warn)) }
+        let presenter = FanOutPresenter(presenters)
+        self.presenter = presenter
+        terminal?.onFailure = { [weak self] e in self?.shutdown(.failed("Error: the terminal presenter failed: \(e)", status: 1)) }
+        made = true
+        return SessionOutputs(presenter: presenter, terminal: terminal, socket: socket, injector: injector, typing: typing, windows: windows)
+    }
+
+    /// What draws the highlight on the screen: GNOME Shell through SwitchScan's extension,
+    /// else the X11 overlay wherever a display opens, and the layer-shell overlay on the
+    /// other Wayland compositors. One that cannot be made is said; the run goes on.
+    private func screenPainters(_ plan: SessionPlan, feedback: FeedbackSettings, screen: Rect, live: Bool,
+                                notes: inout [String]) -> [EffectPresenter] {
+        var painters: [EffectPresenter] = []
+        // Without the extension (its notice said why) XWayland's windows still get the X11
+        // overlay, which Mutter shows as drawn.
+        var shellDraws = false
+        if plan.shellOverlay && (!live || extensionNotice == nil) {
+            let lost: @Sendable (String) -> Void = { [log] in log("Warning: \($0)") }
+            let layout = (try? WaylandGlobals.layout(display: configuration.environment["WAYLAND_DISPLAY"])) ?? nil
+            let whole = layout ?? PixelRect(x: 0, y: 0, width: Int(screen.width), height: Int(screen.height))
+            do {
+                let overlay = try ShellOverlay(feedback: feedback, screen: whole, queue: presentQueue, onLost: lost)
+                if let note = overlay.fontNote { notes.append("Warning: \(note)") }
+                painters.append(overlay)
+                shellDraws = true
+            } catch {
+                notes.append("Warning: the highlight is not drawn on the screen: \(error).")
+            }
+        }
+        if plan.overlay && !shellDraws {
+            do { painters.append(try OverlayPresenter(feedback: feedback, queue: presentQueue)) } catch {
+                notes.append("Warning: the highlight is not drawn on the screen: \(error)")
+            }
+        }
+        if plan.layerOverlay {
+            // A compositor that goes (a crash, a logout) ends the run, even while nothing is
+            // presented (no windows left to scan).
+            let lost: @Sendable (WaylandError) -> Void = { [weak self] e in self?.shutdown(.failed("Error: \(e)", status: 1)) }
+            do {
+                let overlay = try LayerOverlay(feedback: feedback, queue: presentQueue, onLost: lost)
+                if let note = overlay.fontNote { notes.append("Warning: \(note)") }
+                painters.append(overlay)
+            } catch {
+                notes.append("Warning: the highlight is not drawn on the screen: \(error).")
+            }
+        }
+        return painters
+    }
+
+    /// The Keys page's keys, sent where the clicks go, and typing: selecting a text field
+    /// (or the screen menu's Keyboard) opens the keyboard, whose text goes to the focused
+    /// application, wherever keys can be sent.
+    private func keysAndTyping(_ plan: SessionPlan, _ settings: ScanSettings, live: Bool, notes: inout [String],
+                               presenters: inout [EffectPresenter]) -> (KeyInjector?, KeyboardMaker?) {
+        guard plan.injection != .none else { return (nil, nil) }
+        let injector = KeyInjector(plan.injection, compositor: plan.compositor)
+        let warn: @Sendable (String) -> Void = { [log] in log("Warning: \($0)") }
+        // On the desktop a key not sent (a menu's Close, the Keys page) is said, as a failed
+        // action is.
+        presenters.append(KeyPresenter(injector, warn: live ? report : warn))
+        notes.append(injector.problem.map { "Warning: \($0)" } ?? "Keys: \(injector.summary)")
+        guard injector.problem == nil, let typing = keyboardMaker(settings, notes: &notes, presenters: &presenters) else { return (injector, nil) }
+        presenters.append(TextPresenter(injector, warn: report))
+        return (injector, typing)
+    }
+
+    /// The window manager's (or the compositor's) windows, for the screen menu's Windows
+    /// page. (Without GNOME Shell's extension, its notice says what the page needs.)
+    private func windowsPage(_ plan: SessionPlan, notes: inout [String]) -> (any WindowList)? {
+        guard let source = plan.windowsPage, source != .gnome || extensionNotice == nil else { return nil }
+        do { return try WindowPlaces.list(source, environment: configuration.environment, report: report) } catch {
+            notes.append("Note: the Windows page is not offered: \(error)")
+            return nil
+        }
+    }
+
+    // MARK: - The engine and the inputs
+
+    /// The engine on its real-time thread, its effects handed to the presenters on their
+    /// queue, and the desktop's trees and windows wired to it.
+    private func startScanner(_ inputs: SessionInputs, _ outputs: SessionOutputs, on rt: RealTimeQueue) -> LiveScanner {
+        let live = inputs.live
+        var engine = ScanEngine(tree: inputs.tree, settings: inputs.settings)
+        engine.keyboardProvider = outputs.typing
+        if outputs.windows != nil { engine.raiseWhenListed = inputs.toRaise }
+        if live != nil, extensionNotice != nil {
+            engine.pointModeRefusal = "Point mode cannot be used: SwitchScan's GNOME Shell extension is not answering, so its lines cannot be shown. "
+                + "Enable the extension and log in again."
+        } else if live != nil, inputs.clicker == nil {
+            engine.pointModeRefusal = "Point mode cannot be used: there is no pointer to tap with."
+        }
+        let presenter = outputs.presenter
+        let scanner = LiveScanner(engine: engine, queue: rt) { [presentQueue, live, weak self] effects in
+            presentQueue.async { [weak self] in
+                // While the application typed into does not answer, nothing chosen is sent to
+                // it: a word chosen then is neither said as if it were typed nor learned.
+                var effects = effects
+                if live?.typingTargetStalled == true, effects.contains(where: \.effect.typesText) {
+                    effects.removeAll {
+                        switch $0.effect {
+                        case .announce, .learnWord: return true
+                        default: return false
+                        }
+                    }
+                }
+                do { try presenter.present(effects) } catch {
+                    self?.shutdown(.failed("Error: presenting effects failed: \(error)", status: 1))
+                }
+            }
+        }
+        lock.withLock { self.scanner = scanner }
+        outputs.windows?.start { list in scanner.setWindows(list) }
+        if let live {
+            // Text goes into the field through AT-SPI where its toolkit does that well and the
+            // field confirms it; keys elsewhere (docs/TYPING.md).
+            let injector = outputs.injector
+            injector?.insert = { text in live.insertIntoField(text) }
+            injector?.sent = { keys in live.keysSent(keys) }
+            injector?.stalled = { live.typingTargetStalled }
+            inputs.liveTrees.attach { scanner.replaceTree($0) }
+        }
+        // The scan starts before any device is attached: both go through the engine's queue
+        // in order, so a press read once "Using …" is printed always meets a running scan
+        // (a press before the start would be dropped, as it highlighted nothing).
+        scanner.start()
+        return scanner
+    }
+
+    /// The notes said, then the switches (devices, else the terminal's keys), the run's
+    /// duration, and last the socket's front ends.
+    private func startInputs(_ inputs: SessionInputs, _ outputs: SessionOutputs, scanner: LiveScanner) {
+        let c = configuration
+        // Messages while scanning: on the log, or with the screen drawn, on its status line
+        // (through the engine, as every presenter's input) and again once the terminal is
+        // restored.
+        let drawn = outputs.terminal != nil
+        let say: @Sendable (String) -> Void = { [log, weak self] text in
+            if drawn {
+                self?.noteForLater(text)
+                scanner.notice(text)
+            } else {
+                log(text)
+            }
+        }
+        for note in inputs.notes { say(note) }
+        if let extensionNotice { scanner.report(extensionNotice) }
+        let keysAreSwitches = !(c.useDevices && attachDevices(inputs.profiles, scanner: scanner, say: say))
+        if c.terminalKeys { startTerminalKeys(scanner: scanner, keysAreSwitches: keysAreSwitches) }
+        if let duration = c.duration {
+            control.asyncAfter(deadline: .now() + duration) { [weak self] in self?.shutdown(.finished) }
+        }
+        // Last: front ends that take every descriptor left cannot keep a part above from starting.
+        outputs.socket?.startAccepting()
+    }
+
+    // MARK: - The parts
+
+    /// With `waitForDesktop` (a run started with the session), the X display (when DISPLAY
+    /// names one) and the accessibility bus are waited for that long, before the pointer and
+    /// the desktop are made. libatspi cannot try twice in a process, so the bus is asked
+    /// without it until it answers.
+    private func waitForDesktop() throws(SessionError) {
+        let wait = configuration.waitForDesktop
+        guard wait > 0 else { return }
+        let deadline = MonotonicClock.now() + .seconds(wait)
+        let display = configuration.environment["DISPLAY"] ?? ""
+        while !display.isEmpty && XTestPointer.screenSize(display: nil) == nil {
+            guard MonotonicClock.now() < deadline else {
+                throw SessionError("Error: the X display \(display) could not be opened within \(formatFixed(wait, decimals: 0)) s.", status: 1)
+            }
+            usleep(250_000)
+        }
+        while !DesktopAccess.busAnswers(timeoutMilliseconds: 2000) && MonotonicClock.now() < deadline { usleep(250_000) }
+    }
+
+    /// The accessibility bus, within 10 s, given `hooks` and the windows' places (asked once
+    /// the display, and so the compositor, is there).
+    private func connectDesktop(_ hooks: DesktopHooks) throws(SessionError) -> DesktopAccess {
+        let env = configuration.environment
+        let places = WindowPlaces.open(environment: env)
+        if let note = places.note { log(note) }
+        if places.source == nil, Compositor(env) == .gnome { extensionNotice = places.note }
+        var hooks = hooks
+        hooks.places = places.source
+        hooks.wayland = Compositor(env).isWayland
+        return try DesktopConnection.connect(hooks: hooks)
+    }
+
+    /// The screen's size from the display, known before the desktop's first read (point mode
+    /// sweeps all of it): a compositor's layout of outputs (there may be no X server, and
+    /// XWayland's root lags a new output), else the X display's (the registry's own idea lags).
+    private func displaySize(_ plan: SessionPlan) -> (width: Double, height: Double)? {
+        let env = configuration.environment
+        if plan.compositor.isWayland, let l = try? WaylandGlobals.layout(display: env["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }) {
+            return (Double(l.x + l.width), Double(l.y + l.height))
+        }
+        return XTestPointer.screenSize(display: nil).map { (width: $0.0, height: $0.1) }
+    }
+
+    /// The pointer for taps, as planned. A pointer asked for by name that cannot be made is
+    /// an error; one chosen is a note and the run goes on without it.
+    private func pointer(_ plan: SessionPlan, fallback: (width: Double, height: Double)?, notes: inout [String]) throws(SessionError) -> PointerClicker? {
+        switch plan.injection {
+        case .none:
+            return nil
+        case .xtest:
+            do { return XTestClicker(try XTestPointer(display: nil)) } catch {
+                if plan.injectionAsked { throw SessionError("Error: --pointer xtest needs an X display: \(error). Use --pointer uinput on Wayland or the console.", status: 2) }
+                notes.append("Warning: no pointer for taps: \(error)")
+                return nil
+            }
+        case .wayland:
+            do { return try CompositorInput.pointer(plan.compositor) } catch {
+                if plan.injectionAsked { throw SessionError("Error: --pointer wayland: \(error). Use --pointer uinput where the compositor has no virtual pointer.", status: 2) }
+                // Neither a wlroots compositor nor KWin that lets SwitchScan in: uinput, where it can be had.
+                let size = configuration.screenSize.map { (Double($0.width), Double($0.height)) } ?? fallback
+                if let size, let p = try? UinputPointer(width: Int(size.0), height: Int(size.1)) {
+                    notes.append("Note: \(error); taps go through uinput.")
+                    return UinputClicker(p)
+                }
+                notes.append("Warning: no pointer for taps: \(error), and uinput cannot be used either.")
+                return nil
+            }
+        case .uinput:
+            guard let size = configuration.screenSize.map({ (Double($0.width), Double($0.height)) })
+                    ?? (plan.screenFromDisplay ? XTestPointer.screenSize(display: nil) : nil) ?? fallback else {
+                if plan.injectionAsked { throw SessionError("Error: --pointer uinput needs the screen's size: no display tells it; give it with --screen WxH.", status: 2) }
+                notes.append("Warning: no pointer for taps: no display tells the screen's size (--screen WxH gives it).")
+                return nil
+            }
+            do { return UinputClicker(try UinputPointer(width: Int(size.0), height: Int(size.1))) } catch {
+                if plan.injectionAsked { throw SessionError("Error: \(error)", status: 2) }
+                notes.append("Warning: no pointer for taps: \(error)")
+                return nil
+            }
+        }
+    }
+
+    /// The scanning keyboard and its predictions, made on a thread of their own
+    /// (`PredictionThread`). The user's learned words join the language's; a file that
+    /// cannot be read is said and left as it is (nothing learned is written over it). The
+    /// language's list is big: it is read on another thread, so that the first highlight
+    /// comes without waiting for it. A keyboard never waits for it either: one opened before
+    /// it is read predicts from the user's words alone, and from the language's too once
+    /// they are read. A list that cannot be read leaves the keyboard with the user's words
+    /// alone, and says so.
+    private func keyboardMaker(_ settings: ScanSettings, notes: inout [String], presenters: inout [EffectPresenter]) -> KeyboardMaker? {
+        let (user, keepWords, note) = learnedWords(configuration.learnedWords, learn: settings.typing.learnWords)
+        if let note { notes.append(note) }
+        var typing = settings.typing
+        typing.learnWords = keepWords
+        if keepWords, let path = configuration.learnedWords {
+            presenters.append(WordsKeeper(path: path, warn: { [log] in log("Warning: \($0)") }))
+        }
+        let list = configuration.wordList
+        let words = PredictionThread(user: user, language: { [log] in
+            do throws(InputProblem) { return WordPredictor(system: try loadWords(list).system) } catch {
+                log("Warning: the keyboard predicts no words of the language: \(error.message)")
+                return WordPredictor(system: WordList())
+            }
+        }, ready: { [weak self] in self?.liveScanner?.refreshPresented() })
+        return KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout), words: .source(words), settings: typing)
+    }
+
+    /// Opens the switch devices and follows hotplug; whether any is in use.
+    private func attachDevices(_ profiles: DeviceProfiles, scanner: LiveScanner, say: @escaping @Sendable (String) -> Void) -> Bool {
+        let only = configuration.devices
+        var using = false
+        if let udev = try? Udev() {
+            let devices = SwitchDevices(sink: ScannerSink(scanner), profiles: profiles, grab: configuration.grab,
+                                        only: only.isEmpty ? nil : Set(only), log: say)
+            var found = udev.inputDevices()
+            for path in only where !found.contains(where: { $0.node == path }) {
+                if let d = try? EvdevDevice(path: path) { found.append(d.describe()) }
+            }
+            let reports = devices.add(found)
+            using = reports.contains { $0.opened }
+            for r in reports where r.opened {
+                say("Using \(r.node) (\(r.name)): \(r.sections.joined(separator: "; "))")
+            }
+            for r in reports where !r.opened && r.problem?.hasPrefix("While") == true {
+                say("Not using \(r.node) (\(r.name)): \(r.problem!)")
+            }
+            let unnamed = reports.filter { $0.problem == DeviceMapping.unnamedProblem }
+            if !using, !unnamed.isEmpty {
+                say("Not using \(unnamed.map { "\($0.node) (\($0.name))" }.joined(separator: ", ")): \(DeviceMapping.unnamedProblem).")
+            }
+            do { try devices.followHotplug(udev) } catch {
+                say("Warning: devices plugged in later will not be seen: \(error)")
+            }
+            lock.withLock { self.devices = devices }
+        }
+        if !using {
+            say(configuration.terminalKeys ? "No switch device found; using the terminal keyboard (space select, tab next, m menu, esc exit, q quit)."
+                : "No switch device found yet; one plugged in is used at once.")
+        }
+        return using
+    }
+
+    /// The terminal's keys: switches when no device is in use, and always q to quit. From
+    /// here on a failure ends the session, which restores the terminal and releases the
+    /// devices.
+    private func startTerminalKeys(scanner: LiveScanner, keysAreSwitches: Bool) {
+        let keyboard: KeyboardInput
+        let endsWithInput = configuration.duration == nil
+        do { keyboard = try KeyboardInput { [weak self] key, t in
+            switch key {
+            case .action(let a):
+                // With switch devices in use, the terminal only quits: the same keyboard seen
+                // through evdev would otherwise press twice.
+                guard keysAreSwitches else { return }
+                // A terminal reports no release: a key is a press, down and up at once.
+                scanner.submit(SwitchEvent(a, down: true, at: t))
+                scanner.submit(SwitchEvent(a, down: false, at: t))
+            case .quit:
+                self?.shutdown(.finished)
+            case .endOfInput:
+                if endsWithInput { self?.shutdown(.finished) }
+            }
+        } } catch {
+            return shutdown(.failed("Error: \(error)", status: 2))
+        }
+        lock.withLock { self.keyboard = keyboard }
+        do {
+            try TerminalState.enterRawInput()
+            try keyboard.start()
+        } catch {
+            shutdown(.failed("Error: \(error)", status: 2))
+        }
+    }
+}
+
+private extension Effect {
+    /// Text typed or deleted, or a key sent to the focused application.
+    var typesText: Bool {
+        switch self {
+        case .typeText, .deleteText, .key, .shortcut: return true
+        default: return false
+        }
+    }
+}
