@@ -343,12 +343,12 @@ public struct ScanEngine: Sendable {
         return finish()
     }
 
-    /// Something the presented screen draws on arrived (the keyboard's words): it is
+    /// Words made for the presented screen arrived (the keyboard's predictions): it is
     /// redrawn where it changed.
-    public mutating func presentedRefreshed(at t: ScanInstant) -> [TimedEffect] {
+    public mutating func wordsMade(_ made: MadeWords, at t: ScanInstant) -> [TimedEffect] {
         begin(t)
         guard var screen = presented else { return finish() }
-        let change = screen.logic.refreshed()
+        let change = screen.logic.wordsMade(made)
         presented!.logic = screen.logic
         for e in change.effects { emit(e) }
         guard let next = change.tree, next.screenID == tree.screenID else { return finish() }

@@ -8,13 +8,27 @@ public protocol ScreenLogic: Sendable {
     mutating func activate(_ id: String) -> ScreenChange
     /// The field typed into has this text before its caret, as the application reports it.
     mutating func fieldChanged(textBefore: String) -> ScreenChange
-    /// Something the screen draws on arrived (the keyboard's words, read on another
-    /// thread): the screen as it is now.
-    mutating func refreshed() -> ScreenChange
+    /// Words made for it on another thread arrived (an input of the engine, as a switch
+    /// is): the screen as it is now.
+    mutating func wordsMade(_ made: MadeWords) -> ScreenChange
 }
 
 extension ScreenLogic {
-    public mutating func refreshed() -> ScreenChange { ScreenChange() }
+    public mutating func wordsMade(_ made: MadeWords) -> ScreenChange { ScreenChange() }
+}
+
+/// The keyboard's predictions, made away from the engine (`run`: on a thread of their own)
+/// for the text before the caret as it was when they were asked for: a keyboard whose
+/// text has moved on since takes none of them.
+public struct MadeWords: Hashable, Sendable {
+    /// The partial word before the caret, and the word before it in the sentence.
+    public var partial: String
+    public var previous: String?
+    public var words: [String]
+
+    public init(partial: String, previous: String?, words: [String]) {
+        self.partial = partial; self.previous = previous; self.words = words
+    }
 }
 
 public struct ScreenChange: Sendable {

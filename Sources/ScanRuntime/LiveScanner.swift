@@ -65,9 +65,9 @@ public final class LiveScanner: @unchecked Sendable {
         queue.async { [self] in output(engine.presentedFieldChanged(textBefore: text, at: MonotonicClock.now())) }
     }
 
-    /// Something the open keyboard draws on arrived (the language's words): it is redrawn.
-    public func refreshPresented() {
-        queue.async { [self] in output(engine.presentedRefreshed(at: MonotonicClock.now())) }
+    /// The open keyboard's predictions, made on another thread: it shows them.
+    public func wordsMade(_ made: MadeWords) {
+        queue.async { [self] in output(engine.wordsMade(made, at: MonotonicClock.now())) }
     }
 
     /// Closes the keyboard (the focus left its field): scanning goes back to the window.

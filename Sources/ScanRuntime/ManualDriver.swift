@@ -50,9 +50,9 @@ public struct ManualDriver {
         now = max(now, t)
     }
 
-    /// What the presented screen draws on arrived (predictions made elsewhere), now.
-    public mutating func refreshPresented() -> [TimedEffect] {
-        engine.presentedRefreshed(at: now)
+    /// Predictions made elsewhere for the presented keyboard arrive, now.
+    public mutating func wordsMade(_ made: MadeWords) -> [TimedEffect] {
+        engine.wordsMade(made, at: now)
     }
 
     /// Runs everything due up to and including `t`, with `events` (in time order, none

@@ -1,16 +1,17 @@
 import Dispatch
+import ScanCore
 import ScanHost
 import Typing
 import WordPrediction
 
 /// The keyboard's predictions made on a thread of their own, so that the engine's never
-/// computes them, however many words the user has taught it: the engine asks, gets what is
-/// made or nil, and is told (`ready`) when the answer it asked for is made.
+/// computes them, however many words the user has taught it: the keyboard asks, and what
+/// is made goes back to the engine as an input (`deliver`: `LiveScanner.wordsMade`).
 ///
 /// The predictor lives on this thread alone: the user's words are indexed here, the
 /// language's join here once read (on another thread, so that a big list keeps no
-/// prediction waiting), and what the user commits is learned here, in order, before any
-/// prediction asked after it.
+/// prediction waiting; the last question is answered again with them), and what the user
+/// commits is learned here, in order, before any prediction asked after it.
 final class PredictionThread: PredictionSource, @unchecked Sendable {
     private let queue = DispatchQueue(label: "switchscan.predictions", qos: .userInitiated)
     /// Touched on `queue` only.
@@ -26,52 +27,54 @@ final class PredictionThread: PredictionSource, @unchecked Sendable {
     private struct State {
         var version = 0
         var asked: Question?
-        var answer: (question: Question, words: [String])?
     }
 
     private let state = Locked(State())
-    private let ready: @Sendable () -> Void
+    private let deliver: @Sendable (MadeWords) -> Void
 
     /// - Parameters:
     ///   - user: the user's learned words.
     ///   - language: reads the language's words (called once, on another thread).
-    ///   - ready: called on this thread when an answer asked for is made, or when the
-    ///     language's words arrive: the open keyboard should ask again.
-    init(user: WordList, language: @escaping @Sendable () -> WordPredictor, ready: @escaping @Sendable () -> Void) {
-        self.ready = ready
+    ///   - deliver: called on this thread with each answer made.
+    init(user: WordList, language: @escaping @Sendable () -> WordPredictor, deliver: @escaping @Sendable (MadeWords) -> Void) {
+        self.deliver = deliver
         queue.async { [self] in predictor = WordPredictor(system: WordList(), user: user) }
         DispatchQueue.global(qos: .utility).async { [self] in
             let read = language()
             queue.async { [self] in
                 predictor = predictor.replacingSystem(with: read)
-                state.withLock { $0.version += 1 }
-                ready()
+                // The question last asked, answered again with the language's words.
+                let again = state.withLock { s -> Question? in
+                    s.version += 1
+                    guard var q = s.asked else { return nil }
+                    q.version = s.version
+                    s.asked = q
+                    return q
+                }
+                if let again { answer(again) }
             }
         }
     }
 
-    func predictions(for context: WordContext, count: Int) -> [String]? {
-        let (question, made, ask) = state.withLock { s -> (Question, [String]?, Bool) in
+    func ask(_ context: WordContext, count: Int) {
+        let question = state.withLock { s -> Question? in
             let q = Question(context: context, count: count, version: s.version)
-            if let answer = s.answer, answer.question == q { return (q, answer.words, false) }
-            if s.asked == q { return (q, nil, false) }
+            if s.asked == q { return nil }
             s.asked = q
-            return (q, nil, true)
+            return q
         }
-        if ask {
-            queue.async { [self] in
-                // Asked again since (the text moved on, or a word was learned): not made.
-                guard state.withLock({ $0.asked == question }) else { return }
-                let words = predictor.predictions(for: context, count: count)
-                let current = state.withLock { s -> Bool in
-                    guard s.version == question.version else { return false }
-                    s.answer = (question, words)
-                    return true
-                }
-                if current { ready() }
-            }
+        guard let question else { return }
+        queue.async { [self] in
+            // Asked again since (the text moved on, or a word was learned): not made.
+            guard state.withLock({ $0.asked == question }) else { return }
+            answer(question)
         }
-        return made
+    }
+
+    /// On `queue`.
+    private func answer(_ q: Question) {
+        let words = predictor.predictions(for: q.context, count: q.count)
+        deliver(MadeWords(partial: q.context.partial, previous: q.context.previous, words: words))
     }
 
     func learn(_ word: String, after previous: String?) {

@@ -465,7 +465,7 @@ extension ScanSession {
                 log("Warning: the keyboard predicts no words of the language: \(error.message)")
                 return WordPredictor(system: WordList())
             }
-        }, ready: { [weak self] in self?.liveScanner?.refreshPresented() })
+        }, deliver: { [weak self] made in self?.liveScanner?.wordsMade(made) })
         return KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout), words: .source(words), settings: typing)
     }
 

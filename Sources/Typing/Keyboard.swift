@@ -45,6 +45,8 @@ public struct Keyboard: ScreenLogic {
     public private(set) var modifiers: [KeyChord.Modifier] = []
     /// A key was chosen on this keyboard.
     var keyChosen = false
+    /// The words a source made last (`Words.source`), shown while they fit the text.
+    var made: MadeWords?
     /// The field's texts the keyboard's own keys made lately, newest last.
     var recent: [String] = []
     /// Where the keyboard is drawn, and the screen it is drawn on (what point mode sweeps).
@@ -407,10 +409,12 @@ public struct Keyboard: ScreenLogic {
     }
 
     /// The source made predictions (for the text as it is, or with the language's words
-    /// once they are read): they are shown now. The first to come to a keyboard that opened
-    /// without any start its scan over, at them.
-    public mutating func refreshed() -> ScreenChange {
-        guard case .source = words else { return ScreenChange() }
+    /// once they are read): they are shown now; words made for a text that has moved on
+    /// are not. The first to come to a keyboard that opened without any start its scan
+    /// over, at them.
+    public mutating func wordsMade(_ words: MadeWords) -> ScreenChange {
+        guard case .source = self.words, fits(words) else { return ScreenChange() }
+        made = words
         let hadNone = predictions.isEmpty
         refresh()
         let now = keys
@@ -419,6 +423,12 @@ public struct Keyboard: ScreenLogic {
         var change = ScreenChange(effects: [.keyboard(now)], tree: tree)
         if hadNone && !predictions.isEmpty && !keyChosen { change.startsOver = true }
         return change
+    }
+
+    /// Whether words were made for the text as it is now.
+    func fits(_ words: MadeWords) -> Bool {
+        let now = context
+        return words.partial == now.partial && words.previous == now.previous
     }
 
     mutating func type(_ s: String, _ effects: inout [Effect]) {
@@ -450,6 +460,7 @@ public struct Keyboard: ScreenLogic {
             words = .inline(predictor)
         case .source(let source):
             source.learn(word, after: previous)
+            made = nil     // asked again, so that the word just learned counts
         }
         effects.append(.learnWord(word, after: previous))
     }
@@ -459,19 +470,22 @@ public struct Keyboard: ScreenLogic {
     /// here once they are read.
     mutating func refresh() {
         guard predicts else { return }
-        let made: [String]
+        let list: [String]
         switch words {
         case .inline(let predictor):
-            made = predictor.predictions(for: context, count: Self.predictionCount * 2)
+            list = predictor.predictions(for: context, count: Self.predictionCount * 2)
         case .source(let source):
-            // Not made yet: the words shown stay until they are (the source says when).
-            guard let ready = source.predictions(for: context, count: Self.predictionCount * 2) else { return }
-            made = ready
+            // Not made yet: the words shown stay until they are (they come as `wordsMade`).
+            guard let words = self.made, fits(words) else {
+                source.ask(context, count: Self.predictionCount * 2)
+                return
+            }
+            list = words.words
         }
         let partial = String(partialWord)
         var seen = Set<String>()
         predictions = []
-        for w in made {
+        for w in list {
             var word = w
             if capsLock {
                 word = w.uppercased()

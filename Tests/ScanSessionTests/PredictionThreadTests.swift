@@ -1,4 +1,5 @@
 import Foundation
+import ScanCore
 import ScanHost
 @testable import ScanSession
 import Testing
@@ -17,56 +18,78 @@ import WordPrediction
         2 think the
         """
 
-    /// A thread with `user`'s words, whose language's words come when `gate` opens.
-    static func thread(user: WordList, gate: DispatchSemaphore, ready: @escaping @Sendable () -> Void = {}) -> PredictionThread {
+    /// A thread with `user`'s words, whose language's words come when `gate` opens; what
+    /// it makes is kept in `made`, as the engine would be handed it.
+    static func thread(user: WordList, gate: DispatchSemaphore, made: Locked<[MadeWords]>,
+                       delivered: DispatchSemaphore? = nil) -> PredictionThread {
         PredictionThread(user: user, language: {
             gate.wait()
             return WordPredictor(system: try! WordList(parsing: Array(language.utf8), file: "language"))
-        }, ready: ready)
+        }, deliver: { words in
+            made.withLock { $0.append(words) }
+            delivered?.signal()
+        })
     }
 
-    /// Asks until answered, as the keyboard does when told the thread is ready (`drain`
-    /// waits for the answer; the language's words arriving meanwhile make it ask again).
-    static func answer(_ t: PredictionThread, _ text: String) -> [String]? {
-        let context = WordContext(textBefore: text)
-        for _ in 0..<10 {
-            if let words = t.predictions(for: context, count: 5) { return words }
-            t.drain()
-        }
-        return nil
-    }
-
-    @Test func anAnswerIsMadeOnItsThreadAndSaidReady() throws {
+    @Test func anAnswerIsMadeOnItsThreadAndHandedOn() throws {
         let gate = DispatchSemaphore(value: 0)
-        let readies = Locked(0)
-        let said = DispatchSemaphore(value: 0)
-        let t = Self.thread(user: try WordList(parsing: Array("3 wombat\n".utf8), file: "user"), gate: gate,
-                            ready: { readies.withLock { $0 += 1 }; said.signal() })
+        let made = Locked<[MadeWords]>([])
+        let delivered = DispatchSemaphore(value: 0)
+        let t = Self.thread(user: try WordList(parsing: Array("3 wombat\n".utf8), file: "user"), gate: gate, made: made, delivered: delivered)
         let context = WordContext(textBefore: "I think ")
-        #expect(t.predictions(for: context, count: 5) == nil, "asked: not made yet")
-        let again = t.predictions(for: context, count: 5)
-        #expect(again == nil || again == ["wombat"], "asked again: being made, or made")
+        t.ask(context, count: 5)
+        t.ask(context, count: 5)
         t.drain()
-        #expect(readies.withLock { $0 } == 1, "made once, though asked twice")
-        #expect(t.predictions(for: context, count: 5) == ["wombat"], "the user's words while the language's are read")
+        #expect(made.withLock { $0 } == [MadeWords(partial: "", previous: "think", words: ["wombat"])],
+                "made once, though asked twice: the user's words while the language's are read")
         gate.signal()
-        // The language's words arrive: said ready, and the next answer has them.
-        _ = said.wait(timeout: .now() + 10)
-        #expect(said.wait(timeout: .now() + 10) == .success)
-        #expect(readies.withLock { $0 } == 2)
-        let answer = try #require(Self.answer(t, "I think "))
-        #expect(answer.first == "that" && answer.count == 5 && !answer.contains("wombat"),
-                "the language's words after \"think\", against which a word typed three times counts for little: \(answer)")
+        // The language's words arrive: the question last asked is answered again with them.
+        #expect(delivered.wait(timeout: .now() + 10) == .success)
+        #expect(delivered.wait(timeout: .now() + 10) == .success)
+        let answers = made.withLock { $0 }
+        #expect(answers.count == 2)
+        let again = try #require(answers.last)
+        #expect(again.partial == "" && again.previous == "think")
+        #expect(again.words.first == "that" && again.words.count == 5 && !again.words.contains("wombat"),
+                "the language's words after \"think\", against which a word typed three times counts for little: \(again.words)")
+    }
+
+    /// A thread whose language's words are in: a first question is answered with them
+    /// (again, if they came after it), and what it made is then forgotten.
+    static func ready(made: Locked<[MadeWords]>) throws -> PredictionThread {
+        let gate = DispatchSemaphore(value: 0)
+        gate.signal()
+        let delivered = DispatchSemaphore(value: 0)
+        let t = thread(user: WordList(), gate: gate, made: made, delivered: delivered)
+        t.ask(WordContext(textBefore: "t"), count: 5)
+        while made.withLock({ $0.last?.words.contains("the") }) != true {
+            try #require(delivered.wait(timeout: .now() + 10) == .success, "the language's words never came")
+        }
+        t.drain()
+        made.withLock { $0 = [] }
+        return t
+    }
+
+    /// A question overtaken by another before it is made is not answered: the keyboard's
+    /// text has moved on.
+    @Test func aQuestionOvertakenIsNotAnswered() throws {
+        let made = Locked<[MadeWords]>([])
+        let t = try Self.ready(made: made)
+        t.ask(WordContext(textBefore: "th"), count: 5)
+        t.ask(WordContext(textBefore: "thi"), count: 5)
+        t.drain()
+        let partials = made.withLock { $0 }.map(\.partial)
+        #expect(partials.last == "thi")
+        #expect(partials.allSatisfy { $0 == "thi" } || partials == ["th", "thi"], "\(partials)")
     }
 
     @Test func whatIsLearnedIsKnownToTheNextAnswer() throws {
-        // Open from the start (a semaphore made with a value may not end below it).
-        let gate = DispatchSemaphore(value: 0)
-        gate.signal()
-        let t = Self.thread(user: WordList(), gate: gate)
-        t.drain()
-        _ = Self.answer(t, "z")
+        let made = Locked<[MadeWords]>([])
+        let t = try Self.ready(made: made)
+        t.ask(WordContext(textBefore: "z"), count: 5)
         t.learn("zebra", after: nil)
-        #expect(Self.answer(t, "z") == ["zebra"], "asked after the word was learned: it knows it")
+        t.ask(WordContext(textBefore: "z"), count: 5)
+        t.drain()
+        #expect(made.withLock { $0 }.last?.words == ["zebra"], "asked after the word was learned: it knows it")
     }
 }

@@ -302,21 +302,21 @@ struct KeyboardTests {
 }
 
 /// Predictions made when the test says, as `run`'s prediction thread makes them away from
-/// the engine: a question asked is answered only at `answer()`, by a predictor that learns.
+/// the engine: what was asked is answered only at `answer()`, by a predictor that learns,
+/// and the answers are handed to the keyboard or the engine by the test.
 final class HeldSource: PredictionSource, @unchecked Sendable {
     private let lock = NSLock()
     private var predictor: WordPredictor
-    private var answers: [WordContext: [String]] = [:]
+    private var pending: [WordContext] = []
     private(set) var questions: [WordContext] = []
     private(set) var learned: [String] = []
 
     init(_ predictor: WordPredictor) { self.predictor = predictor }
 
-    func predictions(for context: WordContext, count: Int) -> [String]? {
+    func ask(_ context: WordContext, count: Int) {
         lock.withLock {
-            if let words = answers[context] { return words }
             if questions.last != context { questions.append(context) }
-            return nil
+            if !pending.contains(context) { pending.append(context) }
         }
     }
 
@@ -324,13 +324,27 @@ final class HeldSource: PredictionSource, @unchecked Sendable {
         lock.withLock {
             predictor.learn(word, after: previous)
             learned.append(word)
-            answers = [:]
         }
     }
 
-    /// Makes the answers to what was asked.
-    func answer() {
-        lock.withLock { for q in questions { answers[q] = predictor.predictions(for: q, count: 10) } }
+    /// The answers to what was asked since the last call, oldest first.
+    func answer() -> [MadeWords] {
+        lock.withLock {
+            defer { pending = [] }
+            return pending.map { MadeWords(partial: $0.partial, previous: $0.previous, words: predictor.predictions(for: $0, count: 10)) }
+        }
+    }
+}
+
+extension Keyboard {
+    /// Hands the keyboard every answer `source` makes now; the last change.
+    mutating func take(_ source: HeldSource) -> ScreenChange {
+        var last = ScreenChange()
+        for made in source.answer() {
+            let change = wordsMade(made)
+            if !change.effects.isEmpty || change.tree != nil { last = change }
+        }
+        return last
     }
 }
 
@@ -360,9 +374,7 @@ struct KeyboardSourceTests {
         var k = Self.open(Self.maker(source), text: "I think ")
         #expect(k.predictions.isEmpty)
         #expect(source.questions == [WordContext(partial: "", previous: "think")])
-        #expect(k.refreshed().effects.isEmpty, "nothing made yet: nothing to redraw")
-        source.answer()
-        let change = k.refreshed()
+        let change = k.take(source)
         #expect(k.predictions == (try Self.expected("I think ")))
         #expect(k.predictions.contains("the"), "\(k.predictions)")
         guard case .keyboard(let keys)? = change.effects.first else {
@@ -372,7 +384,12 @@ struct KeyboardSourceTests {
         #expect(keys.contains { $0.id == "prediction1" && $0.label == k.predictions.first })
         #expect(change.tree?.index(of: "predictions") != nil)
         #expect(change.startsOver, "the row comes first: the scan starts over at it")
-        #expect(k.refreshed().effects.isEmpty, "once in, nothing more to redraw")
+        #expect(k.wordsMade(MadeWords(partial: "", previous: "think", words: ["the", "that"])).effects.isEmpty == false,
+                "words made again, and different: redrawn")
+        #expect(k.wordsMade(MadeWords(partial: "", previous: "think", words: ["the", "that"])).effects.isEmpty, "the same again: nothing to redraw")
+        #expect(k.wordsMade(MadeWords(partial: "w", previous: "think", words: ["wombat"])).effects.isEmpty,
+                "made for a text the keyboard does not have: not taken")
+        #expect(k.predictions == ["the", "that"])
     }
 
     /// After a key the predictions shown stay until the new ones are made (a moment later):
@@ -381,16 +398,15 @@ struct KeyboardSourceTests {
     @Test func thePredictionsShownStayUntilTheNewOnesAreMade() throws {
         let source = HeldSource(try smallWords())
         var t = Typist(Self.open(Self.maker(source), text: "I think "))
-        source.answer()
-        _ = t.keyboard.refreshed()
+        _ = t.keyboard.take(source)
         let before = t.keyboard.predictions
         t.type("w")
         #expect(t.keyboard.predictions == before, "the last ones, until the new are made")
         let shown = try #require(before.first)
         t.press("prediction1")
         #expect(t.field == shown + " ", "the word shown, whatever was typed since")
-        source.answer()
-        let change = t.keyboard.refreshed()
+        #expect(source.questions.last == WordContext(partial: "", previous: shown), "the words after the one chosen asked for")
+        let change = t.keyboard.take(source)
         #expect(!change.startsOver, "a key was chosen: the scan keeps its place")
     }
 
@@ -401,10 +417,8 @@ struct KeyboardSourceTests {
         var t = Typist(Self.open(maker, text: ""))
         t.type("zq zq ")
         #expect(source.learned == ["Zq", "zq"], "the first at the sentence start, capitalised")
-        let next = Self.open(maker, text: "Z")
-        source.answer()
-        var k = next
-        _ = k.refreshed()
+        var k = Self.open(maker, text: "Z")
+        _ = k.take(source)
         #expect(k.predictions.first == "Zq", "what one keyboard learned the next knows: \(k.predictions)")
     }
 }

@@ -199,18 +199,15 @@ struct EnginePredictionSourceTests {
         var (user, source) = try Self.user()
         user.choose("field")
         #expect(user.lit == "row1", "no predictions yet: the letters first")
-        source.answer()
-        user.effects += user.driver.refreshPresented()
+        for made in source.answer() { user.effects += user.driver.wordsMade(made) }
         #expect(user.lit == "predictions")
         user.press(.next)
         #expect(user.lit == "row1")
         user.choose("key_t")
-        source.answer()
-        user.effects += user.driver.refreshPresented()
+        for made in source.answer() { user.effects += user.driver.wordsMade(made) }
         #expect(user.lit == "predictions", "after a key the scan starts at the top anyway")
         user.press(.next)
-        source.answer()
-        user.effects += user.driver.refreshPresented()
+        for made in source.answer() { user.effects += user.driver.wordsMade(made) }
         #expect(user.lit == "row1", "nothing new to show: the place is kept")
     }
 
@@ -223,8 +220,7 @@ struct EnginePredictionSourceTests {
         for m in moves { user.press(m) }
         let place = user.lit
         #expect(place == (moves.count == 1 ? "row2" : "row1"), "\(moves)")
-        source.answer()
-        user.effects += user.driver.refreshPresented()
+        for made in source.answer() { user.effects += user.driver.wordsMade(made) }
         #expect(user.lit == place, "\(moves): the person's place is kept")
     }
 }
