@@ -48,7 +48,7 @@ struct FieldTyping {
     }
 
     static func insertable(_ field: AccessibleRef) -> Bool {
-        guard let role = try? Atspi.role(field), role != ATSPI_ROLE_PASSWORD_TEXT, role != ATSPI_ROLE_TERMINAL,
+        guard let role = try? Atspi.role(field), !RoleMapping.isSecretEntry(role),
               Atspi.states(field).has(ATSPI_STATE_EDITABLE), Atspi.hasInterface(field, .editableText),
               let app = Atspi.application(field) else { return false }
         return insertWorks(toolkit: Atspi.toolkit(app), version: Atspi.toolkitVersion(app))

@@ -70,7 +70,7 @@ extension DesktopAccess {
                         let e = try Atspi.extents(w)
                         var info = DesktopWindow(id: Walker.id(of: w), title: try Atspi.name(w), role: Atspi.roleName(w),
                                                  active: states.has(ATSPI_STATE_ACTIVE),
-                                                 modal: states.has(ATSPI_STATE_MODAL) || role == ATSPI_ROLE_ALERT,
+                                                 modal: RoleMapping.isModal(role: role, modalState: states.has(ATSPI_STATE_MODAL)),
                                                  frame: e.map { Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
                         // A context menu is a bare window holding a menu.
                         var popup = false

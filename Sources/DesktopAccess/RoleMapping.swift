@@ -96,6 +96,89 @@ enum RoleMapping {
         }
     }
 
+    /// The kind a node is scanned as, once what the walk read of it is known: a field
+    /// that cannot be edited is text; a word processor's editable document body
+    /// (LibreOffice Writer's) is one field to type into, its paragraphs its text; a value
+    /// role without a Value is a control; an ignored role holding nodes is a see-through
+    /// container; a text block holding nothing is one text; windows and menus are
+    /// containers of their own.
+    static func finalKind(_ kind: RoleKind, role: AtspiRole, editable: Bool, childCount: Int, hasValue: () -> Bool) -> RoleKind {
+        var kind = kind
+        if kind == .textEntry && !editable { kind = .staticText }
+        if isDocumentBody(role) && editable { kind = .textEntry }
+        if kind == .adjustable && !hasValue() { kind = .control }
+        if kind == .ignored && childCount > 0 { kind = .container(flatten: true) }
+        if case .textBlock(let heading) = kind, childCount == 0 { kind = heading ? .heading : .staticText }
+        if kind == .window || kind == .popupMenu { kind = .container(flatten: false) }
+        return kind
+    }
+
+    /// A word processor's document body: typed into as one field, whose text is its
+    /// paragraphs' (it has no Text interface of its own) and which never says it is
+    /// sensitive.
+    static func isDocumentBody(_ role: AtspiRole) -> Bool { role == ATSPI_ROLE_DOCUMENT_TEXT }
+
+    /// Whether a container's children are asked of the application each time rather than
+    /// taken from libatspi's cache: a browser's internal frame holds the page's document, and
+    /// a page followed to swaps in a new document with only that document's
+    /// `accessible-parent` change (no `children-changed` on the frame, which the cache
+    /// follows), so the cache keeps the old, gone document there.
+    static func readsChildrenLive(_ role: AtspiRole) -> Bool { role == ATSPI_ROLE_INTERNAL_FRAME }
+
+    /// The roles of what a closed menu is the title in (a menu bar's menus, a submenu):
+    /// there the closed menu is a control that opens it; elsewhere it says nothing.
+    static func isMenuTitleParent(_ role: String) -> Bool { menuTitleParents.contains(role) }
+    /// (As `LiveNode.role` names them.)
+    static let menuTitleParents: Set<String> = ["menu bar", "menu", "menu item"]
+
+    /// Roles whose widgets show their value as their text: progress and level bars (and a
+    /// read-only text's text is its value).
+    static func showsValue(_ role: AtspiRole) -> Bool { role == ATSPI_ROLE_PROGRESS_BAR || role == ATSPI_ROLE_LEVEL_BAR }
+    static func readsValueAsText(_ kind: RoleKind, role: AtspiRole) -> Bool {
+        kind == .staticText && (role == ATSPI_ROLE_TEXT || showsValue(role))
+    }
+
+    /// Scroll bars' ranges change with their content: never kept between reads.
+    static func keepsRange(_ role: AtspiRole) -> Bool { role != ATSPI_ROLE_SCROLL_BAR }
+
+    /// Controls whose open menus hang off them as children (a combo box's list, a menu
+    /// item's submenu, a menu button's menu).
+    static func hostsPopups(_ role: AtspiRole) -> Bool {
+        role == ATSPI_ROLE_COMBO_BOX || role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_PUSH_BUTTON_MENU
+    }
+
+    /// Controls that hold content of their own, scanned right after them in a see-through
+    /// container: a page tab its page, a list row its buttons, an expander its content.
+    static func holdsContent(_ role: AtspiRole) -> Bool {
+        role == ATSPI_ROLE_PAGE_TAB || role == ATSPI_ROLE_LIST_ITEM || role == ATSPI_ROLE_TOGGLE_BUTTON || role == ATSPI_ROLE_TREE_ITEM
+    }
+
+    /// Whether a control's description is read as its hint: table cells (many, never
+    /// cached) go without, they are rows of text.
+    static func readsHint(_ role: AtspiRole) -> Bool { role != ATSPI_ROLE_TABLE_CELL }
+
+    /// What a control is to a person: a link or a button, a column's header, and chosen
+    /// (checked, pressed, selected) — a menu item is `selected` while the pointer or the
+    /// keyboard is on it, which is no choice.
+    static func traits(role: AtspiRole, kind: RoleKind, isLink: Bool, checked: Bool, pressed: Bool, selected: Bool) -> TraitSet {
+        var t = TraitSet()
+        if kind == .control {
+            t.insert(isLink ? .link : .button)
+            if role == ATSPI_ROLE_TABLE_COLUMN_HEADER || role == ATSPI_ROLE_COLUMN_HEADER { t.insert(.header) }
+        }
+        let hovered = role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_CHECK_MENU_ITEM || role == ATSPI_ROLE_RADIO_MENU_ITEM
+        if checked || pressed || (selected && !hovered) { t.insert(.selected) }
+        return t
+    }
+
+    /// A window that holds the user until it is answered: one that says it is modal, and
+    /// any alert.
+    static func isModal(role: AtspiRole, modalState: Bool) -> Bool { modalState || role == ATSPI_ROLE_ALERT }
+
+    /// Fields whose text is never inserted through AT-SPI nor read back (a password field,
+    /// a terminal): keys are typed into them.
+    static func isSecretEntry(_ role: AtspiRole) -> Bool { role == ATSPI_ROLE_PASSWORD_TEXT || role == ATSPI_ROLE_TERMINAL }
+
     /// Actions tried, in order, as the element's tap. Any other action becomes a custom
     /// action in the scanner menu.
     static let primaryActions = ["click", "press", "activate", "toggle", "jump", "open", "check", "uncheck", "doDefault"]

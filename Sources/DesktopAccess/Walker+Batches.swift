@@ -49,7 +49,7 @@ extension Walker {
         for (k, p) in values.enumerated() {
             if let v = ranges[k] {
                 // A slider's range is kept for a read of it alone (`value`).
-                if p.role != ATSPI_ROLE_SCROLL_BAR && known.ranges[p.id] == nil { known.ranges[p.id] = .some(v) }
+                if RoleMapping.keepsRange(p.role) && known.ranges[p.id] == nil { known.ranges[p.id] = .some(v) }
                 applyValue(v, to: p.node, acts: p.acts)
             } else {
                 applyValue(try value(p.ref, id: p.id, role: p.role), to: p.node, acts: p.acts)
@@ -176,10 +176,6 @@ extension Walker {
         }
     }
 
-    /// Roles whose widgets show their value as their text: progress and level bars. (An
-    /// adjustable control's value is read at the end of the walk.)
-    static let valueRoles: Set<UInt32> = [ATSPI_ROLE_PROGRESS_BAR.rawValue, ATSPI_ROLE_LEVEL_BAR.rawValue]
-
     /// The values of a container's progress and level bars, asked for together: whether
     /// one without a name is kept depends on its value. libatspi asks for a value's
     /// minimum, maximum, current value and step one after the other, each a round trip. What the batch did not read is read by the walk one object at a time.
@@ -188,7 +184,7 @@ extension Walker {
         var picks: [(id: String, ref: AccessibleRef)] = []
         for (i, c) in kids.enumerated() {
             let id = Self.id(of: c)
-            guard let role = known.roles[id] ?? ahead[i]?.role.rawValue, Self.valueRoles.contains(role) else { continue }
+            guard let role = known.roles[id] ?? ahead[i]?.role.rawValue, RoleMapping.showsValue(AtspiRole(rawValue: role)) else { continue }
             let states = ahead[i]?.states ?? Atspi.states(c)
             guard states.has(shownState) || (inDocument && states.has(ATSPI_STATE_VISIBLE)) else { continue }
             picks.append((id, c))

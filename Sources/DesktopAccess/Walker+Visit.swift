@@ -6,18 +6,6 @@ import ScanCore
 
 // Visiting one accessible: its node, its children, its label, value and traits.
 extension Walker {
-    /// Whether a container's children are asked of the application each time rather than
-    /// taken from libatspi's cache: a browser's internal frame holds the page's document, and
-    /// a page followed to swaps in a new document with only that document's
-    /// `accessible-parent` change (no `children-changed` on the frame, which the cache
-    /// follows), so the cache keeps the old, gone document there.
-    static func readsChildrenLive(_ role: AtspiRole) -> Bool {
-        role == ATSPI_ROLE_INTERNAL_FRAME
-    }
-
-    /// The roles (as `LiveNode.role` names them) of what a closed menu is the title in.
-    static let menuTitleParents: Set<String> = ["menu bar", "menu", "menu item"]
-
     /// Visits one node; returns its index, or nil when it is left out. `basics`: its
     /// states, name and child count where they were read ahead.
     mutating func visit(_ a: AccessibleRef, parent: Int, depth: Int, basics: Basics? = nil) throws(AtspiCallError) -> Int? {
@@ -56,18 +44,12 @@ extension Walker {
             if kids.contains(where: { Atspi.states($0).has(shownState) }) {
                 openPopups.append((a, [id]))
             } else {
-                kind = Self.menuTitleParents.contains(nodes[parent].role) ? .control : .ignored
+                kind = RoleMapping.isMenuTitleParent(nodes[parent].role) ? .control : .ignored
             }
         }
 
-        if kind == .textEntry && !states.has(ATSPI_STATE_EDITABLE) { kind = .staticText }
-        // A word processor's document body (LibreOffice Writer's) is one field to type into,
-        // as an editor's is; its paragraphs are its text, not elements of their own.
-        if role == ATSPI_ROLE_DOCUMENT_TEXT && states.has(ATSPI_STATE_EDITABLE) { kind = .textEntry }
-        if kind == .adjustable && !Atspi.hasInterface(a, .value) { kind = .control }
-        if kind == .ignored && childCount > 0 { kind = .container(flatten: true) }
-        if case .textBlock(let heading) = kind, childCount == 0 { kind = heading ? .heading : .staticText }
-        if kind == .window || kind == .popupMenu { kind = .container(flatten: false) }
+        kind = RoleMapping.finalKind(kind, role: role, editable: states.has(ATSPI_STATE_EDITABLE), childCount: childCount,
+                                     hasValue: { Atspi.hasInterface(a, .value) })
 
         var node = LiveNode(id: id, role: Atspi.roleName(of: role))
         guard seen.insert(node.id).inserted else { return nil }
@@ -93,7 +75,7 @@ extension Walker {
             if role == ATSPI_ROLE_FILE_CHOOSER { inFileChooser = true }
             defer { inDocument = outer; inFileChooser = outerChooser }
             if inDocument && (!node.flatten || RoleMapping.isDocument(role)) { pageContainers.append(index) }
-            let kids = Self.readsChildrenLive(role) ? try Atspi.liveChildren(a) : try Atspi.children(a, count: childCount)
+            let kids = RoleMapping.readsChildrenLive(role) ? try Atspi.liveChildren(a) : try Atspi.children(a, count: childCount)
             let ahead = readAhead(kids)
             readActionsAhead(kids, ahead: ahead)
             readValuesAhead(kids, ahead: ahead)
@@ -116,7 +98,7 @@ extension Walker {
         case .staticText, .heading, .image:
             node.label = name.isEmpty || RoleMapping.isTypeName(name) ? RoleMapping.trimmed(Atspi.description(a)) : name
             if RoleMapping.isTypeName(node.label) { node.label = "" }
-            if kind == .staticText, role == ATSPI_ROLE_TEXT || role == ATSPI_ROLE_PROGRESS_BAR || role == ATSPI_ROLE_LEVEL_BAR {
+            if RoleMapping.readsValueAsText(kind, role: role) {
                 node.value = try valueText(a, role: role)
             }
             guard !node.label.isEmpty || node.value != nil else { return nil }
@@ -162,34 +144,30 @@ extension Walker {
                 }
                 // A password field's text is bullets at best: it is not read; a document's
                 // is its paragraphs', which have the Text interface it lacks.
-                if node.textEntry != .password && role != ATSPI_ROLE_DOCUMENT_TEXT { deferred = .text }
+                if node.textEntry != .password && !RoleMapping.isDocumentBody(role) { deferred = .text }
                 node.respondsToUserInteraction = true
                 if childLooksLikeSearch(a, childCount: childCount) { node.traits.insert(.searchField) }
             }
             // (LibreOffice's document body never says it is sensitive.)
-            if !states.has(ATSPI_STATE_SENSITIVE) && role != ATSPI_ROLE_DOCUMENT_TEXT { node.traits.insert(.notEnabled) }
+            if !states.has(ATSPI_STATE_SENSITIVE) && !RoleMapping.isDocumentBody(role) { node.traits.insert(.notEnabled) }
             // Controls without actions (GTK 4's check boxes, list rows) are still acted on: by a
             // click. An adjustable one's value decides (`applyValue`).
             if kind != .adjustable && (node.traits.isEmpty || (actions.isEmpty && !editable)) {
                 node.respondsToUserInteraction = true
             }
             node.label = try label(a, id: node.id, name: name, childCount: childCount)
-            // Table cells (many, and never cached) go without: they are rows of text.
-            if role != ATSPI_ROLE_TABLE_CELL {
+            if RoleMapping.readsHint(role) {
                 node.hint = { let d = Atspi.description(a); return d.isEmpty || d == node.label ? nil : d }()
             }
             handles[node.id] = LiveHandle(ref: a, label: node.label, primaryAction: primary, actions: actions, editable: editable)
             // Menus that hang off this control and are open now (a combo box's list).
-            if childCount > 0 && (role == ATSPI_ROLE_COMBO_BOX || role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_PUSH_BUTTON_MENU) {
+            if childCount > 0 && RoleMapping.hostsPopups(role) {
                 for c in try Atspi.children(a, count: childCount) where Atspi.states(c).has(shownState) {
                     let r = try Atspi.role(c)
                     if RoleMapping.kind(of: r) == .popupMenu { openPopups.append((c, [node.id, Self.id(of: c)])) }
                 }
             }
-            // A page tab holds its page, a list row its own buttons, an expander its
-            // content: those are scanned right after the control, in a see-through
-            // container with it.
-            if childCount > 0 && Self.holdsContent.contains(role.rawValue) {
+            if childCount > 0 && RoleMapping.holdsContent(role) {
                 let w = nodes.count
                 nodes.append(LiveNode(id: node.id + "-content", role: "content", flatten: true, parent: parent))
                 var element = node
@@ -285,24 +263,10 @@ extension Walker {
     }
 
     func traits(role: AtspiRole, kind: RoleKind, states: StateBits, a: AccessibleRef) -> TraitSet {
-        var t = TraitSet()
-        switch kind {
-        case .control:
-            if RoleMapping.isLink(role: role, hasHyperlink: role == ATSPI_ROLE_PUSH_BUTTON && !browser && Atspi.hasInterface(a, .hyperlink), browser: browser) {
-                t.insert(.link)
-            } else {
-                t.insert(.button)
-            }
-            if role == ATSPI_ROLE_TABLE_COLUMN_HEADER || role == ATSPI_ROLE_COLUMN_HEADER { t.insert(.header) }
-        default:
-            break
-        }
-        // A menu item is `selected` while the pointer or the keyboard is on it: no choice.
-        let hovered = role == ATSPI_ROLE_MENU_ITEM || role == ATSPI_ROLE_CHECK_MENU_ITEM || role == ATSPI_ROLE_RADIO_MENU_ITEM
-        if states.has(ATSPI_STATE_CHECKED) || states.has(ATSPI_STATE_PRESSED) || (states.has(ATSPI_STATE_SELECTED) && !hovered) {
-            t.insert(.selected)
-        }
-        return t
+        let link = kind == .control
+            && RoleMapping.isLink(role: role, hasHyperlink: role == ATSPI_ROLE_PUSH_BUTTON && !browser && Atspi.hasInterface(a, .hyperlink), browser: browser)
+        return RoleMapping.traits(role: role, kind: kind, isLink: link, checked: states.has(ATSPI_STATE_CHECKED),
+                                  pressed: states.has(ATSPI_STATE_PRESSED), selected: states.has(ATSPI_STATE_SELECTED))
     }
 
     /// Name, else what labels it, else the text of its first labelled child (a list row),
@@ -353,7 +317,7 @@ extension Walker {
     /// time. A scroll bar's range grows with what it scrolls: read whole every time.
     mutating func value(_ a: AccessibleRef, id: String, role: AtspiRole) throws(AtspiCallError) -> Atspi.ValueRange? {
         if let v = valuesAhead[id] {
-            if role != ATSPI_ROLE_SCROLL_BAR && known.ranges[id] == nil { known.ranges[id] = .some(v) }
+            if RoleMapping.keepsRange(role) && known.ranges[id] == nil { known.ranges[id] = .some(v) }
             return v
         }
         if role == ATSPI_ROLE_SCROLL_BAR { return try Atspi.value(a) }

@@ -332,8 +332,6 @@ struct Walker {
     static let staticTraits = TraitSet([.staticText, .header, .image])
     static let headingRole = Atspi.roleName(of: ATSPI_ROLE_HEADING)
     static let rootPaneRole = Atspi.roleName(of: ATSPI_ROLE_ROOT_PANE)
-    static let holdsContent: Set<UInt32> = [ATSPI_ROLE_PAGE_TAB.rawValue, ATSPI_ROLE_LIST_ITEM.rawValue,
-                                            ATSPI_ROLE_TOGGLE_BUTTON.rawValue, ATSPI_ROLE_TREE_ITEM.rawValue]
 
     /// Keeps an element; its extents are read with the others at the end of the walk, and
     /// it is dropped then if it has no area.

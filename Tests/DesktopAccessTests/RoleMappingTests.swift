@@ -66,11 +66,85 @@ import Testing
     /// swaps the document in it without a `children-changed`, which libatspi's cache of
     /// children follows. Every other container is read from the cache.
     @Test func aBrowsersInternalFrameIsReadFromTheApplication() {
-        #expect(Walker.readsChildrenLive(ATSPI_ROLE_INTERNAL_FRAME))
+        #expect(RoleMapping.readsChildrenLive(ATSPI_ROLE_INTERNAL_FRAME))
         for role in [ATSPI_ROLE_PANEL, ATSPI_ROLE_FILLER, ATSPI_ROLE_SCROLL_PANE, ATSPI_ROLE_DOCUMENT_WEB, ATSPI_ROLE_TOOL_BAR,
                      ATSPI_ROLE_FRAME, ATSPI_ROLE_PAGE_TAB_LIST] {
-            #expect(!Walker.readsChildrenLive(role), "role \(role.rawValue)")
+            #expect(!RoleMapping.readsChildrenLive(role), "role \(role.rawValue)")
         }
+    }
+
+    /// What the walk read of a node refines its role's kind: a field that cannot be
+    /// edited is text, LibreOffice's editable document body a field, a slider without a
+    /// Value a control, an unknown role holding nodes see-through, a label holding nothing
+    /// one text, windows and menus containers of their own.
+    @Test func whatIsReadOfANodeRefinesItsKind() {
+        func final(_ role: AtspiRole, editable: Bool = true, children: Int = 0, value: Bool = true) -> RoleKind {
+            RoleMapping.finalKind(RoleMapping.kind(of: role), role: role, editable: editable, childCount: children, hasValue: { value })
+        }
+        #expect(final(ATSPI_ROLE_ENTRY) == .textEntry)
+        #expect(final(ATSPI_ROLE_ENTRY, editable: false) == .staticText)
+        #expect(final(ATSPI_ROLE_DOCUMENT_TEXT, children: 3) == .textEntry)
+        #expect(final(ATSPI_ROLE_DOCUMENT_TEXT, editable: false, children: 3) == .container(flatten: true))
+        #expect(final(ATSPI_ROLE_SLIDER) == .adjustable)
+        #expect(final(ATSPI_ROLE_SLIDER, value: false) == .control)
+        #expect(final(ATSPI_ROLE_SEPARATOR) == .ignored)
+        #expect(final(ATSPI_ROLE_SEPARATOR, children: 1) == .container(flatten: true))
+        #expect(final(ATSPI_ROLE_LABEL) == .staticText)
+        #expect(final(ATSPI_ROLE_HEADING) == .heading)
+        #expect(final(ATSPI_ROLE_HEADING, children: 2) == .textBlock(heading: true))
+        #expect(final(ATSPI_ROLE_DIALOG, children: 2) == .container(flatten: false))
+        #expect(final(ATSPI_ROLE_POPUP_MENU, children: 2) == .container(flatten: false))
+        // The Value interface is asked for only where it decides.
+        var asked = false
+        _ = RoleMapping.finalKind(.control, role: ATSPI_ROLE_PUSH_BUTTON, editable: false, childCount: 0, hasValue: { asked = true; return true })
+        #expect(!asked)
+    }
+
+    /// Which roles hold what: popups hang off combo boxes, menu items and menu buttons;
+    /// page tabs, list rows, expanders and tree rows hold content scanned after them;
+    /// progress and level bars show their value; table cells have no hint read; scroll
+    /// bars' ranges are not kept; an alert is modal; passwords and terminals take keys only.
+    @Test func rolePredicates() {
+        for role in [ATSPI_ROLE_COMBO_BOX, ATSPI_ROLE_MENU_ITEM, ATSPI_ROLE_PUSH_BUTTON_MENU] { #expect(RoleMapping.hostsPopups(role)) }
+        for role in [ATSPI_ROLE_PUSH_BUTTON, ATSPI_ROLE_LIST_ITEM, ATSPI_ROLE_MENU] { #expect(!RoleMapping.hostsPopups(role)) }
+        for role in [ATSPI_ROLE_PAGE_TAB, ATSPI_ROLE_LIST_ITEM, ATSPI_ROLE_TOGGLE_BUTTON, ATSPI_ROLE_TREE_ITEM] { #expect(RoleMapping.holdsContent(role)) }
+        for role in [ATSPI_ROLE_PUSH_BUTTON, ATSPI_ROLE_COMBO_BOX, ATSPI_ROLE_TABLE_CELL] { #expect(!RoleMapping.holdsContent(role)) }
+        #expect(RoleMapping.showsValue(ATSPI_ROLE_PROGRESS_BAR) && RoleMapping.showsValue(ATSPI_ROLE_LEVEL_BAR))
+        #expect(!RoleMapping.showsValue(ATSPI_ROLE_SLIDER))
+        #expect(RoleMapping.readsValueAsText(.staticText, role: ATSPI_ROLE_TEXT))
+        #expect(RoleMapping.readsValueAsText(.staticText, role: ATSPI_ROLE_PROGRESS_BAR))
+        #expect(!RoleMapping.readsValueAsText(.staticText, role: ATSPI_ROLE_LABEL))
+        #expect(!RoleMapping.readsValueAsText(.textEntry, role: ATSPI_ROLE_TEXT))
+        #expect(!RoleMapping.readsHint(ATSPI_ROLE_TABLE_CELL) && RoleMapping.readsHint(ATSPI_ROLE_PUSH_BUTTON))
+        #expect(!RoleMapping.keepsRange(ATSPI_ROLE_SCROLL_BAR) && RoleMapping.keepsRange(ATSPI_ROLE_SLIDER))
+        #expect(RoleMapping.isModal(role: ATSPI_ROLE_ALERT, modalState: false))
+        #expect(RoleMapping.isModal(role: ATSPI_ROLE_DIALOG, modalState: true))
+        #expect(!RoleMapping.isModal(role: ATSPI_ROLE_DIALOG, modalState: false))
+        #expect(RoleMapping.isSecretEntry(ATSPI_ROLE_PASSWORD_TEXT) && RoleMapping.isSecretEntry(ATSPI_ROLE_TERMINAL))
+        #expect(!RoleMapping.isSecretEntry(ATSPI_ROLE_ENTRY))
+        #expect(RoleMapping.isDocumentBody(ATSPI_ROLE_DOCUMENT_TEXT) && !RoleMapping.isDocumentBody(ATSPI_ROLE_DOCUMENT_WEB))
+        for role in ["menu bar", "menu", "menu item"] { #expect(RoleMapping.isMenuTitleParent(role)) }
+        #expect(!RoleMapping.isMenuTitleParent("panel"))
+        #expect(RoleMapping.menuTitleParents == Set([ATSPI_ROLE_MENU_BAR, ATSPI_ROLE_MENU, ATSPI_ROLE_MENU_ITEM].map { Atspi.roleName(of: $0) }),
+                "the names are libatspi's")
+    }
+
+    /// A control is a link or a button (a column header a header too); checked, pressed
+    /// and selected are chosen, except a menu item's selected, which is only where the
+    /// pointer is.
+    @Test func controlsTraits() {
+        func traits(_ role: AtspiRole, link: Bool = false, checked: Bool = false, pressed: Bool = false, selected: Bool = false) -> TraitSet {
+            RoleMapping.traits(role: role, kind: RoleMapping.kind(of: role), isLink: link, checked: checked, pressed: pressed, selected: selected)
+        }
+        #expect(traits(ATSPI_ROLE_PUSH_BUTTON) == TraitSet([.button]))
+        #expect(traits(ATSPI_ROLE_LINK, link: true) == TraitSet([.link]))
+        #expect(traits(ATSPI_ROLE_COLUMN_HEADER) == TraitSet([.button, .header]))
+        #expect(traits(ATSPI_ROLE_CHECK_BOX, checked: true) == TraitSet([.button, .selected]))
+        #expect(traits(ATSPI_ROLE_TOGGLE_BUTTON, pressed: true) == TraitSet([.button, .selected]))
+        #expect(traits(ATSPI_ROLE_LIST_ITEM, selected: true) == TraitSet([.button, .selected]))
+        #expect(traits(ATSPI_ROLE_MENU_ITEM, selected: true) == TraitSet([.button]))
+        #expect(traits(ATSPI_ROLE_CHECK_MENU_ITEM, checked: true, selected: true) == TraitSet([.button, .selected]))
+        #expect(traits(ATSPI_ROLE_SLIDER, selected: true) == TraitSet([.selected]), "not a control: no button")
     }
 
     @Test func everyRoleHasAKindAndWindowsAreFewRoles() {
