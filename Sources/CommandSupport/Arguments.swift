@@ -28,6 +28,30 @@ extension ScanStyle: ExpressibleByArgument {}
 extension ScanMode: ExpressibleByArgument {}
 extension TextEntryKind: ExpressibleByArgument {}
 
+/// The live desktop as what a command scans (`run`, `cost`): its active window, or an
+/// application's; without `--desktop`, the command's layout.
+public struct DesktopTarget: ParsableArguments {
+    public init() {}
+
+    @Flag(help: "Scan the live desktop's active window through the accessibility bus, instead of a layout.")
+    public var desktop = false
+
+    @Option(help: "With --desktop: this application's window (its name as 'switchscan desktop' lists it).")
+    public var app: String?
+
+    public func validate() throws {
+        if app != nil && !desktop { throw ValidationError("--app goes with --desktop, e.g. --desktop --app gtk3-widget-factory") }
+    }
+
+    /// Refuses a layout given beside `--desktop`: one or the other is scanned.
+    public func check(layout: String?, given: String) throws {
+        if desktop && layout != nil { throw ValidationError("--desktop scans the live desktop; leave out \(given), or leave out --desktop to scan the layout.") }
+    }
+
+    /// What is scanned: the desktop, else `layout`.
+    public func target(layout: String) -> RunConfiguration.Target { desktop ? .desktop(app: app) : .layout(layout) }
+}
+
 /// The options every scanning command shares.
 public struct ScanOptions: ParsableArguments {
     public init() {}

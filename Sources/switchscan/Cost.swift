@@ -24,17 +24,9 @@ struct Cost: ParsableCommand {
     @Argument(help: "The layout file (JSON, schema version 1).")
     var layout: String?
 
-    @Option(help: "A settings file (timing, tap behaviour, grouping, weights, reactionTime).")
-    var settings: String?
+    @OptionGroup var target: DesktopTarget
 
-    @Option(help: "item (default) or point: point mode places the crosshair on each element's activation point and taps it.")
-    var mode: ScanMode?
-
-    @Flag(help: "Cost the active window of the live desktop instead of a layout file.")
-    var desktop = false
-
-    @Option(help: "With --desktop: this application's window.")
-    var app: String?
+    @OptionGroup var options: ScanOptions
 
     @Option(help: "What typing this text on the scanning keyboard costs (instead of a layout).")
     var text: String?
@@ -59,37 +51,32 @@ struct Cost: ParsableCommand {
         if text != nil && textFile != nil { throw ValidationError("--text and --text-file are one or the other") }
         if field != nil && !typing { throw ValidationError("--field goes with --text or --text-file") }
         if learn && textFile == nil { throw ValidationError("--learn goes with --text-file: the words of each text are learned for the texts after it") }
-        if typing && (desktop || layout != nil || mode != nil) {
+        if typing && (target.desktop || layout != nil || options.mode != nil) {
             throw ValidationError("--text and --text-file cost the typing keyboard; leave out the layout, --desktop and --mode")
         }
         if typing { return }
-        if desktop && layout != nil { throw ValidationError("--desktop costs the live desktop; leave out the layout, or leave out --desktop") }
-        if !desktop && layout == nil { throw ValidationError("No layout given, e.g. 'switchscan cost Layouts/mail-inbox.json' (or --desktop, or --text)") }
-        if app != nil && !desktop { throw ValidationError("--app goes with --desktop") }
+        try target.check(layout: layout, given: "the layout")
+        if !target.desktop && layout == nil { throw ValidationError("No layout given, e.g. 'switchscan cost Layouts/mail-inbox.json' (or --desktop, or --text)") }
     }
 
     func run() throws {
         var problems: [String] = []
-        var scanSettings = ScanSettings()
-        if let settings {
-            do { scanSettings = try loadSettings(settings) } catch { problems.append(error.message) }
-        }
+        let scanSettings = options.loadScanSettings(problems: &problems)
         if text != nil || textFile != nil { return try costText(scanSettings, problems: problems) }
         var tree: ElementTree?
         if let layout {
             do { tree = try loadLayout(layout).tree } catch { problems.append(error.message) }
         }
         guard problems.isEmpty else { throw fail(problems.joined(separator: "\n")) }
-        if desktop {
+        if target.desktop {
             let session = try connectDesktop()
             defer { session.stop() }
-            switch session.snapshot(app: app) {
+            switch session.snapshot(app: target.app) {
             case .success(let s): tree = s.tree
             case .failure(let e): writeErr(e.description + "\n"); throw ExitCode(1)
             }
         }
         guard let tree else { return }
-        if let mode { scanSettings.mode = mode }
         let costs: [ElementCost]
         do {
             costs = scanSettings.mode == .point ? try ScanCost.computePoint(tree, settings: scanSettings)
@@ -131,7 +118,8 @@ struct Cost: ParsableCommand {
             if !scanSettings.weights.isEmpty {
                 out += summary.weightedMeanSeconds.map { String(format: ", weighted mean %.2f s", $0) } ?? ", no weighted mean (every weight is 0)"
             }
-            out += scanSettings.mode == .point ? " (point mode)\n" : " (grouping: \(scanSettings.grouping.rawValue))\n"
+            out += scanSettings.mode == .point ? " (point mode, \(scanSettings.style.rawValue) scanning)\n"
+                : " (\(scanSettings.style.rawValue) scanning, grouping: \(scanSettings.grouping.rawValue))\n"
         }
         writeOut(out)
     }

@@ -36,11 +36,7 @@ struct Run: ParsableCommand {
     @Option(help: "The layout file (default: the bundled Layouts/switch-control.uikit.json).")
     var layout: String?
 
-    @Flag(help: "Scan the live desktop's active window through the accessibility bus, instead of a layout.")
-    var desktop = false
-
-    @Option(help: "With --desktop: scan this application's window (its name as 'switchscan desktop' lists it).")
-    var app: String?
+    @OptionGroup var target: DesktopTarget
 
     @OptionGroup var options: ScanOptions
 
@@ -98,11 +94,10 @@ struct Run: ParsableCommand {
     var profilesFolder: [String] = []
 
     func validate() throws {
-        if desktop && layout != nil { throw ValidationError("--desktop scans the live desktop; leave out --layout, or leave out --desktop to scan the layout.") }
-        if app != nil && !desktop { throw ValidationError("--app goes with --desktop, e.g. switchscan run --desktop --app gtk3-widget-factory") }
+        try target.check(layout: layout, given: "--layout")
         guard (0...99).contains(rtPriority) else { throw ValidationError("--rt-priority takes 0 (none) to 99, e.g. --rt-priority 20") }
         if let waitForDesktop {
-            guard desktop else { throw ValidationError("--wait-for-desktop goes with --desktop, e.g. switchscan run --desktop --wait-for-desktop 60") }
+            guard target.desktop else { throw ValidationError("--wait-for-desktop goes with --desktop, e.g. switchscan run --desktop --wait-for-desktop 60") }
             guard let s = Seconds(argument: waitForDesktop), s.value <= 3600 else {
                 throw ValidationError("--wait-for-desktop takes seconds from 0 to 3600, e.g. --wait-for-desktop 60")
             }
@@ -115,7 +110,7 @@ struct Run: ParsableCommand {
     /// The run as a session's configuration: defaults resolved here, the rest is the
     /// session's.
     func configuration(environment: [String: String]) -> RunConfiguration {
-        var c = RunConfiguration(target: desktop ? .desktop(app: app) : .layout(layout ?? BundledData.file("Layouts/switch-control.uikit.json")),
+        var c = RunConfiguration(target: target.target(layout: layout ?? BundledData.file("Layouts/switch-control.uikit.json")),
                                  wordList: BundledData.wordList(language: "en"), environment: environment)
         // Without --settings, the user's own settings file, where the scanner menu's
         // Settings keep their changes.

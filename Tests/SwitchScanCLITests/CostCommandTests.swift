@@ -72,6 +72,27 @@ struct CostCommandTests {
         let none = try CLI.run(["cost"])
         #expect(none.status == 64)
     }
+
+    /// `cost` takes the scanning options `run` and `simulate` take (the style too) and the
+    /// desktop as its target with the same rules.
+    @Test func theScanningAndTargetOptionsAreRunsOwn() throws {
+        func meanSeconds(_ extra: [String]) throws -> String {
+            let r = try CLI.run(["cost", "Layouts/mail-inbox.json"] + extra)
+            #expect(r.status == 0, "\(r)")
+            return r.stdoutLines.last ?? ""
+        }
+        let auto = try meanSeconds([]), step = try meanSeconds(["--style", "step"])
+        #expect(auto.contains("auto scanning") && step.contains("step scanning"), "\(auto)\n\(step)")
+        #expect(auto != step)
+        for args in [["cost", "Layouts/mail-inbox.json", "--app", "gedit"], ["run", "--app", "gedit", "--no-devices"]] {
+            let r = try CLI.run(args)
+            #expect(r.status == 64 && r.stderr.contains("--app goes with --desktop"), "\(args): \(r)")
+        }
+        for (args, given) in [(["cost", "Layouts/mail-inbox.json", "--desktop"], "the layout"), (["run", "--layout", "Layouts/mail-inbox.json", "--desktop"], "--layout")] {
+            let r = try CLI.run(args)
+            #expect(r.status == 64 && r.stderr.contains("leave out \(given), or leave out --desktop"), "\(args): \(r)")
+        }
+    }
 }
 
 /// `switchscan cost --text-file`: a text a line however the lines end, errors that quote an
