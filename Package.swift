@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "ScanSession",
             dependencies: ["ScanCore", "ScanHost", "ScanFormats", "ScanRuntime", "SwitchInput", "DesktopAccess", "X11Output", "Compositors", "WaylandOutput", "ScreenScene", "SpeechOutput",
-                           "WordPrediction", "Typing"]
+                           "WordPrediction", "Typing", "SwitchSetup"]
         ),
         // What the command-line tools share: checked output, argument types, signals.
         .target(
@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport", "ScanFormats"]),
         .testTarget(name: "SwitchSetupTests", dependencies: ["ScanCore", "ScanFormats", "SwitchSetup"]),
-        .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanHost", "ScanSession", "ScanRuntime", "WordPrediction", "ScanFormats"]),
+        .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanHost", "ScanSession", "ScanRuntime", "WordPrediction", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan", "switchscan-bench", "JSONTape", "TestSupport"]),
         // The desktop's policy, role mapping and ids, without a display or a bus.
         .testTarget(name: "DesktopAccessTests", dependencies: ["DesktopAccess", "ScanCore", "CAtspi"]),
