@@ -57,12 +57,9 @@ extension DesktopAccess {
         arrivalsForBench?.note(type)
         let e = DesktopEvent(type: type, bus: bus, id: id, rect: rect)
         if follower.isFromScannedWindow(e) {
-            if type.hasPrefix("object:text-"), id == fieldID { scheduleFieldRead() }
-            if type.hasPrefix("object:state-changed:focused"), let field = fieldID, id != field,
-               let ref = elements[id], Atspi.states(ref).has(ATSPI_STATE_FOCUSED) {
-                fieldID = nil
-                fieldRef = nil
-                onFieldLeft?()
+            if type.hasPrefix("object:text-") { carryOut(fields.textChanged(id)) }
+            if type.hasPrefix("object:state-changed:focused") {
+                carryOut(fields.focusChanged(on: id) { elements[id].map { Atspi.states($0).has(ATSPI_STATE_FOCUSED) } ?? false })
             }
         }
         feed(.event(e))
@@ -105,20 +102,14 @@ extension DesktopAccess {
     /// An application's name as last read, by its bus name.
     func knownAppName(_ bus: String) -> String? { knownApps[bus]?.info.name }
 
-    /// The field followed is not in the window now scanned (another window or dialog took
-    /// the focus, a page was replaced) and no longer has the focus: the keyboard typing into
-    /// it must not type into whatever has it now, unseen, nor stay over a dialog's fields.
-    /// (A field whose window shows a list of suggestions keeps the focus, and its keyboard.)
+    /// A new snapshot: the field followed is left if it is not in it and no longer has the
+    /// focus (`FieldFollower.shown`). Its states are read afresh, libatspi's cache aside.
     func fieldLeftUnlessShown(in snapshot: DesktopSnapshot) {
-        guard let field = fieldID, !snapshot.tree.nodes.contains(where: { $0.id == field }) else { return }
-        // (No states at all is no answer: the field is kept until the application says.)
-        if let ref = fieldRef {
+        carryOut(fields.shown(containing: { id in snapshot.tree.nodes.contains { $0.id == id } }, focused: { [fieldRef] in
+            guard let ref = fieldRef else { return false }
             let states = Atspi.freshStates(ref)
-            if states.raw == 0 || states.has(ATSPI_STATE_FOCUSED) { return }
-        }
-        fieldID = nil
-        fieldRef = nil
-        onFieldLeft?()
+            return states.raw == 0 ? nil : states.has(ATSPI_STATE_FOCUSED)
+        }))
     }
 
     /// Follows the text before the caret of the element `id` (the field the keyboard types
@@ -127,24 +118,28 @@ extension DesktopAccess {
     public func followField(_ id: String?) {
         thread.async { [self] in
             thread.preconditionOnThread()
-            fieldID = id
             fieldRef = id.flatMap { fieldObject($0) }
             fieldTyping = FieldTyping(field: fieldRef)
-            if id != nil { scheduleFieldRead() }
+            carryOut(fields.follow(id))
         }
     }
 
     func fieldObject(_ id: String) -> AccessibleRef? { elements[id] ?? handles[id]?.ref }
 
-    /// A burst of text events (a word typed) is read once, 5 ms after its first.
-    func scheduleFieldRead() {
-        guard !fieldReadPending else { return }
-        fieldReadPending = true
-        thread.after(milliseconds: 5) { [self] in
-            fieldReadPending = false
-            guard let id = fieldID, let ref = fieldObject(id),
-                  let text = Atspi.textBeforeCaret(ref) else { return }
-            onFieldText?(text)
+    /// What the field's rules ask: a read of its text a moment later, or the keyboard told
+    /// the field was left.
+    func carryOut(_ actions: [FieldFollower.Action]) {
+        for action in actions {
+            switch action {
+            case .readLater:
+                thread.after(milliseconds: UInt32(FieldFollower.readDelay.nanoseconds / 1_000_000)) { [self] in
+                    guard let id = fields.readDue(), let ref = fieldObject(id), let text = Atspi.textBeforeCaret(ref) else { return }
+                    onFieldText?(text)
+                }
+            case .left:
+                fieldRef = nil
+                onFieldLeft?()
+            }
         }
     }
 

@@ -75,8 +75,6 @@ extension DesktopAccess {
         typingStalled.set(false)
         guard let app else { return }
         fail("'\(app)' answers again: select the field to go on typing.")
-        fieldID = nil
-        fieldRef = nil
-        onFieldLeft?()
+        carryOut(fields.leave())
     }
 }

@@ -86,14 +86,14 @@ public final class DesktopAccess: @unchecked Sendable {
 
     /// The Close entry of the menu scanned alone, if one is.
     var closeID: String?
-    /// The field followed, by element id, its object (kept while the window is read again),
-    /// and whether a read of it is on its way.
-    var fieldID: String?
+    /// The field followed (its rules: `FieldFollower`), and its object (kept while the window
+    /// is read again).
+    var fields = FieldFollower()
+    var fieldID: String? { fields.field }
     var fieldRef: AccessibleRef?
     /// The element last tapped: a menu it opens is the one scanned, rather than a submenu
     /// the application opened by itself inside it.
     var lastActivatedID: String?
-    var fieldReadPending = false
     /// Reads again of a menu read before its items showed.
     var emptyMenuRereads = 0
     var emptyMenuRereadPending = false
@@ -180,7 +180,7 @@ public final class DesktopAccess: @unchecked Sendable {
             if let t = stallCheckToken { thread.cancel(t) }
             stallCheckToken = nil
             lastWindowRef = nil
-            fieldID = nil
+            fields.forget()
             fieldRef = nil
             Self.deregister(listeners)
             listeners.removeAll()

@@ -23,7 +23,7 @@ struct BenchScreen: ParsableCommand {
         compositor's frame callback (the move shown), beside bare wl_display round trips: \
         needs a compositor with the layer shell (headless sway works); under GNOME, the \
         extension's drawing, timed to GNOME Shell having painted the frame with it. Also reports the \
-        overlay's CPU while moving once a second.
+        overlay's CPU while moving once a second, and while a point-mode sweep is animated.
         """
     )
 
@@ -42,9 +42,13 @@ struct BenchScreen: ParsableCommand {
     @Option(help: "Seconds of moving once a second, to measure the overlay's CPU (0: skip).")
     var idleSeconds = 10
 
+    @Option(help: "Seconds of a point-mode sweep animated at the screen's rate, to measure the overlay's CPU (0: skip).")
+    var sweepSeconds = 3
+
     func validate() throws {
         guard (1...100_000).contains(presses) else { throw ValidationError("--presses takes 1 to 100000") }
         guard (0...3600).contains(idleSeconds) else { throw ValidationError("--idle-seconds takes 0 to 3600") }
+        guard (0...3600).contains(sweepSeconds) else { throw ValidationError("--sweep-seconds takes 0 to 3600") }
     }
 
     func run() throws {
@@ -150,6 +154,17 @@ struct BenchScreen: ParsableCommand {
             }
             let cpu = (processCPUSeconds() - c0) / Double(idleSeconds) * 100
             print(String(format: "moving once a second: %.3f%% of a core (the whole process: engine, presenting, overlay)", cpu))
+        }
+        if sweepSeconds > 0 {
+            // The crosshair's line swept across the screen, as point mode draws it.
+            let start = MonotonicClock.now()
+            let sweep = Sweep(axis: .x, phase: .line, start: start, lo: 0, hi: 1280, speed: 200, passes: 1000)
+            let c0 = processCPUSeconds()
+            presentQueue.sync { try? overlay.present([TimedEffect(start, .modeChanged(.point)), TimedEffect(start, .sweep(sweep))]) }
+            sleep(UInt32(sweepSeconds))
+            let cpu = (processCPUSeconds() - c0) / Double(sweepSeconds) * 100
+            presentQueue.sync { try? overlay.present([TimedEffect(MonotonicClock.now(), .scanStopped(.paused))]) }
+            print(String(format: "a point-mode sweep animated for %d s: %.3f%% of a core (the whole process)", sweepSeconds, cpu))
         }
         presentQueue.sync { overlay.finish() }
     }

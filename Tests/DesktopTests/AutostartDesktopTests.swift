@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// Start at login, for real: `switchscan autostart enable` writes the XDG autostart entry,
 /// openbox-session (as a display manager would start it) runs it, and the scanner it starts

@@ -6,6 +6,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// Big windows (thousands of widgets), applications that answer slowly, and applications
 /// that die while they are read: each is read whole, or said to be slow or gone, and never

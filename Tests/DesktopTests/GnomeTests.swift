@@ -2,6 +2,7 @@ import Foundation
 import ScanCore
 import ScreenScene
 import Testing
+import TestSupport
 
 /// SwitchScan under headless GNOME Shell 43, with its extension installed as the package
 /// installs it: window places from the extension, the scene drawn by the extension above

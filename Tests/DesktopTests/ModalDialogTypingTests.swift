@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Typing into a dialog that runs a modal loop (GTK 3's gtk_dialog_run: mousepad's file
 /// choosers; LibreOffice Writer's Save dialog), opened by a menu item's action as a switch

@@ -7,6 +7,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// DesktopAccess in this process: once stopped, every call returns at once (an error,
 /// nothing, or is dropped) instead of waiting for a thread that has ended.

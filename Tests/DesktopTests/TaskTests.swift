@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Everyday tasks done with one switch, as a switch user does them: auto scanning at 0.5 s a
 /// step, a press 0.3 s after the highlight is on what they want — the key itself, or a group

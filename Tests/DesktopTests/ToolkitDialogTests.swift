@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Typing into a modal dialog of GTK 4 and of Qt 5 (`Fixtures/dialogs.py`), opened as a switch
 /// user opens it: by a menu item's action, by a button's and by Ctrl+S from the keyboard. Qt's dialog runs a modal loop

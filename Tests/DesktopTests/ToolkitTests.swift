@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// What toolkits leave out or add, made good: a window without a title is called by its
 /// application (as Qt's are).

@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// systemd's user manager for one desktop session, as a login starts it: `systemd --user`
 /// with the session's HOME, XDG_CONFIG_HOME and XDG_RUNTIME_DIR (so `systemctl --user` and

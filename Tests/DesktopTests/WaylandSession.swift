@@ -5,6 +5,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 extension DesktopTool {
     static let sway = DesktopTool(path: "/usr/bin/sway", package: "sway")

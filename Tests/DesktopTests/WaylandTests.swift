@@ -4,6 +4,7 @@ import ScanCore
 import ScreenScene
 import Testing
 import WaylandOutput
+import TestSupport
 
 /// SwitchScan under headless sway (and, where a test says so, headless KWin): native
 /// Wayland windows placed from sway's IPC (a KWin script), the outline drawn above them,
@@ -593,6 +594,27 @@ import WaylandOutput
         return count == 0 ? nil : (ScreenRect(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1), count)
     }
 
+    /// The bounding box of the runs of at least `run` pixels of `color` along a row of `r`,
+    /// and how many pixels they hold: a panel's, without stray pixels of the same colour
+    /// elsewhere (a letter's, a title bar's, the pointer's arrow).
+    static func solidRegion(of color: RGB, in image: ScreenImage, within r: ScreenRect, run: Int = 24) -> (box: ScreenRect, count: Int)? {
+        var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1, count = 0
+        let x0 = max(0, r.x), x1 = min(image.width, r.x + r.width)
+        for y in max(0, r.y)..<min(image.height, r.y + r.height) {
+            var x = x0
+            while x < x1 {
+                guard image.pixel(x: x, y: y) == color else { x += 1; continue }
+                var end = x
+                while end < x1 && image.pixel(x: end, y: y) == color { end += 1 }
+                if end - x >= run {
+                    minX = min(minX, x); maxX = max(maxX, end - 1); minY = min(minY, y); maxY = max(maxY, y); count += end - x
+                }
+                x = end
+            }
+        }
+        return count == 0 ? nil : (ScreenRect(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1), count)
+    }
+
     /// What a switch user sees on sway (drawn by the layer shell) and on GNOME (by
     /// SwitchScan's GNOME Shell extension) when a menu opens and when the keyboard does: the
     /// menu in a dark panel framed in orange beside the outline, its entries written in white,
@@ -616,7 +638,7 @@ import WaylandOutput
         _ = try TestTime.poll(timeout: 5, every: 0.1) {
             screen = try session.captureScreen()
             // Right of the outline (the pointer's arrow has dark pixels of its own elsewhere).
-            menu = Self.region(of: panel, in: screen, within: ScreenRect(x: Int(send[0] + send[2]), y: 0, width: session.screenWidth, height: session.screenHeight))
+            menu = Self.solidRegion(of: panel, in: screen, within: ScreenRect(x: Int(send[0] + send[2]), y: 0, width: session.screenWidth, height: session.screenHeight))
             // The whole panel, frame and rows: a compositor may show a frame with the panel
             // laid out but not yet all painted.
             guard let box = menu?.box, menu!.count > 3000 else { return false }

@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// A web page in Firefox ESR and in Chromium, offline (Fixtures/web/page.html): every link,
 /// field and button is an item of its own wherever it stands (in a paragraph, a label, a list

@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// `simulate` writes its effects as they are made: a day of fast scanning (hundreds of
 /// megabytes of JSON lines) takes no more memory than a minute of it.
@@ -96,9 +97,9 @@ extension SimulateStreamsTests {
             defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
             // A full pipe says so by no event: its fill is looked at until it is nearly full.
             var queued: Int32 = 0
-            for _ in 0..<6000 where p.isRunning && queued < 60_000 {
+            _ = TestTime.poll(timeout: 60, every: 0.01) {
                 _ = ioctl(out.fileHandleForReading.fileDescriptor, UInt(FIONREAD), &queued)
-                usleep(10_000)
+                return !p.isRunning || queued >= 60_000
             }
             kill(p.processIdentifier, SIGTERM)
             #expect(ended.wait(timeout: .now() + 5) == .success, "SIGTERM ended it within 5 s")
@@ -122,18 +123,20 @@ extension SimulateStreamsTests {
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             p.standardInput = FileHandle.nullDevice
+            let ended = DispatchSemaphore(value: 0)
+            p.terminationHandler = { _ in ended.signal() }
             try p.run()
             defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
-            // Until it waits in the FIFO's open for a writer (the kernel's wait_for_partner).
+            // Until it waits in the FIFO's open for a writer (the kernel's wait_for_partner),
+            // which sends no event.
             var waitsIn = ""
-            for _ in 0..<500 where waitsIn != "wait_for_partner" && p.isRunning {
+            _ = TestTime.poll(timeout: 5, every: 0.01) {
                 waitsIn = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/wchan", encoding: .utf8)) ?? ""
-                usleep(10_000)
+                return waitsIn == "wait_for_partner" || !p.isRunning
             }
             #expect(waitsIn == "wait_for_partner", "waiting in \(waitsIn)")
             kill(p.processIdentifier, SIGTERM)
-            for _ in 0..<200 where p.isRunning { usleep(10_000) }
-            #expect(!p.isRunning, "SIGTERM ended it within 2 s")
+            #expect(ended.wait(timeout: .now() + 2) == .success, "SIGTERM ended it within 2 s")
             if !p.isRunning { #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM) }
         }
     }
