@@ -52,9 +52,9 @@ struct FieldFollower: Equatable {
         return leave()
     }
 
-    /// Left for a reason of the host's (its application stopped answering, then answered).
+    /// Left for a reason of the host's (its application stopped answering, then answered):
+    /// the keyboard closes, a keyboard typing into the window with no field followed too.
     mutating func leave() -> [Action] {
-        guard field != nil else { return [] }
         field = nil
         return [.left]
     }

@@ -26,7 +26,10 @@ final class PredictionThread: PredictionSource, @unchecked Sendable {
 
     private struct State {
         var version = 0
-        var asked: Question?
+        /// The question being made (asking it again asks nothing), until it is answered.
+        var making: Question?
+        /// The question last asked: answered again when the language's words arrive.
+        var last: Question?
     }
 
     private let state = Locked(State())
@@ -46,9 +49,10 @@ final class PredictionThread: PredictionSource, @unchecked Sendable {
                 // The question last asked, answered again with the language's words.
                 let again = state.withLock { s -> Question? in
                     s.version += 1
-                    guard var q = s.asked else { return nil }
+                    guard var q = s.last else { return nil }
                     q.version = s.version
-                    s.asked = q
+                    s.last = q
+                    s.making = q
                     return q
                 }
                 if let again { answer(again) }
@@ -59,21 +63,25 @@ final class PredictionThread: PredictionSource, @unchecked Sendable {
     func ask(_ context: WordContext, count: Int) {
         let question = state.withLock { s -> Question? in
             let q = Question(context: context, count: count, version: s.version)
-            if s.asked == q { return nil }
-            s.asked = q
+            if s.making == q { return nil }
+            s.making = q
+            s.last = q
             return q
         }
         guard let question else { return }
         queue.async { [self] in
-            // Asked again since (the text moved on, or a word was learned): not made.
-            guard state.withLock({ $0.asked == question }) else { return }
+            // Another asked since (the text moved on, or a word was learned): only that one
+            // is made.
+            guard state.withLock({ $0.making == question }) else { return }
             answer(question)
         }
     }
 
-    /// On `queue`.
+    /// On `queue`. Once made, the same question asked again (a keyboard opened anew on the
+    /// same text) is made again.
     private func answer(_ q: Question) {
         let words = predictor.predictions(for: q.context, count: q.count)
+        state.withLock { if $0.making == q { $0.making = nil } }
         deliver(MadeWords(partial: q.context.partial, previous: q.context.previous, words: words))
     }
 

@@ -198,8 +198,10 @@ public final class SetupSession: @unchecked Sendable {
         guard !ended else { return }
         var bytes = [UInt8](repeating: 0, count: 64)
         let got = Glibc.read(0, &bytes, bytes.count)
-        // The end of the terminal's input: no more keys, the switches still answer.
-        if got <= 0 { waiter?.removeReader(0); return }
+        // The end of the terminal's input: no more keys, the switches still answer. (A read
+        // interrupted is tried again when the terminal is readable.)
+        if got == 0 { waiter?.removeReader(0) }
+        guard got > 0 else { return }
         var running = true
         let now = MonotonicClock.now()
         for b in bytes.prefix(got) where running { running = perform(flow.handleKey(Character(Unicode.Scalar(b)), at: now)) }

@@ -46,13 +46,17 @@ import Testing
         #expect(f.field == nil)
     }
 
-    @Test func leavingIsSaidOnceAndForgettingNever() {
+    /// The host's leave (an application answering again after a stall) closes the keyboard
+    /// whether it typed into a field or into the window; forgetting says nothing.
+    @Test func theHostsLeaveClosesTheKeyboardAndForgettingSaysNothing() {
         var f = FieldFollower()
         _ = f.follow("body")
         #expect(f.leave() == [.left])
-        #expect(f.leave() == [])
+        #expect(f.field == nil)
+        #expect(f.leave() == [.left], "a keyboard typing into the window, with no field followed")
         _ = f.follow("body")
         f.forget()
-        #expect(f.field == nil && f.leave() == [])
+        #expect(f.field == nil)
+        #expect(f.focusChanged(on: "ok") { true } == [] && f.shown(containing: { _ in false }, focused: { false }) == [])
     }
 }

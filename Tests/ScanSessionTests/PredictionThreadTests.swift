@@ -40,14 +40,17 @@ import WordPrediction
         t.ask(context, count: 5)
         t.ask(context, count: 5)
         t.drain()
-        #expect(made.withLock { $0 } == [MadeWords(partial: "", previous: "think", words: ["wombat"])],
-                "made once, though asked twice: the user's words while the language's are read")
+        // (Asked again while it is being made, it is made once; asked once it is made, it is
+        // made again: either may come first.)
+        let first = made.withLock { $0 }
+        #expect((1...2).contains(first.count) && first.allSatisfy { $0 == MadeWords(partial: "", previous: "think", words: ["wombat"]) },
+                "the user's words while the language's are read: \(first)")
+        for _ in first { #expect(delivered.wait(timeout: .now() + 10) == .success) }
         gate.signal()
         // The language's words arrive: the question last asked is answered again with them.
         #expect(delivered.wait(timeout: .now() + 10) == .success)
-        #expect(delivered.wait(timeout: .now() + 10) == .success)
         let answers = made.withLock { $0 }
-        #expect(answers.count == 2)
+        #expect(answers.count == first.count + 1)
         let again = try #require(answers.last)
         #expect(again.partial == "" && again.previous == "think")
         #expect(again.words.first == "that" && again.words.count == 5 && !again.words.contains("wombat"),
@@ -81,6 +84,19 @@ import WordPrediction
         let partials = made.withLock { $0 }.map(\.partial)
         #expect(partials.last == "thi")
         #expect(partials.allSatisfy { $0 == "thi" } || partials == ["th", "thi"], "\(partials)")
+    }
+
+    /// Once made, the same question is made again when asked again: a keyboard opened anew
+    /// on the same text (an empty field after another) gets its words.
+    @Test func aQuestionAnsweredIsAnsweredAgainWhenAskedAgain() throws {
+        let made = Locked<[MadeWords]>([])
+        let t = try Self.ready(made: made)
+        t.ask(WordContext(textBefore: ""), count: 5)
+        t.drain()
+        t.ask(WordContext(textBefore: ""), count: 5)
+        t.drain()
+        let answers = made.withLock { $0 }
+        #expect(answers.count == 2 && answers[0] == answers[1] && answers[0].words.first == "the", "\(answers)")
     }
 
     @Test func whatIsLearnedIsKnownToTheNextAnswer() throws {
