@@ -97,6 +97,9 @@ public struct Keyboard: ScreenLogic {
         // A number's keys are the digits.
         if field == .number { page = .symbols }
         self.text = String(text.suffix(Self.textKept))
+        // A read of the field as it was when the keyboard opened, answered late (a slow
+        // application), is no news once a key has been typed.
+        recent = [self.text]
         let own = Rect(x: 0, y: 0, width: Self.size.width, height: Self.size.height)
         self.panel = panel ?? own
         self.screen = screen ?? panel ?? own
@@ -393,7 +396,8 @@ public struct Keyboard: ScreenLogic {
     /// The field's text before the caret, read from the application: predictions and
     /// capitals follow what is really there (a click elsewhere, text typed by other means).
     /// A read that shows what the keyboard itself typed a moment ago (the application
-    /// reports each key after it came) is not news and changes nothing.
+    /// reports each key after it came), or the text it opened on, is not news and changes
+    /// nothing.
     public mutating func fieldChanged(textBefore: String) -> ScreenChange {
         let read = String(textBefore.suffix(Self.textKept))
         guard read != text, !recent.contains(read) else { return ScreenChange() }
