@@ -192,12 +192,17 @@ public final class OverlayPresenter: EffectPresenter, @unchecked Sendable {
     /// On while a sweep moves (until its end), off otherwise: nothing runs when idle.
     func updateFrameTimer() {
         frames.update(moving: !x.isLost && !finished && scene.isMoving(at: clock()), queue: queue, perSecond: framesPerSecond) { [weak self] in
-            guard let self, !self.finished else { return }
-            let cpu0 = threadCPUTime().seconds
-            defer { self.cpuSeconds += threadCPUTime().seconds - cpu0 }
-            self.draw(now: self.clock())
-            self.updateFrameTimer()
+            self?.frameTick()
         }
+    }
+
+    /// One frame of the sweep, at the clock's time (the timer's, or a test's own tick).
+    func frameTick() {
+        guard !finished else { return }
+        let cpu0 = threadCPUTime().seconds
+        defer { cpuSeconds += threadCPUTime().seconds - cpu0 }
+        draw(now: clock())
+        updateFrameTimer()
     }
 
     /// Whether the sweep timer runs (tests: no timer when idle).

@@ -224,9 +224,9 @@ struct OverlayPresenterTests {
         #expect(shot[296, 400] == before[296, 400] && shot[303, 400] == before[303, 400])
         #expect(rig.queue.sync { rig.presenter.isAnimating }, "a timer runs while the sweep does")
 
-        // The timer samples the clock on its own.
+        // Each frame samples the clock (a frame run here, at the clock's time).
         rig.clock.now = .seconds(5)
-        usleep(150_000)
+        rig.queue.sync { rig.presenter.frameTick() }
         shot = try rig.server.screenshot()
         #expect(column(shot, 500))
         #expect(shot[300, 400] == before[300, 400], "the line left its old place")
@@ -241,7 +241,7 @@ struct OverlayPresenterTests {
 
         // The sweep ran out: the timer stops, the line stays where the sweep ended.
         rig.clock.now = .seconds(20)
-        usleep(150_000)
+        rig.queue.sync { rig.presenter.frameTick() }
         #expect(rig.queue.sync { rig.presenter.isAnimating } == false)
         shot = try rig.server.screenshot()
         #expect(row(shot, 798), "the last position: the bottom edge")
@@ -323,7 +323,6 @@ struct OverlayPresenterTests {
         }
         #expect(rig.queue.sync { rig.presenter.errors }.count == 1)
         rig.server.killServer()
-        usleep(100_000)
         #expect(throws: X11Error.self) {
             try rig.present([.highlight(item: "b", kind: .element, frame: Rect(x: 100, y: 10, width: 50, height: 50), label: nil, context: nil)])
         }

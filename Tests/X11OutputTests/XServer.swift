@@ -152,8 +152,11 @@ final class XServer {
     }
 
     /// Kills the server now (to test a lost connection).
+    /// Kills the X server and waits until it is gone (its connections broken).
     func killServer() {
         kill(xvfb, SIGKILL)
+        var status: Int32 = 0
+        waitpid(xvfb, &status, 0)
     }
 
     static func which(_ name: String) -> String? {
