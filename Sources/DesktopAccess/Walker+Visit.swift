@@ -12,8 +12,7 @@ extension Walker {
         guard nodes.count < Self.maxNodes, depth < Self.maxDepth else { truncated = true; return nil }
         visited += 1
         let states = basics?.states ?? Atspi.states(a)
-        let shown = states.has(shownState) || (inDocument && states.has(ATSPI_STATE_VISIBLE))
-        guard shown, !states.has(ATSPI_STATE_DEFUNCT) else { return nil }
+        guard NodeBuilder.isShown(states, shownState: shownState, inDocument: inDocument) else { return nil }
         let id = Self.id(of: a)
         if states.has(ATSPI_STATE_TRANSIENT) { known.transient.insert(id) }
         // A widget keeps its role for life; libatspi never caches `transient` objects (GTK 3's
@@ -33,6 +32,7 @@ extension Walker {
         }
         // GTK 3 pads a menu item's name before its accelerator ("Open...      ").
         let name = RoleMapping.trimmed(rawName)
+        let facts = ReadFacts(id: id, role: role, states: states, name: name, childCount: childCount, parent: parent, inDocument: inDocument)
 
         // An open menu (a combo box's list, a submenu) is scanned on its own.
         // A menu with nothing showing in it, in a menu bar or a menu, is a closed menu: its
@@ -51,19 +51,12 @@ extension Walker {
         kind = RoleMapping.finalKind(kind, role: role, editable: states.has(ATSPI_STATE_EDITABLE), childCount: childCount,
                                      hasValue: { Atspi.hasInterface(a, .value) })
 
-        var node = LiveNode(id: id, role: Atspi.roleName(of: role))
-        guard seen.insert(node.id).inserted else { return nil }
-        node.parent = parent
-        node.offscreen = inDocument && !states.has(ATSPI_STATE_SHOWING)
+        guard seen.insert(id).inserted else { return nil }
         switch kind {
         case .ignored:
             return nil
         case .container(let flatten):
-            // GTK 4 names unnamed containers after their type ("GtkFrame"): no name.
-            let named = RoleMapping.isTypeName(name) ? "" : name
-            node.flatten = flatten && named.isEmpty
-            node.label = named
-            node.modal = states.has(ATSPI_STATE_MODAL)
+            let node = NodeBuilder.container(facts, flatten: flatten)
             let index = nodes.count
             nodes.append(node)
             let mark = pendingExtents.count
@@ -94,72 +87,23 @@ extension Walker {
             }
             return index
         case .textBlock(let heading):
-            return try visitTextBlock(a, node: node, name: name, heading: heading, states: states, childCount: childCount, depth: depth)
+            return try visitTextBlock(a, facts, heading: heading, depth: depth)
         case .staticText, .heading, .image:
-            node.label = name.isEmpty || RoleMapping.isTypeName(name) ? RoleMapping.trimmed(Atspi.description(a)) : name
-            if RoleMapping.isTypeName(node.label) { node.label = "" }
-            if RoleMapping.readsValueAsText(kind, role: role) {
-                node.value = try valueText(a, role: role)
-            }
-            guard !node.label.isEmpty || node.value != nil else { return nil }
-            // A page's list bullets and punctuation between links ("•", ", ") say nothing.
-            if inDocument && node.value == nil && !node.label.contains(where: { $0.isLetter || $0.isNumber }) { return nil }
-            if node.label.isEmpty { node.label = roleWords(a) }
-            node.isElement = true
-            node.traits.insert(kind == .heading ? .header : kind == .image ? .image : .staticText)
-            if !states.has(ATSPI_STATE_SENSITIVE) { node.traits.insert(.notEnabled) }
+            let value = RoleMapping.readsValueAsText(kind, role: role) ? try valueText(a, role: role) : nil
+            guard let node = NodeBuilder.text(facts, kind: kind, value: value, description: Atspi.description(a), roleWords: roleWords(a))
+            else { return nil }
             return appendElement(node, a)
         case .control, .adjustable, .textEntry:
-            node.isElement = true
-            let actions: [String]
-            if let names = known.actions[node.id] {
-                actions = names
-            } else {
-                actions = Atspi.hasInterface(a, .action) ? try Atspi.actionNames(a) : []
-                known.actions[node.id] = actions
-            }
-            var primary: Int?
-            for want in RoleMapping.primaryActions {
-                if let i = actions.firstIndex(where: { $0.lowercased() == want }) { primary = i; break }
-            }
-            if primary == nil, actions.count == 1, !RoleMapping.isInternalAction(actions[0]) { primary = 0 }
+            let actions = try actionNames(a, id: id)
             let editable = kind == .textEntry
-            // An adjustable control's value, a field's text: read with the extents.
-            var deferred: Deferred? = kind == .adjustable ? .value(role, acts: !actions.isEmpty) : nil
-            // A text field is for typing: a tap gives it the focus ("activate" would submit it).
-            if editable { primary = nil }
-            var seen = Set<String>()
-            for (i, n) in actions.enumerated() where i != primary && !RoleMapping.isInternalAction(n) && !(editable && n == "activate") {
-                if seen.insert(n).inserted { node.customActions.append(n) }
-            }
-            node.traits = traits(role: role, kind: kind, states: states, a: a)
-            if editable {
-                if let k = known.textKinds[node.id] { node.textEntry = k } else {
-                    let k = RoleMapping.textEntryKind(role: role, multiLine: states.has(ATSPI_STATE_MULTI_LINE),
-                                                      singleLine: states.has(ATSPI_STATE_SINGLE_LINE),
-                                                      attributes: Atspi.attributes(a, RoleMapping.textEntryAttributes),
-                                                      inFileChooser: inFileChooser)
-                    known.textKinds[node.id] = k
-                    node.textEntry = k
-                }
-                // A password field's text is bullets at best: it is not read; a document's
-                // is its paragraphs', which have the Text interface it lacks.
-                if node.textEntry != .password && !RoleMapping.isDocumentBody(role) { deferred = .text }
-                node.respondsToUserInteraction = true
-                if childLooksLikeSearch(a, childCount: childCount) { node.traits.insert(.searchField) }
-            }
-            // (LibreOffice's document body never says it is sensitive.)
-            if !states.has(ATSPI_STATE_SENSITIVE) && !RoleMapping.isDocumentBody(role) { node.traits.insert(.notEnabled) }
-            // Controls without actions (GTK 4's check boxes, list rows) are still acted on: by a
-            // click. An adjustable one's value decides (`applyValue`).
-            if kind != .adjustable && (node.traits.isEmpty || (actions.isEmpty && !editable)) {
-                node.respondsToUserInteraction = true
-            }
-            node.label = try label(a, id: node.id, name: name, childCount: childCount)
-            if RoleMapping.readsHint(role) {
-                node.hint = { let d = Atspi.description(a); return d.isEmpty || d == node.label ? nil : d }()
-            }
-            handles[node.id] = LiveHandle(ref: a, label: node.label, primaryAction: primary, actions: actions, editable: editable)
+            let built = NodeBuilder.control(
+                facts, kind: kind, actions: actions, traits: traits(role: role, kind: kind, states: states, a: a),
+                label: try label(a, id: id, name: name, childCount: childCount),
+                textEntry: editable ? textEntryKind(a, facts) : nil,
+                description: RoleMapping.readsHint(role) ? Atspi.description(a) : nil,
+                looksLikeSearch: editable && childLooksLikeSearch(a, childCount: childCount))
+            let node = built.node, deferred = built.reading
+            handles[id] = LiveHandle(ref: a, label: node.label, primaryAction: built.primaryAction, actions: actions, editable: editable)
             // Menus that hang off this control and are open now (a combo box's list).
             if childCount > 0 && RoleMapping.hostsPopups(role) {
                 for c in try Atspi.children(a, count: childCount) where Atspi.states(c).has(shownState) {
@@ -188,15 +132,11 @@ extension Walker {
     /// see-through, so that the links, fields and buttons in it are items of their own
     /// beside the others around it. One that holds only text is read as one text: a heading
     /// is a heading, a label its name.
-    mutating func visitTextBlock(_ a: AccessibleRef, node base: LiveNode, name: String, heading: Bool, states: StateBits,
-                                         childCount: Int, depth: Int) throws(AtspiCallError) -> Int? {
-        var node = base
-        node.flatten = true
-        node.label = RoleMapping.isTypeName(name) ? "" : name
+    mutating func visitTextBlock(_ a: AccessibleRef, _ facts: ReadFacts, heading: Bool, depth: Int) throws(AtspiCallError) -> Int? {
         let index = nodes.count
-        nodes.append(node)
+        nodes.append(NodeBuilder.textBlock(facts))
         let mark = pendingExtents.count
-        for c in try Atspi.children(a, count: childCount) {
+        for c in try Atspi.children(a, count: facts.childCount) {
             if let k = try visit(c, parent: index, depth: depth + 1) { nodes[index].children.append(k) }
         }
         let acts = nodes[(index + 1)...].contains(where: { n in
@@ -205,14 +145,30 @@ extension Walker {
         // A heading that holds a link stays a heading (its role): it still starts a group.
         if acts { return index }
         // Only text inside: the block is one text, where it has a name; else its pieces.
-        guard !node.label.isEmpty else { return nodes[index].children.isEmpty ? drop(from: index, mark: mark) : index }
+        guard let leaf = NodeBuilder.textBlockLeaf(facts, heading: heading) else {
+            return nodes[index].children.isEmpty ? drop(from: index, mark: mark) : index
+        }
         _ = drop(from: index, mark: mark)
-        var leaf = base
-        leaf.label = node.label
-        leaf.isElement = true
-        leaf.traits.insert(heading ? .header : .staticText)
-        if !states.has(ATSPI_STATE_SENSITIVE) { leaf.traits.insert(.notEnabled) }
         return appendElement(leaf, a)
+    }
+
+    /// A control's action names, read once in its life.
+    mutating func actionNames(_ a: AccessibleRef, id: String) throws(AtspiCallError) -> [String] {
+        if let names = known.actions[id] { return names }
+        let names = Atspi.hasInterface(a, .action) ? try Atspi.actionNames(a) : []
+        known.actions[id] = names
+        return names
+    }
+
+    /// What a text field takes, read once in its life (its attributes are a call of their own).
+    mutating func textEntryKind(_ a: AccessibleRef, _ f: ReadFacts) -> TextEntryKind {
+        if let k = known.textKinds[f.id] { return k }
+        let k = RoleMapping.textEntryKind(role: f.role, multiLine: f.states.has(ATSPI_STATE_MULTI_LINE),
+                                          singleLine: f.states.has(ATSPI_STATE_SINGLE_LINE),
+                                          attributes: Atspi.attributes(a, RoleMapping.textEntryAttributes),
+                                          inFileChooser: inFileChooser)
+        known.textKinds[f.id] = k
+        return k
     }
 
     /// Forgets the nodes from `index` on (a subtree just visited); nil.

@@ -155,11 +155,6 @@ import Testing
         #expect(windows == 7)
     }
 
-    @Test func theTapIsTheFirstPrimaryAction() {
-        #expect(RoleMapping.primaryActions == ["click", "press", "activate", "toggle", "jump", "open", "check", "uncheck", "doDefault"])
-        #expect(RoleMapping.isInternalAction("clickAncestor"))
-    }
-
     /// On a web page, list items and table cells are text around links unless a list box's
     /// option or a grid's cell (selectable); elsewhere, as in toolkits, they are controls.
     @Test func pageListItemsAndCellsAreTextUnlessSelectable() {
