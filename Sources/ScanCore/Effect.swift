@@ -109,7 +109,19 @@ public enum Effect: Hashable, Sendable {
     /// The keyboard learned a word the user committed (after `after` in the sentence), for
     /// the runtime to keep (never in a password field or a terminal).
     case learnWord(String, after: String?)
+    /// Words said for the person (the message screen): their message, a phrase, a quick
+    /// answer, in `voice`.
+    case speak(String, voice: Voice, from: SpokenFrom)
+    /// A sound to call someone (the message screen's Attention key).
+    case attention
 }
+
+/// Whose speech: the public voice says what the person says to the people around them;
+/// the cue voice, scanning's labels and prompts (SPEC §14).
+public enum Voice: String, CaseIterable, Sendable { case `public`, cue }
+
+/// Where spoken words came from: a message written and spoken is kept in the history.
+public enum SpokenFrom: String, CaseIterable, Sendable { case message, phrase, history, answer }
 
 /// A key and the modifiers held while it is pressed. `key` is the key's X keysym name
 /// ("Left", "Home", "a", "F4"), which GTK and Qt use too.
@@ -122,6 +134,8 @@ public struct KeyChord: Hashable, Sendable {
 
 /// A key of the scanning keyboard as the overlay draws it and a front end shows it.
 public struct KeyboardKey: Hashable, Sendable {
+    /// The id of the message screen's message: drawn as a key, never scanned.
+    public static let messageID = "message"
     public var id: String
     public var label: String
     public var frame: Rect
@@ -170,7 +184,7 @@ extension Effect {
     public enum Kind: String, CaseIterable, Sendable {
         case screen, scanStarted, scanStopped, highlight, enterGroup, exitGroup, menuOpen, menuClose, activate, customAction,
              adjust, modeChanged, sweep, pointSelected, tap, gesture, announce, notice, settingChanged, key, window, emit,
-             keyboard, typeText, deleteText, keyboardClose, shortcut, learnWord
+             keyboard, typeText, deleteText, keyboardClose, shortcut, learnWord, speak, attention
     }
 
     public var kind: Kind {
@@ -203,6 +217,8 @@ extension Effect {
         case .keyboardClose: .keyboardClose
         case .shortcut: .shortcut
         case .learnWord: .learnWord
+        case .speak: .speak
+        case .attention: .attention
         }
     }
 }
@@ -337,6 +353,11 @@ public struct EffectSpec: Sendable {
                   .shortcut(KeyChord("s", [.control]))),
             .init(.learnWord, ["word", "after"], [.stream, .session], "A word the user typed, learned for the predictions (with the word before it); the session keeps it.",
                   .learnWord("soon", after: "you")),
+            .init(.speak, ["text", "voice", "from"], [.stream, .terminal, .speech, .session],
+                  "Words said for the person in a `voice` (`public`: to the people around; `cue`: to the person alone), `from` their `message` (the session keeps it in the history), a `phrase`, the `history` or an `answer` (Yes, No).",
+                  .speak("Help me please", voice: .public, from: .message)),
+            .init(.attention, [], [.stream, .terminal, .speech], "A sound loud enough to call someone (the message screen's Attention key).",
+                  .attention),
         ]
     }()
 }

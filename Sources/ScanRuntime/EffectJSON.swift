@@ -152,6 +152,10 @@ public struct EffectJSON {
             field("modifiers", "[" + chord.modifiers.map { jsonString($0.rawValue) }.joined(separator: ",") + "]")
         case let .learnWord(word, after):
             s += "\"learnWord\""; text("word", word); optionalText("after", after)
+        case let .speak(words, voice, from):
+            s += "\"speak\""; text("text", words); text("voice", voice.rawValue); text("from", from.rawValue)
+        case .attention:
+            s += "\"attention\""
         }
         return s + "}"
     }

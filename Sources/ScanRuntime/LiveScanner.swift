@@ -59,6 +59,12 @@ public final class LiveScanner: @unchecked Sendable {
         queue.async { [self] in output(engine.replaceTree(tree, at: MonotonicClock.now())) }
     }
 
+    /// Shows `screen` over the current one, its `logic` answering it (the message screen at
+    /// the start of `run --messages`); before `start`, scanning starts on it.
+    public func present(_ screen: ElementTree, logic: any ScreenLogic, effects: [Effect]) {
+        queue.async { [self] in output(engine.present(screen, logic: logic, effects: effects, at: MonotonicClock.now())) }
+    }
+
     /// The text before the caret of the field the keyboard types into, as the application
     /// has it: predictions and capitals follow it.
     public func fieldText(_ text: String) {

@@ -95,6 +95,10 @@ public struct TerminalScene: Sendable {
             message = "\(name(of: element)): \(value)"
         case .announce(let text), .notice(let text):
             message = text
+        case .speak(let text, _, _):
+            message = "Said: " + text
+        case .attention:
+            message = "Attention! (calling for someone)"
         case .key(let k):
             message = "Key \(k.rawValue)"
             if k == .enter, keyboard != nil { written += "\n" }
@@ -115,6 +119,8 @@ public struct TerminalScene: Sendable {
         case .keyboard(let keys):
             if let first = keys.first {
                 if keyboard == nil { written = "" }
+                // The message screen shows its message as a key of its own: that is what is written.
+                if let message = keys.first(where: { $0.id == KeyboardKey.messageID }) { written = message.label }
                 keyboard = (keys, keys.dropFirst().reduce(first.frame) { $0.union($1.frame) })
                 version += 1
             }

@@ -48,6 +48,21 @@ public func loadWords(_ file: String? = nil) throws(InputProblem) -> WordPredict
     }
 }
 
+/// The phrases of the message screen from `path`: a file that cannot be read is an error
+/// that names it; a line left out (too long, not UTF-8) is in `problems`, for the user to
+/// be told, and the others are offered. `mustExist`: a file named on the command line,
+/// not the user's own.
+public func loadPhrases(_ path: String, mustExist: Bool) throws(InputProblem) -> PhrasesFile.Loaded {
+    if mustExist && access(path, F_OK) != 0 {
+        throw InputProblem(message: "Error: phrases file \(path) does not exist. Give a file of one phrase a line (docs/MESSAGES.md).")
+    }
+    do {
+        return try PhrasesFile.load(path)
+    } catch {
+        throw InputProblem(message: error.description)
+    }
+}
+
 /// The user's learned words for a session, whether it may learn more into their file, and
 /// what to tell the user. A file that cannot be read is said and left as it is; one with a
 /// damaged line gives the words of its other lines, and is left as it is too, for the user

@@ -10,6 +10,8 @@ public struct RunConfiguration: Sendable {
         case layout(String)
         /// The live desktop's active window, or a named application's.
         case desktop(app: String?)
+        /// The message screen alone (SPEC §14): the person's own message, to be said.
+        case messages
     }
 
     /// How the scan is shown on standard output.
@@ -77,6 +79,10 @@ public struct RunConfiguration: Sendable {
     public var profileFolders: [String] = []
     /// The keyboard's word list.
     public var wordList: String
+    /// The message screen's phrases (nil: none) and where the messages said are kept
+    /// (nil: nowhere).
+    public var phrasesFile: String?
+    public var historyFile: String?
     /// The user's learned words (nil: none kept).
     public var learnedWords: String?
     /// The process environment the session's choices read (DISPLAY, WAYLAND_DISPLAY,

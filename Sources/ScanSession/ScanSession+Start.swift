@@ -40,6 +40,9 @@ struct SessionOutputs {
     var injector: KeyInjector?
     var typing: KeyboardMaker?
     var windows: (any WindowList)?
+    /// Makes the message screen shown at the start (`run --messages`), once the scanner is
+    /// there to take the predictions it asks for at once.
+    var messages: (() -> MessageScreen)?
 }
 
 extension ScanSession {
@@ -83,6 +86,12 @@ extension ScanSession {
         case .desktop(let app):
             guard problems.isEmpty else { throw SessionError(problems.joined(separator: "\n"), status: 2) }
             (live, clicker) = try openDesktop(app: app, plan, notes: &notes)
+        case .messages:
+            // The screen the message screen is shown over: the display's, where one is drawn on.
+            let size = plan.overlay ? displaySize(plan) ?? Self.messageScreenSize : Self.messageScreenSize
+            var root = ElementNode(id: "screen")
+            root.frame = Rect(x: 0, y: 0, width: size.width, height: size.height)
+            tree = ElementTree(screenID: "empty", size: size, nodes: [root])
         }
         let profiles = readProfiles(&problems)
         guard problems.isEmpty else {
@@ -191,7 +200,11 @@ extension ScanSession {
         var feedback = inputs.settings.feedback
         if c.speech { feedback.speech = true }
         presenters += screenPainters(plan, feedback: feedback, screen: inputs.tree.screenSize, live: inputs.live != nil, notes: &inputs.notes)
-        if feedback.speech || feedback.sound { presenters.append(SpeechPresenter(feedback: feedback, warn: warn)) }
+        // The message screen speaks for the person whatever the scanning's speech is set to.
+        let speaksForTheUser = c.target == .messages
+        if feedback.speech || feedback.sound || speaksForTheUser {
+            presenters.append(SpeechPresenter(feedback: feedback, speaksForTheUser: speaksForTheUser, warn: warn))
+        }
         if inputs.live == nil {
             do { inputs.clicker = try pointer(plan, fallback: (inputs.tree.screenSize.width, inputs.tree.screenSize.height), notes: &inputs.notes) } catch {
                 undoStart()
@@ -205,11 +218,13 @@ extension ScanSession {
         if let windows { presenters.append(WindowPresenter(windows)) }
         self.windows = windows
         if let path = c.settingsKeptIn { presenters.append(SettingsKeeper(path: path, warn: warn)) }
+        let messages = c.target == .messages ? messageScreen(inputs, notes: &inputs.notes, presenters: &presenters) : nil
         let presenter = FanOutPresenter(presenters)
         self.presenter = presenter
         terminal?.onFailure = { [weak self] e in self?.shutdown(.failed("Error: the terminal presenter failed: \(e)", status: 1)) }
         made = true
-        return SessionOutputs(presenter: presenter, terminal: terminal, socket: socket, injector: injector, typing: typing, windows: windows)
+        return SessionOutputs(presenter: presenter, terminal: terminal, socket: socket, injector: injector, typing: typing, windows: windows,
+                              messages: messages)
     }
 
     /// What draws the highlight on the screen: GNOME Shell through SwitchScan's extension,
@@ -316,6 +331,12 @@ extension ScanSession {
             }
         }
         lock.withLock { self.scanner = scanner }
+        if let make = outputs.messages {
+            // Shown when the scan starts, its keys first.
+            var messages = make()
+            let opened = messages.opened()
+            scanner.present(messages.tree, logic: messages, effects: opened)
+        }
         outputs.windows?.start { list in scanner.setWindows(list) }
         if let live {
             // Text goes into the field through AT-SPI where its toolkit does that well and the
@@ -467,6 +488,40 @@ extension ScanSession {
             }
         }, deliver: { [weak self] made in self?.liveScanner?.wordsMade(made) })
         return KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout), words: .source(words), settings: typing)
+    }
+
+    /// The message screen's size where no display says it (the terminal, JSON lines): the
+    /// keyboard's proportions with the message above it.
+    static let messageScreenSize = (width: 1000.0, height: 600.0)
+
+    /// The message screen of `run --messages`: the keyboard's words as typing has them
+    /// (learned into the user's file), the user's phrases and the messages said lately.
+    /// A phrases or history file that cannot be read is said; the screen opens without it.
+    private func messageScreen(_ inputs: SessionInputs, notes: inout [String], presenters: inout [EffectPresenter]) -> (() -> MessageScreen)? {
+        guard let maker = keyboardMaker(inputs.settings, notes: &notes, presenters: &presenters) else { return nil }
+        let warn: @Sendable (String) -> Void = { [log] in log("Warning: \($0)") }
+        var phrases: [String] = []
+        if let path = configuration.phrasesFile {
+            do throws(InputProblem) {
+                let loaded = try loadPhrases(path, mustExist: false)
+                phrases = loaded.phrases
+                notes += loaded.problems.map { "Warning: \($0)" }
+            } catch {
+                notes.append("Warning: \(error.message) The message screen offers no phrases.")
+            }
+        }
+        var history: [String] = []
+        if let path = configuration.historyFile {
+            do throws(FileReadError) { history = try MessageHistoryFile.load(path) } catch {
+                notes.append("Warning: \(error.description) The messages said are not offered again.")
+            }
+            presenters.append(HistoryKeeper(path: path, warn: warn))
+        }
+        let screen = inputs.tree.screenSize
+        return { [phrases, history] in
+            MessageScreen(layout: maker.layout, words: maker.words, settings: maker.settings, learns: maker.settings.learnWords,
+                          phrases: phrases, history: history, screen: screen, canHide: false)
+        }
     }
 
     /// Opens the switch devices and follows hotplug; whether any is in use.

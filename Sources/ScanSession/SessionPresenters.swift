@@ -133,6 +133,28 @@ final class WordsKeeper: EffectPresenter, @unchecked Sendable {
     func finish() { queue.sync {} }
 }
 
+/// Keeps each message the person spoke in their history (MessageHistoryFile), written
+/// atomically on a queue of its own: a phrase or an answer said is not kept.
+final class HistoryKeeper: EffectPresenter, @unchecked Sendable {
+    let path: String
+    let warn: @Sendable (String) -> Void
+    let queue = DispatchQueue(label: "switchscan.history")
+
+    init(path: String, warn: @escaping @Sendable (String) -> Void) { self.path = path; self.warn = warn }
+
+    func present(_ effects: [TimedEffect]) throws {
+        for e in effects {
+            guard case .speak(let text, _, .message) = e.effect else { continue }
+            queue.async { [path, warn] in
+                do throws(FileReadError) { try MessageHistoryFile.add(text, to: path) } catch { warn(error.description) }
+            }
+        }
+    }
+
+    /// What is queued is written before the process ends.
+    func finish() { queue.sync {} }
+}
+
 /// Keeps the scanner menu's setting changes in the settings file, written atomically on a
 /// queue of its own: never on the engine's thread, never holding up the presenters.
 final class SettingsKeeper: EffectPresenter, @unchecked Sendable {

@@ -12,6 +12,8 @@ public struct SoundIcons: Sendable, Hashable {
     public var move = "percussion-10.wav"
     /// Each select (120 ms plucked note).
     public var select = "cembalo-10.wav"
+    /// The message screen's Attention key: a trumpet call, before the word.
+    public var attention = "trumpet-12.wav"
     /// Where they are looked for before use: a module speaks a missing icon's name instead.
     public var folder = "/usr/share/sounds/sound-icons"
 
@@ -64,10 +66,13 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     ///     An explicit address is never autospawned.
     ///   - warn: one sentence per problem (no speech-dispatcher; no sound icons), called on
     ///     the presenter's thread.
-    public init(feedback: FeedbackSettings, client: String = "switchscan",
+    ///   - speaksForTheUser: the message screen is used: its words are said even with the
+    ///     scanning's speech and sounds off.
+    public init(feedback: FeedbackSettings, client: String = "switchscan", speaksForTheUser: Bool = false,
                 address: SpeechDispatcherAddress? = nil, sounds: SoundIcons = SoundIcons(),
                 warn: @escaping (String) -> Void) {
         var plan = UtterancePlan(speech: feedback.speech, moveSound: nil, selectSound: nil)
+        plan.attentionSound = access(sounds.folder + "/" + sounds.attention, R_OK) == 0 ? sounds.attention : nil
         var soundProblem: String?
         // A missing icon would be spoken by name: check once, here, where it is cheap.
         let missing = [sounds.move, sounds.select].filter { access(sounds.folder + "/" + $0, R_OK) != 0 }
@@ -81,7 +86,7 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
             }
         }
         self.plan = plan
-        guard feedback.speech || feedback.sound else {
+        guard feedback.speech || feedback.sound || speaksForTheUser else {
             thread = nil
             return
         }

@@ -35,6 +35,9 @@ struct UtterancePlan {
     /// Sound icon names, or nil when sounds are off.
     var moveSound: String?
     var selectSound: String?
+    /// The message screen's Attention sound, nil where it is not installed (the word is
+    /// said alone).
+    var attentionSound: String?
 
     /// Highlights speak (Switch Control's order: label, value, then the first trait word),
     /// announcements speak, selecting plays the select sound in place of the next move
@@ -59,6 +62,15 @@ struct UtterancePlan {
             case .announce(let text):
                 guard speech, !text.isEmpty else { continue }
                 out.append(Utterance(priority: .message, text: text, icon: selected ? selectSound : nil))
+                selected = false
+            case .speak(let text, _, _):
+                // Words said for the person: whatever the scanning's own speech is set to,
+                // and never cut by the labels that follow (they wait for it).
+                guard !text.isEmpty else { continue }
+                out.append(Utterance(priority: .message, text: text, icon: nil))
+                selected = false
+            case .attention:
+                out.append(Utterance(priority: .message, text: "Attention", icon: attentionSound))
                 selected = false
             case .activate, .customAction, .adjust, .enterGroup, .tap, .gesture, .window(_, _, _, chosen: true):
                 if selectSound != nil { selected = true }

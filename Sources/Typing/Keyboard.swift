@@ -377,6 +377,18 @@ public struct Keyboard: ScreenLogic {
         return changed(effects)
     }
 
+    /// Starts afresh on `text` (the message screen, once its message was spoken or
+    /// cleared): Shift, Ctrl and Alt, the page and the spaces to come are forgotten; the
+    /// words learned are kept.
+    public mutating func startOver(text: String = "") {
+        self.text = String(text.suffix(Self.textKept))
+        recent = [self.text]
+        page = .letters
+        (shiftOnce, capsLock, autoCapitalCancelled, pendingSpace, predictedWord) = (false, false, false, false, false)
+        modifiers = []
+        refresh()
+    }
+
     /// After a key: the predictions for the new text, the keys reported if their labels
     /// changed, and the screen's next version.
     mutating func changed(_ effects: [Effect]) -> ScreenChange {

@@ -38,6 +38,9 @@ struct Run: ParsableCommand {
 
     @OptionGroup var target: DesktopTarget
 
+    @Flag(help: "Start on the message screen: write a message with the scanning keyboard and have it said, say a phrase (~/.config/switchscan/phrases.txt), answer yes or no, call for attention.")
+    var messages = false
+
     @OptionGroup var options: ScanOptions
 
     @Option(help: "terminal (draw the screen), json (effects as JSON lines) or quiet (nothing; for a run the session starts). Default: terminal when stdout is a terminal.")
@@ -95,6 +98,9 @@ struct Run: ParsableCommand {
 
     func validate() throws {
         try target.check(layout: layout, given: "--layout")
+        if messages && (target.desktop || layout != nil) {
+            throw ValidationError("--messages scans the message screen alone; leave out \(layout != nil ? "--layout" : "--desktop")")
+        }
         guard (0...99).contains(rtPriority) else { throw ValidationError("--rt-priority takes 0 (none) to 99, e.g. --rt-priority 20") }
         if let waitForDesktop {
             guard target.desktop else { throw ValidationError("--wait-for-desktop goes with --desktop, e.g. switchscan run --desktop --wait-for-desktop 60") }
@@ -110,8 +116,10 @@ struct Run: ParsableCommand {
     /// The run as a session's configuration: defaults resolved here, the rest is the
     /// session's.
     func configuration(environment: [String: String]) -> RunConfiguration {
-        var c = RunConfiguration(target: target.target(layout: layout ?? BundledData.file("Layouts/switch-control.uikit.json")),
+        var c = RunConfiguration(target: messages ? .messages : target.target(layout: layout ?? BundledData.file("Layouts/switch-control.uikit.json")),
                                  wordList: BundledData.wordList(language: "en"), environment: environment)
+        c.phrasesFile = PhrasesFile.userPath(environment: environment)
+        c.historyFile = MessageHistoryFile.userPath(environment: environment)
         // Without --settings, the user's own settings file, where the scanner menu's
         // Settings keep their changes.
         let userSettings = SettingsFile.userPath(environment: environment)

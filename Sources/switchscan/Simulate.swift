@@ -25,7 +25,13 @@ struct Simulate: ParsableCommand {
     @Flag(help: "Scan the typing keyboard instead of a layout: an empty field, the bundled English words, nothing learned.")
     var keyboard = false
 
-    @Option(help: "With the keyboard: predictions from this word list (format: Words/README.md) instead of the bundled English one.")
+    @Flag(help: "Scan the message screen (SPEC §14): the keyboard writing a message to speak, with Speak, Phrases, Yes, No, Clear and Attention.")
+    var messages = false
+
+    @Option(help: "With --messages: the phrases offered (a phrases file: one phrase a line); none without it.")
+    var phrases: String?
+
+    @Option(help: "With the keyboard or --messages: predictions from this word list (format: Words/README.md) instead of the bundled English one.")
     var words: String?
 
     @OptionGroup var options: ScanOptions
@@ -42,12 +48,15 @@ struct Simulate: ParsableCommand {
             throw ValidationError("--until takes seconds between 0 and 86400, got \"\(excerpt(until))\"; e.g. --until 12.5")
         }
         if keyboard && layout != nil { throw ValidationError("--keyboard scans the typing keyboard; leave out the layout, or leave out --keyboard") }
-        if words != nil && !keyboard { throw ValidationError("--words goes with --keyboard") }
+        if keyboard && messages { throw ValidationError("--keyboard and --messages are two screens; give one") }
+        if messages && layout != nil { throw ValidationError("--messages scans the message screen; leave out the layout, or leave out --messages") }
+        if words != nil && !keyboard && !messages { throw ValidationError("--words goes with --keyboard or --messages") }
+        if phrases != nil && !messages { throw ValidationError("--phrases goes with --messages") }
     }
 
     func run() throws {
-        guard layout != nil || keyboard else {
-            throw ValidationError("No layout given. Pass a layout file, or run 'switchscan simulate Layouts/switch-control.uikit.json' (or --keyboard).")
+        guard layout != nil || keyboard || messages else {
+            throw ValidationError("No layout given. Pass a layout file, or run 'switchscan simulate Layouts/switch-control.uikit.json' (or --keyboard, or --messages).")
         }
         var problems: [String] = []
         var switchEvents = SwitchEventList()
@@ -59,7 +68,15 @@ struct Simulate: ParsableCommand {
             let scanSettings = options.loadScanSettings(problems: &problems)
             do {
                 let words = try loadWords(words)
-                engine = KeyboardSession.engine(layout: KeyboardLayout(scanSettings.typing.keyboardLayout), predictor: words, settings: scanSettings)
+                let layout = KeyboardLayout(scanSettings.typing.keyboardLayout)
+                if messages {
+                    let loaded = try phrases.map { (path) throws(InputProblem) in try loadPhrases(path, mustExist: true) }
+                    for p in loaded?.problems ?? [] { writeErr(p + "\n") }
+                    let offered = loaded?.phrases ?? []
+                    engine = MessageSession.engine(layout: layout, predictor: words, settings: scanSettings, phrases: offered)
+                } else {
+                    engine = KeyboardSession.engine(layout: layout, predictor: words, settings: scanSettings)
+                }
             } catch {
                 problems.append(error.message)
             }

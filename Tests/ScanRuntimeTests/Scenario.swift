@@ -15,6 +15,9 @@ import WordPrediction
 ///                                           keyboard over an empty field, with the words of
 ///                                           Tests/Fixtures/words/small.words)
 /// settings: {"style": "manual"}            (optional, inline JSON, as in a settings file)
+/// messages: phrases.txt                     (instead of a layout: the message screen, with the
+///                                           phrases of Tests/Fixtures/phrases/FILE, or "none",
+///                                           and the words of small.words)
 /// typing: true                             (optional: a text field opens the keyboard, with
 ///                                           the words of Tests/Fixtures/words/small.words)
 /// debounce: 0.03                           (optional: a device profile's bounce time, seconds)
@@ -48,6 +51,8 @@ struct Scenario: Sendable {
     var layout = ""
     /// The typing keyboard instead of a layout.
     var keyboard = false
+    /// The message screen, with this phrases file of Tests/Fixtures/phrases ("none": no phrases).
+    var messages: String?
     /// Text fields open the keyboard.
     var typing = false
     var settings = ScanSettings()
@@ -67,7 +72,7 @@ struct Scenario: Sendable {
         var before: Double?
     }
 
-    static let headers = ["layout", "keyboard", "typing", "settings", "debounce", "until", "windows"]
+    static let headers = ["layout", "keyboard", "messages", "typing", "settings", "debounce", "until", "windows"]
     static let windowStates = ["active", "maximized", "minimized"]
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -134,6 +139,8 @@ struct Scenario: Sendable {
                 case "keyboard", "typing":
                     guard value == "true" || value == "false" else { problem(lineNo, "\(key) is \"\(value)\"; write true or false"); continue }
                     if key == "keyboard" { s.keyboard = value == "true" } else { s.typing = value == "true" }
+                case "messages":
+                    s.messages = value
                 case "settings":
                     settingsText = (value, lineNo)
                 case "until":
@@ -147,8 +154,10 @@ struct Scenario: Sendable {
                 }
             }
         }
-        if s.layout.isEmpty == !s.keyboard {
-            problem(1, s.keyboard ? "give either a layout or keyboard: true, not both" : "no layout; give \"layout: FILE.json\" or \"keyboard: true\"")
+        let screens = [!s.layout.isEmpty, s.keyboard, s.messages != nil].filter { $0 }.count
+        if screens != 1 {
+            problem(1, screens > 1 ? "give one of a layout, keyboard: true and messages: FILE, not more"
+                : "no layout; give \"layout: FILE.json\", \"keyboard: true\" or \"messages: FILE\"")
         }
         if sections.isEmpty { problem(lines.count, "no expectations; list the effects expected under \"expect:\"") }
         var lastExpected = 0.0
@@ -256,7 +265,13 @@ struct Scenario: Sendable {
     /// The effects of each `expect:` section's time, as compact lines.
     func run() throws -> [[String]] {
         var engine: ScanEngine
-        if keyboard {
+        if let messages {
+            let phrases = messages == "none" ? []
+                : PhrasesFile.parse(try [UInt8](Data(contentsOf: Self.root.appendingPathComponent("Tests/Fixtures/phrases/\(messages)"))),
+                                    file: messages).phrases
+            engine = MessageSession.engine(layout: KeyboardLayout(settings.typing.keyboardLayout), predictor: try Self.smallWords(),
+                                           settings: settings, phrases: phrases)
+        } else if keyboard {
             engine = KeyboardSession.engine(layout: KeyboardLayout(settings.typing.keyboardLayout), predictor: try Self.smallWords(), settings: settings)
         } else {
             let layoutBytes = try [UInt8](Data(contentsOf: Self.root.appendingPathComponent("Layouts").appendingPathComponent(layout)))
@@ -306,7 +321,7 @@ struct ScenarioError: Error, CustomStringConvertible {
 let effectNames = [
     "scanStarted", "scanStopped", "highlight", "enterGroup", "exitGroup", "menuOpen", "menuClose", "activate",
     "customAction", "adjust", "modeChanged", "sweep", "pointSelected", "tap", "gesture", "announce", "emit", "settingChanged",
-    "key", "window", "keyboard", "typeText", "deleteText", "keyboardClose", "shortcut", "learnWord",
+    "key", "window", "keyboard", "typeText", "deleteText", "keyboardClose", "shortcut", "learnWord", "speak", "attention",
 ]
 
 func num(_ v: Double) -> String {
@@ -349,14 +364,18 @@ func compact(_ e: TimedEffect) -> String {
         // The prediction row, and what the letter keys show (capitals or not) or the other page.
         let words = keys.filter { $0.id.hasPrefix("prediction") }.map(\.label).joined(separator: ",")
         let page = keys.first { $0.id == "key_e" }.map { $0.label == "E" ? "capitals" : "letters" }
-            ?? (keys.contains { $0.id == "key_1" } ? "symbols" : "edit")
+            ?? (keys.contains { $0.id == "key_1" } ? "symbols" : keys.contains { $0.id == "back" } ? "phrases" : "edit")
+        // The message screen's message.
+        let message = keys.first { $0.id == "message" }.map { " message:" + $0.label.debugDescription } ?? ""
         // Ctrl or Alt held (Shift and Caps lock show in the letters' case).
         let held = keys.filter { $0.held && $0.id != "shift" && $0.id != "capsLock" }.map(\.id)
-        return "\(t) keyboard \(words.isEmpty ? "-" : words) \(page)" + (held.isEmpty ? "" : " held:" + held.joined(separator: ","))
+        return "\(t) keyboard \(words.isEmpty ? "-" : words) \(page)" + (held.isEmpty ? "" : " held:" + held.joined(separator: ",")) + message
     case let .typeText(text, secret): return "\(t) typeText \(text.debugDescription)\(secret ? " secret" : "")"
     case .deleteText(let n): return "\(t) deleteText \(n)"
     case .keyboardClose: return "\(t) keyboardClose"
     case .shortcut(let chord): return "\(t) shortcut \((chord.modifiers.map(\.rawValue) + [chord.key]).joined(separator: "+"))"
     case let .learnWord(word, after): return "\(t) learnWord \(word) \(after ?? "-")"
+    case let .speak(text, voice, from): return "\(t) speak \(voice.rawValue) \(from.rawValue) \(text.debugDescription)"
+    case .attention: return "\(t) attention"
     }
 }

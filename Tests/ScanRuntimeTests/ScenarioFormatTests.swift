@@ -49,7 +49,7 @@ struct ScenarioFormatTests {
     }
 
     @Test func aScenarioWithoutALayoutOrExpectationsIsRefused() {
-        #expect(refusal("until: 2\nexpect:\n0 scanStarted").contains("no layout; give \"layout: FILE.json\" or \"keyboard: true\""))
+        #expect(refusal("until: 2\nexpect:\n0 scanStarted").contains("no layout; give \"layout: FILE.json\", \"keyboard: true\" or \"messages: FILE\""))
         #expect(refusal("layout: a.json\nevents:\n0.2 menu").contains("no expectations"))
         #expect(refusal("layout: a.json\nexpect:\nevents:\n0.2 menu\nexpect:\n0.3 scanStarted").contains("bad.scan:2: this expect: section is empty"))
     }
