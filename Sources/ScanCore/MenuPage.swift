@@ -104,6 +104,7 @@ extension MenuPage {
     static let screen = MenuPage(name: "screen", title: "Settings and more", rows: [
         .item(.escape, when: { e, t in e.escapeHandler(for: t) != nil }),
         .item(.keyboard, when: { e, _ in e.keyboardProvider != nil && e.presented == nil }),
+        .item(.message, when: { e, _ in e.messageProvider != nil && e.presented == nil }),
         .item(.pointMode, when: { e, _ in e.mode == .item }),
         .item(.itemMode, when: { e, _ in e.mode == .point }),
         .item(settings.opener),
@@ -219,6 +220,13 @@ extension MenuItem {
     static let keyboard = MenuItem("keyboard", "Keyboard") { e, target in
         e.closeMenu()
         if case .element(let n) = target { e.openKeyboard(for: n) } else { e.openKeyboard(for: nil) }
+    }
+
+    /// Opens the message screen over the window: a message to write and have said, phrases,
+    /// quick answers (docs/MESSAGES.md); its Hide comes back.
+    static let message = MenuItem("message", "Message") { e, _ in
+        e.closeMenu()
+        e.openMessages()
     }
 
     static let exit = MenuItem("exit", "Exit menu") { e, target in

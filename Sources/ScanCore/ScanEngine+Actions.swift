@@ -93,6 +93,7 @@ extension ScanEngine {
         guard let screen = presented else { return }
         presented = nil
         keyboardProvider?.closed(screen.logic)
+        messageProvider?.closed(screen.logic)
         emit(.keyboardClose)
         enterScreen(screen.beneath, returningTo: screen.returnTo)
     }

@@ -159,6 +159,18 @@ extension ScanEngine {
         enterScreen(screen)
     }
 
+    /// The message screen over the window (the screen menu's Message); Hide comes back to
+    /// where scanning was.
+    mutating func openMessages() {
+        guard var provider = messageProvider else { return }
+        let (screen, logic, effects) = provider.messageScreen(on: tree.screenSize)
+        messageProvider = provider
+        presented = PresentedScreen(logic: logic, beneath: tree, returnTo: nil)
+        if mode == .point { leavePointModeQuietly() }
+        for e in effects { emit(e) }
+        enterScreen(screen)
+    }
+
     /// Increment or decrement an adjustable element by one step or a page, clamped: at a
     /// bound nothing changes and nothing is reported.
     mutating func adjust(_ n: Int, direction: AdjustDirection) {

@@ -182,6 +182,9 @@ public struct ScanEngine: Sendable {
     /// Makes the keyboard that selecting a text field opens; without one, a text field is
     /// tapped like any element.
     public var keyboardProvider: (any KeyboardProvider)?
+    /// Makes the message screen the screen menu's Message entry opens (`run --desktop`);
+    /// nil: no such entry.
+    public var messageProvider: (any MessageScreenProvider)?
     /// Why point mode cannot be used here (the host can neither show its sweep nor tap where
     /// it points), or nil: choosing it says this instead, and a start in point mode starts in
     /// item mode after saying it.

@@ -58,6 +58,16 @@ public protocol KeyboardProvider: Sendable {
     mutating func closed(_ logic: any ScreenLogic)
 }
 
+/// Makes the message screen (SPEC §14) that the screen menu's Message entry shows over the
+/// window: the same one each time, its message and history as they were when it was hidden.
+public protocol MessageScreenProvider: Sendable {
+    /// The message screen on a screen of `screen`'s size: its screen, its logic and the
+    /// effects that announce it.
+    mutating func messageScreen(on screen: Rect) -> (tree: ElementTree, logic: any ScreenLogic, effects: [Effect])
+    /// A screen it made was hidden (its Hide key, the host): kept for the next time.
+    mutating func closed(_ logic: any ScreenLogic)
+}
+
 /// A screen shown over another (the keyboard over a window): its logic, and what lies
 /// beneath, kept up to date while it is open and scanned again when it closes.
 struct PresentedScreen: Sendable {

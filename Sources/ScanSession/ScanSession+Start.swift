@@ -40,9 +40,9 @@ struct SessionOutputs {
     var injector: KeyInjector?
     var typing: KeyboardMaker?
     var windows: (any WindowList)?
-    /// Makes the message screen shown at the start (`run --messages`), once the scanner is
-    /// there to take the predictions it asks for at once.
-    var messages: (() -> MessageScreen)?
+    /// Makes the message screen: shown at the start (`run --messages`, once the scanner is
+    /// there to take the predictions it asks for at once), or from the screen menu.
+    var messages: MessageMaker?
 }
 
 extension ScanSession {
@@ -201,7 +201,7 @@ extension ScanSession {
         if c.speech { feedback.speech = true }
         presenters += screenPainters(plan, feedback: feedback, screen: inputs.tree.screenSize, live: inputs.live != nil, notes: &inputs.notes)
         // The message screen speaks for the person whatever the scanning's speech is set to.
-        let speaksForTheUser = c.target == .messages
+        let speaksForTheUser = c.target == .messages || c.isDesktop
         if feedback.speech || feedback.sound || speaksForTheUser {
             presenters.append(SpeechPresenter(feedback: feedback, speaksForTheUser: speaksForTheUser, warn: warn))
         }
@@ -218,7 +218,9 @@ extension ScanSession {
         if let windows { presenters.append(WindowPresenter(windows)) }
         self.windows = windows
         if let path = c.settingsKeptIn { presenters.append(SettingsKeeper(path: path, warn: warn)) }
-        let messages = c.target == .messages ? messageScreen(inputs, notes: &inputs.notes, presenters: &presenters) : nil
+        // The message screen: the whole run (--messages), or the desktop's screen menu's Message.
+        let messages = c.target == .messages || c.isDesktop
+            ? messageMaker(inputs, typing: typing, notes: &inputs.notes, presenters: &presenters) : nil
         let presenter = FanOutPresenter(presenters)
         self.presenter = presenter
         terminal?.onFailure = { [weak self] e in self?.shutdown(.failed("Error: the terminal presenter failed: \(e)", status: 1)) }
@@ -304,6 +306,7 @@ extension ScanSession {
         let live = inputs.live
         var engine = ScanEngine(tree: inputs.tree, settings: inputs.settings)
         engine.keyboardProvider = outputs.typing
+        if configuration.isDesktop { engine.messageProvider = outputs.messages }
         if outputs.windows != nil { engine.raiseWhenListed = inputs.toRaise }
         if live != nil, extensionNotice != nil {
             engine.pointModeRefusal = "Point mode cannot be used: SwitchScan's GNOME Shell extension is not answering, so its lines cannot be shown. "
@@ -331,11 +334,10 @@ extension ScanSession {
             }
         }
         lock.withLock { self.scanner = scanner }
-        if let make = outputs.messages {
+        if configuration.target == .messages, var maker = outputs.messages {
             // Shown when the scan starts, its keys first.
-            var messages = make()
-            let opened = messages.opened()
-            scanner.present(messages.tree, logic: messages, effects: opened)
+            let made = maker.messageScreen(on: inputs.tree.screenSize)
+            scanner.present(made.tree, logic: made.logic, effects: made.effects)
         }
         outputs.windows?.start { list in scanner.setWindows(list) }
         if let live {
@@ -494,11 +496,14 @@ extension ScanSession {
     /// keyboard's proportions with the message above it.
     static let messageScreenSize = (width: 1000.0, height: 600.0)
 
-    /// The message screen of `run --messages`: the keyboard's words as typing has them
-    /// (learned into the user's file), the user's phrases and the messages said lately.
-    /// A phrases or history file that cannot be read is said; the screen opens without it.
-    private func messageScreen(_ inputs: SessionInputs, notes: inout [String], presenters: inout [EffectPresenter]) -> (() -> MessageScreen)? {
-        guard let maker = keyboardMaker(inputs.settings, notes: &notes, presenters: &presenters) else { return nil }
+    /// The message screen's maker (`run --messages`, and the screen menu's Message on the
+    /// desktop): the keyboard's words as typing has them (learned into the user's file;
+    /// `typing`'s own where the session types), the user's phrases and the messages said
+    /// lately. A phrases or history file that cannot be read is said; the screen opens
+    /// without it.
+    private func messageMaker(_ inputs: SessionInputs, typing: KeyboardMaker?, notes: inout [String],
+                              presenters: inout [EffectPresenter]) -> MessageMaker? {
+        guard let maker = typing ?? keyboardMaker(inputs.settings, notes: &notes, presenters: &presenters) else { return nil }
         let warn: @Sendable (String) -> Void = { [log] in log("Warning: \($0)") }
         var phrases: [String] = []
         if let path = configuration.phrasesFile {
@@ -517,11 +522,9 @@ extension ScanSession {
             }
             presenters.append(HistoryKeeper(path: path, warn: warn))
         }
-        let screen = inputs.tree.screenSize
-        return { [phrases, history] in
-            MessageScreen(layout: maker.layout, words: maker.words, settings: maker.settings, learns: maker.settings.learnWords,
-                          phrases: phrases, history: history, screen: screen, canHide: false)
-        }
+        // The whole run's screen has nothing to hide to.
+        return MessageMaker(layout: maker.layout, words: maker.words, settings: maker.settings, phrases: phrases, history: history,
+                            canHide: configuration.target != .messages)
     }
 
     /// Opens the switch devices and follows hotplug; whether any is in use.

@@ -52,6 +52,10 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     private var tree: ElementTree?
     private let thread: SpeechThread?
     private let sink = BeginSink()
+    /// Whether the connection was asked for: at once where scanning speaks or sounds; else
+    /// (the message screen's voice alone) when that screen opens or something is first said,
+    /// so that a run that never speaks starts no speech-dispatcher.
+    private var opened = false
 
     /// Called when a highlight's speech begins (speech-dispatcher's BEGIN event), on
     /// libspeechd's event thread: keep it short. For latency measurements.
@@ -94,7 +98,10 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
                                     volume: feedback.speechVolume, sink: sink, warn: warn, soundProblem: soundProblem)
         let thread = SpeechThread { job in session.perform(job) }
         self.thread = thread
-        thread.submit(.open)
+        if feedback.speech || feedback.sound {
+            thread.submit(.open)
+            opened = true
+        }
     }
 
     deinit { thread?.close(timeout: .zero) }
@@ -111,7 +118,17 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
             }
         }
         let utterances = plan.utterances(effects, received: received, screen: &tree)
+        if !opened && (!utterances.isEmpty || effects.contains(where: { Self.opensTheVoice($0.effect) })) {
+            thread.submit(.open)
+            opened = true
+        }
         for u in utterances { thread.submit(.say(u)) }
+    }
+
+    /// The message screen shown: its words will be said soon, the connection is made now.
+    static func opensTheVoice(_ e: Effect) -> Bool {
+        if case .keyboard(let keys) = e { return keys.contains { $0.id == KeyboardKey.messageID } }
+        return false
     }
 
     /// Closes the connection once what is queued has been sent (waiting at most 2 s for a

@@ -67,7 +67,7 @@ struct UtterancePlan {
                 // Words said for the person: whatever the scanning's own speech is set to,
                 // and never cut by the labels that follow (they wait for it).
                 guard !text.isEmpty else { continue }
-                out.append(Utterance(priority: .message, text: text, icon: nil))
+                out.append(Utterance(priority: .message, text: text, icon: nil, effectTime: e.time, received: received))
                 selected = false
             case .attention:
                 out.append(Utterance(priority: .message, text: "Attention", icon: attentionSound))

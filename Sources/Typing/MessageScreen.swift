@@ -50,7 +50,7 @@ public struct MessageScreen: ScreenLogic {
     var leftOut: Set<String> { canHide ? ["edit"] : ["edit", "hide"] }
 
     public init(layout: KeyboardLayout, words: Keyboard.Words, settings: TypingSettings, learns: Bool, phrases: [String],
-                history: [String], screen: Rect, canHide: Bool) {
+                history: [String], screen: Rect, canHide: Bool, message: String = "") {
         self.phrases = phrases
         self.history = Array(history.prefix(Self.historyLimit))
         self.canHide = canHide
@@ -58,8 +58,17 @@ public struct MessageScreen: ScreenLogic {
         display = Rect(x: screen.x, y: screen.y, width: screen.width, height: screen.height * 0.2)
         actions = Rect(x: screen.x, y: display.maxY, width: screen.width, height: screen.height * 0.1)
         let board = Rect(x: screen.x, y: actions.maxY, width: screen.width, height: screen.maxY - actions.maxY)
-        keyboard = Keyboard(layout: layout, words: words, settings: settings, text: "", learns: learns, field: .text,
+        self.message = String(message.prefix(Self.maxMessage))
+        keyboard = Keyboard(layout: layout, words: words, settings: settings, text: self.message, learns: learns, field: .text,
                             panel: board, screen: screen)
+    }
+
+    /// The same screen on a screen of another size (the display changed while it was hidden).
+    public func placed(on other: Rect) -> MessageScreen {
+        var m = MessageScreen(layout: keyboard.layout, words: keyboard.words, settings: keyboard.settings, learns: keyboard.learns,
+                              phrases: phrases, history: history, screen: other, canHide: canHide, message: spoken ? "" : message)
+        if spoken { m.message = message; m.spoken = true }
+        return m
     }
 
     // MARK: - the screen
@@ -276,14 +285,45 @@ public struct MessageScreen: ScreenLogic {
     }
 }
 
+/// Makes the message screen the screen menu's Message entry opens over a window: one screen,
+/// kept as it was while hidden (its message, its page, what it learned).
+public struct MessageMaker: MessageScreenProvider {
+    public let layout: KeyboardLayout
+    public let settings: TypingSettings
+    public let words: Keyboard.Words
+    public let phrases: [String]
+    let history: [String]
+    /// Whether its screen has a Hide key (false: it is the whole run's screen).
+    public let canHide: Bool
+    var kept: MessageScreen?
+
+    public init(layout: KeyboardLayout, words: Keyboard.Words, settings: TypingSettings, phrases: [String], history: [String],
+                canHide: Bool = true) {
+        self.layout = layout; self.words = words; self.settings = settings; self.phrases = phrases; self.history = history
+        self.canHide = canHide
+    }
+
+    public mutating func messageScreen(on screen: Rect) -> (tree: ElementTree, logic: any ScreenLogic, effects: [Effect]) {
+        var m = kept.map { $0.screen == screen ? $0 : $0.placed(on: screen) }
+            ?? MessageScreen(layout: layout, words: words, settings: settings, learns: settings.learnWords, phrases: phrases,
+                             history: history, screen: screen, canHide: canHide)
+        let effects = m.opened()
+        return (m.tree, m, effects)
+    }
+
+    public mutating func closed(_ logic: any ScreenLogic) {
+        if let m = logic as? MessageScreen { kept = m }
+    }
+}
+
 /// An engine showing the message screen over an empty screen, as `simulate --messages`
 /// starts it and `cost` costs it.
 public enum MessageSession {
     public static func engine(layout: KeyboardLayout, predictor: WordPredictor, settings: ScanSettings, phrases: [String],
-                              history: [String] = [], learns: Bool = false) -> ScanEngine {
+                              history: [String] = [], learns: Bool = false, message: String = "") -> ScanEngine {
         let screen = Rect(x: 0, y: 0, width: Keyboard.size.width, height: Keyboard.size.height / 0.7)
         var messages = MessageScreen(layout: layout, words: .inline(predictor), settings: settings.typing, learns: learns,
-                                     phrases: phrases, history: history, screen: screen, canHide: false)
+                                     phrases: phrases, history: history, screen: screen, canHide: false, message: message)
         let opened = messages.opened()
         var root = ElementNode(id: "screen")
         root.frame = screen

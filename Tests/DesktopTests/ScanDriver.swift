@@ -40,6 +40,13 @@ final class ScanDriver {
         try next("the first \(first)", timeout: 20) { $0.effect == first }
     }
 
+    /// Drives a run started by the test itself (an environment of its own), from its first
+    /// `first` effect.
+    init(attachedTo process: LiveProcess, first: String = "highlight") throws {
+        self.process = process
+        try next("the first \(first)", timeout: 20) { $0.effect == first }
+    }
+
     /// Waits for the next effect line that matches (lines before it are passed over).
     @discardableResult
     func next(_ what: String, timeout: Double = 5, where predicate: @escaping (EffectLine) -> Bool) throws -> EffectLine {

@@ -15,6 +15,13 @@ struct MenuPageTests {
         mutating func fieldChanged(textBefore: String) -> ScreenChange { ScreenChange() }
     }
 
+    struct NoMessages: MessageScreenProvider {
+        func messageScreen(on screen: Rect) -> (tree: ElementTree, logic: any ScreenLogic, effects: [Effect]) {
+            (ScanCoreTests.screen(buttons("speak")), NoKeyboard(), [])
+        }
+        mutating func closed(_ logic: any ScreenLogic) {}
+    }
+
     func engine(_ mode: ScanMode = .item, keyboard: Bool = false, windows: [ManagedWindow] = [],
                 change: (inout ElementNode) -> Void = { _ in }) -> (ScanEngine, Int) {
         var s = ScanSettings()
@@ -184,6 +191,13 @@ struct MenuPageTests {
         #expect(names(engine(windows: windows).0, .screen) == ["pointMode", "settings", "keys", "windows", "exit"])
         #expect(names(engine(keyboard: true).0, .screen) == ["keyboard", "pointMode", "settings", "keys", "exit"])
         #expect(names(engine(.point).0, .screen) == ["itemMode", "settings", "keys", "exit"])
+        var (e, _) = engine(keyboard: true)
+        e.messageProvider = NoMessages()
+        #expect(names(e, .screen) == ["keyboard", "message", "pointMode", "settings", "keys", "exit"])
+        #expect(titles(e, .screen) == ["Keyboard", "Message", "Point mode", "Settings", "Keys", "Exit menu"])
+        // Not over a screen already shown over the window (the keyboard, the message screen).
+        _ = e.present(screen(buttons("key")), logic: NoKeyboard(), at: at(0.1))
+        #expect(names(e, .screen) == ["pointMode", "settings", "keys", "exit"])
     }
 
     @Test func theKeyboardIsNotOfferedOverTheKeyboard() {

@@ -17,7 +17,8 @@ import WordPrediction
 /// settings: {"style": "manual"}            (optional, inline JSON, as in a settings file)
 /// messages: phrases.txt                     (instead of a layout: the message screen, with the
 ///                                           phrases of Tests/Fixtures/phrases/FILE, or "none",
-///                                           and the words of small.words)
+///                                           and the words of small.words; with a layout: the
+///                                           screen menu's Message opens it, Hide comes back)
 /// typing: true                             (optional: a text field opens the keyboard, with
 ///                                           the words of Tests/Fixtures/words/small.words)
 /// debounce: 0.03                           (optional: a device profile's bounce time, seconds)
@@ -154,7 +155,7 @@ struct Scenario: Sendable {
                 }
             }
         }
-        let screens = [!s.layout.isEmpty, s.keyboard, s.messages != nil].filter { $0 }.count
+        let screens = [!s.layout.isEmpty, s.keyboard, s.messages != nil && s.layout.isEmpty].filter { $0 }.count
         if screens != 1 {
             problem(1, screens > 1 ? "give one of a layout, keyboard: true and messages: FILE, not more"
                 : "no layout; give \"layout: FILE.json\", \"keyboard: true\" or \"messages: FILE\"")
@@ -265,10 +266,12 @@ struct Scenario: Sendable {
     /// The effects of each `expect:` section's time, as compact lines.
     func run() throws -> [[String]] {
         var engine: ScanEngine
-        if let messages {
-            let phrases = messages == "none" ? []
-                : PhrasesFile.parse(try [UInt8](Data(contentsOf: Self.root.appendingPathComponent("Tests/Fixtures/phrases/\(messages)"))),
-                                    file: messages).phrases
+        let phrases = try messages.map { name in
+            name == "none" ? []
+                : PhrasesFile.parse(try [UInt8](Data(contentsOf: Self.root.appendingPathComponent("Tests/Fixtures/phrases/\(name)"))),
+                                    file: name).phrases
+        } ?? []
+        if messages != nil && layout.isEmpty {
             engine = MessageSession.engine(layout: KeyboardLayout(settings.typing.keyboardLayout), predictor: try Self.smallWords(),
                                            settings: settings, phrases: phrases)
         } else if keyboard {
@@ -280,6 +283,11 @@ struct Scenario: Sendable {
             if typing {
                 engine.keyboardProvider = KeyboardMaker(layout: KeyboardLayout(settings.typing.keyboardLayout),
                                                         predictor: try Self.smallWords(), settings: settings.typing)
+            }
+            if messages != nil {
+                engine.messageProvider = MessageMaker(layout: KeyboardLayout(settings.typing.keyboardLayout),
+                                                      words: .inline(try Self.smallWords()), settings: settings.typing,
+                                                      phrases: phrases, history: [])
             }
         }
         engine.setWindows(windows)

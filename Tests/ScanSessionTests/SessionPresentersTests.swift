@@ -94,6 +94,24 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == damaged)
     }
 
+    /// A message said is kept in the history; a phrase or an answer said is not; a history
+    /// that cannot be written is said, never thrown at the presenters.
+    @Test func theMessagesSaidAreKeptInTheHistory() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/data/history.txt"
+        let warnings = Collected()
+        let keeper = HistoryKeeper(path: path, warn: { warnings.add($0) })
+        try keeper.present([at(.speak("Help me", voice: .public, from: .message)), at(.speak("Yes", voice: .public, from: .answer)),
+                            at(.speak("I need a drink", voice: .public, from: .phrase)), at(.speak("Later", voice: .public, from: .message))])
+        keeper.finish()
+        #expect(try MessageHistoryFile.load(path) == ["Later", "Help me"])
+        #expect(warnings.all.isEmpty)
+        let blocked = HistoryKeeper(path: folder.path + "/data/history.txt/below", warn: { warnings.add($0) })
+        try blocked.present([at(.speak("Again", voice: .public, from: .message))])
+        blocked.finish()
+        #expect(warnings.all.count == 1, "\(warnings.all)")
+    }
+
     @Test func aSettingChangedOnTheMenuIsKeptInTheSettingsFile() throws {
         let folder = try TemporaryFolder()
         let path = folder.path + "/settings.json"

@@ -154,6 +154,42 @@ struct SpeechPresenterTests {
         #expect(warnings.all.isEmpty)
     }
 
+    /// The message screen's words are said with scanning's speech and sounds off: the
+    /// connection is made when that screen shows (not before: a run that never speaks
+    /// starts nothing), and a highlight after a message waits for it, never cuts it.
+    @Test func aMessageIsSaidWithScanningsSpeechOffAndNotCutByTheNextHighlight() throws {
+        let daemon = try SpeechDaemon(module: .slowlog)
+        defer { daemon.stop() }
+        let warnings = Collected<String>()
+        let speech = SpeechPresenter(feedback: feedback(speech: false), speaksForTheUser: true, address: daemon.address) {
+            warnings.append($0)
+        }
+        try speech.present([at(0, element("b1", "Btn 1"))])
+        let shown = Effect.keyboard([KeyboardKey(id: KeyboardKey.messageID, label: "", frame: Rect(x: 0, y: 0, width: 10, height: 10))])
+        try speech.present([at(100, shown)])
+        try speech.present([at(200, .speak("Help me please", voice: .public, from: .message)), at(200, element("speak", "Speak"))])
+        try speech.present([at(300, .speak("Yes", voice: .public, from: .answer))])
+        speech.finish()
+        let lines = daemon.waitForSpoken { $0.contains("end Yes") }
+        // Scanning's own labels stay silent (its speech is off); the message is said whole.
+        #expect(lines == ["start Help me please", "end Help me please", "start Yes", "end Yes"])
+        #expect(warnings.all.isEmpty)
+    }
+
+    @Test func aRunThatNeverShowsTheMessageScreenOpensNothing() throws {
+        let warnings = Collected<String>()
+        let speech = SpeechPresenter(feedback: feedback(speech: false), speaksForTheUser: true,
+                                     address: .unixSocket("/nonexistent/none.sock")) { warnings.append($0) }
+        try speech.present([at(0, element("b1", "Btn 1")), at(0, .announce("Mail"))])
+        speech.finish()
+        #expect(warnings.all.isEmpty, "nothing was asked of speech-dispatcher")
+        let asked = SpeechPresenter(feedback: feedback(speech: false), speaksForTheUser: true,
+                                    address: .unixSocket("/nonexistent/none.sock")) { warnings.append($0) }
+        try asked.present([at(0, .attention)])
+        asked.finish()
+        #expect(warnings.all.count == 1 && warnings.all.first?.hasPrefix(SpeechPresenter.unavailableWarning) == true)
+    }
+
     /// Rate and volume are set when not 0; at 0 the server's (the user's) settings stay.
     @Test func rateAndVolumeReachTheServer() throws {
         let daemon = try SpeechDaemon(module: .paramlog, settings: ["DefaultRate 20", "DefaultVolume 60"])
