@@ -12,4 +12,14 @@ public enum HomeFolder {
         }
         return state("HOME", home) + ", and " + state(xdg, other)
     }
+
+    /// The file a user command works on: `given` (its --file), else the user's own at
+    /// `userPath` (under `xdg`, else HOME); without a home folder, a refusal that says why.
+    public static func file(_ given: String?, xdg: String, _ userPath: ([String: String]) -> String?) throws -> String {
+        if let given { return given }
+        guard let path = userPath(ProcessInfo.processInfo.environment) else {
+            throw fail("Error: no home folder (\(problem(xdg: xdg))); give the file with --file.")
+        }
+        return path
+    }
 }

@@ -13,11 +13,7 @@ struct Phrases: ParsableCommand {
     )
 
     static func file(_ given: String?) throws -> String {
-        if let given { return given }
-        guard let path = PhrasesFile.userPath(environment: ProcessInfo.processInfo.environment) else {
-            throw fail("Error: no home folder (\(HomeFolder.problem(xdg: "XDG_CONFIG_HOME"))); give the file with --file.")
-        }
-        return path
+        try HomeFolder.file(given, xdg: "XDG_CONFIG_HOME") { PhrasesFile.userPath(environment: $0) }
     }
 }
 

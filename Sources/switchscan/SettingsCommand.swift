@@ -16,11 +16,7 @@ struct SettingsCommand: ParsableCommand {
     )
 
     static func file(_ given: String?) throws -> String {
-        if let given { return given }
-        guard let path = SettingsFile.userPath(environment: ProcessInfo.processInfo.environment) else {
-            throw fail("Error: no home folder (\(HomeFolder.problem(xdg: "XDG_CONFIG_HOME"))); give the file with --file.")
-        }
-        return path
+        try HomeFolder.file(given, xdg: "XDG_CONFIG_HOME") { SettingsFile.userPath(environment: $0) }
     }
 }
 

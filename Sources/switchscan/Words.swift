@@ -16,11 +16,7 @@ struct Words: ParsableCommand {
     )
 
     static func file(_ given: String?) throws -> String {
-        if let given { return given }
-        guard let path = WordsFile.userPath(environment: ProcessInfo.processInfo.environment) else {
-            throw fail("Error: no home folder (\(HomeFolder.problem(xdg: "XDG_DATA_HOME"))); give the file with --file.")
-        }
-        return path
+        try HomeFolder.file(given, xdg: "XDG_DATA_HOME") { WordsFile.userPath(environment: $0) }
     }
 
     /// The learned words at `path`, or nil (with a message printed) when there is no file yet.
