@@ -116,9 +116,9 @@ public enum Effect: Hashable, Sendable {
     case attention
 }
 
-/// Whose speech: the public voice says what the person says to the people around them;
-/// the cue voice, scanning's labels and prompts (SPEC §14).
-public enum Voice: String, CaseIterable, Sendable { case `public`, cue }
+/// Whose speech: the public voice says what the person says to the people around them
+/// (scanning's own labels and prompts are `highlight` and `announce`).
+public enum Voice: String, CaseIterable, Sendable { case `public` }
 
 /// Where spoken words came from: a message written and spoken is kept in the history.
 public enum SpokenFrom: String, CaseIterable, Sendable { case message, phrase, history, answer }
@@ -354,7 +354,7 @@ public struct EffectSpec: Sendable {
             .init(.learnWord, ["word", "after"], [.stream, .session], "A word the user typed, learned for the predictions (with the word before it); the session keeps it.",
                   .learnWord("soon", after: "you")),
             .init(.speak, ["text", "voice", "from"], [.stream, .terminal, .speech, .session],
-                  "Words said for the person in a `voice` (`public`: to the people around; `cue`: to the person alone), `from` their `message` (the session keeps it in the history), a `phrase`, the `history` or an `answer` (Yes, No).",
+                  "Words said for the person in a `voice` (`public`: to the people around them), `from` their `message` (the session keeps it in the history), a `phrase`, the `history` or an `answer` (Yes, No).",
                   .speak("Help me please", voice: .public, from: .message)),
             .init(.attention, [], [.stream, .terminal, .speech], "A sound loud enough to call someone (the message screen's Attention key).",
                   .attention),

@@ -71,10 +71,10 @@ public enum PhrasesFile {
         return out
     }
 
-    /// A line as a phrase: its spaces trimmed, control characters as spaces; nil for a
-    /// blank line or a comment.
+    /// A line as a phrase: its spaces trimmed, control characters as spaces, a byte order
+    /// mark (some editors start a file with one) left out; nil for a blank line or a comment.
     static func cleaned(_ line: String) -> String? {
-        var s = String(line.map { $0.isNewline || ($0.unicodeScalars.first.map { $0.properties.generalCategory == .control } ?? false) ? " " : $0 })
+        var s = String(line.filter { $0 != "\u{FEFF}" }.map { $0.isNewline || ($0.unicodeScalars.first.map { $0.properties.generalCategory == .control } ?? false) ? " " : $0 })
         while let f = s.first, f.isWhitespace { s.removeFirst() }
         while let l = s.last, l.isWhitespace { s.removeLast() }
         guard !s.isEmpty, !s.hasPrefix("#") else { return nil }
@@ -99,10 +99,16 @@ public enum PhrasesFile {
             if bytes.contains(0) {
                 throw FileReadError(description: "Error: phrases file \(shown(path)) is not text; it was left unchanged. Write it again or remove it.")
             }
-            if parse(bytes, file: path).phrases.contains(clean) { result = .alreadyThere; return bytes }
+            // Every line, past the first `maxPhrases` too.
+            if lines(bytes).contains(where: { String(validating: $0.bytes, as: UTF8.self).flatMap(cleaned) == clean }) {
+                result = .alreadyThere
+                return bytes
+            }
+            // Lines end as the file's do (CR LF where it has them).
+            let newline: [UInt8] = bytes.firstIndex(of: 0x0A).map { $0 > 0 && bytes[$0 - 1] == 0x0D } == true ? [0x0D, 0x0A] : [0x0A]
             var out = bytes
-            if let last = out.last, last != 0x0A { out.append(0x0A) }
-            out += Array(clean.utf8) + [0x0A]
+            if let last = out.last, last != 0x0A { out += newline }
+            out += Array(clean.utf8) + newline
             return out
         }
         return result

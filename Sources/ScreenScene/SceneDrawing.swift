@@ -105,6 +105,17 @@ public enum SceneDrawing {
             let tile = r.insetBy(keyGap).intersection(k.frame)
             guard !tile.isEmpty else { continue }
             out.append(.fill(tile, key.held ? group : Self.key))
+            if key.id == KeyboardKey.messageID {
+                // The message screen's message: as many lines as its tile holds.
+                let lines = MessageLines.lines(key.label, width: tile.width - 2 * padding, fitting: max(1, tile.height / metrics.lineHeight),
+                                               measure: metrics.width)
+                let top = r.y + (r.height - lines.count * metrics.lineHeight) / 2
+                for (i, line) in lines.enumerated() {
+                    let x = r.x + max(padding, (r.width - metrics.width(line)) / 2)
+                    out.append(.label(line, white, box: tile, at: (x - tile.x, top + i * metrics.lineHeight - tile.y)))
+                }
+                continue
+            }
             let width = metrics.width(key.label)
             let x = r.x + max(keyGap, (r.width - width) / 2), top = r.y + (r.height - metrics.lineHeight) / 2
             out.append(.label(key.label, white, box: tile, at: (x - tile.x, top - tile.y)))

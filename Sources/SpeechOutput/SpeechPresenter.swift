@@ -44,6 +44,8 @@ public struct SoundIcons: Sendable, Hashable {
 public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     /// The warning when speech-dispatcher cannot be reached (the reason follows it).
     public static let unavailableWarning = "speech-dispatcher is not running or not installed (Debian: sudo apt-get install speech-dispatcher); scanning goes on without speech"
+    /// The same, where the message screen speaks for the person: their words are not heard.
+    public static let unavailableForMessages = "speech-dispatcher is not running or not installed (Debian: sudo apt-get install speech-dispatcher): the messages written are shown but not said aloud"
 
     private var plan: UtterancePlan
     /// The sound icons, when they are installed: the scanner menu's Sound toggle uses them.
@@ -95,7 +97,8 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
             return
         }
         let session = SpeechSession(client: client, address: address, rate: feedback.speechRate,
-                                    volume: feedback.speechVolume, sink: sink, warn: warn, soundProblem: soundProblem)
+                                    volume: feedback.speechVolume, sink: sink, warn: warn, soundProblem: soundProblem,
+                                    unavailable: speaksForTheUser ? Self.unavailableForMessages : Self.unavailableWarning)
         let thread = SpeechThread { job in session.perform(job) }
         self.thread = thread
         if feedback.speech || feedback.sound {

@@ -10,12 +10,14 @@ final class SpeechSession {
     let warn: (String) -> Void
     /// Said once speech-dispatcher answers (one warning at a time).
     let soundProblem: String?
+    /// What is said when speech-dispatcher cannot be reached.
+    let unavailable: String
     var connection: SpeechConnection?
 
     init(client: String, address: SpeechDispatcherAddress?, rate: Int, volume: Int, sink: BeginSink,
-         warn: @escaping (String) -> Void, soundProblem: String?) {
+         warn: @escaping (String) -> Void, soundProblem: String?, unavailable: String = SpeechPresenter.unavailableWarning) {
         self.client = client; self.address = address; self.rate = rate; self.volume = volume
-        self.sink = sink; self.warn = warn; self.soundProblem = soundProblem
+        self.sink = sink; self.warn = warn; self.soundProblem = soundProblem; self.unavailable = unavailable
     }
 
     /// False ends the thread: speech-dispatcher is missing or went away (said once).
@@ -27,7 +29,7 @@ final class SpeechSession {
                 BeginRegistry.shared.add(sink, client: c.clientID)
                 connection = c
             } catch {
-                warn(SpeechPresenter.unavailableWarning + (error.reason.isEmpty ? "" : " (\(error.reason))"))
+                warn(unavailable + (error.reason.isEmpty ? "" : " (\(error.reason))"))
                 return false
             }
             if let soundProblem { warn(soundProblem) }

@@ -7,6 +7,8 @@ import ScanCore
 struct Utterance: Equatable {
     /// SSIP priorities used here (names as sent in `SET SELF PRIORITY`).
     enum Priority: String {
+        /// The message screen's call for attention: said at once, cutting whatever is said.
+        case important = "IMPORTANT"
         /// Announcements: never cut by highlights (they wait for it); cut only by
         /// `important` messages of other clients.
         case message = "MESSAGE"
@@ -70,7 +72,8 @@ struct UtterancePlan {
                 out.append(Utterance(priority: .message, text: text, icon: nil, effectTime: e.time, received: received))
                 selected = false
             case .attention:
-                out.append(Utterance(priority: .message, text: "Attention", icon: attentionSound))
+                // A call for help does not wait behind a long message.
+                out.append(Utterance(priority: .important, text: "Attention", icon: attentionSound))
                 selected = false
             case .activate, .customAction, .adjust, .enterGroup, .tap, .gesture, .window(_, _, _, chosen: true):
                 if selectSound != nil { selected = true }

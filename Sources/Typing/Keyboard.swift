@@ -17,7 +17,7 @@ public struct Keyboard: ScreenLogic {
     /// The prediction keys' ids: this and their place, from 1.
     static let predictionID = "prediction"
     /// Enough of the field for the predictor's context and for Delete word.
-    static let textKept = 512
+    public static let textKept = 512
 
     public let layout: KeyboardLayout
     /// Where the predictions come from: made here, at once (`simulate`, `cost`: the same
@@ -457,6 +457,15 @@ public struct Keyboard: ScreenLogic {
     /// Takes `n` characters back from the known text, as the application will, one by one.
     mutating func deleteBack(_ n: Int) {
         for _ in 0..<n where !text.isEmpty { text.removeLast(); recent.append(text) }
+    }
+
+    /// The text is finished where it stands (the message screen's Speak): the word being
+    /// written is learned as a space after it would learn it; what that makes.
+    public mutating func finishWord() -> [Effect] {
+        var echo: String?
+        var effects: [Effect] = []
+        if !predictedWord { commitWord(&echo, &effects) }
+        return effects
     }
 
     /// The word before the caret ends (a space, punctuation, Enter): learned, and said

@@ -31,6 +31,23 @@ public struct MessageScreen: ScreenLogic {
     public private(set) var spoken = false
     public private(set) var page = Page.write
     public let phrases: [String]
+    /// The end of a message, as much as the keyboard keeps, from a word's start (a word cut
+    /// in two would be taken back in two).
+    static func knownEnd(of message: String) -> String {
+        guard message.count > Keyboard.textKept else { return message }
+        let end = message.suffix(Keyboard.textKept)
+        guard let space = end.firstIndex(where: { $0 == " " || $0 == "\n" }) else { return String(end) }
+        return String(end[end.index(after: space)...])
+    }
+
+    /// Keys that write into the message or take from it.
+    static func writes(_ action: KeyAction) -> Bool {
+        switch action {
+        case .character, .space, .backspace, .deleteWord, .enter, .prediction: return true
+        default: return false
+        }
+    }
+
     /// Messages spoken, newest first.
     public private(set) var history: [String]
     /// `Hide` goes back to the application beneath (`--desktop`); without one, there is no
@@ -59,7 +76,7 @@ public struct MessageScreen: ScreenLogic {
         actions = Rect(x: screen.x, y: display.maxY, width: screen.width, height: screen.height * 0.1)
         let board = Rect(x: screen.x, y: actions.maxY, width: screen.width, height: screen.maxY - actions.maxY)
         self.message = String(message.prefix(Self.maxMessage))
-        keyboard = Keyboard(layout: layout, words: words, settings: settings, text: self.message, learns: learns, field: .text,
+        keyboard = Keyboard(layout: layout, words: words, settings: settings, text: Self.knownEnd(of: self.message), learns: learns, field: .text,
                             panel: board, screen: screen)
     }
 
@@ -68,6 +85,7 @@ public struct MessageScreen: ScreenLogic {
         var m = MessageScreen(layout: keyboard.layout, words: keyboard.words, settings: keyboard.settings, learns: keyboard.learns,
                               phrases: phrases, history: history, screen: other, canHide: canHide, message: spoken ? "" : message)
         if spoken { m.message = message; m.spoken = true }
+        m.page = page
         return m
     }
 
@@ -193,10 +211,12 @@ public struct MessageScreen: ScreenLogic {
             history.removeAll { $0 == said }
             history.insert(said, at: 0)
             if history.count > Self.historyLimit { history.removeLast(history.count - Self.historyLimit) }
+            // Its last word is learned as a space after it would have learned it.
+            let learned = spoken ? [] : keyboard.finishWord()
             spoken = true
             // The next message starts afresh: a capital, predictions for a first word.
             keyboard.startOver()
-            return changed([.speak(said, voice: .public, from: .message)])
+            return changed([.speak(said, voice: .public, from: .message)] + learned)
         case (.write, "clear"):
             message = ""
             spoken = false
@@ -232,6 +252,11 @@ public struct MessageScreen: ScreenLogic {
     /// A key of the keyboard: what it writes goes into the message; nothing goes to an
     /// application.
     mutating func write(_ id: String) -> ScreenChange {
+        // After speaking, a key that writes (or takes back) starts a new message.
+        if spoken, let action = keyboard.rows.joined().first(where: { $0.id == id })?.action, Self.writes(action) {
+            message = ""
+            spoken = false
+        }
         let change = keyboard.activate(id)
         if change.closed { return change }
         var effects: [Effect] = []
@@ -242,11 +267,6 @@ public struct MessageScreen: ScreenLogic {
             case .keyboard, .shortcut, .key: continue
             default: effects.append(e)
             }
-        }
-        if !edits.isEmpty && spoken {
-            // The spoken message makes way for the new one.
-            message = ""
-            spoken = false
         }
         for e in edits {
             switch e {
@@ -259,8 +279,11 @@ public struct MessageScreen: ScreenLogic {
         if message.count > Self.maxMessage {
             // Said rather than typed on: the keyboard's text goes back to what it was.
             message = String(message.prefix(Self.maxMessage))
-            keyboard.startOver(text: String(message.suffix(Keyboard.textKept)))
+            keyboard.startOver(text: Self.knownEnd(of: message))
             effects.append(.announce("The message is full: speak it or clear it"))
+        } else if keyboard.text.isEmpty && !message.isEmpty {
+            // Taken back past what the keyboard keeps of a long message: it knows the rest again.
+            keyboard.startOver(text: Self.knownEnd(of: message))
         }
         return changed(effects)
     }
@@ -317,7 +340,7 @@ public struct MessageMaker: MessageScreenProvider {
 }
 
 /// An engine showing the message screen over an empty screen, as `simulate --messages`
-/// starts it and `cost` costs it.
+/// starts it.
 public enum MessageSession {
     public static func engine(layout: KeyboardLayout, predictor: WordPredictor, settings: ScanSettings, phrases: [String],
                               history: [String] = [], learns: Bool = false, message: String = "") -> ScanEngine {

@@ -366,6 +366,22 @@ final class KeyboardPanelWindow {
             XFillRectangle(d, pixmap, gc, Int32(r.x + Self.gap), Int32(r.y + Self.gap),
                            UInt32(max(1, r.width - 2 * Self.gap)), UInt32(max(1, r.height - 2 * Self.gap)))
             guard font != nil else { continue }
+            XSetForeground(d, gc, palette.text)
+            if key.id == KeyboardKey.messageID {
+                // The message screen's message: as many lines as its tile holds.
+                let lineHeight = ascent + descent
+                let lines = MessageLines.lines(key.label, width: r.width - 4 * Self.gap - 16, fitting: max(1, r.height / lineHeight)) { s in
+                    var g = glyphs(s)
+                    return Int(XTextWidth16(font, &g, Int32(g.count)))
+                }
+                let top = r.y + (r.height - lines.count * lineHeight) / 2
+                for (i, line) in lines.enumerated() {
+                    var g = glyphs(line)
+                    let width = Int(XTextWidth16(font, &g, Int32(g.count)))
+                    XDrawString16(d, pixmap, gc, Int32(r.x + max(Self.gap, (r.width - width) / 2)), Int32(top + i * lineHeight + ascent), &g, Int32(g.count))
+                }
+                continue
+            }
             var g = glyphs(key.label)
             let width = Int(XTextWidth16(font, &g, Int32(g.count)))
             XSetForeground(d, gc, palette.text)

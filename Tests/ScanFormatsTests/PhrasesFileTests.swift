@@ -88,6 +88,15 @@ struct PhrasesFileTests {
         #expect(try PhrasesFile.remove("Not there", from: path) == .notThere)
         #expect(throws: FileReadError.self) { try PhrasesFile.add("   ", to: path) }
         #expect(throws: FileReadError.self) { try PhrasesFile.add(String(repeating: "b", count: 301), to: path) }
+        // A file another editor wrote: a byte order mark, CR LF line ends.
+        Self.write(Array("\u{FEFF}# for Ann\r\nThank you\r\n".utf8), path)
+        #expect(PhrasesFile.parse([UInt8](FileManager.default.contents(atPath: path)!), file: "p").phrases == ["Thank you"])
+        #expect(try PhrasesFile.add("Thank you", to: path) == .alreadyThere)
+        #expect(try PhrasesFile.add("Water", to: path) == .added)
+        #expect(String(decoding: FileManager.default.contents(atPath: path)!, as: UTF8.self) == "\u{FEFF}# for Ann\r\nThank you\r\nWater\r\n")
+        // A phrase past the first 500 is there all the same: not added twice.
+        Self.write(Array(((1...501).map { "P\($0)" }.joined(separator: "\n") + "\n").utf8), path)
+        #expect(try PhrasesFile.add("P501", to: path) == .alreadyThere)
         // A line that is not UTF-8 stays as it was when another is removed.
         Self.write([0xFF, 0x0A] + Array("Bye\n".utf8), path)
         #expect(try PhrasesFile.remove("Bye", from: path) == .removed)

@@ -176,6 +176,24 @@ struct SpeechPresenterTests {
         #expect(warnings.all.isEmpty)
     }
 
+    /// With scanning's speech on, a label that comes while a message is said waits for it;
+    /// the call for attention does not wait behind a message.
+    @Test func aLabelWaitsForAMessageAndAttentionDoesNot() throws {
+        let daemon = try SpeechDaemon(module: .slowlog)
+        defer { daemon.stop() }
+        let speech = SpeechPresenter(feedback: feedback(), speaksForTheUser: true, address: daemon.address) { _ in }
+        try speech.present([at(0, .speak("Help me please", voice: .public, from: .message)), at(0, element("b1", "Btn 1"))])
+        daemon.waitForSpoken { $0.contains("end Btn 1") }
+        try speech.present([at(1000, .speak("I am cold", voice: .public, from: .message))])
+        daemon.waitForSpoken { $0.contains("start I am cold") }
+        try speech.present([at(1100, .attention)])
+        speech.finish()
+        let lines = daemon.waitForSpoken { $0.contains("end Attention") }
+        #expect(Array(lines.prefix(4)) == ["start Help me please", "end Help me please", "start Btn 1", "end Btn 1"])
+        let started = lines.firstIndex(of: "start Attention"), ended = lines.firstIndex(of: "end I am cold")
+        #expect(started != nil && (ended == nil || started! < ended!), "Attention did not wait for the message: \(lines)")
+    }
+
     @Test func aRunThatNeverShowsTheMessageScreenOpensNothing() throws {
         let warnings = Collected<String>()
         let speech = SpeechPresenter(feedback: feedback(speech: false), speaksForTheUser: true,
@@ -187,7 +205,7 @@ struct SpeechPresenterTests {
                                     address: .unixSocket("/nonexistent/none.sock")) { warnings.append($0) }
         try asked.present([at(0, .attention)])
         asked.finish()
-        #expect(warnings.all.count == 1 && warnings.all.first?.hasPrefix(SpeechPresenter.unavailableWarning) == true)
+        #expect(warnings.all.count == 1 && warnings.all.first?.hasPrefix(SpeechPresenter.unavailableForMessages) == true, "the person is told their words are not heard")
     }
 
     /// Rate and volume are set when not 0; at 0 the server's (the user's) settings stay.

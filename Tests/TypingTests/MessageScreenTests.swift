@@ -151,6 +151,42 @@ import WordPrediction
         #expect(m.keyboard.predictor?.predictions(for: WordContext(textBefore: "zeb"), count: 3).first == "zebra")
     }
 
+    @Test func speakingLearnsTheLastWordAsASpaceWould() throws {
+        var m = try Self.messages(learns: true)
+        Self.type(&m, "call zebra")
+        let effects = Self.press(&m, "speak")
+        #expect(effects.contains(.learnWord("zebra", after: "Call")), "\(effects)")
+        #expect(!Self.press(&m, "speak").contains { if case .learnWord = $0 { true } else { false } }, "said again: learned once")
+    }
+
+    @Test func deleteWordAfterSpeakingStartsANewMessage() throws {
+        var m = try Self.messages()
+        Self.type(&m, "good night")
+        Self.press(&m, "speak")
+        Self.press(&m, "deleteWord")
+        #expect(m.message.isEmpty && !m.spoken)
+        Self.type(&m, "ok")
+        #expect(m.message == "Ok")
+    }
+
+    @Test func aLongMessageCanBeTakenBackPastWhatTheKeyboardKeeps() throws {
+        let long = String(repeating: "abcdef ", count: 100)
+        var m = MessageScreen(layout: KeyboardLayout(.frequency), words: .inline(try smallWords()), settings: TypingSettings(),
+                              learns: false, phrases: [], history: [], screen: Self.screen, canHide: false, message: long)
+        #expect(m.message.count == 700 && m.keyboard.text.count <= Keyboard.textKept && m.keyboard.text.hasPrefix("abcdef"))
+        for _ in 0..<100 { Self.press(&m, "deleteWord") }
+        #expect(m.message.isEmpty, "\(m.message.count) characters left")
+    }
+
+    @Test func aScreenPlacedOnAnotherSizeKeepsItsPageAndMessage() throws {
+        var m = try Self.messages()
+        Self.type(&m, "hi")
+        Self.press(&m, "phrases")
+        let moved = m.placed(on: Rect(x: 0, y: 0, width: 1920, height: 1080))
+        #expect(moved.page == .phrases(0) && moved.message == "Hi")
+        #expect(moved.keys.first?.frame.width == 1920)
+    }
+
     @Test func aMessageHasAnEnd() throws {
         var m = try Self.messages()
         var effects: [Effect] = []
