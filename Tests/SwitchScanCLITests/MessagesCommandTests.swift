@@ -16,7 +16,11 @@ final class VirtualUser: @unchecked Sendable {
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = CLI.packageRoot
-        process.environment = environment
+        // The sanitizers' options and the tests' time scale pass through (a sanitizer build
+        // of the child reports leaks at exit unless told not to, as the tests' runs are).
+        process.environment = ProcessInfo.processInfo.environment
+            .filter { $0.key.hasSuffix("SAN_OPTIONS") || $0.key.hasPrefix("SWITCHSCAN_TEST_") }
+            .merging(environment) { $1 }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors

@@ -12,7 +12,9 @@ struct WordsCommandTests {
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = CLI.packageRoot
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a }
+        process.environment = ProcessInfo.processInfo.environment
+            .filter { $0.key.hasSuffix("SAN_OPTIONS") || $0.key.hasPrefix("SWITCHSCAN_TEST_") }
+            .merging(environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a }) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
