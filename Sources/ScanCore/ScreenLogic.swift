@@ -58,7 +58,7 @@ public protocol KeyboardProvider: Sendable {
     mutating func closed(_ logic: any ScreenLogic)
 }
 
-/// Makes the message screen (SPEC §14) that the screen menu's Message entry shows over the
+/// Makes the message screen (docs/MESSAGES.md) that the screen menu's Message entry shows over the
 /// window: the same one each time, its message and history as they were when it was hidden.
 public protocol MessageScreenProvider: Sendable {
     /// The message screen on a screen of `screen`'s size: its screen, its logic and the

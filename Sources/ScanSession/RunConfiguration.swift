@@ -10,7 +10,7 @@ public struct RunConfiguration: Sendable {
         case layout(String)
         /// The live desktop's active window, or a named application's.
         case desktop(app: String?)
-        /// The message screen alone (SPEC §14): the person's own message, to be said.
+        /// The message screen alone (docs/MESSAGES.md): the person's own message, to be said.
         case messages
     }
 

@@ -1,7 +1,7 @@
 import ScanCore
 import WordPrediction
 
-/// The message screen (SPEC §14): the scanning keyboard writing into SwitchScan's own
+/// The message screen (docs/MESSAGES.md): the scanning keyboard writing into SwitchScan's own
 /// message, shown large at the top, with keys that say it (`Speak`), clear it, offer the
 /// phrases ready to say (`Phrases`), answer `Yes` or `No` at once and call someone
 /// (`Attention`). A person who cannot speak writes and is heard with one switch.

@@ -25,7 +25,7 @@ struct Simulate: ParsableCommand {
     @Flag(help: "Scan the typing keyboard instead of a layout: an empty field, the bundled English words, nothing learned.")
     var keyboard = false
 
-    @Flag(help: "Scan the message screen (SPEC §14): the keyboard writing a message to speak, with Speak, Phrases, Yes, No, Clear and Attention.")
+    @Flag(help: "Scan the message screen (docs/MESSAGES.md): the keyboard writing a message to speak, with Speak, Phrases, Yes, No, Clear and Attention.")
     var messages = false
 
     @Option(help: "With --messages: the phrases offered (a phrases file: one phrase a line); none without it.")
