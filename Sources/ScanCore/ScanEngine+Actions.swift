@@ -54,6 +54,9 @@ extension ScanEngine {
         presented!.logic = screen.logic
         var outcome = EffectOutcome(firstOutputIndex: out.count)
         for e in change.effects { emit(e) }
+        if settings.attentionRepeats, change.effects.contains(.attention) {
+            timers[.attention] = now + ScanSettings.attentionInterval
+        }
         if change.closed {
             closePresented()
             outcome.placed = true

@@ -252,6 +252,8 @@ public struct ScanEngine: Sendable {
         var due: [TimedEffect] = []
         if let d = nextDeadline, d <= event.timestamp { due = handleDeadline(at: event.timestamp) }
         begin(max(t, event.timestamp))
+        // Someone came: the call for attention stops at the person's next press.
+        if event.isDown { timers[.attention] = nil }
         for command in filter.handle(event) { perform(command) }
         return due.isEmpty ? finish() : due + finish()
     }
@@ -279,6 +281,9 @@ public struct ScanEngine: Sendable {
                     sweepRanOut()
                 case .resume:
                     resumeAfterWaiting()
+                case .attention:
+                    emit(.attention)
+                    timers[.attention] = d + ScanSettings.attentionInterval
                 }
             }
         }
@@ -558,6 +563,8 @@ enum EngineTimer: Int, CaseIterable, Sendable {
     case sweepEnd
     /// After a selection: the wait (`pauseAfterSelection`) is over.
     case resume
+    /// The message screen's Attention, called again until a press (`attentionRepeats`).
+    case attention
 }
 
 struct TimerTable: Hashable, Sendable {

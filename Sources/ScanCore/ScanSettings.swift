@@ -59,6 +59,10 @@ public struct ScanSettings: Hashable, Sendable {
     public var weights: [String: Double] = [:]
     public var reactionTime = ScanDuration.seconds(0.3)
     public var announceChanges = true
+    /// The message screen's Attention is called again every `attentionInterval` until the
+    /// next press.
+    public var attentionRepeats = false
+    public static let attentionInterval = ScanDuration.seconds(5)
 
     /// How the scan is shown and heard on a real screen (the engine does not read these).
     public var feedback = FeedbackSettings()
@@ -127,6 +131,8 @@ public struct ScanSettings: Hashable, Sendable {
               "A live window is scanned in screen order: rows top to bottom, each left to right (screen) or right to left (screenRightToLeft, also for layouts and rowColumn and optimal rows); application: in the order the application gives."),
         .init("announceChanges", .flag(\.announceChanges),
               "After an action, a text of the window that changed (a calculator's display, a status line) is announced, once per action."),
+        .init("attentionRepeats", .flag(\.attentionRepeats),
+              "The message screen's Attention is called again every 5 seconds until the next press."),
         .init("keyboardLayout", .choice(\.typing.keyboardLayout),
               "The scanning keyboard's letters: frequency (the commonest nearest the start), qwerty, alphabetical."),
         .init("autoCapitalize", .flag(\.typing.autoCapitalize), "A capital at the start of a field and after . ? !"),
