@@ -111,9 +111,13 @@ public struct ScanSettings: Hashable, Sendable {
               "Point mode: the fine line's speed, relative to glideSpeed."),
         .init("speech", .flag(\.feedback.speech), menu: true, "Speak each highlighted item (speech-dispatcher)."),
         .init("speechRate", .integer(\.feedback.speechRate, -100...100, unit: " (0 is the voice's default)"),
-              "speech-dispatcher's rate; 0 is the voice's default."),
+              "The cue voice's rate (cueVoice's rate); 0 is the voice's default."),
         .init("speechVolume", .integer(\.feedback.speechVolume, -100...100, unit: " (0 is the voice's default)"),
-              "speech-dispatcher's volume; 0 is the voice's default."),
+              "The cue voice's volume (cueVoice's volume); 0 is the voice's default."),
+        .init("cueVoice", .voice(\.feedback.cueVoice),
+              "The voice of scanning's labels and prompts: rate, volume, pitch (-100 to 100, 0 the user's default), voice, module, and address (another speech-dispatcher, such as one playing to headphones)."),
+        .init("publicVoice", .voice(\.feedback.publicVoice),
+              "The voice of the person's words (the message screen's message, phrases, Yes, No, Attention): the same members as cueVoice, on a connection of its own."),
         .init("sound", .flag(\.feedback.sound), menu: true, "A click on each move, another on select."),
         .init("highlightColor", .colour(\.feedback.highlightColor),
               "The on-screen outline's colour, drawn with a thin dark edge on both sides so that it shows on light and dark backgrounds."),
@@ -172,6 +176,8 @@ public enum SettingKind: Sendable {
     case colour(WritableKeyPath<ScanSettings, RGBColor> & Sendable)
     /// Element ids to numbers within the range.
     case weights(WritableKeyPath<ScanSettings, [String: Double]> & Sendable, ClosedRange<Double>)
+    /// A speech-dispatcher voice: an object of `VoiceSettings.members`.
+    case voice(WritableKeyPath<ScanSettings, VoiceSettings> & Sendable)
     /// Off, seconds within the range, or until a press.
     case pause(WritableKeyPath<ScanSettings, PauseAfterSelection> & Sendable, ClosedRange<Double>)
 
@@ -303,11 +309,56 @@ public struct FeedbackSettings: Hashable, Sendable {
     public var highlightColor = RGBColor(red: 0xff, green: 0x8c, blue: 0x00)
     public var highlightWidth = 4
     public var speech = false
-    public var speechRate = 0
-    public var speechVolume = 0
+    /// The scanning's own speech: labels, prompts, announcements.
+    public var cueVoice = VoiceSettings()
+    /// The person's words: the message, phrases, answers and the call for attention.
+    public var publicVoice = VoiceSettings()
     public var sound = false
+
+    /// The cue voice's rate and volume, by their older keys.
+    public var speechRate: Int {
+        get { cueVoice.rate }
+        set { cueVoice.rate = newValue }
+    }
+    public var speechVolume: Int {
+        get { cueVoice.volume }
+        set { cueVoice.volume = newValue }
+    }
 
     public init() {}
 
     public static let highlightWidthRange = 1...32
+}
+
+/// One speech-dispatcher voice, on a connection of its own. 0 and "" keep what the user set
+/// up in speech-dispatcher.
+public struct VoiceSettings: Hashable, Sendable {
+    /// -100…100 each.
+    public var rate = 0
+    public var volume = 0
+    public var pitch = 0
+    /// A voice of the output module, as `spd-say -o MODULE -L` lists them.
+    public var voice = ""
+    /// An output module, as `spd-say -O` lists them.
+    public var module = ""
+    /// Another speech-dispatcher (`unix_socket:/path` or `inet_socket:host:port`): one set up
+    /// to play on another device, such as headphones. Empty: the user's own.
+    public var address = ""
+
+    public init() {}
+
+    /// The settings file's members of a voice, in the order they are written.
+    public static let members = ["rate", "volume", "pitch", "voice", "module", "address"]
+    public static let levelRange = -100...100
+
+    /// Whether `text` is an address speech-dispatcher can be reached at: an absolute
+    /// `unix_socket:` path, or `inet_socket:` a host and a port.
+    public static func isAddress(_ text: String) -> Bool {
+        if text.hasPrefix("unix_socket:/") { return text.count > "unix_socket:/".count }
+        guard text.hasPrefix("inet_socket:") else { return false }
+        let rest = text.dropFirst("inet_socket:".count)
+        guard let colon = rest.lastIndex(of: ":"), colon != rest.startIndex,
+              let port = Int(rest[rest.index(after: colon)...]) else { return false }
+        return (1...65535).contains(port)
+    }
 }

@@ -72,6 +72,16 @@ extension SettingSpec {
         case .colour(let path): return jsonString(s[keyPath: path].hex)
         case .weights(let path, _):
             return "{" + s[keyPath: path].sorted { $0.key < $1.key }.map { jsonString($0.key) + ": " + jsonNumber($0.value) }.joined(separator: ", ") + "}"
+        case .voice(let path):
+            let v = s[keyPath: path], none = VoiceSettings()
+            var members: [String] = []
+            for (key, level, unset) in [("rate", v.rate, none.rate), ("volume", v.volume, none.volume), ("pitch", v.pitch, none.pitch)] where level != unset {
+                members.append("\"\(key)\": \(level)")
+            }
+            for (key, text) in [("voice", v.voice), ("module", v.module), ("address", v.address)] where !text.isEmpty {
+                members.append("\"\(key)\": " + jsonString(text))
+            }
+            return "{" + members.joined(separator: ", ") + "}"
         case .pause(let path, _):
             switch s[keyPath: path] {
             case .off: return "false"

@@ -71,6 +71,8 @@ public enum SettingsLoader {
                              "a weight is a number from \(format(range.lowerBound)) to \(format(range.upperBound)) (how often the element is used, relative to others), got \(weight.value.number.map(format) ?? weight.value.kindName)")
                 }
             }
+        case .voice(let path):
+            if let voice = voice(member, jsonPath, &reader) { settings[keyPath: path] = voice }
         case let .pause(path, range):
             switch member.value.content {
             case .bool(false, _), .null, .number(0, _): settings[keyPath: path] = .off
@@ -81,6 +83,46 @@ public enum SettingsLoader {
                          "must be false (off), seconds between \(format(range.lowerBound)) and \(format(range.upperBound)), or \"untilPress\"")
             }
         }
+    }
+
+    /// A voice's object; nil when anything in it is wrong (each thing reported).
+    static func voice(_ member: JSONMember, _ jsonPath: String, _ reader: inout FieldReader) -> VoiceSettings? {
+        guard let members = member.value.object else {
+            reader.report("E04", member.value.offset, jsonPath, nil,
+                          "must be an object of \(VoiceSettings.members.joined(separator: ", ")), e.g. {\"rate\": 20, \"pitch\": -10}, got \(member.value.kindName)")
+            return nil
+        }
+        var voice = VoiceSettings(), wrong = false
+        let range = VoiceSettings.levelRange
+        for m in members {
+            let path = jsonPath + "." + excerpt(m.key)
+            func refuse(_ why: String) {
+                reader.report("E04", m.value.offset, path, nil, why)
+                wrong = true
+            }
+            switch m.key {
+            case "rate", "volume", "pitch":
+                guard let n = m.value.number, n == n.rounded(), range.contains(Int(exactly: n) ?? .max) else {
+                    refuse("must be a whole number from \(range.lowerBound) to \(range.upperBound) (0 is the voice's default), got \(m.value.number.map(format) ?? m.value.kindName)")
+                    continue
+                }
+                let v = Int(n)
+                if m.key == "rate" { voice.rate = v } else if m.key == "volume" { voice.volume = v } else { voice.pitch = v }
+            case "voice", "module", "address":
+                guard let text = m.value.string, !text.contains(where: \.isNewline) else {
+                    refuse("must be a text on one line, got \(m.value.kindName)")
+                    continue
+                }
+                if m.key == "address", !text.isEmpty, !VoiceSettings.isAddress(text) {
+                    refuse("must be where a speech-dispatcher listens, \"unix_socket:/path\" or \"inet_socket:host:port\", got \"\(excerpt(text))\"")
+                    continue
+                }
+                if m.key == "voice" { voice.voice = text } else if m.key == "module" { voice.module = text } else { voice.address = text }
+            default:
+                refuse("is not a member of a voice; a voice has \(VoiceSettings.members.joined(separator: ", "))")
+            }
+        }
+        return wrong ? nil : voice
     }
 
     /// A duration: `.some(nil)` for off, nil for a value refused.

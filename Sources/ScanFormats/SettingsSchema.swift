@@ -48,6 +48,10 @@ public enum SettingsSchema {
         case .choice(let c): return "\"enum\": [" + c.values.map(jsonString).joined(separator: ", ") + "]"
         case .colour: return "\"type\": \"string\", \"pattern\": \"^#[0-9A-Fa-f]{6}$\""
         case .weights(_, let r): return "\"type\": \"object\", \"additionalProperties\": {\(range("number", r, jsonNumber))}"
+        case .voice:
+            let level = range("integer", VoiceSettings.levelRange) { String($0) }
+            let members = VoiceSettings.members.map { "\"\($0)\": {" + ($0 == "voice" || $0 == "module" || $0 == "address" ? "\"type\": \"string\"" : level) + "}" }
+            return "\"type\": \"object\", \"additionalProperties\": false, \"properties\": {" + members.joined(separator: ", ") + "}"
         case .pause(_, let r): return "\"anyOf\": [{\(seconds(r))}, {\"enum\": [false, null, 0, \"untilPress\"]}]"
         }
     }

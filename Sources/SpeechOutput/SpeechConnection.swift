@@ -10,6 +10,19 @@ import ScanHost
 public enum SpeechDispatcherAddress: Sendable, Hashable {
     case unixSocket(String)
     case inetSocket(host: String, port: Int)
+
+    /// `unix_socket:/path` or `inet_socket:host:port` (as a voice's `address` setting says
+    /// it); nil for anything else.
+    public init?(_ text: String) {
+        guard VoiceSettings.isAddress(text) else { return nil }
+        if text.hasPrefix("unix_socket:") {
+            self = .unixSocket(String(text.dropFirst("unix_socket:".count)))
+        } else {
+            let rest = text.dropFirst("inet_socket:".count)
+            let colon = rest.lastIndex(of: ":")!
+            self = .inetSocket(host: String(rest[..<colon]), port: Int(rest[rest.index(after: colon)...])!)
+        }
+    }
 }
 
 /// One libspeechd connection, in threaded mode (for BEGIN events). Used only on the
@@ -35,9 +48,11 @@ final class SpeechConnection {
     }
 
     /// Connects (starting speech-dispatcher if it is not running and no address was
-    /// given, as libspeechd's autospawn does), turns BEGIN events on and sets rate and volume
-    /// where they are not 0.
-    static func open(client: String, address: SpeechDispatcherAddress?, rate: Int, volume: Int) throws(OpenError) -> SpeechConnection {
+    /// given, as libspeechd's autospawn does), turns BEGIN events on and sets the voice:
+    /// its output module and voice where named, its rate, volume and pitch where not 0.
+    /// `refused`: a module or voice speech-dispatcher does not have (what it says instead).
+    static func open(client: String, address: SpeechDispatcherAddress?, voice: VoiceSettings,
+                     refused: (String) -> Void = { _ in }) throws(OpenError) -> SpeechConnection {
         let connection: UnsafeMutablePointer<SPDConnection>
         if let address {
             connection = try connect(client: client, address: address)
@@ -63,9 +78,40 @@ final class SpeechConnection {
             pthread_setcancelstate(old, nil)
         }
         _ = spd_set_notification_on(connection, SPD_BEGIN)
-        if rate != 0 { _ = spd_set_voice_rate(connection, Int32(max(-100, min(100, rate)))) }
-        if volume != 0 { _ = spd_set_volume(connection, Int32(max(-100, min(100, volume)))) }
+        // The module first: a voice name is the module's.
+        // speech-dispatcher takes any name and falls back to its default when speaking: the
+        // names are checked against its lists, so that a mistyped one is said.
+        if !voice.module.isEmpty {
+            let modules = strings(spd_list_modules(connection), free: free_spd_modules) { $0 }
+            if modules.contains(voice.module) { _ = spd_set_output_module(connection, voice.module) } else {
+                refused("speech-dispatcher has no output module \"\(voice.module)\" (it has \(modules.joined(separator: ", ")); spd-say -O lists them); its default module speaks instead")
+            }
+        }
+        if !voice.voice.isEmpty {
+            let voices = strings(spd_list_synthesis_voices(connection), free: free_spd_voices) { $0.pointee.name }
+            if voices.contains(voice.voice) { _ = spd_set_synthesis_voice(connection, voice.voice) } else {
+                refused("speech-dispatcher's module has no voice \"\(voice.voice)\" (spd-say -L lists them); its default voice speaks instead")
+            }
+        }
+        func level(_ v: Int) -> Int32 { Int32(max(-100, min(100, v))) }
+        if voice.rate != 0 { _ = spd_set_voice_rate(connection, level(voice.rate)) }
+        if voice.volume != 0 { _ = spd_set_volume(connection, level(voice.volume)) }
+        if voice.pitch != 0 { _ = spd_set_voice_pitch(connection, level(voice.pitch)) }
         return c
+    }
+
+    /// The names in a NULL-ended list libspeechd made, then frees it.
+    private static func strings<T>(_ list: UnsafeMutablePointer<UnsafeMutablePointer<T>?>?, free release: (UnsafeMutablePointer<UnsafeMutablePointer<T>?>?) -> Void,
+                                   name: (UnsafeMutablePointer<T>) -> UnsafeMutablePointer<CChar>?) -> [String] {
+        guard let list else { return [] }
+        defer { release(list) }
+        var out: [String] = []
+        var i = 0
+        while let item = list[i] {
+            if let n = name(item) { out.append(String(cString: n)) }
+            i += 1
+        }
+        return out
     }
 
     /// Sends one utterance; returns false when the connection is broken (a refused message

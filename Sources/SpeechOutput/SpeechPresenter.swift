@@ -36,11 +36,13 @@ public struct SoundIcons: Sendable, Hashable {
 ///   and never cut each other; a select (activate, custom action, adjust, entering a group,
 ///   tap) plays its sound in place of the next move click; a select with nothing said after
 ///   it plays at priority `notification` (dropped if something is being said).
-/// - Everything that talks to speech-dispatcher runs on the presenter's own thread: `present`
+/// - Two voices, each on a connection and a thread of its own: the cue voice says what
+///   scanning says, the public voice the person's words (`speak`, `attention`). Each has its
+///   own rate, volume, pitch, voice and module, and may be another speech-dispatcher (one
+///   playing to headphones, say), so that a label and a message never share a queue.
+/// - Everything that talks to speech-dispatcher runs on the voices' threads: `present`
 ///   only queues, and never blocks or throws. Without speech-dispatcher, `warn` is called
-///   once (from that thread) and the presenter goes quiet.
-/// - Rate and volume are set once, when not 0 (0 keeps the user's settings); the voice and
-///   output module are the user's.
+///   once per voice (from its thread) and that voice goes quiet.
 public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     /// The warning when speech-dispatcher cannot be reached (the reason follows it).
     public static let unavailableWarning = "speech-dispatcher is not running or not installed (Debian: sudo apt-get install speech-dispatcher); scanning goes on without speech"
@@ -52,26 +54,33 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     private let icons: (move: String, select: String)?
     /// Element traits for role words; touched only on the presenting queue.
     private var tree: ElementTree?
-    private let thread: SpeechThread?
-    private let sink = BeginSink()
-    /// Whether the connection was asked for: at once where scanning speaks or sounds; else
-    /// (the message screen's voice alone) when that screen opens or something is first said,
-    /// so that a run that never speaks starts no speech-dispatcher.
-    private var opened = false
+    /// The cue voice's connection and the public voice's, each with its BEGIN bookkeeping.
+    private let cueSink = BeginSink(), voiceSink = BeginSink()
+    /// Scanning's speech and sounds: connected at once where scanning speaks or sounds.
+    private let cueThread: SpeechThread?
+    /// The person's words: connected when the message screen shows or something is first
+    /// said, so that a run that never speaks for the person starts no speech-dispatcher. The
+    /// cue voice's thread where both talk to one speech-dispatcher, so that the two keep the
+    /// order they were given in (a label after a message waits for it); its own otherwise.
+    private let voiceThread: SpeechThread?
+    private var voiceOpened = false
 
-    /// Called when a highlight's speech begins (speech-dispatcher's BEGIN event), on
-    /// libspeechd's event thread: keep it short. For latency measurements.
+    /// Called when a highlight's or a message's speech begins (speech-dispatcher's BEGIN
+    /// event), on libspeechd's event thread: keep it short. For latency measurements.
     public var onSpeechBegin: (@Sendable (SpeechBegin) -> Void)? {
-        get { sink.onBegin }
-        set { sink.onBegin = newValue }
+        get { cueSink.onBegin ?? voiceSink.onBegin }
+        set {
+            cueSink.onBegin = newValue
+            voiceSink.onBegin = newValue
+        }
     }
 
     /// - Parameters:
-    ///   - address: where speech-dispatcher listens; nil: SPEECHD_ADDRESS or the user's
-    ///     default, starting the server if it is not running (as libspeechd's autospawn).
-    ///     An explicit address is never autospawned.
-    ///   - warn: one sentence per problem (no speech-dispatcher; no sound icons), called on
-    ///     the presenter's thread.
+    ///   - address: where speech-dispatcher listens, for a voice without an `address` of its
+    ///     own; nil: SPEECHD_ADDRESS or the user's default, starting the server if it is not
+    ///     running (as libspeechd's autospawn). An explicit address is never autospawned.
+    ///   - warn: one sentence per problem (no speech-dispatcher; no sound icons; a module or
+    ///     voice it does not have), called on a voice's thread.
     ///   - speaksForTheUser: the message screen is used: its words are said even with the
     ///     scanning's speech and sounds off.
     public init(feedback: FeedbackSettings, client: String = "switchscan", speaksForTheUser: Bool = false,
@@ -92,25 +101,50 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
             }
         }
         self.plan = plan
-        guard feedback.speech || feedback.sound || speaksForTheUser else {
-            thread = nil
-            return
+        func target(_ v: VoiceSettings) -> SpeechDispatcherAddress? { SpeechDispatcherAddress(v.address) ?? address }
+        let scanningSpeaks = feedback.speech || feedback.sound
+        let shared = scanningSpeaks && speaksForTheUser && target(feedback.cueVoice) == target(feedback.publicVoice)
+        // Where the two share a thread, a server that cannot be reached ends both: the one
+        // warning then says that the person's words are not heard either.
+        let cue = scanningSpeaks
+            ? SpeechSession(client: client, address: target(feedback.cueVoice), voice: feedback.cueVoice, voiceName: "The cue voice",
+                            sink: cueSink, warn: warn, soundProblem: soundProblem,
+                            unavailable: shared ? Self.unavailableForMessages : Self.unavailableWarning)
+            : nil
+        let voice = scanningSpeaks || speaksForTheUser
+            ? SpeechSession(client: client + "-voice", address: target(feedback.publicVoice), voice: feedback.publicVoice,
+                            voiceName: "The public voice", sink: voiceSink, warn: warn, soundProblem: nil,
+                            unavailable: speaksForTheUser ? Self.unavailableForMessages : Self.unavailableWarning)
+            : nil
+        if shared {
+            cueThread = SpeechThread { Self.perform($0, cue: cue, voice: voice) }
+            voiceThread = cueThread
+        } else {
+            cueThread = cue.map { cue in SpeechThread { Self.perform($0, cue: cue, voice: nil) } }
+            voiceThread = voice.map { voice in SpeechThread { Self.perform($0, cue: nil, voice: voice) } }
         }
-        let session = SpeechSession(client: client, address: address, rate: feedback.speechRate,
-                                    volume: feedback.speechVolume, sink: sink, warn: warn, soundProblem: soundProblem,
-                                    unavailable: speaksForTheUser ? Self.unavailableForMessages : Self.unavailableWarning)
-        let thread = SpeechThread { job in session.perform(job) }
-        self.thread = thread
-        if feedback.speech || feedback.sound {
-            thread.submit(.open)
-            opened = true
+        cueThread?.submit(.open(isPublic: false))
+    }
+
+    /// One job on a voice's thread; false ends the thread (speech-dispatcher is missing or
+    /// went away).
+    private static func perform(_ job: SpeechThread.Job, cue: SpeechSession?, voice: SpeechSession?) -> Bool {
+        switch job {
+        case .open(let isPublic): return (isPublic ? voice : cue)?.open() ?? false
+        case .say(let u): return (u.isPublic ? voice : cue)?.say(u) ?? false
+        case .close:
+            cue?.shutDown()
+            voice?.shutDown()
+            return true
         }
     }
 
-    deinit { thread?.close(timeout: .zero) }
+    deinit {
+        cueThread?.close(timeout: .zero)
+        if voiceThread !== cueThread { voiceThread?.close(timeout: .zero) }
+    }
 
     public func present(_ effects: [TimedEffect]) throws {
-        guard let thread, thread.isRunning else { return }
         let received = MonotonicClock.now()
         // The scanner menu's toggles take effect at once.
         for e in effects {
@@ -121,11 +155,15 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
             }
         }
         let utterances = plan.utterances(effects, received: received, screen: &tree)
-        if !opened && (!utterances.isEmpty || effects.contains(where: { Self.opensTheVoice($0.effect) })) {
-            thread.submit(.open)
-            opened = true
+        if let voiceThread, !voiceOpened,
+           utterances.contains(where: \.isPublic) || effects.contains(where: { Self.opensTheVoice($0.effect) }) {
+            voiceThread.submit(.open(isPublic: true))
+            voiceOpened = true
         }
-        for u in utterances { thread.submit(.say(u)) }
+        for u in utterances {
+            guard let thread = u.isPublic ? voiceThread : cueThread, thread.isRunning else { continue }
+            thread.submit(.say(u))
+        }
     }
 
     /// The message screen shown: its words will be said soon, the connection is made now.
@@ -134,9 +172,12 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
         return false
     }
 
-    /// Closes the connection once what is queued has been sent (waiting at most 2 s for a
+    /// Closes the connections once what is queued has been sent (waiting at most 2 s for a
     /// server that stopped answering).
     public func finish() {
-        thread?.close(timeout: .seconds(2))
+        let deadline = MonotonicClock.now() + .seconds(2)
+        let threads = [cueThread, voiceThread === cueThread ? nil : voiceThread].compactMap { $0 }
+        for thread in threads { thread.submit(.close) }
+        for thread in threads { _ = thread.waitClosed(until: deadline) }
     }
 }

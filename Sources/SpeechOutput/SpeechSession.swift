@@ -4,8 +4,9 @@ import ScanCore
 final class SpeechSession {
     let client: String
     let address: SpeechDispatcherAddress?
-    let rate: Int
-    let volume: Int
+    let voice: VoiceSettings
+    /// "The cue voice", "The public voice": named in what is said of its settings.
+    let voiceName: String
     let sink: BeginSink
     let warn: (String) -> Void
     /// Said once speech-dispatcher answers (one warning at a time).
@@ -14,44 +15,43 @@ final class SpeechSession {
     let unavailable: String
     var connection: SpeechConnection?
 
-    init(client: String, address: SpeechDispatcherAddress?, rate: Int, volume: Int, sink: BeginSink,
+    init(client: String, address: SpeechDispatcherAddress?, voice: VoiceSettings, voiceName: String, sink: BeginSink,
          warn: @escaping (String) -> Void, soundProblem: String?, unavailable: String = SpeechPresenter.unavailableWarning) {
-        self.client = client; self.address = address; self.rate = rate; self.volume = volume
+        self.client = client; self.address = address; self.voice = voice; self.voiceName = voiceName
         self.sink = sink; self.warn = warn; self.soundProblem = soundProblem; self.unavailable = unavailable
     }
 
-    /// False ends the thread: speech-dispatcher is missing or went away (said once).
-    func perform(_ job: SpeechThread.Job) -> Bool {
-        switch job {
-        case .open:
-            do {
-                let c = try SpeechConnection.open(client: client, address: address, rate: rate, volume: volume)
-                BeginRegistry.shared.add(sink, client: c.clientID)
-                connection = c
-            } catch {
-                warn(unavailable + (error.reason.isEmpty ? "" : " (\(error.reason))"))
-                return false
+    /// Connects; false when speech-dispatcher cannot be reached (said once).
+    func open() -> Bool {
+        do {
+            let c = try SpeechConnection.open(client: client, address: address, voice: voice) { [warn, voiceName] in
+                warn("\(voiceName): " + $0)
             }
-            if let soundProblem { warn(soundProblem) }
-            return true
-        case .say(let u):
-            guard let c = connection else { return false }
-            if let text = u.text, let effectTime = u.effectTime, let received = u.received {
-                sink.expect(text: text, effectTime: effectTime, received: received, after: c.lastMessageID)
-            }
-            guard c.send(u) else {
-                warn("speech-dispatcher stopped answering; scanning goes on without speech")
-                shutDown()
-                return false
-            }
-            return true
-        case .close:
-            shutDown()
-            return true
+            BeginRegistry.shared.add(sink, client: c.clientID)
+            connection = c
+        } catch {
+            warn(unavailable + (error.reason.isEmpty ? "" : " (\(error.reason))"))
+            return false
         }
+        if let soundProblem { warn(soundProblem) }
+        return true
     }
 
-    private func shutDown() {
+    /// Sends one utterance; false when there is no connection or it broke (said once).
+    func say(_ u: Utterance) -> Bool {
+        guard let c = connection else { return false }
+        if let text = u.text, let effectTime = u.effectTime, let received = u.received {
+            sink.expect(text: text, effectTime: effectTime, received: received, after: c.lastMessageID)
+        }
+        guard c.send(u) else {
+            warn("speech-dispatcher stopped answering; scanning goes on without speech")
+            shutDown()
+            return false
+        }
+        return true
+    }
+
+    func shutDown() {
         guard let c = connection else { return }
         BeginRegistry.shared.remove(client: c.clientID)
         c.close()

@@ -11,7 +11,8 @@ import ScanHost
 /// signal stays pending on this thread and dies with it).
 final class SpeechThread: @unchecked Sendable {
     enum Job {
-        case open
+        /// Connect the public voice, or the cue voice.
+        case open(isPublic: Bool)
         case say(Utterance)
         case close
     }
@@ -64,7 +65,12 @@ final class SpeechThread: @unchecked Sendable {
     @discardableResult
     func close(timeout: ScanDuration) -> Bool {
         submit(.close)
-        return exited.wait(until: MonotonicClock.now() + timeout) != nil
+        return waitClosed(until: MonotonicClock.now() + timeout)
+    }
+
+    /// Whether the thread ended by `deadline` (after `submit(.close)`, or a failure).
+    func waitClosed(until deadline: ScanInstant) -> Bool {
+        exited.wait(until: deadline) != nil
     }
 
     private func runNext() {

@@ -19,6 +19,8 @@ struct Utterance: Equatable {
     }
 
     var priority: Priority
+    /// Said in the public voice (the person's words), else in the cue voice.
+    var isPublic = false
     var text: String?
     var icon: String?
     /// For highlights: when the engine emitted it and when `present` received it (BEGIN
@@ -69,11 +71,11 @@ struct UtterancePlan {
                 // Words said for the person: whatever the scanning's own speech is set to,
                 // and never cut by the labels that follow (they wait for it).
                 guard !text.isEmpty else { continue }
-                out.append(Utterance(priority: .message, text: text, icon: nil, effectTime: e.time, received: received))
+                out.append(Utterance(priority: .message, isPublic: true, text: text, icon: nil, effectTime: e.time, received: received))
                 selected = false
             case .attention:
                 // A call for help does not wait behind a long message.
-                out.append(Utterance(priority: .important, text: "Attention", icon: attentionSound))
+                out.append(Utterance(priority: .important, isPublic: true, text: "Attention", icon: attentionSound))
                 selected = false
             case .activate, .customAction, .adjust, .enterGroup, .tap, .gesture, .window(_, _, _, chosen: true):
                 if selectSound != nil { selected = true }

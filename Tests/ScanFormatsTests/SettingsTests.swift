@@ -102,6 +102,42 @@ struct SettingsTests {
         for bad in ["#12345", "#1234567", "#gg0000", "123456"] { #expect(RGBColor(hex: bad) == nil, "\(bad)") }
     }
 
+    @Test func theTwoVoicesAreRead() throws {
+        let s = try settingsFile("""
+            {"cueVoice": {"rate": 40, "volume": -20}, "speechRate": 30,
+             "publicVoice": {"pitch": -15, "voice": "en-gb", "module": "espeak-ng", "address": "inet_socket:127.0.0.1:6560"}}
+            """)
+        // speechRate is the cue voice's rate: the later of the two in the file holds.
+        #expect(s.feedback.cueVoice.rate == 30 && s.feedback.cueVoice.volume == -20 && s.feedback.speechVolume == -20)
+        var expected = VoiceSettings()
+        expected.pitch = -15
+        expected.voice = "en-gb"
+        expected.module = "espeak-ng"
+        expected.address = "inet_socket:127.0.0.1:6560"
+        #expect(s.feedback.publicVoice == expected)
+        #expect(try settingsFile(#"{"publicVoice": {}}"#).feedback.publicVoice == VoiceSettings())
+    }
+
+    @Test func aBadVoiceSaysWhichMemberAndWhatIsAllowed() throws {
+        let errs = settingsErrors("""
+            {"cueVoice": {"rate": 150, "pitch": 1.5, "speed": 3, "voice": 7},
+             "publicVoice": {"address": "/run/speech.sock"}, "speechRate": 10}
+            """)
+        #expect(errs.map(\.path) == ["$.cueVoice.rate", "$.cueVoice.pitch", "$.cueVoice.speed", "$.cueVoice.voice", "$.publicVoice.address"],
+                "\(errs.map(\.description))")
+        #expect(errs[0].message == "must be a whole number from -100 to 100 (0 is the voice's default), got 150")
+        #expect(errs[1].message == "must be a whole number from -100 to 100 (0 is the voice's default), got 1.5")
+        #expect(errs[2].message == "is not a member of a voice; a voice has rate, volume, pitch, voice, module, address")
+        #expect(errs[3].message == "must be a text on one line, got a number")
+        #expect(errs[4].message == "must be where a speech-dispatcher listens, \"unix_socket:/path\" or \"inet_socket:host:port\", got \"/run/speech.sock\"")
+        #expect(settingsErrors(#"{"publicVoice": "loud"}"#).map(\.message) == [
+            "must be an object of rate, volume, pitch, voice, module, address, e.g. {\"rate\": 20, \"pitch\": -10}, got a string"])
+        for good in ["unix_socket:/run/a.sock", "inet_socket:localhost:6560", "inet_socket:::1:6560"] { #expect(VoiceSettings.isAddress(good), "\(good)") }
+        for bad in ["unix_socket:", "unix_socket:rel.sock", "inet_socket:host", "inet_socket::6560", "inet_socket:h:0", "tcp:h:1"] {
+            #expect(!VoiceSettings.isAddress(bad), "\(bad)")
+        }
+    }
+
     @Test func durationsAreExactNanoseconds() throws {
         // 0.1 s must be exactly 100 ms, not 99.999… (k × interval stays exact).
         let s = try settingsFile(#"{"autoScanInterval": 0.1}"#)

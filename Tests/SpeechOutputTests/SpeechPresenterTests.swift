@@ -220,7 +220,78 @@ struct SpeechPresenterTests {
         try kept.present([at(0, element("b2", "Btn 2"))])
         kept.finish()
         let lines = daemon.waitForSpoken { $0.count >= 2 }
-        #expect(lines == ["rate=40.00 volume=-30.00 Btn 1", "rate=20.00 volume=60.00 Btn 2"])
+        #expect(lines == ["rate=40.00 volume=-30.00 pitch=0.00 Btn 1", "rate=20.00 volume=60.00 pitch=0.00 Btn 2"])
+    }
+
+    /// The two voices, each on its connection: the labels in the cue voice's rate and pitch,
+    /// the person's words in the public voice's, through the module and voice it names.
+    @Test func eachVoiceHasItsOwnRatePitchModuleAndVoice() throws {
+        let daemon = try SpeechDaemon(module: .paramlog, also: [.otherlog])
+        defer { daemon.stop() }
+        var f = feedback()
+        f.cueVoice.rate = -20
+        f.cueVoice.pitch = 15
+        f.publicVoice.rate = 50
+        f.publicVoice.module = "otherlog"
+        f.publicVoice.voice = "en-gb"
+        let warnings = Collected<String>()
+        let speech = SpeechPresenter(feedback: f, speaksForTheUser: true, address: daemon.address) { warnings.append($0) }
+        try speech.present([at(0, element("b1", "Btn 1"))])
+        daemon.waitForSpoken { $0.count >= 1 }
+        try speech.present([at(100, .speak("Help me please", voice: .public, from: .message))])
+        daemon.waitForSpoken { $0.count >= 2 }
+        try speech.present([at(200, element("b2", "Btn 2"))])
+        daemon.waitForSpoken { $0.count >= 3 }
+        try speech.present([at(300, .speak("Yes", voice: .public, from: .answer))])
+        speech.finish()
+        let lines = daemon.waitForSpoken { $0.count >= 4 }
+        #expect(lines == ["rate=-20.00 volume=0.00 pitch=15.00 Btn 1", "other voice=en-gb rate=50.00 Help me please",
+                          "rate=-20.00 volume=0.00 pitch=15.00 Btn 2", "other voice=en-gb rate=50.00 Yes"])
+        #expect(warnings.all.isEmpty, "\(warnings.all)")
+    }
+
+    /// A voice may be another speech-dispatcher (one playing to headphones, say): the labels
+    /// go to the one, the message to the other, and a label said meanwhile neither waits for
+    /// the message nor cuts it.
+    @Test func aVoiceCanBeAnotherSpeechDispatcher() throws {
+        let speaker = try SpeechDaemon(module: .slowlog)
+        defer { speaker.stop() }
+        let headphones = try SpeechDaemon(module: .textlog)
+        defer { headphones.stop() }
+        var f = feedback()
+        f.cueVoice.address = "unix_socket:" + headphones.socket
+        f.publicVoice.address = "unix_socket:" + speaker.socket
+        let speech = SpeechPresenter(feedback: f, speaksForTheUser: true) { _ in }
+        try speech.present([at(0, .speak("Help me please", voice: .public, from: .message))])
+        speaker.waitForSpoken { $0.contains("start Help me please") }
+        try speech.present([at(100, element("b1", "Btn 1"))])
+        let labels = headphones.waitForSpoken { $0.contains("Btn 1") }
+        // The label was said while the message was still being said (it takes half a second).
+        let message = speaker.spoken()
+        speech.finish()
+        #expect(labels == ["Btn 1"])
+        #expect(!message.contains("end Help me please"), "the label waited for the message: \(message)")
+        #expect(speaker.waitForSpoken { $0.contains("end Help me please") } == ["start Help me please", "end Help me please"])
+    }
+
+    /// A module or voice speech-dispatcher does not have is said, naming the voice, and its
+    /// default speaks instead.
+    @Test func aModuleItDoesNotHaveIsSaid() throws {
+        let daemon = try SpeechDaemon(module: .textlog)
+        defer { daemon.stop() }
+        var f = feedback()
+        f.publicVoice.module = "nosuchmodule"
+        f.cueVoice.voice = "nosuchvoice"
+        let warnings = Collected<String>()
+        let speech = SpeechPresenter(feedback: f, speaksForTheUser: true, address: daemon.address) { warnings.append($0) }
+        try speech.present([at(0, .speak("Thank you", voice: .public, from: .phrase))])
+        speech.finish()
+        #expect(daemon.waitForSpoken { $0.count >= 1 } == ["Thank you"])
+        // One speech-dispatcher: the two voices share a thread, the cue voice connected first.
+        #expect(warnings.all == [
+            "The cue voice: speech-dispatcher's module has no voice \"nosuchvoice\" (spd-say -L lists them); its default voice speaks instead",
+            "The public voice: speech-dispatcher has no output module \"nosuchmodule\" (it has textlog; spd-say -O lists them); its default module speaks instead",
+        ])
     }
 
     /// A select with nothing said after it plays alone, the move click comes before the

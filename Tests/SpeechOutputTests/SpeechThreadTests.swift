@@ -32,7 +32,7 @@ struct SpeechThreadTests {
             done.withLock { $0.append(job) }
             return true
         }
-        thread.submit(.open)
+        thread.submit(.open(isPublic: false))
         thread.submit(Self.say("first"))
         thread.submit(Self.say("announced", highlight: false))
         thread.submit(Self.say("second"))
@@ -49,7 +49,7 @@ struct SpeechThreadTests {
             if case .open = job { return false }
             return true
         }
-        thread.submit(.open)
+        thread.submit(.open(isPublic: false))
         #expect(thread.close(timeout: .seconds(5)), "ended at the failure")
         thread.submit(Self.say("late"))
         #expect(Self.said(done.get()) == ["open"])
@@ -63,7 +63,7 @@ struct SpeechThreadTests {
             _ = release.wait(until: MonotonicClock.now() + .seconds(5))
             return true
         }
-        thread.submit(.open)
+        thread.submit(.open(isPublic: false))
         let start = MonotonicClock.now()
         #expect(!thread.close(timeout: .milliseconds(20)))
         #expect(MonotonicClock.now() - start < .seconds(2))

@@ -39,7 +39,7 @@ public struct SpeechRequirement: Sendable {
 /// The generic module plays a sound icon with the audio output's play command (`aplay`);
 /// a stand-in `aplay` first on the daemon's PATH logs `icon NAME` to the same file.
 public final class SpeechDaemon {
-    public enum Module: String { case textlog, slowlog, paramlog, espeak = "espeak-ng" }
+    public enum Module: String { case textlog, slowlog, paramlog, otherlog, espeak = "espeak-ng" }
 
     public let directory: String
     public let socket: String
@@ -51,7 +51,8 @@ public final class SpeechDaemon {
     public var log: String { output.text }
 
     /// `settings`: more speechd.conf lines (DefaultRate, DefaultVolume, …).
-    public init(module: Module, logLevel: Int = 3, settings: [String] = []) throws {
+    /// `also`: modules loaded beside `module` (the default), for a client that names one.
+    public init(module: Module, also: [Module] = [], logLevel: Int = 3, settings: [String] = []) throws {
         try SpeechRequirement.daemon.require()
         try (module == .espeak ? [SpeechRequirement.espeak, .espeakConf] : [SpeechRequirement.generic]).forEach { try $0.require() }
         var template = Array("/tmp/speechtest.XXXXXX".utf8CString)
@@ -83,23 +84,35 @@ public final class SpeechDaemon {
 
                 """),
             .paramlog: ("sd_generic", """
-                GenericExecuteSynth "printf 'rate=%s volume=%s %s\\\\n' '$RATE' '$VOLUME' \\'$DATA\\' >> \(spoken)"
+                GenericExecuteSynth "printf 'rate=%s volume=%s pitch=%s %s\\\\n' '$RATE' '$VOLUME' '$PITCH' \\'$DATA\\' >> \(spoken)"
                 GenericLanguage "en" "en" "utf-8"
                 AddVoice "en" "MALE1" "en"
 
                 """),
+            // Another module, for a voice that names its own; it logs its voice too.
+            .otherlog: ("sd_generic", """
+                GenericExecuteSynth "printf 'other voice=%s rate=%s %s\\\\n' '$VOICE' '$RATE' \\'$DATA\\' >> \(spoken)"
+                GenericLanguage "en" "en" "utf-8"
+                AddVoice "en" "MALE1" "en"
+                AddVoice "en" "FEMALE1" "en-gb"
+
+                """),
             .espeak: ("sd_espeak-ng", try String(contentsOfFile: SpeechRequirement.espeakConf.path, encoding: .utf8)),
         ]
-        let (binary, moduleConf) = modules[module]!
-        let confName = module.rawValue + ".conf"
-        try moduleConf.write(toFile: directory + "/conf/modules/" + confName, atomically: true, encoding: .utf8)
+        var added: [String] = []
+        for m in [module] + also {
+            let (binary, moduleConf) = modules[m]!
+            let confName = m.rawValue + ".conf"
+            try moduleConf.write(toFile: directory + "/conf/modules/" + confName, atomically: true, encoding: .utf8)
+            added.append("AddModule \"\(m.rawValue)\" \"\(binary)\" \"\(confName)\"")
+        }
         let conf = """
             LogDir "stdout"
             LogLevel \(logLevel)
             DefaultLanguage "en"
             AudioOutputMethod "alsa"
             AudioALSADevice "file:FILE=\(audioFile),FORMAT=raw"
-            AddModule "\(module.rawValue)" "\(binary)" "\(confName)"
+            \(added.joined(separator: "\n"))
             DefaultModule \(module.rawValue)
             \(settings.joined(separator: "\n"))
 
