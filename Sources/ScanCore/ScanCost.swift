@@ -121,7 +121,8 @@ public enum ScanCost {
         var settings = settings
         settings.mode = .item
         var engine = ScanEngine(tree: tree, settings: settings)
-        engine.describesGroups = false
+        // Scanning by ear, a group's highlight lasts as long as its name takes to say.
+        engine.describesGroups = settings.speechPacing && settings.feedback.speech
         let start = engine.start(at: .zero)
         var walk = Walk(settings: settings)
         guard let first = start.first(where: { if case .highlight = $0.effect { return true } else { return false } }) else { return [] }

@@ -239,6 +239,15 @@ extension ScanEngine {
     }
 
     mutating func emitHighlight() {
+        let before = out.count
+        emitHighlightEffect()
+        // Scanning by ear times the highlight by its label.
+        if settings.speechPacing, out.count > before, case .highlight(_, _, _, let label, _, _) = out[out.count - 1].effect {
+            pacedLabel = label ?? ""
+        }
+    }
+
+    private mutating func emitHighlightEffect() {
         if let menu = item.menu {
             let entry = menu.items[menu.index]
             emit(.highlight(item: entry.name, kind: .menuEntry,
@@ -289,11 +298,25 @@ extension ScanEngine {
     }
 
     /// A group's label: its own, else the first three member labels and how many more.
-    /// Built by appending into one string: this runs on the first highlight of each group.
+    /// Scanning by ear, a short name instead: its own label, else its heading's, else its
+    /// first item's. Built by appending into one string: this runs on the first highlight
+    /// of each group.
     func groupLabel(_ g: Int) -> String {
         let node = scan.groups[g].node
         if scan.groups[g].id == nil, let l = tree[node].label, !l.isEmpty { return l }
         let items = scan.groups[g].items
+        if settings.speechPacing, let first = items.first {
+            // A heading in its container, scanned or not ("Contacts", "Today").
+            if scan.groups[g].id == nil {
+                for c in tree[node].children where tree[c].traits.contains(.header) {
+                    if let l = tree[c].label, !l.isEmpty { return l }
+                }
+            }
+            switch first {
+            case .element(let n): return tree[n].label ?? tree[n].id
+            case .group(let sub): return groupLabel(sub)
+            }
+        }
         var text = ""
         for k in 0..<min(3, items.count) {
             if k > 0 { text += ", " }

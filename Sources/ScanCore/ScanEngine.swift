@@ -190,6 +190,12 @@ public struct ScanEngine: Sendable {
     /// item mode after saying it.
     public var pointModeRefusal: String?
 
+    /// Scanning by ear: the highlight held for its label, its label, and whether the speech
+    /// presenter reports when labels end (ScanEngine+Pacing.swift).
+    var paced: PacedHighlight?
+    var pacedLabel = ""
+    var labelsReported = false
+
     var out: [TimedEffect] = []
     var now = ScanInstant.zero
 
@@ -271,6 +277,7 @@ public struct ScanEngine: Sendable {
                 timers[timer] = nil
                 switch timer {
                 case .move:
+                    if paced != nil, holdsForLabel(at: d) { break }
                     autoStep(at: d)
                 case .stepSelect:
                     history.removeAll()
@@ -437,7 +444,8 @@ public struct ScanEngine: Sendable {
         // Point mode moves by sweeps; only its menu is scanned item by item. Waiting after a
         // selection, nothing moves.
         guard settings.style == .auto, phase != .item(.waiting), mode == .item || item.menu != nil else { timers[.move] = nil; return }
-        timers[.move] = base + interval + (firstOfCycle ? settings.pauseOnFirstItem : .zero)
+        let earliest = base + interval + (firstOfCycle ? settings.pauseOnFirstItem : .zero)
+        timers[.move] = settings.speechPacing ? pacedDeadline(from: base, earliest: earliest) : earliest
     }
 
     mutating func perform(_ c: SwitchFilter.Command) {

@@ -63,6 +63,13 @@ public struct ScanSettings: Hashable, Sendable {
     /// next press.
     public var attentionRepeats = false
     public static let attentionInterval = ScanDuration.seconds(5)
+    /// Scanning by ear (docs/LISTENING.md): a highlight lasts until its label is said.
+    public var speechPacing = false
+    /// The longest a label holds the highlight; a longer one is cut (a short tone).
+    public var speechPacingLimit = ScanDuration.seconds(3)
+    /// How fast labels are said, for the time a label takes where speech-dispatcher does not
+    /// tell it (`simulate`, `cost`, no speech-dispatcher).
+    public var speakingRate = 190.0
 
     /// How the scan is shown and heard on a real screen (the engine does not read these).
     public var feedback = FeedbackSettings()
@@ -137,6 +144,14 @@ public struct ScanSettings: Hashable, Sendable {
               "After an action, a text of the window that changed (a calculator's display, a status line) is announced, once per action."),
         .init("attentionRepeats", .flag(\.attentionRepeats),
               "The message screen's Attention is called again every 5 seconds until the next press."),
+        .init("speechPacing", .flag(\.speechPacing),
+              "Scanning by ear: with speech on, a highlight lasts until its label has been said, and never less than autoScanInterval; groups are announced by a short name."),
+        .init("speechPacingLimit", .seconds(\.speechPacingLimit, 1...10),
+              "speechPacing: a label still being said after this long is cut with a short tone, and the scan moves on."),
+        .init("speakingRate", .number(\.speakingRate, 60...600, unit: " words a minute"),
+              "speechPacing: how fast labels are said, for the time a label takes where speech-dispatcher does not report it (simulate, cost)."),
+        .init("positionTones", .flag(\.feedback.positionTones),
+              "A rising tone on the first item of each cycle and a chord on the Exit item, for a person who cannot see the screen."),
         .init("keyboardLayout", .choice(\.typing.keyboardLayout),
               "The scanning keyboard's letters: frequency (the commonest nearest the start), qwerty, alphabetical."),
         .init("autoCapitalize", .flag(\.typing.autoCapitalize), "A capital at the start of a field and after . ? !"),
@@ -314,6 +329,8 @@ public struct FeedbackSettings: Hashable, Sendable {
     /// The person's words: the message, phrases, answers and the call for attention.
     public var publicVoice = VoiceSettings()
     public var sound = false
+    /// Tones that mark the first item of a cycle and the Exit item (sound icons).
+    public var positionTones = false
 
     /// The cue voice's rate and volume, by their older keys.
     public var speechRate: Int {

@@ -76,6 +76,11 @@ public final class LiveScanner: @unchecked Sendable {
         queue.async { [self] in output(engine.wordsMade(made, at: MonotonicClock.now())) }
     }
 
+    /// Scanning by ear: the label of the highlight shown at `shownAt` has been said.
+    public func labelSaid(shownAt: ScanInstant) {
+        queue.async { [self] in output(engine.labelSaid(shownAt: shownAt, at: MonotonicClock.now())) }
+    }
+
     /// Closes the keyboard (the focus left its field): scanning goes back to the window.
     public func dismissPresented() {
         queue.async { [self] in output(engine.dismissPresented(at: MonotonicClock.now())) }

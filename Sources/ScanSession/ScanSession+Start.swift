@@ -43,6 +43,8 @@ struct SessionOutputs {
     /// Makes the message screen: shown at the start (`run --messages`, once the scanner is
     /// there to take the predictions it asks for at once), or from the screen menu.
     var messages: MessageMaker?
+    /// Says labels, and with `speechPacing` reports when each has been said.
+    var speech: SpeechPresenter?
 }
 
 extension ScanSession {
@@ -76,6 +78,8 @@ extension ScanSession {
         }
         if let style = c.style { settings.style = style }
         if let mode = c.mode { settings.mode = mode }
+        // The engine paces by speech only where it is on (scanning by ear).
+        if c.speech { settings.feedback.speech = true }
         var tree: ElementTree?
         var live: DesktopAccess?
         var clicker: PointerClicker?
@@ -197,13 +201,14 @@ extension ScanSession {
         let terminal = plan.output == .terminal ? TerminalPresenter(queue: presentQueue) : nil
         if plan.output != .quiet { presenters.append(terminal ?? JSONLinesPresenter(fd: c.jsonOutput, origin: origin)) }
         if let live = inputs.live { presenters.append(DesktopActuator(live)) }
-        var feedback = inputs.settings.feedback
-        if c.speech { feedback.speech = true }
+        let feedback = inputs.settings.feedback
         presenters += screenPainters(plan, feedback: feedback, screen: inputs.tree.screenSize, live: inputs.live != nil, notes: &inputs.notes)
         // The message screen speaks for the person whatever the scanning's speech is set to.
         let speaksForTheUser = c.target == .messages || c.isDesktop
-        if feedback.speech || feedback.sound || speaksForTheUser {
-            presenters.append(SpeechPresenter(feedback: feedback, speaksForTheUser: speaksForTheUser, warn: warn))
+        var speech: SpeechPresenter?
+        if feedback.speech || feedback.sound || feedback.positionTones || speaksForTheUser {
+            speech = SpeechPresenter(feedback: feedback, speaksForTheUser: speaksForTheUser, pacing: inputs.settings.speechPacing, warn: warn)
+            presenters.append(speech!)
         }
         if inputs.live == nil {
             do { inputs.clicker = try pointer(plan, fallback: (inputs.tree.screenSize.width, inputs.tree.screenSize.height), notes: &inputs.notes) } catch {
@@ -226,7 +231,7 @@ extension ScanSession {
         terminal?.onFailure = { [weak self] e in self?.shutdown(.failed("Error: the terminal presenter failed: \(e)", status: 1)) }
         made = true
         return SessionOutputs(presenter: presenter, terminal: terminal, socket: socket, injector: injector, typing: typing, windows: windows,
-                              messages: messages)
+                              messages: messages, speech: speech)
     }
 
     /// What draws the highlight on the screen: GNOME Shell through SwitchScan's extension,
@@ -314,6 +319,8 @@ extension ScanSession {
         } else if live != nil, inputs.clicker == nil {
             engine.pointModeRefusal = "Point mode cannot be used: there is no pointer to tap with."
         }
+        // Scanning by ear: speech-dispatcher tells when each label has been said.
+        if inputs.settings.speechPacing, outputs.speech != nil { engine.setLabelsReported(true) }
         let presenter = outputs.presenter
         let scanner = LiveScanner(engine: engine, queue: rt) { [presentQueue, live, weak self] effects in
             presentQueue.async { [weak self] in
@@ -334,6 +341,7 @@ extension ScanSession {
             }
         }
         lock.withLock { self.scanner = scanner }
+        outputs.speech?.onLabelSaid = { [weak scanner] shownAt in scanner?.labelSaid(shownAt: shownAt) }
         if configuration.target == .messages, var maker = outputs.messages {
             // Shown when the scan starts, its keys first.
             let made = maker.messageScreen(on: inputs.tree.screenSize)

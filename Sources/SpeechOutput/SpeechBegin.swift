@@ -36,6 +36,54 @@ final class BeginSink: @unchecked Sendable {
         lock.withLock { awaited = (text, effectTime, received, after) }
     }
 
+    // Under `lock`, for scanning by ear: the highlight whose label's end is awaited (its
+    // message id and when the engine showed it), the highest message id that ended or was
+    // cancelled, and who hears of a label said.
+    private var awaitedEnd: (messageID: Int, shownAt: ScanInstant)?
+    private var highestEnded = 0
+    private var labelHandler: (@Sendable (ScanInstant) -> Void)?
+
+    var onLabelSaid: (@Sendable (ScanInstant) -> Void)? {
+        get { lock.withLock { labelHandler } }
+        set { lock.withLock { labelHandler = newValue } }
+    }
+
+    /// Whether a label sent is still being said (or waiting to be).
+    var labelPending: Bool { lock.withLock { awaitedEnd != nil } }
+
+    /// A highlight's label was sent as `messageID`: its end is reported.
+    func awaitEnd(messageID: Int, shownAt: ScanInstant) {
+        let report: (ScanInstant, @Sendable (ScanInstant) -> Void)? = lock.withLock {
+            awaitedEnd = (messageID, shownAt)
+            // Ended already (a short label, a busy thread here): reported at once.
+            guard highestEnded >= messageID, let labelHandler else { return nil }
+            awaitedEnd = nil
+            return (shownAt, labelHandler)
+        }
+        if let (shownAt, handler) = report { handler(shownAt) }
+    }
+
+    /// The label of the highlight shown at `shownAt` will not be said (speech-dispatcher is
+    /// gone, or the label was never sent).
+    func notSaid(shownAt: ScanInstant) {
+        let handler: (@Sendable (ScanInstant) -> Void)? = lock.withLock {
+            if awaitedEnd?.shownAt == shownAt { awaitedEnd = nil }
+            return labelHandler
+        }
+        handler?(shownAt)
+    }
+
+    /// speech-dispatcher's END or CANCEL for `messageID`.
+    func ended(messageID: Int) {
+        let report: (ScanInstant, @Sendable (ScanInstant) -> Void)? = lock.withLock {
+            highestEnded = max(highestEnded, messageID)
+            guard let a = awaitedEnd, messageID >= a.messageID else { return nil }
+            awaitedEnd = nil
+            return labelHandler.map { (a.shownAt, $0) }
+        }
+        if let (shownAt, handler) = report { handler(shownAt) }
+    }
+
     func began(messageID: Int, at now: ScanInstant) {
         let report: (SpeechBegin, @Sendable (SpeechBegin) -> Void)? = lock.withLock {
             guard let a = awaited, messageID > a.after else { return nil }

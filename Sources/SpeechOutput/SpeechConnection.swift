@@ -77,7 +77,18 @@ final class SpeechConnection {
             BeginRegistry.shared.sink(client: clientID)?.began(messageID: messageID, at: now)
             pthread_setcancelstate(old, nil)
         }
+        // The end of a label, said or cut off, lets scanning by ear move on.
+        let ended: @convention(c) (Int, Int, SPDNotificationType) -> Void = { messageID, clientID, _ in
+            var old: Int32 = 0
+            pthread_setcancelstate(Int32(PTHREAD_CANCEL_DISABLE), &old)
+            BeginRegistry.shared.sink(client: clientID)?.ended(messageID: messageID)
+            pthread_setcancelstate(old, nil)
+        }
+        connection.pointee.callback_end = ended
+        connection.pointee.callback_cancel = ended
         _ = spd_set_notification_on(connection, SPD_BEGIN)
+        _ = spd_set_notification_on(connection, SPD_END)
+        _ = spd_set_notification_on(connection, SPD_CANCEL)
         // The module first: a voice name is the module's.
         // speech-dispatcher takes any name and falls back to its default when speaking: the
         // names are checked against its lists, so that a mistyped one is said.
@@ -121,19 +132,16 @@ final class SpeechConnection {
             guard let reply = command("SET SELF PRIORITY \(u.priority.rawValue)") else { return false }
             if reply.ok { priority = u.priority }
         }
-        switch (u.icon, u.text) {
-        case let (icon?, text?):
-            guard command("BLOCK BEGIN") != nil, command("SOUND_ICON \(icon)") != nil else { return false }
-            let said = speak(text)
-            // Closed even when the text was refused, so that the next message is not in it.
-            return command("BLOCK END") != nil && said
-        case let (icon?, nil):
-            return command("SOUND_ICON \(icon)") != nil
-        case let (nil, text?):
-            return speak(text)
-        case (nil, nil):
-            return true
-        }
+        let parts = u.icons.count + (u.text == nil ? 0 : 1)
+        guard parts > 0 else { return true }
+        // More than one part goes as a block: cancelled together, never cutting each other.
+        if parts > 1 { guard command("BLOCK BEGIN") != nil else { return false } }
+        var sent = true
+        for icon in u.icons where sent { sent = command("SOUND_ICON \(icon)") != nil }
+        if sent, let text = u.text { sent = speak(text) }
+        // Closed even when the text was refused, so that the next message is not in it.
+        if parts > 1 { return command("BLOCK END") != nil && sent }
+        return sent
     }
 
     func close() { spd_close(connection) }

@@ -14,6 +14,12 @@ public struct SoundIcons: Sendable, Hashable {
     public var select = "cembalo-10.wav"
     /// The message screen's Attention key: a trumpet call, before the word.
     public var attention = "trumpet-12.wav"
+    /// `positionTones`: the first item of each cycle (a short rising whistle) and the Exit
+    /// item (a chord).
+    public var first = "pisk-up.wav"
+    public var exit = "chord-7.wav"
+    /// Scanning by ear: a label cut off at `speechPacingLimit` (a short knock).
+    public var cut = "percussion-12.wav"
     /// Where they are looked for before use: a module speaks a missing icon's name instead.
     public var folder = "/usr/share/sounds/sound-icons"
 
@@ -65,6 +71,17 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     private let voiceThread: SpeechThread?
     private var voiceOpened = false
 
+    /// Scanning by ear: the engine moves on when a label has been said.
+    private let pacing: Bool
+
+    /// Scanning by ear (`speechPacing`): called with the engine time of the highlight whose
+    /// label has been said or cut off, or will not be said (no label, no speech-dispatcher),
+    /// on libspeechd's event thread or the presenting queue.
+    public var onLabelSaid: (@Sendable (ScanInstant) -> Void)? {
+        get { cueSink.onLabelSaid }
+        set { cueSink.onLabelSaid = newValue }
+    }
+
     /// Called when a highlight's or a message's speech begins (speech-dispatcher's BEGIN
     /// event), on libspeechd's event thread: keep it short. For latency measurements.
     public var onSpeechBegin: (@Sendable (SpeechBegin) -> Void)? {
@@ -83,11 +100,16 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     ///     voice it does not have), called on a voice's thread.
     ///   - speaksForTheUser: the message screen is used: its words are said even with the
     ///     scanning's speech and sounds off.
+    ///   - pacing: scanning by ear (`speechPacing`): labels' ends are reported
+    ///     (`onLabelSaid`), and a label cut off is marked by a tone.
     public init(feedback: FeedbackSettings, client: String = "switchscan", speaksForTheUser: Bool = false,
-                address: SpeechDispatcherAddress? = nil, sounds: SoundIcons = SoundIcons(),
+                pacing: Bool = false, address: SpeechDispatcherAddress? = nil, sounds: SoundIcons = SoundIcons(),
                 warn: @escaping (String) -> Void) {
         var plan = UtterancePlan(speech: feedback.speech, moveSound: nil, selectSound: nil)
-        plan.attentionSound = access(sounds.folder + "/" + sounds.attention, R_OK) == 0 ? sounds.attention : nil
+        func installed(_ icon: String) -> String? { access(sounds.folder + "/" + icon, R_OK) == 0 ? icon : nil }
+        plan.attentionSound = installed(sounds.attention)
+        self.pacing = pacing && feedback.speech
+        if self.pacing { plan.cutTone = installed(sounds.cut) }
         var soundProblem: String?
         // A missing icon would be spoken by name: check once, here, where it is cheap.
         let missing = [sounds.move, sounds.select].filter { access(sounds.folder + "/" + $0, R_OK) != 0 }
@@ -100,9 +122,19 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
                 soundProblem = "The sound icons \(missing.joined(separator: " and ")) are not in \(sounds.folder) (Debian: sudo apt-get install sound-icons); scanning goes on without sounds"
             }
         }
+        if feedback.positionTones {
+            plan.firstTone = installed(sounds.first)
+            plan.exitTone = installed(sounds.exit)
+            let lacking = [sounds.first, sounds.exit].filter { installed($0) == nil }
+            if !lacking.isEmpty {
+                plan.firstTone = nil
+                soundProblem = (soundProblem.map { $0 + ". " } ?? "")
+                    + "The sound icons \(lacking.joined(separator: " and ")) are not in \(sounds.folder) (Debian: sudo apt-get install sound-icons); scanning goes on without position tones"
+            }
+        }
         self.plan = plan
         func target(_ v: VoiceSettings) -> SpeechDispatcherAddress? { SpeechDispatcherAddress(v.address) ?? address }
-        let scanningSpeaks = feedback.speech || feedback.sound
+        let scanningSpeaks = feedback.speech || feedback.sound || plan.firstTone != nil
         let shared = scanningSpeaks && speaksForTheUser && target(feedback.cueVoice) == target(feedback.publicVoice)
         // Where the two share a thread, a server that cannot be reached ends both: the one
         // warning then says that the person's words are not heard either.
@@ -122,6 +154,10 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
         } else {
             cueThread = cue.map { cue in SpeechThread { Self.perform($0, cue: cue, voice: nil) } }
             voiceThread = voice.map { voice in SpeechThread { Self.perform($0, cue: nil, voice: voice) } }
+        }
+        // Scanning by ear: a label that will never be said holds nothing up.
+        cueThread?.onDrop = { [cueSink] job in
+            if case .say(let u) = job, u.isHighlight, let shownAt = u.effectTime { cueSink.notSaid(shownAt: shownAt) }
         }
         cueThread?.submit(.open(isPublic: false))
     }
@@ -154,7 +190,8 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
             default: break
             }
         }
-        let utterances = plan.utterances(effects, received: received, screen: &tree)
+        let utterances = plan.utterances(effects, received: received, screen: &tree, cut: pacing && cueSink.labelPending)
+        if pacing { reportUnsaidLabels(effects, utterances) }
         if let voiceThread, !voiceOpened,
            utterances.contains(where: \.isPublic) || effects.contains(where: { Self.opensTheVoice($0.effect) }) {
             voiceThread.submit(.open(isPublic: true))
@@ -163,6 +200,19 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
         for u in utterances {
             guard let thread = u.isPublic ? voiceThread : cueThread, thread.isRunning else { continue }
             thread.submit(.say(u))
+        }
+    }
+
+    /// Scanning by ear: a highlight whose label will not be said (it has none, or
+    /// speech-dispatcher is gone) holds nothing up.
+    private func reportUnsaidLabels(_ effects: [TimedEffect], _ utterances: [Utterance]) {
+        guard let report = cueSink.onLabelSaid else { return }
+        let speaking = cueThread?.isRunning == true
+        for e in effects {
+            guard case .highlight = e.effect else { continue }
+            if !speaking || !utterances.contains(where: { $0.isHighlight && $0.text != nil && $0.effectTime == e.time }) {
+                report(e.time)
+            }
         }
     }
 

@@ -48,6 +48,7 @@ final class SpeechSession {
             shutDown()
             return false
         }
+        if u.isHighlight, u.text != nil, let shownAt = u.effectTime { sink.awaitEnd(messageID: c.lastMessageID, shownAt: shownAt) }
         return true
     }
 

@@ -24,6 +24,8 @@ final class SpeechThread: @unchecked Sendable {
     private var stopped = false
     private let exited = OneShot<Void>()
     private let perform: (Job) -> Bool
+    /// Called on the thread with a job that failed and the jobs dropped after it.
+    var onDrop: ((Job) -> Void)?
 
     /// `perform` runs each job on the thread; when it returns false (no speech-dispatcher,
     /// or it went away) the thread drops everything and ends.
@@ -81,10 +83,14 @@ final class SpeechThread: @unchecked Sendable {
         var closing = false
         if case .close = job { closing = true }
         if closing || !goOn {
-            lock.withLock {
+            let dropped: [Job] = lock.withLock {
                 stopped = true
-                jobs.removeAll()
+                defer { jobs.removeAll() }
+                return jobs
             }
+            // What failed and what will never be sent: highlights waiting for their labels
+            // (scanning by ear) are told.
+            if !goOn { ([job] + dropped).forEach { onDrop?($0) } }
             // Not joined: the caller may have given up on a hung server already.
             thread?.stop()
             exited.set(())

@@ -22,11 +22,21 @@ struct Utterance: Equatable {
     /// Said in the public voice (the person's words), else in the cue voice.
     var isPublic = false
     var text: String?
-    var icon: String?
+    /// Sound icons played before the text, in order.
+    var icons: [String] = []
     /// For highlights: when the engine emitted it and when `present` received it (BEGIN
     /// latency is measured from the latter).
     var effectTime: ScanInstant?
     var received: ScanInstant?
+
+    init(priority: Priority, isPublic: Bool = false, text: String?, icon: String?, effectTime: ScanInstant? = nil, received: ScanInstant? = nil) {
+        self.init(priority: priority, isPublic: isPublic, text: text, icons: icon.map { [$0] } ?? [], effectTime: effectTime, received: received)
+    }
+
+    init(priority: Priority, isPublic: Bool = false, text: String?, icons: [String], effectTime: ScanInstant?, received: ScanInstant?) {
+        self.priority = priority; self.isPublic = isPublic; self.text = text; self.icons = icons
+        self.effectTime = effectTime; self.received = received
+    }
 
     /// Highlights still waiting to be sent are dropped when a newer one comes: speech-
     /// dispatcher would cancel them anyway.
@@ -42,25 +52,52 @@ struct UtterancePlan {
     /// The message screen's Attention sound, nil where it is not installed (the word is
     /// said alone).
     var attentionSound: String?
+    /// `positionTones`: the first item of a cycle and the Exit item; nil when off.
+    var firstTone: String?
+    var exitTone: String?
+    /// Scanning by ear: the highlight before was cut at the limit, its label not said whole.
+    var cutTone: String?
+    /// For the first-item tone, per scope (the top level, each group entered, an open
+    /// menu): the first item highlighted in it since it began.
+    private var firstItems: [String?] = [nil]
+
+    init(speech: Bool, moveSound: String?, selectSound: String?) {
+        self.speech = speech; self.moveSound = moveSound; self.selectSound = selectSound
+    }
 
     /// Highlights speak (Switch Control's order: label, value, then the first trait word),
     /// announcements speak, selecting plays the select sound in place of the next move
     /// click. `screen`: the elements shown, for role words; each `.screen` effect replaces it.
-    func utterances(_ effects: [TimedEffect], received: ScanInstant,
-                    screen: inout ElementTree?) -> [Utterance] {
+    /// `cut`: the label of the highlight before is still being said (scanning by ear moved
+    /// on at its limit).
+    mutating func utterances(_ effects: [TimedEffect], received: ScanInstant,
+                             screen: inout ElementTree?, cut: Bool = false) -> [Utterance] {
         func traits(_ id: String) -> TraitSet? { screen.flatMap { t in t.index(of: id).map { t[$0].traits } } }
         var out: [Utterance] = []
         var selected = false
+        var cut = cut
         for e in effects {
             switch e.effect {
             case .screen(let shown):
                 screen = shown.tree
+            case .scanStarted where firstTone != nil:
+                firstItems = [nil]
+            case .enterGroup where firstTone != nil, .menuOpen where firstTone != nil:
+                firstItems.append(nil)
+                if case .enterGroup = e.effect, selectSound != nil { selected = true }
+            case .exitGroup where firstTone != nil, .menuClose where firstTone != nil:
+                if firstItems.count > 1 { firstItems.removeLast() }
             case .highlight(let item, let kind, _, let label, _, _):
                 let text = speech ? Self.highlightText(kind: kind, label: label, traits: kind == .element ? traits(item) : nil) : nil
-                let icon = selected ? selectSound : moveSound
+                var icons: [String] = []
+                if selected, let selectSound { icons.append(selectSound) }
+                if cut, !selected, let cutTone { icons.append(cutTone) }
+                if let tone = positionTone(item: item, kind: kind) { icons.append(tone) }
+                if icons.isEmpty, let moveSound { icons.append(moveSound) }
                 selected = false
-                if text != nil || icon != nil {
-                    out.append(Utterance(priority: .text, text: text, icon: icon,
+                cut = false
+                if text != nil || !icons.isEmpty {
+                    out.append(Utterance(priority: .text, text: text, icons: icons,
                                          effectTime: text == nil ? nil : e.time, received: text == nil ? nil : received))
                 }
             case .announce(let text):
@@ -88,6 +125,15 @@ struct UtterancePlan {
             out.append(Utterance(priority: .notification, text: nil, icon: selectSound))
         }
         return out
+    }
+
+    /// The tone of an Exit item, or of the first item of its scope (each time the cycle
+    /// comes back to it).
+    private mutating func positionTone(item: String, kind: HighlightKind) -> String? {
+        guard let firstTone else { return nil }
+        if kind == .exit { return exitTone }
+        if firstItems[firstItems.count - 1] == nil { firstItems[firstItems.count - 1] = item }
+        return firstItems[firstItems.count - 1] == item ? firstTone : nil
     }
 
     /// "Btn 1, button", "Volume, 50, adjustable", "Btn 5, Btn 6, group", "Tap". The engine's

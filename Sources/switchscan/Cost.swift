@@ -119,7 +119,7 @@ struct Cost: ParsableCommand {
                 out += summary.weightedMeanSeconds.map { String(format: ", weighted mean %.2f s", $0) } ?? ", no weighted mean (every weight is 0)"
             }
             out += scanSettings.mode == .point ? " (point mode, \(scanSettings.style.rawValue) scanning)\n"
-                : " (\(scanSettings.style.rawValue) scanning, grouping: \(scanSettings.grouping.rawValue))\n"
+                : " (\(scanSettings.style.rawValue) scanning, grouping: \(scanSettings.grouping.rawValue)\(Self.pacing(scanSettings)))\n"
         }
         writeOut(out)
     }
@@ -198,8 +198,14 @@ struct Cost: ParsableCommand {
             writeOut(String(format: "%@, %@: %.2f words a minute, %.2f presses a character (%@ keyboard, %@ scanning, %.2f s a step%@)\n",
                             counted(summary.texts, "text"), counted(summary.characters, "character"), summary.wordsPerMinute, summary.pressesPerCharacter,
                             scanSettings.typing.keyboardLayout.rawValue, scanSettings.style.rawValue, scanSettings.autoScanInterval.seconds,
-                            learn ? ", learning as it types" : ""))
+                            (learn ? ", learning as it types" : "") + Self.pacing(scanSettings)))
         }
+    }
+
+    /// Scanning by ear, said in the summary: each highlight lasts its label's estimated time.
+    static func pacing(_ s: ScanSettings) -> String {
+        guard s.speechPacing, s.feedback.speech, s.style == .auto else { return "" }
+        return String(format: ", each label said at %g words a minute", s.speakingRate)
     }
 
     /// Seconds exactly as the engine counts them (nanoseconds), with no trailing zeros, so

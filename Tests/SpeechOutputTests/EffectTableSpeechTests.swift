@@ -7,7 +7,7 @@ import Testing
 /// gives the role words of what follows.
 @Suite struct EffectTableSpeechTests {
     @Test func speechActsOnTheKindsOfTheTable() {
-        let plan = UtterancePlan(speech: true, moveSound: "move", selectSound: "select")
+        var plan = UtterancePlan(speech: true, moveSound: "move", selectSound: "select")
         for spec in EffectSpec.table {
             let stream = spec.exampleStream
             var screen: ElementTree?
@@ -21,7 +21,7 @@ import Testing
 
     /// The `--app` window raised at the start is no selection: no select sound.
     @Test func aWindowRaisedAtTheStartSoundsNothing() {
-        let plan = UtterancePlan(speech: true, moveSound: "move", selectSound: "select")
+        var plan = UtterancePlan(speech: true, moveSound: "move", selectSound: "select")
         var screen: ElementTree?
         let raise = TimedEffect(.zero, .window(.activate, window: "0x200", title: "Notes", chosen: false))
         #expect(plan.utterances([raise], received: .zero, screen: &screen).isEmpty)

@@ -73,4 +73,47 @@ struct RunSpeaksTests {
         #expect(starts.count == 3 && ends.count == 1, "\(spoken)")
         #expect(ends.first.map { String($0.dropFirst(4)) } == starts.last.map { String($0.dropFirst(6)) }, "only the last is finished: \(spoken)")
     }
+
+    /// Scanning by ear: with a 0.1 s interval and labels that take half a second to say
+    /// (`slowlog`), each highlight stays until its label has been said whole, and the next
+    /// follows at once; none is cut.
+    @Test func scanningByEarHoldsEachHighlightUntilItsLabelIsSaid() throws {
+        let daemon = try SpeechDaemon(module: .slowlog)
+        defer { daemon.stop() }
+        let settings = daemon.directory + "/settings.json"
+        try #"{"autoScanInterval": 0.1, "speechPacing": true, "loops": 100}"#.write(toFile: settings, atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Self.binary())
+        p.arguments = ["run", "--speech", "--no-overlay", "--no-devices", "--output", "json", "--settings", settings]
+        p.currentDirectoryURL = Self.root
+        var env = ProcessInfo.processInfo.environment
+        env["SPEECHD_ADDRESS"] = "unix_socket:" + daemon.socket
+        env["DISPLAY"] = nil
+        p.environment = env
+        let output = Pipe()
+        p.standardInput = Pipe()
+        p.standardOutput = output
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let spoken = daemon.waitForSpoken(timeout: 10) { $0.filter { $0.hasPrefix("end ") }.count >= 4 }
+        p.terminate()
+        p.waitUntilExit()
+        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let times = out.split(separator: "\n").compactMap { line -> Double? in
+            guard line.contains("\"effect\":\"highlight\""), let r = line.range(of: "\"t\":") else { return nil }
+            return Double(line[r.upperBound...].prefix { $0 != "," })
+        }
+        // Said whole, one after another: every start has its end before the next start.
+        let said = Array(spoken.prefix(8))
+        #expect(said.count == 8, "\(spoken)")
+        for k in stride(from: 0, to: said.count - 1, by: 2) {
+            #expect(said[k].hasPrefix("start ") && said[k + 1] == "end " + said[k].dropFirst(6), "\(spoken)")
+        }
+        // Each highlight lasted its label (half a second, and the time to start saying it),
+        // not the 0.1 s interval, nor the 3 s limit.
+        #expect(times.count >= 4, "\(out)")
+        for (a, b) in zip(times, times.dropFirst()).prefix(3) {
+            #expect(b - a >= 0.5 && b - a < 2.5, "highlights at \(times)")
+        }
+    }
 }

@@ -274,6 +274,35 @@ struct SpeechPresenterTests {
         #expect(speaker.waitForSpoken { $0.contains("end Help me please") } == ["start Help me please", "end Help me please"])
     }
 
+    /// Scanning by ear: the end of each label is reported with its highlight's time, after
+    /// the label has been said; a highlight with no label, or with no speech-dispatcher to
+    /// say it, is reported at once.
+    @Test func scanningByEarReportsWhenEachLabelHasBeenSaid() throws {
+        let daemon = try SpeechDaemon(module: .slowlog)
+        defer { daemon.stop() }
+        let said = Collected<ScanInstant>()
+        let speech = SpeechPresenter(feedback: feedback(), pacing: true, address: daemon.address) { _ in }
+        speech.onLabelSaid = { said.append($0) }
+        try speech.present([at(1000, element("b1", "Btn 1"))])
+        let spoken = daemon.waitForSpoken { $0.contains("end Btn 1") }
+        let deadline = monotonicMilliseconds() + 5000
+        while said.all.isEmpty && monotonicMilliseconds() < deadline { usleep(10_000) }
+        #expect(spoken == ["start Btn 1", "end Btn 1"])
+        #expect(said.all == [.seconds(1)])
+        try speech.present([at(2000, .highlight(item: "m", kind: .menuEntry, frame: nil, label: nil, context: nil))])
+        #expect(said.all == [.seconds(1), .seconds(2)], "no label: reported as it is presented")
+        speech.finish()
+
+        let gone = SpeechPresenter(feedback: feedback(), pacing: true, address: .unixSocket("/nonexistent/none.sock")) { _ in }
+        let unsaid = Collected<ScanInstant>()
+        gone.onLabelSaid = { unsaid.append($0) }
+        try gone.present([at(3000, element("b1", "Btn 1"))])
+        let until = monotonicMilliseconds() + 5000
+        while unsaid.all.isEmpty && monotonicMilliseconds() < until { usleep(10_000) }
+        #expect(unsaid.all == [.seconds(3)], "no speech-dispatcher: nothing is held for a label")
+        gone.finish()
+    }
+
     /// A module or voice speech-dispatcher does not have is said, naming the voice, and its
     /// default speaks instead.
     @Test func aModuleItDoesNotHaveIsSaid() throws {

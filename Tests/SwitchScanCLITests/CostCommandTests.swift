@@ -35,6 +35,38 @@ struct CostCommandTests {
         }
     }
 
+    /// Scanning by ear: each highlight lasts as long as its label takes to say (estimated
+    /// from its length and speakingRate), so reaching an element takes longer; `simulate`
+    /// with the same settings replays each element's press times to its activation.
+    @Test func scanningByEarCostsEachLabelsTimeAndSimulateAgrees() throws {
+        try withTempDir { dir in
+            let plain = try dir.write("plain.json", #"{"speech": true, "autoScanInterval": 0.35}"#)
+            let paced = try dir.write("paced.json", #"{"speech": true, "speechPacing": true, "autoScanInterval": 0.35}"#)
+            func run(_ settings: String) throws -> (lines: [String], summary: [String: Any]) {
+                let r = try CLI.run(["cost", "Layouts/switch-control.uikit.json", "--settings", settings, "--json"])
+                #expect(r.status == 0, "\(r)")
+                let last = try #require(try JSONSerialization.jsonObject(with: Data(r.stdoutLines.last!.utf8)) as? [String: Any])
+                return (r.stdoutLines.dropLast(), try #require(last["summary"] as? [String: Any]))
+            }
+            let (_, unpaced) = try run(plain)
+            let (lines, summary) = try run(paced)
+            let slower = try #require(summary["meanSeconds"] as? Double), faster = try #require(unpaced["meanSeconds"] as? Double)
+            #expect(slower > faster, "paced \(slower) s, not paced \(faster) s")
+            #expect(lines.count == 6)
+            for raw in lines {
+                let id = String(raw.split(separator: "\"element\": \"")[1].prefix { $0 != "\"" })
+                let times = raw.split(separator: "[")[1].split(separator: "]")[0].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                let events = try dir.write("\(id).events", times.map { "\($0) select" }.joined(separator: "\n") + "\n")
+                let sim = try CLI.run(["simulate", "Layouts/switch-control.uikit.json", "--settings", paced, "--events", events])
+                let seconds = String(raw.split(separator: "\"seconds\": ")[1].prefix { $0 != "," })
+                let activation = sim.stdoutLines.first { $0.contains("\"effect\":\"activate\"") }
+                #expect(activation?.contains("\"t\":\(String(format: "%.3f", Double(seconds)!)),") == true, "\(id): \(activation ?? "no activation")")
+            }
+            let table = try CLI.run(["cost", "Layouts/switch-control.uikit.json", "--settings", paced])
+            #expect(table.stdoutLines.last?.hasSuffix("(auto scanning, grouping: layout, each label said at 190 words a minute)") == true, "\(table)")
+        }
+    }
+
     @Test func oneElementAndWeightsThatAreAllZeroAreSaidAsTheyAre() throws {
         try withTempDir { dir in
             let one = try dir.write("one.json", """
