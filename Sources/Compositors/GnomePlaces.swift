@@ -111,6 +111,8 @@ public final class ShellOverlay: EffectPresenter, @unchecked Sendable {
     private let screen: PixelRect
     private let queue: DispatchQueue
     private let metrics: SceneDrawing.Metrics
+    /// The message screen's message, in its larger size.
+    private let messageMetrics: SceneDrawing.Metrics
     private let family: String
     let clock: () -> ScanInstant
     private var scene = OverlayScene()
@@ -136,6 +138,8 @@ public final class ShellOverlay: EffectPresenter, @unchecked Sendable {
         let (text, note) = OverlayFont.load()
         fontNote = note
         metrics = text.map { SceneDrawing.Metrics($0) } ?? SceneDrawing.Metrics(ascent: 14, descent: 4, width: { 11 * $0.count })
+        messageMetrics = text.map { SceneDrawing.Metrics($0.sized(OverlayFont.messagePixelSize)) }
+            ?? SceneDrawing.Metrics(ascent: 22, descent: 6, width: { 17 * $0.count })
         family = "DejaVu Sans"
         var events = GnomeShell.Events()
         events.painted = { [weak self] serial in self?.onPainted?(serial) }
@@ -162,11 +166,12 @@ public final class ShellOverlay: EffectPresenter, @unchecked Sendable {
     private func draw() {
         guard !finished else { return }
         let shapes = scene.shapes(at: clock(), thickness: feedback.highlightWidth + 2, lineWidth: feedback.highlightWidth, screen: screen)
-        let layers = SceneDrawing.layers(shapes, highlight: feedback.highlightColor, metrics: metrics, screen: screen)
+        let layers = SceneDrawing.layers(shapes, highlight: feedback.highlightColor, metrics: metrics, message: messageMetrics, screen: screen)
         guard layers != sent else { return }
         sent = layers
         serial &+= 1
-        _ = shell.show(Self.json(layers, family: family, size: Int(OverlayFont.pixelSize)), serial: serial)
+        _ = shell.show(Self.json(layers, family: family, size: Int(OverlayFont.pixelSize), messageSize: Int(OverlayFont.messagePixelSize)),
+                       serial: serial)
     }
 
     private func updateFrameTimer() {
@@ -186,8 +191,9 @@ public final class ShellOverlay: EffectPresenter, @unchecked Sendable {
     }
 
     /// The layers as the extension reads them: {"font": {...}, "layers": {name: [item]}},
-    /// an item ["r", x, y, w, h, "#rrggbb"] or ["t", x, y, w, h, text, "#rrggbb", dx, dy].
-    public static func json(_ l: SceneDrawing.Layers, family: String, size: Int) -> String {
+    /// an item ["r", x, y, w, h, "#rrggbb"] or ["t", x, y, w, h, text, "#rrggbb", dx, dy],
+    /// and for the message's larger text the size after them.
+    public static func json(_ l: SceneDrawing.Layers, family: String, size: Int, messageSize: Int) -> String {
         func color(_ c: RGBColor) -> String {
             let hex = Array("0123456789abcdef")
             return "\"#" + String([c.red, c.green, c.blue].flatMap { [hex[Int($0) >> 4], hex[Int($0) & 15]] }) + "\""
@@ -195,7 +201,8 @@ public final class ShellOverlay: EffectPresenter, @unchecked Sendable {
         func item(_ i: SceneDrawing.Item) -> String {
             switch i {
             case let .fill(r, c): return "[\"r\",\(r.x),\(r.y),\(r.width),\(r.height),\(color(c))]"
-            case let .label(t, c, b, at): return "[\"t\",\(b.x),\(b.y),\(b.width),\(b.height),\(jsonString(t)),\(color(c)),\(at.x),\(at.y)]"
+            case let .label(t, c, b, at, large):
+                return "[\"t\",\(b.x),\(b.y),\(b.width),\(b.height),\(jsonString(t)),\(color(c)),\(at.x),\(at.y)\(large ? ",\(messageSize)" : "")]"
             }
         }
         func layer(_ items: [SceneDrawing.Item]) -> String { "[" + items.map(item).joined(separator: ",") + "]" }

@@ -9,8 +9,15 @@ extension ScanEngine {
     struct PacedHighlight: Hashable, Sendable {
         var shownAt: ScanInstant
         var earliest: ScanInstant
+        /// When speech-dispatcher began to say it (live): the limit counts from there, since
+        /// a label may wait behind a message being said.
+        var began: ScanInstant?
         var said = false
     }
+
+    /// Live, the longest a label may wait to begin (behind the person's message, say) before
+    /// the scan moves on anyway: a speech-dispatcher that stopped answering holds no more.
+    static let labelBeginWait = ScanDuration.seconds(10)
 
     /// Pacing applies to auto scanning with speech on.
     var pacesBySpeech: Bool { settings.speechPacing && settings.feedback.speech && settings.style == .auto }
@@ -44,23 +51,37 @@ extension ScanEngine {
     /// until it is, or until the limit).
     mutating func holdsForLabel(at d: ScanInstant) -> Bool {
         guard labelsReported, let p = paced, !p.said else { return false }
-        let limit = p.shownAt + settings.speechPacingLimit
+        let limit = p.began.map { $0 + settings.speechPacingLimit } ?? p.shownAt + max(settings.speechPacingLimit, Self.labelBeginWait)
         guard d < limit else { return false }
         timers[.move] = limit
         return true
     }
 
-    /// Whether the speech presenter reports the end of each label (it does once
-    /// speech-dispatcher answers; not when it is missing or went away).
+    /// The label of the highlight shown at `shownAt` began to be said: from now it has
+    /// `speechPacingLimit`. (A report for an earlier showing of the same item, re-sent with
+    /// a new label, counts too: nothing else was highlighted since.)
+    public mutating func labelBegan(shownAt: ScanInstant, at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        guard var p = paced, shownAt >= p.shownAt, p.began == nil, !p.said else { return finish() }
+        p.began = now
+        paced = p
+        // Held past the interval, waiting for it to begin: the limit now counts from here.
+        if timers[.move] != nil, now >= p.earliest { timers[.move] = now + settings.speechPacingLimit }
+        return finish()
+    }
+
+    /// Whether the speech presenter reports the end of each label (a live run that speaks;
+    /// where speech-dispatcher is missing or went away it reports each label as said at
+    /// once, so nothing is held).
     public mutating func setLabelsReported(_ on: Bool) {
         labelsReported = on
     }
 
-    /// The label of the highlight shown at `shownAt` has been said (speech-dispatcher's END,
-    /// or it was cancelled): a highlight held for it moves on now.
+    /// The label of the highlight shown at `shownAt` (or shown again since) has been said
+    /// (speech-dispatcher's END, or it was cancelled): a highlight held for it moves on now.
     public mutating func labelSaid(shownAt: ScanInstant, at t: ScanInstant) -> [TimedEffect] {
         begin(t)
-        guard var p = paced, p.shownAt == shownAt, !p.said else { return finish() }
+        guard var p = paced, shownAt >= p.shownAt, !p.said else { return finish() }
         p.said = true
         paced = p
         if timers[.move] != nil, now >= p.earliest {

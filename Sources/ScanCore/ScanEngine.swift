@@ -258,8 +258,6 @@ public struct ScanEngine: Sendable {
         var due: [TimedEffect] = []
         if let d = nextDeadline, d <= event.timestamp { due = handleDeadline(at: event.timestamp) }
         begin(max(t, event.timestamp))
-        // Someone came: the call for attention stops at the person's next press.
-        if event.isDown { timers[.attention] = nil }
         for command in filter.handle(event) { perform(command) }
         return due.isEmpty ? finish() : due + finish()
     }
@@ -358,6 +356,19 @@ public struct ScanEngine: Sendable {
         return finish()
     }
 
+    /// The phrases file changed while the run goes on: the message screen, shown or hidden,
+    /// offers the new phrases (a page of them shown is redrawn).
+    public mutating func phrasesChanged(_ phrases: [String], at t: ScanInstant) -> [TimedEffect] {
+        begin(t)
+        messageProvider?.phrasesChanged(phrases)
+        guard var screen = presented else { return finish() }
+        let change = screen.logic.phrasesChanged(phrases)
+        presented!.logic = screen.logic
+        for e in change.effects { emit(e) }
+        if let next = change.tree, next.screenID == tree.screenID { keepPlace(in: next) }
+        return finish()
+    }
+
     /// Words made for the presented screen arrived (the keyboard's predictions): it is
     /// redrawn where it changed.
     public mutating func wordsMade(_ made: MadeWords, at t: ScanInstant) -> [TimedEffect] {
@@ -449,6 +460,9 @@ public struct ScanEngine: Sendable {
     }
 
     mutating func perform(_ c: SwitchFilter.Command) {
+        // Someone came: the call for attention stops at the person's next press (one the
+        // switch filter takes: not a bounce, nor a tremor it drops).
+        timers[.attention] = nil
         presented?.moved = true
         now = max(now, c.firedAt)
         switch phase {

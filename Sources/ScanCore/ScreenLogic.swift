@@ -11,10 +11,13 @@ public protocol ScreenLogic: Sendable {
     /// Words made for it on another thread arrived (an input of the engine, as a switch
     /// is): the screen as it is now.
     mutating func wordsMade(_ made: MadeWords) -> ScreenChange
+    /// The phrases file changed while it runs (the message screen offers them).
+    mutating func phrasesChanged(_ phrases: [String]) -> ScreenChange
 }
 
 extension ScreenLogic {
     public mutating func wordsMade(_ made: MadeWords) -> ScreenChange { ScreenChange() }
+    public mutating func phrasesChanged(_ phrases: [String]) -> ScreenChange { ScreenChange() }
 }
 
 /// The keyboard's predictions, made away from the engine (`run`: on a thread of their own)
@@ -66,6 +69,8 @@ public protocol MessageScreenProvider: Sendable {
     mutating func messageScreen(on screen: Rect) -> (tree: ElementTree, logic: any ScreenLogic, effects: [Effect])
     /// A screen it made was hidden (its Hide key, the host): kept for the next time.
     mutating func closed(_ logic: any ScreenLogic)
+    /// The phrases file changed while it runs: the screen offers the new phrases, hidden or not.
+    mutating func phrasesChanged(_ phrases: [String])
 }
 
 /// A screen shown over another (the keyboard over a window): its logic, and what lies

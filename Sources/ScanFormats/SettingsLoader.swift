@@ -72,7 +72,8 @@ public enum SettingsLoader {
                 }
             }
         case .voice(let path):
-            if let voice = voice(member, jsonPath, &reader) { settings[keyPath: path] = voice }
+            // Members not given keep their values (speechRate may have set the rate).
+            if let voice = voice(member, settings[keyPath: path], jsonPath, &reader) { settings[keyPath: path] = voice }
         case let .pause(path, range):
             switch member.value.content {
             case .bool(false, _), .null, .number(0, _): settings[keyPath: path] = .off
@@ -86,13 +87,13 @@ public enum SettingsLoader {
     }
 
     /// A voice's object; nil when anything in it is wrong (each thing reported).
-    static func voice(_ member: JSONMember, _ jsonPath: String, _ reader: inout FieldReader) -> VoiceSettings? {
+    static func voice(_ member: JSONMember, _ current: VoiceSettings, _ jsonPath: String, _ reader: inout FieldReader) -> VoiceSettings? {
         guard let members = member.value.object else {
             reader.report("E04", member.value.offset, jsonPath, nil,
                           "must be an object of \(VoiceSettings.members.joined(separator: ", ")), e.g. {\"rate\": 20, \"pitch\": -10}, got \(member.value.kindName)")
             return nil
         }
-        var voice = VoiceSettings(), wrong = false
+        var voice = current, wrong = false
         let range = VoiceSettings.levelRange
         for m in members {
             let path = jsonPath + "." + excerpt(m.key)

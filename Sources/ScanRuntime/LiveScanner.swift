@@ -81,6 +81,16 @@ public final class LiveScanner: @unchecked Sendable {
         queue.async { [self] in output(engine.labelSaid(shownAt: shownAt, at: MonotonicClock.now())) }
     }
 
+    /// Scanning by ear: the label of the highlight shown at `shownAt` began to be said.
+    public func labelBegan(shownAt: ScanInstant) {
+        queue.async { [self] in output(engine.labelBegan(shownAt: shownAt, at: MonotonicClock.now())) }
+    }
+
+    /// The phrases file changed: the message screen offers these.
+    public func phrasesChanged(_ phrases: [String]) {
+        queue.async { [self] in output(engine.phrasesChanged(phrases, at: MonotonicClock.now())) }
+    }
+
     /// Closes the keyboard (the focus left its field): scanning goes back to the window.
     public func dismissPresented() {
         queue.async { [self] in output(engine.dismissPresented(at: MonotonicClock.now())) }

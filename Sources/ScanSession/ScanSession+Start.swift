@@ -207,7 +207,7 @@ extension ScanSession {
         let speaksForTheUser = c.target == .messages || c.isDesktop
         var speech: SpeechPresenter?
         if feedback.speech || feedback.sound || feedback.positionTones || speaksForTheUser {
-            speech = SpeechPresenter(feedback: feedback, speaksForTheUser: speaksForTheUser, pacing: inputs.settings.speechPacing, warn: warn)
+            speech = SpeechPresenter(feedback: feedback, speaksForTheUser: speaksForTheUser, pacing: inputs.settings.speechPacing ? inputs.settings.speechPacingLimit : nil, warn: warn)
             presenters.append(speech!)
         }
         if inputs.live == nil {
@@ -342,12 +342,17 @@ extension ScanSession {
         }
         lock.withLock { self.scanner = scanner }
         outputs.speech?.onLabelSaid = { [weak scanner] shownAt in scanner?.labelSaid(shownAt: shownAt) }
+        outputs.speech?.onLabelBegan = { [weak scanner] shownAt in scanner?.labelBegan(shownAt: shownAt) }
         if configuration.target == .messages, var maker = outputs.messages {
             // Shown when the scan starts, its keys first.
             let made = maker.messageScreen(on: inputs.tree.screenSize)
             scanner.present(made.tree, logic: made.logic, effects: made.effects)
         }
         outputs.windows?.start { list in scanner.setWindows(list) }
+        // A phrase a carer adds while the run goes on is offered at once.
+        if outputs.messages != nil, let path = configuration.phrasesFile {
+            phrasesWatcher = PhrasesWatcher(path: path, deliver: { scanner.phrasesChanged($0) }) { [log] in log("Warning: \($0)") }
+        }
         if let live {
             // Text goes into the field through AT-SPI where its toolkit does that well and the
             // field confirms it; keys elsewhere (docs/TYPING.md).

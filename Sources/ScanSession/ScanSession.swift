@@ -78,6 +78,7 @@ public final class ScanSession: @unchecked Sendable {
     var devices: SwitchDevices?
     var desktop: DesktopAccess?
     var windows: (any WindowList)?
+    var phrasesWatcher: PhrasesWatcher?
     /// Under GNOME without its extension answering: what the user is told, once on the log
     /// at the start and once through the scan (said aloud where speech is on).
     var extensionNotice: String?
@@ -104,6 +105,7 @@ public final class ScanSession: @unchecked Sendable {
             devices?.closeAll()
             desktop?.stop()
             windows?.stop()
+            phrasesWatcher?.stop()
             rt?.stop()
             presentQueue.sync { presenter?.finish() }
             TerminalState.restore()

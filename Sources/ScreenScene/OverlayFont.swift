@@ -5,6 +5,8 @@ import Foundation
 public enum OverlayFont {
     /// The X11 overlay's size: 18 pixels.
     public static let pixelSize = 18.0
+    /// The message screen's message, larger, for the people it is said to as well.
+    public static let messagePixelSize = 28.0
     static let preferred = [
         "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
         "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf",

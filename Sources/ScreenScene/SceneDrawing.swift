@@ -8,13 +8,14 @@ public enum SceneDrawing {
     public enum Item: Equatable, Sendable {
         /// A rectangle filled with a colour.
         case fill(PixelRect, RGBColor)
-        /// A label: its text, colour, the box it is cut to, and its top left inside the box.
-        case label(String, RGBColor, box: PixelRect, at: (x: Int, y: Int))
+        /// A label: its text, colour, the box it is cut to, and its top left inside the box;
+        /// `large`: in the message's size (`OverlayFont.messagePixelSize`).
+        case label(String, RGBColor, box: PixelRect, at: (x: Int, y: Int), large: Bool = false)
 
         public static func == (a: Item, b: Item) -> Bool {
             switch (a, b) {
             case let (.fill(r1, c1), .fill(r2, c2)): return r1 == r2 && c1 == c2
-            case let (.label(t1, c1, b1, p1), .label(t2, c2, b2, p2)): return t1 == t2 && c1 == c2 && b1 == b2 && p1 == p2
+            case let (.label(t1, c1, b1, p1, l1), .label(t2, c2, b2, p2, l2)): return t1 == t2 && c1 == c2 && b1 == b2 && p1 == p2 && l1 == l2
             default: return false
             }
         }
@@ -47,11 +48,13 @@ public enum SceneDrawing {
     /// The menu panel's frame, inner margin and gap between rows; the gap around each key.
     public static let border = 2, padding = 10, rowGap = 8, keyGap = 3
 
-    /// `shapes` as layers; the menu panel placed on `screen`.
-    public static func layers(_ shapes: OverlayShapes, highlight: RGBColor, metrics: Metrics, screen: PixelRect) -> Layers {
+    /// `shapes` as layers; the menu panel placed on `screen`. `message`: the message screen's
+    /// message font (larger), else `metrics`.
+    public static func layers(_ shapes: OverlayShapes, highlight: RGBColor, metrics: Metrics, message: Metrics? = nil,
+                              screen: PixelRect) -> Layers {
         var out = Layers()
         let group = OverlayGeometry.groupColor(for: highlight)
-        if let k = shapes.keyboard { out.keyboard = keyboard(k, group: group, metrics) }
+        if let k = shapes.keyboard { out.keyboard = keyboard(k, group: group, metrics, message: message) }
         if let o = shapes.outline {
             let color = o.isGroup ? group : highlight
             switch o {
@@ -97,7 +100,7 @@ public enum SceneDrawing {
         return out
     }
 
-    static func keyboard(_ k: OverlayShapes.Keyboard, group: RGBColor, _ metrics: Metrics) -> [Item] {
+    static func keyboard(_ k: OverlayShapes.Keyboard, group: RGBColor, _ metrics: Metrics, message: Metrics?) -> [Item] {
         var out: [Item] = [.fill(k.frame, panel)]
         for key in k.keys {
             let r = PixelRect(covering: key.frame)
@@ -106,13 +109,14 @@ public enum SceneDrawing {
             guard !tile.isEmpty else { continue }
             out.append(.fill(tile, key.held ? group : Self.key))
             if key.id == KeyboardKey.messageID {
-                // The message screen's message: as many lines as its tile holds.
-                let lines = MessageLines.lines(key.label, width: tile.width - 2 * padding, fitting: max(1, tile.height / metrics.lineHeight),
-                                               measure: metrics.width)
-                let top = r.y + (r.height - lines.count * metrics.lineHeight) / 2
+                // The message screen's message, large: as many lines as its tile holds.
+                let m = message ?? metrics
+                let lines = MessageLines.lines(key.label, width: tile.width - 2 * padding, fitting: max(1, tile.height / m.lineHeight),
+                                               measure: m.width)
+                let top = r.y + (r.height - lines.count * m.lineHeight) / 2
                 for (i, line) in lines.enumerated() {
-                    let x = r.x + max(padding, (r.width - metrics.width(line)) / 2)
-                    out.append(.label(line, white, box: tile, at: (x - tile.x, top + i * metrics.lineHeight - tile.y)))
+                    let x = r.x + max(padding, (r.width - m.width(line)) / 2)
+                    out.append(.label(line, white, box: tile, at: (x - tile.x, top + i * m.lineHeight - tile.y), large: message != nil))
                 }
                 continue
             }

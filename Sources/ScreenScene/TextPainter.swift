@@ -22,6 +22,9 @@ public final class TextPainter {
         scale = pixelSize / Double(font.unitsPerEm)
     }
 
+    /// The same font at another size.
+    public func sized(_ pixelSize: Double) -> TextPainter { TextPainter(font: font, pixelSize: pixelSize) }
+
     /// Above and below the baseline, in pixels.
     public var ascent: Int { Int((Double(font.ascender) * scale).rounded(.up)) }
     public var descent: Int { Int((Double(-font.descender) * scale).rounded(.up)) }

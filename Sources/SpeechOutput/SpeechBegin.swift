@@ -40,8 +40,14 @@ final class BeginSink: @unchecked Sendable {
     // message id and when the engine showed it), the highest message id that ended or was
     // cancelled, and who hears of a label said.
     private var awaitedEnd: (messageID: Int, shownAt: ScanInstant)?
-    private var highestEnded = 0
+    private var highestEnded = 0, highestBegan = 0
     private var labelHandler: (@Sendable (ScanInstant) -> Void)?
+    private var beganHandler: (@Sendable (ScanInstant) -> Void)?
+
+    var onLabelBegan: (@Sendable (ScanInstant) -> Void)? {
+        get { lock.withLock { beganHandler } }
+        set { lock.withLock { beganHandler = newValue } }
+    }
 
     var onLabelSaid: (@Sendable (ScanInstant) -> Void)? {
         get { lock.withLock { labelHandler } }
@@ -53,14 +59,16 @@ final class BeginSink: @unchecked Sendable {
 
     /// A highlight's label was sent as `messageID`: its end is reported.
     func awaitEnd(messageID: Int, shownAt: ScanInstant) {
-        let report: (ScanInstant, @Sendable (ScanInstant) -> Void)? = lock.withLock {
+        let (began, ended): ((@Sendable (ScanInstant) -> Void)?, (@Sendable (ScanInstant) -> Void)?) = lock.withLock {
             awaitedEnd = (messageID, shownAt)
-            // Ended already (a short label, a busy thread here): reported at once.
-            guard highestEnded >= messageID, let labelHandler else { return nil }
+            // Begun or ended already (a short label, a busy thread here): reported at once.
+            let began = highestBegan >= messageID ? beganHandler : nil
+            guard highestEnded >= messageID else { return (began, nil) }
             awaitedEnd = nil
-            return (shownAt, labelHandler)
+            return (began, labelHandler)
         }
-        if let (shownAt, handler) = report { handler(shownAt) }
+        began?(shownAt)
+        ended?(shownAt)
     }
 
     /// The label of the highlight shown at `shownAt` will not be said (speech-dispatcher is
@@ -85,6 +93,12 @@ final class BeginSink: @unchecked Sendable {
     }
 
     func began(messageID: Int, at now: ScanInstant) {
+        let label: (ScanInstant, @Sendable (ScanInstant) -> Void)? = lock.withLock {
+            highestBegan = max(highestBegan, messageID)
+            guard let a = awaitedEnd, messageID >= a.messageID, let beganHandler else { return nil }
+            return (a.shownAt, beganHandler)
+        }
+        if let (shownAt, handler) = label { handler(shownAt) }
         let report: (SpeechBegin, @Sendable (SpeechBegin) -> Void)? = lock.withLock {
             guard let a = awaited, messageID > a.after else { return nil }
             awaited = nil
@@ -98,7 +112,10 @@ final class BeginSink: @unchecked Sendable {
 /// libspeechd's callbacks are C function pointers without a context argument: they find
 /// their presenter here, by the client id each event carries.
 final class BeginRegistry: @unchecked Sendable {
-    static let shared = BeginRegistry()
+    /// The cue voices' connections, and the public voices': client ids are counted by each
+    /// speech-dispatcher, and the two voices may talk to two.
+    static let cue = BeginRegistry()
+    static let voice = BeginRegistry()
     private let lock = Lock()
     private var sinks: [Int: BeginSink] = [:]
 

@@ -51,7 +51,8 @@ final class SpeechConnection {
     /// given, as libspeechd's autospawn does), turns BEGIN events on and sets the voice:
     /// its output module and voice where named, its rate, volume and pitch where not 0.
     /// `refused`: a module or voice speech-dispatcher does not have (what it says instead).
-    static func open(client: String, address: SpeechDispatcherAddress?, voice: VoiceSettings,
+    /// `isPublic`: the public voice's connection (its events go to its own registry).
+    static func open(client: String, address: SpeechDispatcherAddress?, voice: VoiceSettings, isPublic: Bool = false,
                      refused: (String) -> Void = { _ in }) throws(OpenError) -> SpeechConnection {
         let connection: UnsafeMutablePointer<SPDConnection>
         if let address {
@@ -68,24 +69,13 @@ final class SpeechConnection {
             }
         }
         let c = SpeechConnection(connection)
-        connection.pointee.callback_begin = { messageID, clientID, _ in
-            // Runs on libspeechd's event thread, which spd_close cancels: no cancellation
-            // point may unwind through Swift code holding a lock.
-            var old: Int32 = 0
-            pthread_setcancelstate(Int32(PTHREAD_CANCEL_DISABLE), &old)
-            let now = MonotonicClock.now()
-            BeginRegistry.shared.sink(client: clientID)?.began(messageID: messageID, at: now)
-            pthread_setcancelstate(old, nil)
-        }
+        // The events find their presenter by client id, which each speech-dispatcher counts
+        // for itself: the two voices (perhaps on two servers) each have their own registry.
+        let events = isPublic ? Self.publicEvents : Self.cueEvents
+        connection.pointee.callback_begin = events.began
         // The end of a label, said or cut off, lets scanning by ear move on.
-        let ended: @convention(c) (Int, Int, SPDNotificationType) -> Void = { messageID, clientID, _ in
-            var old: Int32 = 0
-            pthread_setcancelstate(Int32(PTHREAD_CANCEL_DISABLE), &old)
-            BeginRegistry.shared.sink(client: clientID)?.ended(messageID: messageID)
-            pthread_setcancelstate(old, nil)
-        }
-        connection.pointee.callback_end = ended
-        connection.pointee.callback_cancel = ended
+        connection.pointee.callback_end = events.ended
+        connection.pointee.callback_cancel = events.ended
         _ = spd_set_notification_on(connection, SPD_BEGIN)
         _ = spd_set_notification_on(connection, SPD_END)
         _ = spd_set_notification_on(connection, SPD_CANCEL)
@@ -123,6 +113,32 @@ final class SpeechConnection {
             i += 1
         }
         return out
+    }
+
+    typealias Callback = @convention(c) (Int, Int, SPDNotificationType) -> Void
+
+    // They run on libspeechd's event thread, which spd_close cancels: no cancellation point
+    // may unwind through Swift code holding a lock.
+    static let cueEvents: (began: Callback, ended: Callback) = (
+        { messageID, clientID, _ in
+            let now = MonotonicClock.now()
+            withoutCancellation { BeginRegistry.cue.sink(client: clientID)?.began(messageID: messageID, at: now) }
+        },
+        { messageID, clientID, _ in withoutCancellation { BeginRegistry.cue.sink(client: clientID)?.ended(messageID: messageID) } }
+    )
+    static let publicEvents: (began: Callback, ended: Callback) = (
+        { messageID, clientID, _ in
+            let now = MonotonicClock.now()
+            withoutCancellation { BeginRegistry.voice.sink(client: clientID)?.began(messageID: messageID, at: now) }
+        },
+        { messageID, clientID, _ in withoutCancellation { BeginRegistry.voice.sink(client: clientID)?.ended(messageID: messageID) } }
+    )
+
+    private static func withoutCancellation(_ body: () -> Void) {
+        var old: Int32 = 0
+        pthread_setcancelstate(Int32(PTHREAD_CANCEL_DISABLE), &old)
+        body()
+        pthread_setcancelstate(old, nil)
     }
 
     /// Sends one utterance; returns false when the connection is broken (a refused message

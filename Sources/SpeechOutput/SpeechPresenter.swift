@@ -63,16 +63,20 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     /// The cue voice's connection and the public voice's, each with its BEGIN bookkeeping.
     private let cueSink = BeginSink(), voiceSink = BeginSink()
     /// Scanning's speech and sounds: connected at once where scanning speaks or sounds.
-    private let cueThread: SpeechThread?
+    private let cueThread: SpeechThread
+    private var cueOpened = false
     /// The person's words: connected when the message screen shows or something is first
     /// said, so that a run that never speaks for the person starts no speech-dispatcher. The
     /// cue voice's thread where both talk to one speech-dispatcher, so that the two keep the
     /// order they were given in (a label after a message waits for it); its own otherwise.
-    private let voiceThread: SpeechThread?
+    private let voiceThread: SpeechThread
     private var voiceOpened = false
 
-    /// Scanning by ear: the engine moves on when a label has been said.
-    private let pacing: Bool
+    /// Scanning by ear: the engine moves on when a label has been said, or at this limit.
+    private let pacing: ScanDuration?
+    /// The engine time of the last highlight presented: a move a whole limit after it, its
+    /// label still being said, is a cut.
+    private var lastHighlight: ScanInstant?
 
     /// Scanning by ear (`speechPacing`): called with the engine time of the highlight whose
     /// label has been said or cut off, or will not be said (no label, no speech-dispatcher),
@@ -80,6 +84,13 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     public var onLabelSaid: (@Sendable (ScanInstant) -> Void)? {
         get { cueSink.onLabelSaid }
         set { cueSink.onLabelSaid = newValue }
+    }
+
+    /// Scanning by ear: called with the engine time of the highlight whose label began to be
+    /// said (speech-dispatcher's BEGIN), on libspeechd's event thread.
+    public var onLabelBegan: (@Sendable (ScanInstant) -> Void)? {
+        get { cueSink.onLabelBegan }
+        set { cueSink.onLabelBegan = newValue }
     }
 
     /// Called when a highlight's or a message's speech begins (speech-dispatcher's BEGIN
@@ -100,16 +111,16 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     ///     voice it does not have), called on a voice's thread.
     ///   - speaksForTheUser: the message screen is used: its words are said even with the
     ///     scanning's speech and sounds off.
-    ///   - pacing: scanning by ear (`speechPacing`): labels' ends are reported
-    ///     (`onLabelSaid`), and a label cut off is marked by a tone.
+    ///   - pacing: scanning by ear (`speechPacing`), its `speechPacingLimit`: labels' ends
+    ///     are reported (`onLabelSaid`), and a label cut off at the limit is marked by a tone.
     public init(feedback: FeedbackSettings, client: String = "switchscan", speaksForTheUser: Bool = false,
-                pacing: Bool = false, address: SpeechDispatcherAddress? = nil, sounds: SoundIcons = SoundIcons(),
+                pacing: ScanDuration? = nil, address: SpeechDispatcherAddress? = nil, sounds: SoundIcons = SoundIcons(),
                 warn: @escaping (String) -> Void) {
         var plan = UtterancePlan(speech: feedback.speech, moveSound: nil, selectSound: nil)
         func installed(_ icon: String) -> String? { access(sounds.folder + "/" + icon, R_OK) == 0 ? icon : nil }
         plan.attentionSound = installed(sounds.attention)
-        self.pacing = pacing && feedback.speech
-        if self.pacing { plan.cutTone = installed(sounds.cut) }
+        self.pacing = pacing
+        if pacing != nil { plan.cutTone = installed(sounds.cut) }
         var soundProblem: String?
         // A missing icon would be spoken by name: check once, here, where it is cheap.
         let missing = [sounds.move, sounds.select].filter { access(sounds.folder + "/" + $0, R_OK) != 0 }
@@ -135,31 +146,32 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
         self.plan = plan
         func target(_ v: VoiceSettings) -> SpeechDispatcherAddress? { SpeechDispatcherAddress(v.address) ?? address }
         let scanningSpeaks = feedback.speech || feedback.sound || plan.firstTone != nil
-        let shared = scanningSpeaks && speaksForTheUser && target(feedback.cueVoice) == target(feedback.publicVoice)
+        let shared = target(feedback.cueVoice) == target(feedback.publicVoice)
         // Where the two share a thread, a server that cannot be reached ends both: the one
         // warning then says that the person's words are not heard either.
-        let cue = scanningSpeaks
-            ? SpeechSession(client: client, address: target(feedback.cueVoice), voice: feedback.cueVoice, voiceName: "The cue voice",
-                            sink: cueSink, warn: warn, soundProblem: soundProblem,
-                            unavailable: shared ? Self.unavailableForMessages : Self.unavailableWarning)
-            : nil
-        let voice = scanningSpeaks || speaksForTheUser
-            ? SpeechSession(client: client + "-voice", address: target(feedback.publicVoice), voice: feedback.publicVoice,
-                            voiceName: "The public voice", sink: voiceSink, warn: warn, soundProblem: nil,
-                            unavailable: speaksForTheUser ? Self.unavailableForMessages : Self.unavailableWarning)
-            : nil
+        let cue = SpeechSession(client: client, address: target(feedback.cueVoice), voice: feedback.cueVoice, voiceName: "The cue voice",
+                                isPublic: false, sink: cueSink, warn: warn, soundProblem: soundProblem,
+                                unavailable: shared && speaksForTheUser ? Self.unavailableForMessages : Self.unavailableWarning)
+        let voice = SpeechSession(client: client + "-voice", address: target(feedback.publicVoice), voice: feedback.publicVoice,
+                                  voiceName: "The public voice", isPublic: true, sink: voiceSink, warn: warn, soundProblem: nil,
+                                  unavailable: speaksForTheUser ? Self.unavailableForMessages : Self.unavailableWarning)
         if shared {
             cueThread = SpeechThread { Self.perform($0, cue: cue, voice: voice) }
             voiceThread = cueThread
         } else {
-            cueThread = cue.map { cue in SpeechThread { Self.perform($0, cue: cue, voice: nil) } }
-            voiceThread = voice.map { voice in SpeechThread { Self.perform($0, cue: nil, voice: voice) } }
+            cueThread = SpeechThread { Self.perform($0, cue: cue, voice: nil) }
+            voiceThread = SpeechThread { Self.perform($0, cue: nil, voice: voice) }
         }
         // Scanning by ear: a label that will never be said holds nothing up.
-        cueThread?.onDrop = { [cueSink] job in
+        cueThread.onDrop = { [cueSink] job in
             if case .say(let u) = job, u.isHighlight, let shownAt = u.effectTime { cueSink.notSaid(shownAt: shownAt) }
         }
-        cueThread?.submit(.open(isPublic: false))
+        // Where scanning speaks or sounds, connected at once; else when it first does (the
+        // menu's Speech or Sound turned on).
+        if scanningSpeaks {
+            cueThread.submit(.open(isPublic: false))
+            cueOpened = true
+        }
     }
 
     /// One job on a voice's thread; false ends the thread (speech-dispatcher is missing or
@@ -176,8 +188,8 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     }
 
     deinit {
-        cueThread?.close(timeout: .zero)
-        if voiceThread !== cueThread { voiceThread?.close(timeout: .zero) }
+        cueThread.close(timeout: .zero)
+        if voiceThread !== cueThread { voiceThread.close(timeout: .zero) }
     }
 
     public func present(_ effects: [TimedEffect]) throws {
@@ -190,15 +202,25 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
             default: break
             }
         }
-        let utterances = plan.utterances(effects, received: received, screen: &tree, cut: pacing && cueSink.labelPending)
-        if pacing { reportUnsaidLabels(effects, utterances) }
-        if let voiceThread, !voiceOpened,
-           utterances.contains(where: \.isPublic) || effects.contains(where: { Self.opensTheVoice($0.effect) }) {
+        // A label still being said when the scan moved on at the limit (not a press) was cut.
+        var cut = false
+        if let limit = pacing, let first = effects.first(where: { if case .highlight = $0.effect { true } else { false } }) {
+            cut = plan.speech && cueSink.labelPending && lastHighlight.map { first.time - $0 >= limit } == true
+            lastHighlight = effects.last(where: { if case .highlight = $0.effect { true } else { false } })!.time
+        }
+        let utterances = plan.utterances(effects, received: received, screen: &tree, cut: cut)
+        if pacing != nil { reportUnsaidLabels(effects, utterances) }
+        if !voiceOpened, utterances.contains(where: \.isPublic) || effects.contains(where: { Self.opensTheVoice($0.effect) }) {
             voiceThread.submit(.open(isPublic: true))
             voiceOpened = true
         }
+        if !cueOpened, utterances.contains(where: { !$0.isPublic }) {
+            cueThread.submit(.open(isPublic: false))
+            cueOpened = true
+        }
         for u in utterances {
-            guard let thread = u.isPublic ? voiceThread : cueThread, thread.isRunning else { continue }
+            let thread = u.isPublic ? voiceThread : cueThread
+            guard thread.isRunning else { continue }
             thread.submit(.say(u))
         }
     }
@@ -207,7 +229,7 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     /// speech-dispatcher is gone) holds nothing up.
     private func reportUnsaidLabels(_ effects: [TimedEffect], _ utterances: [Utterance]) {
         guard let report = cueSink.onLabelSaid else { return }
-        let speaking = cueThread?.isRunning == true
+        let speaking = cueThread.isRunning
         for e in effects {
             guard case .highlight = e.effect else { continue }
             if !speaking || !utterances.contains(where: { $0.isHighlight && $0.text != nil && $0.effectTime == e.time }) {
@@ -226,7 +248,7 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     /// server that stopped answering).
     public func finish() {
         let deadline = MonotonicClock.now() + .seconds(2)
-        let threads = [cueThread, voiceThread === cueThread ? nil : voiceThread].compactMap { $0 }
+        let threads = voiceThread === cueThread ? [cueThread] : [cueThread, voiceThread]
         for thread in threads { thread.submit(.close) }
         for thread in threads { _ = thread.waitClosed(until: deadline) }
     }

@@ -7,6 +7,8 @@ final class SpeechSession {
     let voice: VoiceSettings
     /// "The cue voice", "The public voice": named in what is said of its settings.
     let voiceName: String
+    let isPublic: Bool
+    var registry: BeginRegistry { isPublic ? .voice : .cue }
     let sink: BeginSink
     let warn: (String) -> Void
     /// Said once speech-dispatcher answers (one warning at a time).
@@ -15,19 +17,19 @@ final class SpeechSession {
     let unavailable: String
     var connection: SpeechConnection?
 
-    init(client: String, address: SpeechDispatcherAddress?, voice: VoiceSettings, voiceName: String, sink: BeginSink,
+    init(client: String, address: SpeechDispatcherAddress?, voice: VoiceSettings, voiceName: String, isPublic: Bool, sink: BeginSink,
          warn: @escaping (String) -> Void, soundProblem: String?, unavailable: String = SpeechPresenter.unavailableWarning) {
-        self.client = client; self.address = address; self.voice = voice; self.voiceName = voiceName
+        self.client = client; self.address = address; self.voice = voice; self.voiceName = voiceName; self.isPublic = isPublic
         self.sink = sink; self.warn = warn; self.soundProblem = soundProblem; self.unavailable = unavailable
     }
 
     /// Connects; false when speech-dispatcher cannot be reached (said once).
     func open() -> Bool {
         do {
-            let c = try SpeechConnection.open(client: client, address: address, voice: voice) { [warn, voiceName] in
+            let c = try SpeechConnection.open(client: client, address: address, voice: voice, isPublic: isPublic) { [warn, voiceName] in
                 warn("\(voiceName): " + $0)
             }
-            BeginRegistry.shared.add(sink, client: c.clientID)
+            registry.add(sink, client: c.clientID)
             connection = c
         } catch {
             warn(unavailable + (error.reason.isEmpty ? "" : " (\(error.reason))"))
@@ -54,7 +56,7 @@ final class SpeechSession {
 
     func shutDown() {
         guard let c = connection else { return }
-        BeginRegistry.shared.remove(client: c.clientID)
+        registry.remove(client: c.clientID)
         c.close()
         connection = nil
     }

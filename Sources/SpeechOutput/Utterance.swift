@@ -60,6 +60,7 @@ struct UtterancePlan {
     /// For the first-item tone, per scope (the top level, each group entered, an open
     /// menu): the first item highlighted in it since it began.
     private var firstItems: [String?] = [nil]
+    private var inMenu = false
 
     init(speech: Bool, moveSound: String?, selectSound: String?) {
         self.speech = speech; self.moveSound = moveSound; self.selectSound = selectSound
@@ -79,19 +80,31 @@ struct UtterancePlan {
         for e in effects {
             switch e.effect {
             case .screen(let shown):
+                // Another window: its first item is found anew.
+                if shown.tree.screenID != screen?.screenID { firstItems = [nil]; inMenu = false }
                 screen = shown.tree
             case .scanStarted where firstTone != nil:
-                firstItems = [nil]
-            case .enterGroup where firstTone != nil, .menuOpen where firstTone != nil:
+                // Scanning starts again (after it stopped, or a pause) at the top level, whose
+                // first item stays what it was.
+                firstItems = [firstItems[0]]
+                inMenu = false
+            case .enterGroup where firstTone != nil:
                 firstItems.append(nil)
-                if case .enterGroup = e.effect, selectSound != nil { selected = true }
-            case .exitGroup where firstTone != nil, .menuClose where firstTone != nil:
+                if selectSound != nil { selected = true }
+            case .menuOpen where firstTone != nil && !inMenu:
+                // A menu shown again with new entries is the same menu.
+                firstItems.append(nil)
+                inMenu = true
+            case .exitGroup where firstTone != nil:
                 if firstItems.count > 1 { firstItems.removeLast() }
+            case .menuClose where firstTone != nil && inMenu:
+                if firstItems.count > 1 { firstItems.removeLast() }
+                inMenu = false
             case .highlight(let item, let kind, _, let label, _, _):
                 let text = speech ? Self.highlightText(kind: kind, label: label, traits: kind == .element ? traits(item) : nil) : nil
                 var icons: [String] = []
                 if selected, let selectSound { icons.append(selectSound) }
-                if cut, !selected, let cutTone { icons.append(cutTone) }
+                if cut, let cutTone { icons.append(cutTone) }
                 if let tone = positionTone(item: item, kind: kind) { icons.append(tone) }
                 if icons.isEmpty, let moveSound { icons.append(moveSound) }
                 selected = false

@@ -16,7 +16,7 @@ public struct MessageScreen: ScreenLogic {
     /// The message's longest: a message is said in one breath of the voice, not a letter.
     public static let maxMessage = 2000
     /// Phrases shown on one page of `Phrases` (rows of `phrasesPerRow`); `More` goes on.
-    static let phrasesPerRow = 4, phraseRows = 6
+    public static let phrasesPerRow = 4, phraseRows = 6
 
     public enum Page: Equatable, Sendable {
         case write
@@ -30,7 +30,7 @@ public struct MessageScreen: ScreenLogic {
     /// The message shown was spoken: the next key that writes starts a new one.
     public private(set) var spoken = false
     public private(set) var page = Page.write
-    public let phrases: [String]
+    public private(set) var phrases: [String]
     /// The end of a message, as much as the keyboard keeps, from a word's start (a word cut
     /// in two would be taken back in two).
     static func knownEnd(of message: String) -> String {
@@ -299,6 +299,17 @@ public struct MessageScreen: ScreenLogic {
     /// The message screen writes into no application: nothing comes from one.
     public mutating func fieldChanged(textBefore: String) -> ScreenChange { ScreenChange() }
 
+    /// New phrases (the file changed): a page of them shown is redrawn, on the same page
+    /// where it still has phrases, else the last.
+    public mutating func phrasesChanged(_ phrases: [String]) -> ScreenChange {
+        guard phrases != self.phrases else { return ScreenChange() }
+        self.phrases = phrases
+        guard case .phrases(let p) = page else { return ScreenChange() }
+        let pages = max(1, (phraseRows.count + Self.phraseRows - 1) / Self.phraseRows)
+        page = .phrases(min(p, pages - 1))
+        return changed([])
+    }
+
     public mutating func wordsMade(_ made: MadeWords) -> ScreenChange {
         let change = keyboard.wordsMade(made)
         guard page == .write, change.tree != nil || !change.effects.isEmpty else { return ScreenChange() }
@@ -314,7 +325,7 @@ public struct MessageMaker: MessageScreenProvider {
     public let layout: KeyboardLayout
     public let settings: TypingSettings
     public let words: Keyboard.Words
-    public let phrases: [String]
+    public private(set) var phrases: [String]
     let history: [String]
     /// Whether its screen has a Hide key (false: it is the whole run's screen).
     public let canHide: Bool
@@ -336,6 +347,11 @@ public struct MessageMaker: MessageScreenProvider {
 
     public mutating func closed(_ logic: any ScreenLogic) {
         if let m = logic as? MessageScreen { kept = m }
+    }
+
+    public mutating func phrasesChanged(_ phrases: [String]) {
+        self.phrases = phrases
+        _ = kept?.phrasesChanged(phrases)
     }
 }
 

@@ -12,6 +12,8 @@ struct ShapeRaster {
     var highlight: UInt32
     var group: UInt32
     let text: TextPainter?
+    /// The message screen's message, larger (`OverlayFont.messagePixelSize`).
+    let messageText: TextPainter?
     static let dark: UInt32 = 0xff00_0000
     static let panel: UInt32 = 0xff20_2020
     static let key: UInt32 = 0xff48_4848
@@ -25,6 +27,7 @@ struct ShapeRaster {
         highlight = Self.argb(feedback.highlightColor)
         group = Self.argb(OverlayGeometry.groupColor(for: feedback.highlightColor))
         self.text = text
+        messageText = text?.sized(OverlayFont.messagePixelSize)
     }
 
     static func argb(_ c: RGBColor) -> UInt32 {
@@ -180,14 +183,26 @@ struct ShapeRaster {
             let tile = r.insetBy(Self.keyGap).intersection(k.frame)
             t.fill(tile, key.held ? group : Self.key)
             guard let text else { continue }
+            if key.id == KeyboardKey.messageID, let large = messageText {
+                // The message screen's message, large: as many lines as its tile holds, the
+                // newest when it does not all fit.
+                let lines = MessageLines.lines(key.label, width: tile.width - 2 * Self.padding, fitting: max(1, tile.height / large.lineHeight),
+                                               measure: large.width)
+                let top = r.y + (r.height - lines.count * large.lineHeight) / 2
+                for (i, line) in lines.enumerated() {
+                    write(line, x: r.x + max(Self.padding, (r.width - large.width(line)) / 2), baseline: top + i * large.lineHeight + large.ascent,
+                          Self.white, clip: tile, t, with: large)
+                }
+                continue
+            }
             let width = text.width(key.label)
             write(key.label, x: r.x + max(Self.keyGap, (r.width - width) / 2), baseline: r.y + (r.height + text.ascent - text.descent) / 2,
                   Self.white, clip: tile, t)
         }
     }
 
-    private func write(_ s: String, x: Int, baseline: Int, _ color: UInt32, clip: PixelRect, _ t: Target) {
-        guard let text else { return }
+    private func write(_ s: String, x: Int, baseline: Int, _ color: UInt32, clip: PixelRect, _ t: Target, with painter: TextPainter? = nil) {
+        guard let text = painter ?? text else { return }
         for (glyph, dx) in text.layout(s) { t.blend(glyph, x: x + dx, baseline: baseline, color, clip: clip) }
     }
 

@@ -336,8 +336,16 @@ final class KeyboardPanelWindow {
     let window: Window
     let gc: GC
     let font: UnsafeMutablePointer<XFontStruct>?
+    /// The message screen's message, larger where the server has a larger font (scalable
+    /// Type 1 fonts most do); else `font`.
+    let messageFont: UnsafeMutablePointer<XFontStruct>?
     let palette: OverlayPalette
     private(set) var drawn: (keys: [KeyboardKey], frame: PixelRect)?
+
+    /// The key font's patterns at the message's size.
+    static let messageFontPatterns = MenuPanelWindow.fontPatterns.filter { $0.contains("--18-") }.map {
+        $0.replacingOccurrences(of: "--18-", with: "--\(Int(OverlayFont.messagePixelSize))-")
+    }
 
     init(_ x: X11Display, name: String, palette: OverlayPalette) {
         self.x = x
@@ -345,6 +353,7 @@ final class KeyboardPanelWindow {
         window = makeOverlayWindow(x, parent: x.root, name: name, background: palette.panel)
         gc = XCreateGC(x.pointer, window, 0, nil)
         font = MenuPanelWindow.fontPatterns.lazy.compactMap { XLoadQueryFont(x.pointer, $0) }.first
+        messageFont = Self.messageFontPatterns.lazy.compactMap { XLoadQueryFont(x.pointer, $0) }.first
         if let font { XSetFont(x.pointer, gc, font.pointee.fid) }
     }
 
@@ -368,16 +377,20 @@ final class KeyboardPanelWindow {
             guard font != nil else { continue }
             XSetForeground(d, gc, palette.text)
             if key.id == KeyboardKey.messageID {
-                // The message screen's message: as many lines as its tile holds.
-                let lineHeight = ascent + descent
+                // The message screen's message, large: as many lines as its tile holds.
+                let large = messageFont ?? font
+                let ascent = Int(large!.pointee.ascent), lineHeight = ascent + Int(large!.pointee.descent)
+                func glyphs(_ s: String) -> [XChar2b] { overlayGlyphs(s, font: large) }
                 let lines = MessageLines.lines(key.label, width: r.width - 4 * Self.gap - 16, fitting: max(1, r.height / lineHeight)) { s in
                     var g = glyphs(s)
-                    return Int(XTextWidth16(font, &g, Int32(g.count)))
+                    return Int(XTextWidth16(large, &g, Int32(g.count)))
                 }
                 let top = r.y + (r.height - lines.count * lineHeight) / 2
+                XSetFont(d, gc, large!.pointee.fid)
+                defer { XSetFont(d, gc, font!.pointee.fid) }
                 for (i, line) in lines.enumerated() {
                     var g = glyphs(line)
-                    let width = Int(XTextWidth16(font, &g, Int32(g.count)))
+                    let width = Int(XTextWidth16(large, &g, Int32(g.count)))
                     XDrawString16(d, pixmap, gc, Int32(r.x + max(Self.gap, (r.width - width) / 2)), Int32(top + i * lineHeight + ascent), &g, Int32(g.count))
                 }
                 continue
@@ -409,6 +422,7 @@ final class KeyboardPanelWindow {
 
     func free() {
         if let font { XFreeFont(x.pointer, font) }
+        if let messageFont { XFreeFont(x.pointer, messageFont) }
         XFreeGC(x.pointer, gc)
     }
 }

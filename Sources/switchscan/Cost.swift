@@ -43,10 +43,21 @@ struct Cost: ParsableCommand {
     @Flag(help: "With --text-file: the modelled user's keyboard learns each text's words as run's does, starting from nothing, so that later texts are predicted with the earlier ones' words (a model of days of use; see docs/TYPING.md).")
     var learn = false
 
+    @Flag(help: "What saying each phrase of --phrases costs on the message screen (docs/MESSAGES.md), from its start.")
+    var messages = false
+
+    @Option(help: "With --messages: the phrases file (one phrase a line); the user's own without it.")
+    var phrases: String?
+
     @Flag(help: "One JSON object per element and action, then a summary line.")
     var json = false
 
     func validate() throws {
+        if phrases != nil && !messages { throw ValidationError("--phrases goes with --messages") }
+        if messages && (text != nil || textFile != nil || target.desktop || layout != nil || options.mode != nil || field != nil || learn) {
+            throw ValidationError("--messages costs the message screen's phrases; leave out the layout, --desktop, --mode and the typing options")
+        }
+        if messages { return }
         let typing = text != nil || textFile != nil
         if text != nil && textFile != nil { throw ValidationError("--text and --text-file are one or the other") }
         if field != nil && !typing { throw ValidationError("--field goes with --text or --text-file") }
@@ -63,6 +74,7 @@ struct Cost: ParsableCommand {
         var problems: [String] = []
         let scanSettings = options.loadScanSettings(problems: &problems)
         if text != nil || textFile != nil { return try costText(scanSettings, problems: problems) }
+        if messages { return try costPhrases(scanSettings, problems: problems) }
         var tree: ElementTree?
         if let layout {
             do { tree = try loadLayout(layout).tree } catch { problems.append(error.message) }
@@ -131,6 +143,47 @@ struct Cost: ParsableCommand {
     /// `--text`, `--text-file`: each text typed from an empty field by the modelled user.
     /// A file is read a line at a time and each text's row printed as soon as it is costed;
     /// the summary keeps running sums, so memory does not grow with the number of texts.
+    /// Each phrase: the seconds and presses until it is said, from the message screen's start.
+    func costPhrases(_ scanSettings: ScanSettings, problems: [String]) throws {
+        var problems = problems
+        var offered: [String] = []
+        var loaded: WordPredictor?
+        if let file = phrases ?? PhrasesFile.userPath(environment: ProcessInfo.processInfo.environment) {
+            do {
+                let read = try loadPhrases(file, mustExist: true)
+                for p in read.problems { writeErr(p + "\n") }
+                offered = read.phrases
+                if offered.isEmpty { problems.append("Error: \(file) has no phrase to say (one phrase a line; lines starting with # are comments).") }
+            } catch { problems.append(error.message) }
+        } else {
+            problems.append("Error: no home folder to find the phrases file in; give it with --phrases FILE.")
+        }
+        do { loaded = try loadWords(words) } catch { problems.append(error.message) }
+        guard problems.isEmpty, let predictor = loaded else { throw fail(problems.joined(separator: "\n")) }
+        let costs: [PhraseCost]
+        do {
+            costs = try PhraseCost.compute(offered, layout: KeyboardLayout(scanSettings.typing.keyboardLayout), predictor: predictor, settings: scanSettings)
+        } catch { throw fail("Error: \(error.description).") }
+        var out = ""
+        if json {
+            for c in costs {
+                out += "{\"phrase\": \(jsonString(c.phrase)), \"seconds\": \(Self.seconds(c.seconds)), \"presses\": \(c.presses), \"pressTimes\": ["
+                out += c.pressTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]"
+                if !c.nextTimes.isEmpty { out += ", \"nextTimes\": [" + c.nextTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]" }
+                out += "}\n"
+            }
+            let most = costs.map(\.presses).max() ?? 0
+            out += "{\"summary\": {\"phrases\": \(costs.count), \"meanSeconds\": \(Self.seconds(costs.map(\.seconds).reduce(0, +) / Double(costs.count))), \"mostPresses\": \(most)}}\n"
+        } else {
+            out += "seconds  presses  phrase\n"
+            for c in costs { out += String(format: "%7.2f  %7d  ", c.seconds, c.presses) + TerminalText.visible(c.phrase) + "\n" }
+            out += String(format: "%@: mean %.2f s, at most %d presses (%@ scanning, %.2f s a step%@)\n",
+                          counted(costs.count, "phrase"), costs.map(\.seconds).reduce(0, +) / Double(costs.count), costs.map(\.presses).max() ?? 0,
+                          scanSettings.style.rawValue, scanSettings.autoScanInterval.seconds, Self.pacing(scanSettings))
+        }
+        writeOut(out)
+    }
+
     func costText(_ scanSettings: ScanSettings, problems: [String]) throws {
         var problems = problems
         if let text, text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {

@@ -20,6 +20,7 @@ struct MenuPageTests {
             (ScanCoreTests.screen(buttons("speak")), NoKeyboard(), [])
         }
         mutating func closed(_ logic: any ScreenLogic) {}
+        mutating func phrasesChanged(_ phrases: [String]) {}
     }
 
     func engine(_ mode: ScanMode = .item, keyboard: Bool = false, windows: [ManagedWindow] = [],

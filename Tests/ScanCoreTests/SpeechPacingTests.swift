@@ -71,9 +71,29 @@ struct SpeechPacingTests {
         let moved = engine.labelSaid(shownAt: at(0.5), at: at(1.7))
         #expect(moved.map(\.time) == [at(1.7)])
         #expect(moved.first.map { if case .highlight("c", _, _, _, _, _) = $0.effect { true } else { false } } == true)
-        // "Cancel" never reported: moved on at the limit, 3 s after it was shown.
-        #expect(engine.handleDeadline(at: at(4.69)).isEmpty)
-        #expect(engine.handleDeadline(at: at(4.7)).map(\.time) == [at(4.7)])
+        // "Cancel" begins at once and never ends: moved on at the limit, 3 s after it began.
+        #expect(engine.labelBegan(shownAt: at(1.7), at: at(1.75)).isEmpty)
+        #expect(engine.handleDeadline(at: at(4.74)).isEmpty)
+        #expect(engine.handleDeadline(at: at(4.75)).map(\.time) == [at(4.75)])
+        // "OK" waits behind a message being said: held while it has not begun; begun at 9,
+        // said by 9.5, the scan moves then.
+        #expect(engine.handleDeadline(at: at(8.9)).isEmpty)
+        #expect(engine.labelBegan(shownAt: at(4.75), at: at(9)).isEmpty)
+        #expect(engine.labelSaid(shownAt: at(4.75), at: at(9.5)).map(\.time) == [at(9.5)])
+        // "Save" never begins (speech-dispatcher stopped answering): at most 10 s.
+        #expect(engine.handleDeadline(at: at(19.49)).isEmpty)
+        #expect(engine.handleDeadline(at: at(19.5)).map(\.time) == [at(19.5)])
+    }
+
+    /// A label re-sent on the same item (its value changed) is reported with its new time:
+    /// it counts for the highlight still held.
+    @Test func aHighlightShownAgainIsReportedByItsNewTime() {
+        let tree = screen([.button("a", label: "OK"), .button("b", label: "Save")])
+        var engine = ScanEngine(tree: tree, settings: Self.settings())
+        engine.setLabelsReported(true)
+        _ = engine.start(at: at(0))
+        #expect(engine.handleDeadline(at: at(1)).isEmpty, "held for its label")
+        #expect(engine.labelSaid(shownAt: at(0.8), at: at(1.2)).map(\.time) == [at(1.2)])
     }
 
     /// Scanning by ear, a group is announced by a short name: its heading's text, else its

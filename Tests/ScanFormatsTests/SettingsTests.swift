@@ -109,6 +109,9 @@ struct SettingsTests {
             """)
         // speechRate is the cue voice's rate: the later of the two in the file holds.
         #expect(s.feedback.cueVoice.rate == 30 && s.feedback.cueVoice.volume == -20 && s.feedback.speechVolume == -20)
+        // A voice given after speechRate keeps the rate it does not name.
+        let later = try settingsFile(#"{"speechRate": 40, "cueVoice": {"address": "unix_socket:/run/cues.sock"}}"#)
+        #expect(later.feedback.cueVoice.rate == 40 && later.feedback.cueVoice.address == "unix_socket:/run/cues.sock")
         var expected = VoiceSettings()
         expected.pitch = -15
         expected.voice = "en-gb"

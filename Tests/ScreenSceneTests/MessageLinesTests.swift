@@ -31,7 +31,13 @@ import Testing
         shapes.keyboard = keys
         let layers = SceneDrawing.layers(shapes, highlight: RGBColor(red: 255, green: 128, blue: 0), metrics: metrics,
                                          screen: PixelRect(x: 0, y: 0, width: 100, height: 100))
-        let labels = layers.keyboard.compactMap { if case .label(let t, _, _, _) = $0 { t } else { nil } }
+        let labels = layers.keyboard.compactMap { item -> String? in if case .label(let t, _, _, _, _) = item { t } else { nil } }
         #expect(labels == ["one two", "three", "four"])
+        // In the message's larger font: fewer words a line, marked large for GNOME Shell.
+        let large = SceneDrawing.Metrics(ascent: 16, descent: 4, width: { 20 * $0.count })
+        let big = SceneDrawing.layers(shapes, highlight: RGBColor(red: 255, green: 128, blue: 0), metrics: metrics, message: large,
+                                      screen: PixelRect(x: 0, y: 0, width: 100, height: 100))
+        let bigLabels = big.keyboard.compactMap { item -> String? in if case .label(let t, _, _, _, true) = item { t } else { nil } }
+        #expect(bigLabels == ["… thr", "ee", "fou", "r"])
     }
 }

@@ -40,11 +40,30 @@ import Testing
                           ["move"], ["first"]])
     }
 
-    @Test func aLabelCutOffIsMarkedUnlessTheNextCameFromAPress() {
+    /// Scanning started again part way through a cycle (after a pause) keeps the top level's
+    /// first item; a menu shown again with new entries is the same menu.
+    @Test func aResumeOrAMenuShownAgainKeepsTheFirstItem() {
+        var plan = Self.plan()
+        let started = TimedEffect(.zero, .scanStarted)
+        let menu = TimedEffect(.zero, .menuOpen(element: "b", entries: ["tap", "exit"], titles: ["Tap", "Exit"]))
+        let closed = TimedEffect(.zero, .menuClose(element: "b"))
+        let heard = Self.icons(&plan, [
+            [started, Self.lit("a")], [Self.lit("b")], [started, Self.lit("b")], [Self.lit("c")], [Self.lit("a")],
+            [menu, Self.lit("tap", .menuEntry)], [menu, Self.lit("tap", .menuEntry)], [Self.lit("exit", .menuEntry)],
+            [closed, Self.lit("a")],
+        ])
+        #expect(heard == [["first"], ["move"], ["move"], ["move"], ["first"],
+                          ["first"], ["first"], ["move"], ["first"]])
+    }
+
+    /// The presenter says when the label before was cut at the limit: the next highlight
+    /// begins with the knock, after a select sound where there is one.
+    @Test func aLabelCutOffIsMarked() {
         var plan = Self.plan()
         plan.firstTone = nil
         #expect(Self.icons(&plan, [[Self.lit("b")]], cut: true) == [["cut"]])
-        #expect(Self.icons(&plan, [[TimedEffect(.zero, .activate(element: "b", point: Point(x: 0, y: 0), target: nil)), Self.lit("c")]], cut: true) == [["select"]])
+        #expect(Self.icons(&plan, [[TimedEffect(.zero, .activate(element: "b", point: Point(x: 0, y: 0), target: nil)), Self.lit("c")]], cut: true)
+                == [["select", "cut"]])
         #expect(Self.icons(&plan, [[Self.lit("c")]]) == [["move"]])
     }
 }

@@ -67,6 +67,40 @@ struct CostCommandTests {
         }
     }
 
+    /// `cost --messages`: each phrase of the file is said within 4 selections of the message
+    /// screen's start with the default settings (one past the first page within 6: the row with
+    /// More, and More), and `simulate --messages` with the same phrases replays each phrase's press
+    /// times to its `speak` at exactly its seconds.
+    @Test func aPhraseIsSaidWithinFourSelectionsAndSimulateAgrees() throws {
+        try withTempDir { dir in
+            let phrases = try dir.write("phrases.txt", (1...30).map { "Phrase number \($0)" }.joined(separator: "\n") + "\n")
+            let r = try CLI.run(["cost", "--messages", "--phrases", phrases, "--json"])
+            #expect(r.status == 0, "\(r)")
+            let rows = r.stdoutLines.dropLast()
+            #expect(rows.count == 30)
+            for (k, raw) in rows.enumerated() {
+                let row = try #require(try JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: Any])
+                #expect(row["phrase"] as? String == "Phrase number \(k + 1)")
+                #expect((row["presses"] as? Int ?? 99) <= (k < 24 ? 4 : 6), "\(raw)")
+                guard k == 0 || k == 23 || k == 29 else { continue }
+                let times = raw.split(separator: "[")[1].split(separator: "]")[0].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                let events = try dir.write("p\(k).events", times.map { "\($0) select" }.joined(separator: "\n") + "\n")
+                let sim = try CLI.run(["simulate", "--messages", "--phrases", phrases, "--events", events])
+                let said = sim.stdoutLines.first { $0.contains("\"effect\":\"speak\"") }
+                let seconds = try #require(row["seconds"] as? Double)
+                #expect(said?.contains("\"t\":\(String(format: "%.3f", seconds)),") == true, "\(k): \(said ?? "nothing said")")
+                #expect(said?.contains("\"text\":\"Phrase number \(k + 1)\"") == true, "\(said ?? "")")
+            }
+            let table = try CLI.run(["cost", "--messages", "--phrases", phrases])
+            #expect(table.stdoutLines.last?.hasPrefix("30 phrases: mean ") == true, "\(table)")
+            let none = try dir.write("none.txt", "# nothing yet\n")
+            let empty = try CLI.run(["cost", "--messages", "--phrases", none])
+            #expect(empty.status != 0 && empty.stderr.contains("has no phrase to say"), "\(empty)")
+            let mixed = try CLI.run(["cost", "--messages", "--text", "hello"])
+            #expect(mixed.status != 0 && mixed.stderr.contains("--messages costs the message screen's phrases"), "\(mixed)")
+        }
+    }
+
     @Test func oneElementAndWeightsThatAreAllZeroAreSaidAsTheyAre() throws {
         try withTempDir { dir in
             let one = try dir.write("one.json", """

@@ -163,6 +163,31 @@ struct MessagesCommandTests {
         }
     }
 
+    /// A phrase a carer adds while the run goes on is offered without a restart (the file is
+    /// looked at every 2 s), and a phrases page shown is redrawn with it.
+    @Test func aPhraseAddedWhileItRunsIsOffered() throws {
+        try withTempDir { dir in
+            let env = Self.environment(dir)
+            try FileManager.default.createDirectory(atPath: dir.url.path + "/config/switchscan", withIntermediateDirectories: true)
+            let file = dir.url.path + "/config/switchscan/phrases.txt"
+            try Data("I need a drink\n".utf8).write(to: URL(fileURLWithPath: file))
+            let user = try VirtualUser(["run", "--messages", "--style", "manual", "--output", "json", "--no-devices",
+                                        "--rt-priority", "0", "--no-mlock", "--allow-deep-idle"], environment: env)
+            let started = user.waitForLine { $0.contains(#""effect":"highlight","item":"messageKeys""#) }
+            #expect(started != nil)
+            user.choose("messageKeys")
+            user.choose("phrases")
+            let shown = user.waitForLine { $0.contains(#""effect":"keyboard""#) && $0.contains(#""id":"phrase1","label":"I need a drink""#) }
+            #expect(shown != nil)
+            let before = user.lines.count
+            let added = try CLI.run(["phrases", "add", "Open the window", "--file", file])
+            #expect(added.status == 0, "\(added)")
+            let redrawn = user.waitForLine(after: before) { $0.contains(#""effect":"keyboard""#) && $0.contains(#""id":"phrase2","label":"Open the window""#) }
+            #expect(redrawn != nil, "\(user.lines.suffix(3)); \(user.stderr)")
+            #expect(user.finish() == 0)
+        }
+    }
+
     @Test func aDamagedPhrasesFileIsSaidAndTheScreenStillOpens() throws {
         try withTempDir { dir in
             let env = Self.environment(dir)

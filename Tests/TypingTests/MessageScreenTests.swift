@@ -187,6 +187,24 @@ import WordPrediction
         #expect(moved.keys.first?.frame.width == 1920)
     }
 
+    /// New phrases (the file changed while it runs): a phrases page shown is redrawn with
+    /// them, on a page that still has phrases; the hidden screen's maker offers them too.
+    @Test func newPhrasesAreOfferedWhereverTheScreenIs() throws {
+        var m = try Self.messages(phrases: (1...30).map { "P\($0)" })
+        _ = Self.press(&m, "phrases")
+        _ = Self.press(&m, "more")
+        #expect(m.page == .phrases(1))
+        let change = m.phrasesChanged(["Only one"])
+        #expect(m.page == .phrases(0), "back to the only page there is")
+        #expect(change.tree.map { t in (0..<t.count).contains { t[$0].label == "Only one" } } == true)
+        #expect(m.phrasesChanged(["Only one"]).tree == nil, "the same phrases change nothing")
+        var maker = MessageMaker(layout: KeyboardLayout(.frequency), words: .inline(try smallWords()), settings: TypingSettings(),
+                                 phrases: ["Old"], history: [])
+        maker.phrasesChanged(["New"])
+        let made = maker.messageScreen(on: Rect(x: 0, y: 0, width: 800, height: 600))
+        #expect((made.logic as? MessageScreen)?.phrases == ["New"])
+    }
+
     @Test func aMessageHasAnEnd() throws {
         var m = try Self.messages()
         var effects: [Effect] = []

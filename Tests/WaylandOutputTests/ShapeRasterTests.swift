@@ -134,6 +134,31 @@ import Testing
         #expect(c[5, 5] == 0 && c[131, 30] == 0)
     }
 
+    /// The message screen's message: in the larger font, wrapped over the lines its tile
+    /// holds, its rows of letters apart by the large font's line height.
+    @Test func theMessageIsWrittenLargeOnAsManyLinesAsItsTileHolds() throws {
+        let text = try Self.painter()
+        let raster = ShapeRaster(feedback: FeedbackSettings(), text: text)
+        let large = try #require(raster.messageText)
+        #expect(large.lineHeight > text.lineHeight * 3 / 2 - 2)
+        let c = Canvas(width: 400, height: 200)
+        var shapes = OverlayShapes()
+        let message = KeyboardKey(id: KeyboardKey.messageID, label: "Please turn me over, I am uncomfortable",
+                                  frame: Rect(x: 0, y: 0, width: 400, height: 200))
+        shapes.keyboard = OverlayShapes.Keyboard(keys: [message], frame: PixelRect(x: 0, y: 0, width: 400, height: 200))
+        _ = c.draw(raster, shapes)
+        // Rows with white letters, grouped into runs: one run a line of text.
+        let rows = (0..<200).filter { y in (0..<400).contains { c[$0, y] == ShapeRaster.white } }
+        let runs = rows.reduce(into: [[Int]]()) { runs, y in
+            if let last = runs.last?.last, y == last + 1 { runs[runs.count - 1].append(y) } else { runs.append([y]) }
+        }
+        let lines = MessageLines.lines(message.label, width: 400 - 2 * ShapeRaster.keyGap - 2 * ShapeRaster.padding,
+                                       fitting: (200 - 2 * ShapeRaster.keyGap) / large.lineHeight, measure: large.width)
+        #expect(lines.count >= 2, "\(lines)")
+        #expect(runs.count == lines.count, "rows of letters \(runs.map { ($0.first!, $0.last!) }) for \(lines)")
+        #expect(runs.map(\.count).max()! > text.lineHeight * 2 / 3, "letters of the large size")
+    }
+
     /// Without a font the panels are still drawn, without labels.
     @Test func withoutAFontThePanelsHaveNoLabels() {
         let c = Canvas(width: 300, height: 100)

@@ -330,8 +330,9 @@ class Painter {
     }
 
     /// ["r", x, y, w, h, "#rrggbb"]: a filled rectangle.
-    /// ["t", x, y, w, h, text, "#rrggbb", dx, dy]: a label whose top left is at (x+dx, y+dy),
-    /// cut to the box x, y, w, h.
+    /// ["t", x, y, w, h, text, "#rrggbb", dx, dy, size?]: a label whose top left is at
+    /// (x+dx, y+dy), cut to the box x, y, w, h; in `size` pixels where given (the message
+    /// screen's message), else the scene's font size.
     item(i, font) {
         const { St } = this.d;
         if (i[0] === 'r')
@@ -340,7 +341,7 @@ class Painter {
         const family = (font.family ?? 'DejaVu Sans').replace(/[";]/g, '');
         const label = new St.Label({
             text: i[5], reactive: false, x: i[7], y: i[8],
-            style: `color: ${i[6]}; font-family: "${family}"; font-weight: ${font.weight ?? 'bold'}; font-size: ${font.size ?? 18}px;`,
+            style: `color: ${i[6]}; font-family: "${family}"; font-weight: ${font.weight ?? 'bold'}; font-size: ${i[9] ?? font.size ?? 18}px;`,
         });
         box.add_child(label);
         return box;

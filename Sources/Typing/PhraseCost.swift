@@ -1,0 +1,59 @@
+import ScanCore
+import WordPrediction
+
+/// What saying a prepared phrase costs on the message screen: from the screen's start, its
+/// Phrases key, More past the pages before the phrase's, then the row and the phrase,
+/// with the presses of `cost`'s modelled user (`ScanCost.reach`). The costs come from the
+/// engine and the screen themselves, in virtual time: the press times, given to
+/// `simulate --messages` with the same phrases as `select` presses, say the phrase at
+/// exactly `seconds`.
+public struct PhraseCost: Hashable, Sendable {
+    public var phrase: String
+    /// Until the phrase is said (its `speak` effect).
+    public var seconds: Double
+    /// Every press is a selection here (a group, a key): how many.
+    public var presses: Int
+    public var pressTimes: [ScanInstant]
+    /// Manual scanning's `next` presses.
+    public var nextTimes: [ScanInstant]
+
+    public enum Problem: Error, CustomStringConvertible, Sendable {
+        /// A key on the way could not be reached (the scan stopped, or the settings hide it).
+        case unreachable(key: String, phrase: String)
+
+        public var description: String {
+            switch self {
+            case let .unreachable(key, phrase): "the key \(key) could not be reached on the way to the phrase \"\(phrase.count > 60 ? phrase.prefix(60) + "…" : phrase)\""
+            }
+        }
+    }
+
+    /// The cost of each phrase, each from the message screen's start.
+    public static func compute(_ phrases: [String], layout: KeyboardLayout, predictor: WordPredictor,
+                               settings: ScanSettings) throws(Problem) -> [PhraseCost] {
+        var out: [PhraseCost] = []
+        for k in phrases.indices {
+            var engine = MessageSession.engine(layout: layout, predictor: predictor, settings: settings, phrases: phrases)
+            let start = engine.start(at: .zero)
+            guard var shown = start.last(where: { if case .highlight = $0.effect { true } else { false } })?.time else { return [] }
+            let page = k / (MessageScreen.phrasesPerRow * MessageScreen.phraseRows)
+            let keys = ["phrases"] + Array(repeating: "more", count: page) + ["phrase\(k + 1)"]
+            var selects: [ScanInstant] = [], nexts: [ScanInstant] = []
+            var said: ScanInstant?
+            for key in keys {
+                guard let r = ScanCost.reach(&engine, element: key, shownAt: shown, lastPress: selects.last) else {
+                    throw .unreachable(key: key, phrase: phrases[k])
+                }
+                selects += r.selectTimes
+                nexts += r.nextTimes
+                said = r.effects.first(where: { if case .speak = $0.effect { true } else { false } })?.time
+                guard let last = r.effects.last(where: { if case .highlight = $0.effect { true } else { false } }) else { break }
+                shown = last.time
+            }
+            guard let said else { throw .unreachable(key: "phrase\(k + 1)", phrase: phrases[k]) }
+            out.append(PhraseCost(phrase: phrases[k], seconds: said.seconds, presses: selects.count + nexts.count,
+                                  pressTimes: selects, nextTimes: nexts))
+        }
+        return out
+    }
+}
