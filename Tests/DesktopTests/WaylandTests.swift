@@ -671,6 +671,55 @@ import TestSupport
         #expect(!scan.process.stderr.contains("without their labels"), "\(scan.process.stderr)")
     }
 
+    /// The message screen on sway, drawn by the layer shell: the screen menu's Message opens
+    /// it over the window, and what is written is shown at the top in the message's larger
+    /// letters, above the keys.
+    @Test func theMessageScreenIsDrawnWithItsMessageLarge() throws {
+        let session = try WaylandSession(compositor: .sway)
+        defer { session.stop() }
+        let fixture = try session.startFixture(args: ["--typing"])
+        let scan = try ScanDriver(session, ["--app", fixture.applicationName])
+        defer { scan.stop() }
+        try scan.go(to: "Send")
+        try scan.select(expecting: "the element's menu") { $0.effect == "menuOpen" }
+        try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        try scan.go(to: "Settings and more")
+        try scan.select(expecting: "the screen menu") { $0.effect == "menuOpen" && ($0.fields["entries"] as? [String])?.contains("message") == true }
+        try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        try scan.go(to: "Message")
+        let opened = try scan.select(expecting: "the message screen") { e in
+            e.effect == "keyboard" && ((e.fields["keys"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "speak" }
+        }
+        let keys = LiveTypingTests.Keys(scan: scan)
+        try keys.press("key_h", expecting: "H written") { e in
+            e.effect == "keyboard" && ((e.fields["keys"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "message" && $0["label"] as? String == "H" }
+        }
+        // Where the message and a key are (in the screen's pixels: the frames are).
+        func frame(_ id: String) throws -> ScreenRect {
+            let key = try #require(((opened.fields["keys"] as? [[String: Any]]) ?? []).first { $0["id"] as? String == id })
+            let f = try #require(key["frame"] as? [Double])
+            return ScreenRect(x: Int(f[0]), y: Int(f[1]), width: Int(f[2]), height: Int(f[3]))
+        }
+        let message = try frame("message"), no = try frame("no")
+        let white = RGB(r: 0xff, g: 0xff, b: 0xff)
+        var letter: (box: ScreenRect, count: Int)?, label: (box: ScreenRect, count: Int)?
+        _ = try TestTime.poll(timeout: 5, every: 0.1) {
+            let screen = try session.captureScreen()
+            // The middle of the message's tile, where its one letter is (the pointer's
+            // white arrow may be elsewhere in it).
+            letter = Self.region(of: white, in: screen, within: ScreenRect(x: message.x + message.width / 4, y: message.y,
+                                                                           width: message.width / 2, height: message.height))
+            label = Self.region(of: white, in: screen, within: no)
+            return letter != nil && label != nil
+        }
+        let h = try #require(letter?.box, "nothing written where the message is, \(message)")
+        let n = try #require(label?.box, "no label on No at \(no)")
+        // The capital H of the message stands taller than the capital N of "No" (its "o"
+        // is lower), by about the fonts' ratio (28 to 18 pixels).
+        #expect(Double(h.height) >= Double(n.height) * 1.35, "the message's letter \(h) beside the key's \(n)")
+        #expect(!scan.process.stderr.contains("without their labels"), "\(scan.process.stderr)")
+    }
+
     /// The benchmarks run on sway: a click of the virtual pointer on a check box to
     /// SwitchScan having its new state, and a press to the outline shown with the keyboard
     /// drawn under it. Figures, not bounds (docs/SCREEN.md has the release build's).
