@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
         .testTarget(name: "ScreenSceneTests", dependencies: ["ScreenScene", "ScanCore"]),
         .testTarget(name: "WaylandOutputTests", dependencies: ["WaylandOutput", "ScreenScene", "ScanCore"]),
-        .testTarget(name: "CompositorsTests", dependencies: ["Compositors", "ScanCore"]),
+        .testTarget(name: "CompositorsTests", dependencies: ["Compositors", "ScanCore", "ScreenScene"]),
         .testTarget(name: "ScanHostTests", dependencies: ["ScanCore", "ScanHost", "TestSupport"]),
         .testTarget(name: "ScanFormatsTests", dependencies: ["ScanCore", "ScanFormats", "JSONTape", "WordPrediction", "TestSupport"]),
         // ScanCore's scan list and scanning cost on screens written as layout files; presses

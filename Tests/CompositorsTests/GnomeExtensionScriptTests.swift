@@ -1,4 +1,6 @@
 import Compositors
+import ScanCore
+import ScreenScene
 import Foundation
 import Testing
 
@@ -52,6 +54,19 @@ import Testing
     @Test func theGnome43EntryPointIsAScriptThatReachesOnlyForTheShell() throws {
         let said = try Self.run([Self.folder.appendingPathComponent("extension-43.js").path])
         #expect(!said.contains("SyntaxError") && said.contains("Requiring Clutter"), "\(said)")
+    }
+
+    /// The scene as the extension reads it: a label carries its size only where it is the
+    /// message's larger one (core.js draws the others in the scene's font size).
+    @Test func theMessagesLabelsCarryTheirLargerSize() throws {
+        var layers = SceneDrawing.Layers()
+        let box = PixelRect(x: 1, y: 2, width: 30, height: 40), white = RGBColor(red: 255, green: 255, blue: 255)
+        layers.keyboard = [.label("Hi", white, box: box, at: (3, 4), large: true), .label("Speak", white, box: box, at: (5, 6))]
+        let json = ShellOverlay.json(layers, family: "DejaVu Sans", size: 18, messageSize: 28)
+        #expect(json.contains(##"["t",1,2,30,40,"Hi","#ffffff",3,4,28]"##), "\(json)")
+        #expect(json.contains(##"["t",1,2,30,40,"Speak","#ffffff",5,6]"##), "\(json)")
+        let core = try String(contentsOf: Self.folder.appendingPathComponent("core.js"), encoding: .utf8)
+        #expect(core.contains("font-size: ${i[9] ?? font.size ?? 18}px"))
     }
 
     @Test func theMetadataNamesSwitchScansVersionAndEveryGnomeFrom43() throws {
