@@ -19,15 +19,7 @@ struct MessageDesktopTests {
         let scan = try ScanDriver(attachedTo: process)
         defer { scan.stop() }
         // An element's menu, Settings and more, the screen menu's Message.
-        try scan.select(expecting: "the element's menu") { $0.effect == "menuOpen" }
-        try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
-        try scan.go(to: "Settings and more")
-        try scan.select(expecting: "the screen menu") { $0.effect == "menuOpen" && ($0.fields["entries"] as? [String])?.contains("message") == true }
-        try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
-        try scan.go(to: "Message")
-        try scan.select(expecting: "the message screen") { e in
-            e.effect == "keyboard" && ((e.fields["keys"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "speak" }
-        }
+        try scan.openMessageScreen()
         let keys = LiveTypingTests.Keys(scan: scan)
         // A letter, then Speak: said aloud, and kept in the history.
         try keys.press("key_h", expecting: "h written") { e in

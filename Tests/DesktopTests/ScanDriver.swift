@@ -141,6 +141,21 @@ final class ScanDriver {
         try select(expecting: "the group left") { $0.effect == "exitGroup" }
     }
 
+    /// From an element highlighted now: its menu, Settings and more, the screen menu's
+    /// Message; the message screen's keys, once shown.
+    @discardableResult
+    func openMessageScreen() throws -> EffectLine {
+        try select(expecting: "the element's menu") { $0.effect == "menuOpen" }
+        try next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        try go(to: "Settings and more")
+        try select(expecting: "the screen menu") { $0.effect == "menuOpen" && ($0.fields["entries"] as? [String])?.contains("message") == true }
+        try next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
+        try go(to: "Message")
+        return try select(expecting: "the message screen") { e in
+            e.effect == "keyboard" && ((e.fields["keys"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "speak" }
+        }
+    }
+
     /// Selects the element highlighted now, then the menu entry with this title.
     func choose(_ entry: String) throws {
         try select(expecting: "the scanner menu") { $0.effect == "menuOpen" }

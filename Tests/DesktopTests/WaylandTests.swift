@@ -681,15 +681,7 @@ import TestSupport
         let scan = try ScanDriver(session, ["--app", fixture.applicationName])
         defer { scan.stop() }
         try scan.go(to: "Send")
-        try scan.select(expecting: "the element's menu") { $0.effect == "menuOpen" }
-        try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
-        try scan.go(to: "Settings and more")
-        try scan.select(expecting: "the screen menu") { $0.effect == "menuOpen" && ($0.fields["entries"] as? [String])?.contains("message") == true }
-        try scan.next("its first entry") { $0.effect == "highlight" && $0.kind == "menuEntry" }
-        try scan.go(to: "Message")
-        let opened = try scan.select(expecting: "the message screen") { e in
-            e.effect == "keyboard" && ((e.fields["keys"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "speak" }
-        }
+        let opened = try scan.openMessageScreen()
         let keys = LiveTypingTests.Keys(scan: scan)
         try keys.press("key_h", expecting: "H written") { e in
             e.effect == "keyboard" && ((e.fields["keys"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "message" && $0["label"] as? String == "H" }

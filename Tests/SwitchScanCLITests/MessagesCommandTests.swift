@@ -119,6 +119,20 @@ struct MessagesCommandTests {
          "SPEECHD_ADDRESS": "unix_socket:" + dir.url.path + "/no-speechd.sock", "SPEECHD_CMD": "/bin/false", "PATH": "/usr/bin:/bin"]
     }
 
+    /// `run --messages` with this phrases file, once the virtual user has chosen Phrases.
+    static func onThePhrasesPage(_ dir: TempDir, file contents: Data) throws -> (VirtualUser, String) {
+        try FileManager.default.createDirectory(atPath: dir.url.path + "/config/switchscan", withIntermediateDirectories: true)
+        let file = dir.url.path + "/config/switchscan/phrases.txt"
+        try contents.write(to: URL(fileURLWithPath: file))
+        let user = try VirtualUser(["run", "--messages", "--style", "manual", "--output", "json", "--no-devices",
+                                    "--rt-priority", "0", "--no-mlock", "--allow-deep-idle"], environment: environment(dir))
+        let started = user.waitForLine { $0.contains(#""effect":"highlight","item":"messageKeys""#) }
+        #expect(started != nil)
+        user.choose("messageKeys")
+        user.choose("phrases")
+        return (user, file)
+    }
+
     @Test func aVirtualUserWritesAMessageSpeaksItAndSaysAPhrase() throws {
         try withTempDir { dir in
             let env = Self.environment(dir)
@@ -167,16 +181,7 @@ struct MessagesCommandTests {
     /// looked at every 2 s), and a phrases page shown is redrawn with it.
     @Test func aPhraseAddedWhileItRunsIsOffered() throws {
         try withTempDir { dir in
-            let env = Self.environment(dir)
-            try FileManager.default.createDirectory(atPath: dir.url.path + "/config/switchscan", withIntermediateDirectories: true)
-            let file = dir.url.path + "/config/switchscan/phrases.txt"
-            try Data("I need a drink\n".utf8).write(to: URL(fileURLWithPath: file))
-            let user = try VirtualUser(["run", "--messages", "--style", "manual", "--output", "json", "--no-devices",
-                                        "--rt-priority", "0", "--no-mlock", "--allow-deep-idle"], environment: env)
-            let started = user.waitForLine { $0.contains(#""effect":"highlight","item":"messageKeys""#) }
-            #expect(started != nil)
-            user.choose("messageKeys")
-            user.choose("phrases")
+            let (user, file) = try Self.onThePhrasesPage(dir, file: Data("I need a drink\n".utf8))
             let shown = user.waitForLine { $0.contains(#""effect":"keyboard""#) && $0.contains(#""id":"phrase1","label":"I need a drink""#) }
             #expect(shown != nil)
             let before = user.lines.count
@@ -190,16 +195,7 @@ struct MessagesCommandTests {
 
     @Test func aDamagedPhrasesFileIsSaidAndTheScreenStillOpens() throws {
         try withTempDir { dir in
-            let env = Self.environment(dir)
-            try FileManager.default.createDirectory(atPath: dir.url.path + "/config/switchscan", withIntermediateDirectories: true)
-            let file = dir.url.path + "/config/switchscan/phrases.txt"
-            try Data([0x48, 0x69, 0x00, 0x0A]).write(to: URL(fileURLWithPath: file))
-            let user = try VirtualUser(["run", "--messages", "--style", "manual", "--output", "json", "--no-devices",
-                                        "--rt-priority", "0", "--no-mlock", "--allow-deep-idle"], environment: env)
-            let started = user.waitForLine { $0.contains(#""effect":"highlight","item":"messageKeys""#) }
-            #expect(started != nil)
-            user.choose("messageKeys")
-            user.choose("phrases")
+            let (user, file) = try Self.onThePhrasesPage(dir, file: Data([0x48, 0x69, 0x00, 0x0A]))
             let noPhrases = user.waitForLine { $0.contains("No phrases yet") }
             #expect(noPhrases != nil)
             #expect(user.finish() == 0)
