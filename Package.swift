@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport", "ScanFormats"]),
         .testTarget(name: "SwitchSetupTests", dependencies: ["ScanCore", "ScanFormats", "SwitchSetup"]),
-        .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanHost", "ScanSession", "ScanRuntime", "WordPrediction", "ScanFormats", "SwitchInput"]),
+        .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanHost", "ScanSession", "ScanRuntime", "WordPrediction", "ScanFormats", "SwitchInput", "TestSupport"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan", "switchscan-bench", "JSONTape", "TestSupport"]),
         // The desktop's policy, role mapping and ids, without a display or a bus.
         .testTarget(name: "DesktopAccessTests", dependencies: ["DesktopAccess", "ScanCore", "CAtspi"]),

@@ -114,6 +114,9 @@ public enum Effect: Hashable, Sendable {
     case speak(String, voice: Voice, from: SpokenFrom)
     /// A sound to call someone (the message screen's Attention key).
     case attention
+    /// Scanning by ear: the label of the highlight before was still being said at
+    /// `speechPacingLimit`, and the scan moved on (speech marks the next label).
+    case labelCut
 }
 
 /// Whose speech: the public voice says what the person says to the people around them
@@ -184,7 +187,7 @@ extension Effect {
     public enum Kind: String, CaseIterable, Sendable {
         case screen, scanStarted, scanStopped, highlight, enterGroup, exitGroup, menuOpen, menuClose, activate, customAction,
              adjust, modeChanged, sweep, pointSelected, tap, gesture, announce, notice, settingChanged, key, window, emit,
-             keyboard, typeText, deleteText, keyboardClose, shortcut, learnWord, speak, attention
+             keyboard, typeText, deleteText, keyboardClose, shortcut, learnWord, speak, attention, labelCut
     }
 
     public var kind: Kind {
@@ -219,6 +222,7 @@ extension Effect {
         case .learnWord: .learnWord
         case .speak: .speak
         case .attention: .attention
+        case .labelCut: .labelCut
         }
     }
 }
@@ -358,6 +362,9 @@ public struct EffectSpec: Sendable {
                   .speak("Help me please", voice: .public, from: .message)),
             .init(.attention, [], [.stream, .terminal, .speech], "A sound loud enough to call someone (the message screen's Attention key).",
                   .attention),
+            .init(.labelCut, [], [.stream, .speech],
+                  "Scanning by ear: the label before was still being said at `speechPacingLimit` and the scan moved on; speech marks the next label with a knock.",
+                  .labelCut),
         ]
     }()
 }

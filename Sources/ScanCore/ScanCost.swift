@@ -103,7 +103,7 @@ public enum ScanCost {
         }
     }
 
-    static func check(_ s: ScanSettings) throws(Problem) {
+    public static func check(_ s: ScanSettings) throws(Problem) {
         // The scanner menu is scanned automatically in auto scanning, in either mode.
         if s.style == .auto && s.reactionTime >= s.autoScanInterval { throw .reactionTooSlow(than: "autoScanInterval") }
         if s.style == .step && s.reactionTime >= s.stepSelectDelay { throw .reactionTooSlow(than: "stepSelectDelay") }

@@ -70,6 +70,14 @@ extension ScanEngine {
         return finish()
     }
 
+    /// At the move's deadline, the highlight moving on: whether its label was cut (still
+    /// being said at the limit, or in virtual time estimated longer than it).
+    func cutsLabel() -> Bool {
+        guard let p = paced, !p.said, pacesBySpeech else { return false }
+        if labelsReported { return true }
+        return Self.labelSeconds(pacedLabel, rate: settings.speakingRate) > settings.speechPacingLimit.seconds
+    }
+
     /// Whether the speech presenter reports the end of each label (a live run that speaks;
     /// where speech-dispatcher is missing or went away it reports each label as said at
     /// once, so nothing is held).

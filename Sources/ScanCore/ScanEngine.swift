@@ -275,7 +275,10 @@ public struct ScanEngine: Sendable {
                 timers[timer] = nil
                 switch timer {
                 case .move:
-                    if paced != nil, holdsForLabel(at: d) { break }
+                    if paced != nil {
+                        if holdsForLabel(at: d) { break }
+                        if cutsLabel() { emit(.labelCut) }
+                    }
                     autoStep(at: d)
                 case .stepSelect:
                     history.removeAll()

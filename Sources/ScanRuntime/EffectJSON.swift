@@ -156,6 +156,8 @@ public struct EffectJSON {
             s += "\"speak\""; text("text", words); text("voice", voice.rawValue); text("from", from.rawValue)
         case .attention:
             s += "\"attention\""
+        case .labelCut:
+            s += "\"labelCut\""
         }
         return s + "}"
     }

@@ -8,26 +8,36 @@ import Glibc
 
 /// Re-reads the phrases file when it changes while the run goes on (a carer's `switchscan
 /// phrases add`, or an editor), so that the message screen offers the new phrases without a
-/// restart. On a utility queue: a stat every 2 s, a read only when the file's time, size or
-/// inode changed; never on the engine's thread, which is handed the finished list.
+/// restart. On a utility queue: a stat every 2 s; a file seen to change is read once it has
+/// stayed the same for one more look (an editor that saves in two steps is not caught half
+/// way), never on the engine's thread, which is handed the finished list.
 final class PhrasesWatcher: @unchecked Sendable {
-    private let path: String
     private let queue = DispatchQueue(label: "switchscan.phrases", qos: .utility)
     private let timer: DispatchSourceTimer
-    /// Confined to `queue`: what the file was when last read (nil: it was not there).
+    /// Confined to `queue`: the file as last read (nil: not there), and as last seen.
+    private var read: [Int]?
     private var seen: [Int]?
 
     /// `deliver`: the phrases as read; `warn`: what was wrong with the file, once per change.
     init(path: String, every interval: DispatchTimeInterval = .seconds(2),
          deliver: @escaping @Sendable ([String]) -> Void, warn: @escaping @Sendable (String) -> Void) {
-        self.path = path
         timer = DispatchSource.makeTimerSource(queue: queue)
-        queue.sync { seen = Self.stamp(path) }
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(500))
+        queue.sync {
+            read = Self.stamp(path)
+            seen = read
+        }
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(100))
         timer.setEventHandler { [self] in
             let now = Self.stamp(path)
-            guard now != seen else { return }
-            seen = now
+            defer { seen = now }
+            guard now != read, now == seen else { return }
+            read = now
+            // Gone: the phrases offered stay (a file being replaced comes back; one deleted
+            // by mistake should not empty the screen).
+            guard now != nil else {
+                warn("the phrases file \(path) is gone; the message screen keeps the phrases it had.")
+                return
+            }
             do throws(FileReadError) {
                 let loaded = try PhrasesFile.load(path)
                 for p in loaded.problems { warn(p) }

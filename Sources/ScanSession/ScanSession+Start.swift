@@ -207,7 +207,7 @@ extension ScanSession {
         let speaksForTheUser = c.target == .messages || c.isDesktop
         var speech: SpeechPresenter?
         if feedback.speech || feedback.sound || feedback.positionTones || speaksForTheUser {
-            speech = SpeechPresenter(feedback: feedback, speaksForTheUser: speaksForTheUser, pacing: inputs.settings.speechPacing ? inputs.settings.speechPacingLimit : nil, warn: warn)
+            speech = SpeechPresenter(feedback: feedback, speaksForTheUser: speaksForTheUser, pacing: inputs.settings.speechPacing, warn: warn)
             presenters.append(speech!)
         }
         if inputs.live == nil {

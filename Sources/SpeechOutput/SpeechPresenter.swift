@@ -72,11 +72,8 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     private let voiceThread: SpeechThread
     private var voiceOpened = false
 
-    /// Scanning by ear: the engine moves on when a label has been said, or at this limit.
-    private let pacing: ScanDuration?
-    /// The engine time of the last highlight presented: a move a whole limit after it, its
-    /// label still being said, is a cut.
-    private var lastHighlight: ScanInstant?
+    /// Scanning by ear: the engine moves on when a label has been said (or at its limit).
+    private let pacing: Bool
 
     /// Scanning by ear (`speechPacing`): called with the engine time of the highlight whose
     /// label has been said or cut off, or will not be said (no label, no speech-dispatcher),
@@ -111,16 +108,17 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
     ///     voice it does not have), called on a voice's thread.
     ///   - speaksForTheUser: the message screen is used: its words are said even with the
     ///     scanning's speech and sounds off.
-    ///   - pacing: scanning by ear (`speechPacing`), its `speechPacingLimit`: labels' ends
-    ///     are reported (`onLabelSaid`), and a label cut off at the limit is marked by a tone.
+    ///   - pacing: scanning by ear (`speechPacing`): labels' beginnings and ends are reported
+    ///     (`onLabelBegan`, `onLabelSaid`), and a label cut at the limit (`labelCut`) is
+    ///     marked by a knock.
     public init(feedback: FeedbackSettings, client: String = "switchscan", speaksForTheUser: Bool = false,
-                pacing: ScanDuration? = nil, address: SpeechDispatcherAddress? = nil, sounds: SoundIcons = SoundIcons(),
+                pacing: Bool = false, address: SpeechDispatcherAddress? = nil, sounds: SoundIcons = SoundIcons(),
                 warn: @escaping (String) -> Void) {
         var plan = UtterancePlan(speech: feedback.speech, moveSound: nil, selectSound: nil)
         func installed(_ icon: String) -> String? { access(sounds.folder + "/" + icon, R_OK) == 0 ? icon : nil }
         plan.attentionSound = installed(sounds.attention)
         self.pacing = pacing
-        if pacing != nil { plan.cutTone = installed(sounds.cut) }
+        if pacing { plan.cutTone = installed(sounds.cut) }
         var soundProblem: String?
         // A missing icon would be spoken by name: check once, here, where it is cheap.
         let missing = [sounds.move, sounds.select].filter { access(sounds.folder + "/" + $0, R_OK) != 0 }
@@ -202,14 +200,8 @@ public final class SpeechPresenter: EffectPresenter, @unchecked Sendable {
             default: break
             }
         }
-        // A label still being said when the scan moved on at the limit (not a press) was cut.
-        var cut = false
-        if let limit = pacing, let first = effects.first(where: { if case .highlight = $0.effect { true } else { false } }) {
-            cut = plan.speech && cueSink.labelPending && lastHighlight.map { first.time - $0 >= limit } == true
-            lastHighlight = effects.last(where: { if case .highlight = $0.effect { true } else { false } })!.time
-        }
-        let utterances = plan.utterances(effects, received: received, screen: &tree, cut: cut)
-        if pacing != nil { reportUnsaidLabels(effects, utterances) }
+        let utterances = plan.utterances(effects, received: received, screen: &tree)
+        if pacing { reportUnsaidLabels(effects, utterances) }
         if !voiceOpened, utterances.contains(where: \.isPublic) || effects.contains(where: { Self.opensTheVoice($0.effect) }) {
             voiceThread.submit(.open(isPublic: true))
             voiceOpened = true

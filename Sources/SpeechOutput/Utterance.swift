@@ -55,12 +55,16 @@ struct UtterancePlan {
     /// `positionTones`: the first item of a cycle and the Exit item; nil when off.
     var firstTone: String?
     var exitTone: String?
-    /// Scanning by ear: the highlight before was cut at the limit, its label not said whole.
+    /// Scanning by ear: the highlight before was cut at the limit (`labelCut`), its label not
+    /// said whole: the next label begins with it.
     var cutTone: String?
     /// For the first-item tone, per scope (the top level, each group entered, an open
     /// menu): the first item highlighted in it since it began.
     private var firstItems: [String?] = [nil]
     private var inMenu = false
+    /// The top level's first item of each screen shown before (back from the keyboard, the
+    /// scan goes on in the window at the field, not at its first item).
+    private var firstByScreen: [String: String] = [:]
 
     init(speech: Bool, moveSound: String?, selectSound: String?) {
         self.speech = speech; self.moveSound = moveSound; self.selectSound = selectSound
@@ -69,19 +73,22 @@ struct UtterancePlan {
     /// Highlights speak (Switch Control's order: label, value, then the first trait word),
     /// announcements speak, selecting plays the select sound in place of the next move
     /// click. `screen`: the elements shown, for role words; each `.screen` effect replaces it.
-    /// `cut`: the label of the highlight before is still being said (scanning by ear moved
-    /// on at its limit).
     mutating func utterances(_ effects: [TimedEffect], received: ScanInstant,
-                             screen: inout ElementTree?, cut: Bool = false) -> [Utterance] {
+                             screen: inout ElementTree?) -> [Utterance] {
         func traits(_ id: String) -> TraitSet? { screen.flatMap { t in t.index(of: id).map { t[$0].traits } } }
         var out: [Utterance] = []
         var selected = false
-        var cut = cut
+        var cut = false
         for e in effects {
             switch e.effect {
             case .screen(let shown):
-                // Another window: its first item is found anew.
-                if shown.tree.screenID != screen?.screenID { firstItems = [nil]; inMenu = false }
+                // Another screen (a window, the keyboard over it): its first item as it was
+                // when last shown there, else found anew.
+                if shown.tree.screenID != screen?.screenID {
+                    if let id = screen?.screenID, let first = firstItems[0], firstByScreen.count < 64 { firstByScreen[id] = first }
+                    firstItems = [firstByScreen[shown.tree.screenID]]
+                    inMenu = false
+                }
                 screen = shown.tree
             case .scanStarted where firstTone != nil:
                 // Scanning starts again (after it stopped, or a pause) at the top level, whose
@@ -123,6 +130,8 @@ struct UtterancePlan {
                 guard !text.isEmpty else { continue }
                 out.append(Utterance(priority: .message, isPublic: true, text: text, icon: nil, effectTime: e.time, received: received))
                 selected = false
+            case .labelCut:
+                cut = cutTone != nil
             case .attention:
                 // A call for help does not wait behind a long message.
                 out.append(Utterance(priority: .important, isPublic: true, text: "Attention", icon: attentionSound))
@@ -137,6 +146,8 @@ struct UtterancePlan {
         if selected, let selectSound {
             out.append(Utterance(priority: .notification, text: nil, icon: selectSound))
         }
+        // A cut with no highlight after it (the scan stopped): the knock alone.
+        if cut, let cutTone { out.append(Utterance(priority: .text, text: nil, icon: cutTone)) }
         return out
     }
 

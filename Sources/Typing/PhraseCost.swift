@@ -11,7 +11,8 @@ public struct PhraseCost: Hashable, Sendable {
     public var phrase: String
     /// Until the phrase is said (its `speak` effect).
     public var seconds: Double
-    /// Every press is a selection here (a group, a key): how many.
+    /// The presses: in auto and step scanning each a selection (a group, a key); in manual
+    /// scanning the `next` presses too.
     public var presses: Int
     public var pressTimes: [ScanInstant]
     /// Manual scanning's `next` presses.
@@ -20,9 +21,12 @@ public struct PhraseCost: Hashable, Sendable {
     public enum Problem: Error, CustomStringConvertible, Sendable {
         /// A key on the way could not be reached (the scan stopped, or the settings hide it).
         case unreachable(key: String, phrase: String)
+        /// Settings no modelled user could work with (`ScanCost.check`).
+        case settings(ScanCost.Problem)
 
         public var description: String {
             switch self {
+            case .settings(let p): p.description
             case let .unreachable(key, phrase): "the key \(key) could not be reached on the way to the phrase \"\(phrase.count > 60 ? phrase.prefix(60) + "…" : phrase)\""
             }
         }
@@ -31,11 +35,17 @@ public struct PhraseCost: Hashable, Sendable {
     /// The cost of each phrase, each from the message screen's start.
     public static func compute(_ phrases: [String], layout: KeyboardLayout, predictor: WordPredictor,
                                settings: ScanSettings) throws(Problem) -> [PhraseCost] {
+        // The message screen is scanned item by item, whatever mode the settings start in.
+        var settings = settings
+        settings.mode = .item
+        do { try ScanCost.check(settings) } catch { throw .settings(error) }
         var out: [PhraseCost] = []
         for k in phrases.indices {
             var engine = MessageSession.engine(layout: layout, predictor: predictor, settings: settings, phrases: phrases)
             let start = engine.start(at: .zero)
-            guard var shown = start.last(where: { if case .highlight = $0.effect { true } else { false } })?.time else { return [] }
+            guard var shown = start.last(where: { if case .highlight = $0.effect { true } else { false } })?.time else {
+                throw .unreachable(key: "messageKeys", phrase: phrases[k])
+            }
             let page = k / (MessageScreen.phrasesPerRow * MessageScreen.phraseRows)
             let keys = ["phrases"] + Array(repeating: "more", count: page) + ["phrase\(k + 1)"]
             var selects: [ScanInstant] = [], nexts: [ScanInstant] = []

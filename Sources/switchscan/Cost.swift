@@ -164,6 +164,7 @@ struct Cost: ParsableCommand {
         do {
             costs = try PhraseCost.compute(offered, layout: KeyboardLayout(scanSettings.typing.keyboardLayout), predictor: predictor, settings: scanSettings)
         } catch { throw fail("Error: \(error.description).") }
+        guard !costs.isEmpty else { throw fail("Error: no phrase could be costed.") }
         var out = ""
         if json {
             for c in costs {

@@ -34,7 +34,7 @@ struct SpeechPacingTests {
 
     /// In virtual time: a short label keeps the interval, a longer one holds the highlight
     /// as long as it takes, the longest is cut at the limit.
-    @Test func aHighlightLastsAsLongAsItsLabelTakesWithinTheLimit() {
+    @Test func aHighlightLastsAsLongAsItsLabelTakesWithinTheLimit() throws {
         let tree = screen([.button("a", label: "OK"), .button("b", label: "Save as copy"), .button("c", label: Self.long)])
         var s = Self.settings()
         s.speakingRate = 180
@@ -45,6 +45,12 @@ struct SpeechPacingTests {
         let c = (at(0.6) + .seconds(0.45 + 2.0 / 3)).seconds
         #expect(Self.highlights(&engine, until: 5) == ["0.0 a", "0.6 b", "\(c) c", "\(c + 3) a"])
         #expect(c == 1.716666667)
+        // The long label was cut: said once, just before the highlight that follows it.
+        var again = ScanEngine(tree: tree, settings: s)
+        let made = (again.start(at: at(0)) + again.handleDeadline(at: at(5))).map(\.effect)
+        let cut = try #require(made.firstIndex(of: .labelCut))
+        #expect(made.filter { $0 == .labelCut }.count == 1)
+        if case .highlight("a", _, _, _, _, _) = made[cut + 1] {} else { Issue.record("after the cut: \(made[cut + 1])") }
     }
 
     @Test func withoutSpeechOrPacingTheIntervalAlone() {
@@ -74,15 +80,17 @@ struct SpeechPacingTests {
         // "Cancel" begins at once and never ends: moved on at the limit, 3 s after it began.
         #expect(engine.labelBegan(shownAt: at(1.7), at: at(1.75)).isEmpty)
         #expect(engine.handleDeadline(at: at(4.74)).isEmpty)
-        #expect(engine.handleDeadline(at: at(4.75)).map(\.time) == [at(4.75)])
+        let cut = engine.handleDeadline(at: at(4.75))
+        #expect(cut.map(\.time) == [at(4.75), at(4.75)])
+        #expect(cut.first?.effect == .labelCut, "the label cut is said: \(cut)")
         // "OK" waits behind a message being said: held while it has not begun; begun at 9,
         // said by 9.5, the scan moves then.
         #expect(engine.handleDeadline(at: at(8.9)).isEmpty)
         #expect(engine.labelBegan(shownAt: at(4.75), at: at(9)).isEmpty)
-        #expect(engine.labelSaid(shownAt: at(4.75), at: at(9.5)).map(\.time) == [at(9.5)])
+        #expect(engine.labelSaid(shownAt: at(4.75), at: at(9.5)).map(\.effect).contains(.labelCut) == false)
         // "Save" never begins (speech-dispatcher stopped answering): at most 10 s.
         #expect(engine.handleDeadline(at: at(19.49)).isEmpty)
-        #expect(engine.handleDeadline(at: at(19.5)).map(\.time) == [at(19.5)])
+        #expect(engine.handleDeadline(at: at(19.5)).map(\.time) == [at(19.5), at(19.5)])
     }
 
     /// A label re-sent on the same item (its value changed) is reported with its new time:

@@ -22,7 +22,7 @@ struct EffectTableTests {
             #expect(spec.example.kind == spec.kind, "\(spec.kind)'s example is a \(spec.example.kind)")
             #expect(!spec.meaning.isEmpty)
             #expect(Set(spec.fields).count == spec.fields.count, "\(spec.kind): a field twice")
-            #expect(spec.consumers.contains(.stream) != spec.fields.isEmpty || [.scanStarted, .keyboardClose, .attention].contains(spec.kind),
+            #expect(spec.consumers.contains(.stream) != spec.fields.isEmpty || [.scanStarted, .keyboardClose, .attention, .labelCut].contains(spec.kind),
                     "\(spec.kind): fields only for what the stream carries")
         }
     }

@@ -329,7 +329,7 @@ struct ScenarioError: Error, CustomStringConvertible {
 let effectNames = [
     "scanStarted", "scanStopped", "highlight", "enterGroup", "exitGroup", "menuOpen", "menuClose", "activate",
     "customAction", "adjust", "modeChanged", "sweep", "pointSelected", "tap", "gesture", "announce", "emit", "settingChanged",
-    "key", "window", "keyboard", "typeText", "deleteText", "keyboardClose", "shortcut", "learnWord", "speak", "attention",
+    "key", "window", "keyboard", "typeText", "deleteText", "keyboardClose", "shortcut", "learnWord", "speak", "attention", "labelCut",
 ]
 
 func num(_ v: Double) -> String {
@@ -385,5 +385,6 @@ func compact(_ e: TimedEffect) -> String {
     case let .learnWord(word, after): return "\(t) learnWord \(word) \(after ?? "-")"
     case let .speak(text, voice, from): return "\(t) speak \(voice.rawValue) \(from.rawValue) \(text.debugDescription)"
     case .attention: return "\(t) attention"
+    case .labelCut: return "\(t) labelCut"
     }
 }

@@ -4,6 +4,7 @@ import ScanFormats
 import ScanHost
 @testable import ScanSession
 import Testing
+import TestSupport
 
 /// The session's own presenters, each given effects as the engine makes them, without a
 /// desktop or a display.
@@ -157,4 +158,28 @@ final class TemporaryFolder {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The phrases file looked at while the run goes on: a change is delivered once it holds
+/// still, a file gone keeps the phrases offered (and says so).
+@Suite struct PhrasesWatcherTests {
+    @Test func aChangedFileIsReadAgainAndAFileGoneKeepsThePhrases() throws {
+        let folder = try TemporaryFolder()
+        let file = URL(fileURLWithPath: folder.path + "/phrases.txt")
+        try Data("I need a drink\n".utf8).write(to: file)
+        let delivered = Collected(), warned = Collected()
+        let watcher = PhrasesWatcher(path: file.path, every: .milliseconds(50),
+                                     deliver: { delivered.add($0.joined(separator: "|")) }, warn: { warned.add($0) })
+        defer { watcher.stop() }
+        try Data("I need a drink\nOpen the window\n".utf8).write(to: file, options: .atomic)
+        let changed = TestTime.poll(timeout: 5) { delivered.all.last == "I need a drink|Open the window" }
+        #expect(changed, "\(delivered.all)")
+        try FileManager.default.removeItem(at: file)
+        let gone = TestTime.poll(timeout: 5) { warned.all.contains { $0.contains("is gone") } }
+        #expect(gone, "\(warned.all)")
+        #expect(delivered.all.count == 1, "nothing delivered for a file gone: \(delivered.all)")
+        try Data("Thank you\n".utf8).write(to: file)
+        let back = TestTime.poll(timeout: 5) { delivered.all.last == "Thank you" }
+        #expect(back, "\(delivered.all)")
+    }
 }

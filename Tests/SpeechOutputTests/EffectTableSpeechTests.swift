@@ -8,6 +8,7 @@ import Testing
 @Suite struct EffectTableSpeechTests {
     @Test func speechActsOnTheKindsOfTheTable() {
         var plan = UtterancePlan(speech: true, moveSound: "move", selectSound: "select")
+        plan.cutTone = "cut"
         for spec in EffectSpec.table {
             let stream = spec.exampleStream
             var screen: ElementTree?

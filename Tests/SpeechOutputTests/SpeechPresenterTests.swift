@@ -281,7 +281,7 @@ struct SpeechPresenterTests {
         let daemon = try SpeechDaemon(module: .slowlog)
         defer { daemon.stop() }
         let said = Collected<ScanInstant>()
-        let speech = SpeechPresenter(feedback: feedback(), pacing: .seconds(3), address: daemon.address) { _ in }
+        let speech = SpeechPresenter(feedback: feedback(), pacing: true, address: daemon.address) { _ in }
         speech.onLabelSaid = { said.append($0) }
         try speech.present([at(1000, element("b1", "Btn 1"))])
         let spoken = daemon.waitForSpoken { $0.contains("end Btn 1") }
@@ -293,7 +293,7 @@ struct SpeechPresenterTests {
         #expect(said.all == [.seconds(1), .seconds(2)], "no label: reported as it is presented")
         speech.finish()
 
-        let gone = SpeechPresenter(feedback: feedback(), pacing: .seconds(3), address: .unixSocket("/nonexistent/none.sock")) { _ in }
+        let gone = SpeechPresenter(feedback: feedback(), pacing: true, address: .unixSocket("/nonexistent/none.sock")) { _ in }
         let unsaid = Collected<ScanInstant>()
         gone.onLabelSaid = { unsaid.append($0) }
         try gone.present([at(3000, element("b1", "Btn 1"))])

@@ -96,6 +96,17 @@ struct CostCommandTests {
             let none = try dir.write("none.txt", "# nothing yet\n")
             let empty = try CLI.run(["cost", "--messages", "--phrases", none])
             #expect(empty.status != 0 && empty.stderr.contains("has no phrase to say"), "\(empty)")
+            // Settings that start in point mode cost the screen item by item; manual scanning
+            // counts its next presses; a reaction slower than the interval is refused.
+            let point = try dir.write("point.json", #"{"mode": "point"}"#)
+            let pointed = try CLI.run(["cost", "--messages", "--phrases", phrases, "--settings", point, "--json"])
+            #expect(pointed.status == 0 && pointed.stdoutLines.first == rows.first, "\(pointed)")
+            let manual = try dir.write("manual.json", #"{"style": "manual"}"#)
+            let stepped = try CLI.run(["cost", "--messages", "--phrases", phrases, "--settings", manual, "--json"])
+            #expect(stepped.status == 0 && stepped.stdoutLines.first?.contains("\"nextTimes\": [") == true, "\(stepped)")
+            let slow = try dir.write("slow.json", #"{"reactionTime": 1.5}"#)
+            let refused = try CLI.run(["cost", "--messages", "--phrases", phrases, "--settings", slow])
+            #expect(refused.status != 0 && refused.stderr.contains("reactionTime must be shorter than autoScanInterval"), "\(refused)")
             let mixed = try CLI.run(["cost", "--messages", "--text", "hello"])
             #expect(mixed.status != 0 && mixed.stderr.contains("--messages costs the message screen's phrases"), "\(mixed)")
         }
