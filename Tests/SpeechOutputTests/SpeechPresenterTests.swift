@@ -285,8 +285,7 @@ struct SpeechPresenterTests {
         speech.onLabelSaid = { said.append($0) }
         try speech.present([at(1000, element("b1", "Btn 1"))])
         let spoken = daemon.waitForSpoken { $0.contains("end Btn 1") }
-        let deadline = monotonicMilliseconds() + 5000
-        while said.all.isEmpty && monotonicMilliseconds() < deadline { usleep(10_000) }
+        _ = TestTime.poll(timeout: 5) { !said.all.isEmpty }
         #expect(spoken == ["start Btn 1", "end Btn 1"])
         #expect(said.all == [.seconds(1)])
         try speech.present([at(2000, .highlight(item: "m", kind: .menuEntry, frame: nil, label: nil, context: nil))])
@@ -297,8 +296,7 @@ struct SpeechPresenterTests {
         let unsaid = Collected<ScanInstant>()
         gone.onLabelSaid = { unsaid.append($0) }
         try gone.present([at(3000, element("b1", "Btn 1"))])
-        let until = monotonicMilliseconds() + 5000
-        while unsaid.all.isEmpty && monotonicMilliseconds() < until { usleep(10_000) }
+        _ = TestTime.poll(timeout: 5) { !unsaid.all.isEmpty }
         #expect(unsaid.all == [.seconds(3)], "no speech-dispatcher: nothing is held for a label")
         gone.finish()
     }
