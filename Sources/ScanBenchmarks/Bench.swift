@@ -7,7 +7,7 @@ public struct SwitchScanBench: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "switchscan-bench",
         abstract: "Measure SwitchScan's speed (benchmarks, not tests).",
-        subcommands: [BenchLayout.self, BenchTiming.self, BenchInput.self, BenchDesktop.self, BenchScreen.self, BenchTyping.self, BenchPlaces.self, BenchTap.self, BenchSpeak.self]
+        subcommands: [BenchLayout.self, BenchTiming.self, BenchInput.self, BenchDesktop.self, BenchScreen.self, BenchTyping.self, BenchPlaces.self, BenchTap.self, BenchSpeak.self, BenchAdapt.self]
     )
 
     public init() {}

@@ -9,6 +9,20 @@ extension ScanCost {
         public var nextTimes: [ScanInstant] = []
         /// When the element was activated.
         public var activatedAt: ScanInstant = .zero
+        /// The presses a late person may make late (LatePresses.swift).
+        var late: [LatePoint] = []
+
+        /// What the late person (`reactionSpread`) adds on the way: seconds, wrong
+        /// selections, and selections made (the wrong ones and their undoing).
+        public func lateCosts(_ settings: ScanSettings, memo: LateMemo? = nil) -> (seconds: Double, wrong: Double, selections: Double) {
+            let model = LateModel(settings)
+            var sum = (seconds: 0.0, wrong: 0.0, selections: 0.0)
+            for p in late {
+                let c = p.costs(model, memo: memo)
+                sum.seconds += c.extra; sum.wrong += c.wrong; sum.selections += c.selections
+            }
+            return sum
+        }
     }
 
     /// Drives `engine` (item mode, scanning, no menu open) from what it has highlighted
@@ -47,6 +61,7 @@ extension ScanCost {
             let pressed = chosen.selectCount
             let effects = walk.choose(&engine, highlightedAt: h, item: wanted, &chosen)
             if chosen.selectCount > pressed { r.selectTimes.append(chosen.lastSelect!) }
+            if let point = chosen.late { r.late.append(point) }
             r.effects += effects
             if wanted.kind == .element {
                 guard let at = effects.first(where: { if case .activate(let e, _, _) = $0.effect { return e == id } else { return false } })?.time else { return nil }

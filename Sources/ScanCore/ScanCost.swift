@@ -9,6 +9,14 @@ public struct ElementCost: Hashable, Sendable {
     /// The custom action reached through the scanner menu; nil: the element's activation.
     public var action: String?
     public var seconds: Double
+    /// What a late person (`reactionSpread`) takes on average, mistakes and their undoing
+    /// included (LatePresses.swift); `seconds` without a spread.
+    public var expectedSeconds: Double
+    /// The wrong selections the late person makes on the way, on average.
+    public var wrongSelections = 0.0
+    /// The selections the late person makes on the way, on average: the presses, the wrong
+    /// ones and those that take them back.
+    public var expectedSelections: Double
     let selectTrail: PressTrail?
     let nextTrail: PressTrail?
     /// When the `select` switch is pressed.
@@ -25,6 +33,8 @@ public struct ElementCost: Hashable, Sendable {
     init(element: String, label: String, action: String?, seconds: Double, selectTrail: PressTrail?, nextTrail: PressTrail?) {
         self.element = element; self.label = label; self.action = action; self.seconds = seconds
         self.selectTrail = selectTrail; self.nextTrail = nextTrail
+        expectedSeconds = seconds
+        expectedSelections = Double((selectTrail?.count ?? 0) + (nextTrail?.count ?? 0))
     }
 
     public static func == (a: ElementCost, b: ElementCost) -> Bool {
@@ -133,6 +143,8 @@ public enum ScanCost {
     struct Presses {
         var selectTrail: PressTrail?
         var nextTrail: PressTrail?
+        /// The presses a late person may make late, with the engine before each.
+        var late: LatePoint?
 
         init(select: [ScanInstant] = [], next: [ScanInstant] = []) {
             selectTrail = PressTrail.of(select)
@@ -232,6 +244,9 @@ public enum ScanCost {
                 shown = again
                 t = pressTime(after: shown, presses)
             }
+            if settings.style == .auto && settings.reactionSpread > .zero {
+                presses.late = LatePoint(engine: e, shownAt: shown, pressAt: t, item: item, after: presses.late)
+            }
             presses.press(.select, at: t)
             return press(&e, at: t)
         }
@@ -330,8 +345,15 @@ public enum ScanCost {
         }
 
         mutating func record(_ id: String, _ label: String, _ action: String?, _ at: ScanInstant, _ presses: Presses) {
-            results.append(ElementCost(element: id, label: label, action: action, seconds: at.seconds,
-                                       selectTrail: presses.selectTrail, nextTrail: presses.nextTrail))
+            var cost = ElementCost(element: id, label: label, action: action, seconds: at.seconds,
+                                   selectTrail: presses.selectTrail, nextTrail: presses.nextTrail)
+            if presses.late != nil {
+                let late = LatePoint.total(presses.late, LateModel(settings))
+                cost.expectedSeconds += late.extra
+                cost.wrongSelections = late.wrong
+                cost.expectedSelections += late.selections
+            }
+            results.append(cost)
         }
     }
 
@@ -431,6 +453,10 @@ public enum ScanCost {
         public var maxSeconds: Double
         /// Nil when every element weighs 0: no mean can be taken.
         public var weightedMeanSeconds: Double?
+        /// The late person's mean (`expectedSeconds`), and their wrong selections per
+        /// selection made.
+        public var expectedMeanSeconds: Double
+        public var errorRate: Double
 
         public init(_ costs: [ElementCost], weights: [String: Double] = [:]) {
             let times = costs.filter { $0.action == nil }.map(\.seconds)
@@ -447,6 +473,10 @@ public enum ScanCost {
                 weight += w
             }
             weightedMeanSeconds = weight > 0 ? total / weight : nil
+            let activations = costs.filter { $0.action == nil }
+            expectedMeanSeconds = activations.isEmpty ? 0 : activations.map(\.expectedSeconds).reduce(0, +) / Double(activations.count)
+            let selections = activations.map(\.expectedSelections).reduce(0, +)
+            errorRate = selections > 0 ? activations.map(\.wrongSelections).reduce(0, +) / selections : 0
         }
     }
 }

@@ -94,6 +94,8 @@ extension ScanEngine {
                 menu.loops += 1
                 if menu.loops >= settings.loops {
                     closeMenu()
+                    // A menu left unanswered was opened by a late press.
+                    if adapts && mode == .item { adapt(.closedMenu, latency: nil) }
                     // Unanswered: scanning resumes where `resumeAt` says, as after an escape.
                     if settings.resumeAt == .first && mode == .item && !menu.target.isPoint {
                         resumeAfterAction(.first)
@@ -241,6 +243,7 @@ extension ScanEngine {
     mutating func emitHighlight() {
         let before = out.count
         emitHighlightEffect()
+        if adapts { adaptation.highlighted(at: now) }
         // Scanning by ear times the highlight by its label.
         if settings.speechPacing, out.count > before, case .highlight(_, _, _, let label, _, _) = out[out.count - 1].effect {
             pacedLabel = label ?? ""

@@ -367,7 +367,9 @@ extension ScanEngine {
     /// What `emitHighlight` would show now, without showing it.
     mutating func currentHighlight() -> Effect? {
         let count = out.count
+        let shown = adaptation
         emitHighlight()
+        adaptation = shown
         guard out.count > count else { return nil }
         return out.removeLast().effect
     }

@@ -193,6 +193,8 @@ public struct ScanEngine: Sendable {
     /// Scanning by ear: the highlight held for its label, its label, and whether the speech
     /// presenter reports when labels end (ScanEngine+Pacing.swift).
     var paced: PacedHighlight?
+    /// Adaptive timing's state (ScanEngine+Adapt.swift).
+    var adaptation = Adaptation()
     var pacedLabel = ""
     var labelsReported = false
 
@@ -463,6 +465,10 @@ public struct ScanEngine: Sendable {
     }
 
     mutating func perform(_ c: SwitchFilter.Command) {
+        performAdapting(c) { $0.performCommand(c) }
+    }
+
+    mutating func performCommand(_ c: SwitchFilter.Command) {
         // Someone came: the call for attention stops at the person's next press (one the
         // switch filter takes: not a bounce, nor a tremor it drops).
         timers[.attention] = nil

@@ -17,6 +17,8 @@ public enum ScanOrder: String, CaseIterable, Sendable { case screen, screenRight
 /// Where scanning resumes after an escape or after a group's loops run out: where it was
 /// (the element, the group in its parent), or at the first top-level item.
 public enum ResumeAt: String, CaseIterable, Sendable { case same, first }
+/// Whether the scan interval follows the person during `run` (TimingAdapter.swift).
+public enum AdaptTiming: String, CaseIterable, Sendable { case off, on }
 /// After an activation, the scan can wait before it moves on: a time, or until a press
 /// (which only resumes, it does not select).
 public enum PauseAfterSelection: Hashable, Sendable {
@@ -58,6 +60,14 @@ public struct ScanSettings: Hashable, Sendable {
     /// By element id; elements not named weigh 1.
     public var weights: [String: Double] = [:]
     public var reactionTime = ScanDuration.seconds(0.3)
+    /// The standard deviation of the modelled user's reaction time: `cost`'s late presses.
+    public var reactionSpread = ScanDuration.zero
+    /// The interval follows the person's presses and corrections, within the bounds.
+    public var adaptTiming = AdaptTiming.off
+    public var adaptMinimum = ScanDuration.seconds(0.4)
+    public var adaptMaximum = ScanDuration.seconds(3)
+    /// A change of the interval by adaptation is said.
+    public var adaptAnnounce = true
     public var announceChanges = true
     /// The message screen's Attention is called again every `attentionInterval` until the
     /// next press.
@@ -134,6 +144,15 @@ public struct ScanSettings: Hashable, Sendable {
               "layout: the layout's groups; linear: none; rowColumn: rows of the screen; optimal: groups that minimise the expected time to reach an element."),
         .init("weights", .weights(\.weights, 0...1e6), "Element id to relative frequency of use, for optimal grouping and for cost."),
         .init("reactionTime", .seconds(\.reactionTime, 0.06...5), "The modelled user of cost presses this long after the wanted item is highlighted."),
+        .init("reactionSpread", .seconds(\.reactionSpread, 0...2, canBeOff: true),
+              "The spread (standard deviation) of the modelled user's reaction time: cost's expectedSeconds and errorRate count the presses that come too late."),
+        .init("adaptTiming", .choice(\.adaptTiming),
+              "on: during run the interval follows the person, slower after late presses and selections undone at once, faster after a run of early right ones, at most 10 % a step, kept in the settings file."),
+        .init("adaptMinimum", .seconds(\.adaptMinimum, autoScanIntervalRange),
+              "adaptTiming: the shortest interval it goes to (not above adaptMaximum)."),
+        .init("adaptMaximum", .seconds(\.adaptMaximum, autoScanIntervalRange),
+              "adaptTiming: the longest interval it goes to."),
+        .init("adaptAnnounce", .flag(\.adaptAnnounce), "adaptTiming: a change of the interval is said, briefly."),
         .init("pauseAfterSelection", .pause(\.pauseAfterSelection, 0.1...60),
               "After an activation the scan waits, its place highlighted, this many seconds or until a press (which only resumes)."),
         .init("resumeAt", .choice(\.resumeAt),

@@ -24,8 +24,16 @@ public enum SettingsLoader {
         if let fileObject = reader.object(json, "$", nil, allowed: names, elsewhere: [
             "debounce": "debounce is set per switch device, in its profile's section (see Devices/README.md)",
         ]) {
+            var offsets: [String: Int] = [:]
             for (member, spec) in fileObject.members.map({ ($0.member, ScanSettings.table[$0.position]) }) {
                 read(member, spec, into: &settings, &reader)
+                offsets[spec.key] = member.value.offset
+            }
+            // Bounds that cross leave adaptation nowhere to go: said where they were given.
+            if settings.adaptMinimum > settings.adaptMaximum, let at = offsets["adaptMinimum"] ?? offsets["adaptMaximum"] {
+                let key = offsets["adaptMinimum"] != nil ? "adaptMinimum" : "adaptMaximum"
+                reader.report("E04", at, "$." + key, nil,
+                              "adaptMinimum (\(format(settings.adaptMinimum.seconds)) s) must not be above adaptMaximum (\(format(settings.adaptMaximum.seconds)) s)")
             }
         }
         let diagnostics = locate(reader.diagnostics, in: bytes)

@@ -19,9 +19,16 @@ public struct TextCost: Hashable, Sendable {
     /// Manual scanning's `next` presses.
     public var nextTimes: [ScanInstant]
     public var presses: Int { pressTimes.count + nextTimes.count }
+    /// What a late person (`reactionSpread`) takes on average: each wrong key taken back
+    /// with Backspace, each group or menu they did not want left (docs/COST.md).
+    public var expectedSeconds: Double
+    public var wrongSelections = 0.0
+    public var expectedSelections: Double
 
     public init(text: String, seconds: Double, pressTimes: [ScanInstant], nextTimes: [ScanInstant]) {
         self.text = text; self.seconds = seconds; self.pressTimes = pressTimes; self.nextTimes = nextTimes
+        expectedSeconds = seconds
+        expectedSelections = Double(pressTimes.count + nextTimes.count)
     }
 
     public enum Problem: Error, CustomStringConvertible, Sendable {
@@ -58,9 +65,9 @@ public struct TextCost: Hashable, Sendable {
     /// The cost of one text, in time linear in its length: what is typed is compared with
     /// the text as it grows (the length of their common start is kept), never again whole.
     public static func compute(_ text: String, layout: KeyboardLayout, predictor: WordPredictor,
-                               settings: ScanSettings, field kind: TextEntryKind = .text) throws(Problem) -> TextCost {
+                               settings: ScanSettings, field kind: TextEntryKind = .text, memo: LateMemo? = nil) throws(Problem) -> TextCost {
         var predictor = predictor
-        return try compute(text, layout: layout, predictor: &predictor, learns: false, settings: settings, field: kind)
+        return try compute(text, layout: layout, predictor: &predictor, learns: false, settings: settings, field: kind, memo: memo)
     }
 
     /// The cost of one text, typed by a user whose keyboard learns as `run`'s does: each
@@ -68,13 +75,15 @@ public struct TextCost: Hashable, Sendable {
     /// moves on), and none in fields that learn nothing. `predictor` comes back with them,
     /// for the next text: `cost --learn`, a model of days of use.
     public static func computeLearning(_ text: String, layout: KeyboardLayout, predictor: inout WordPredictor,
-                                       settings: ScanSettings, field kind: TextEntryKind = .text) throws(Problem) -> TextCost {
+                                       settings: ScanSettings, field kind: TextEntryKind = .text, memo: LateMemo? = nil) throws(Problem) -> TextCost {
         try compute(text, layout: layout, predictor: &predictor, learns: kind.learnsWords && settings.typing.learnWords,
-                    settings: settings, field: kind)
+                    settings: settings, field: kind, memo: memo)
     }
 
     static func compute(_ text: String, layout: KeyboardLayout, predictor: inout WordPredictor, learns: Bool,
-                        settings: ScanSettings, field kind: TextEntryKind) throws(Problem) -> TextCost {
+                        settings: ScanSettings, field kind: TextEntryKind, memo: LateMemo? = nil) throws(Problem) -> TextCost {
+        // What mistakes cost, by where they are made: kept for the whole text at least.
+        let memo = memo ?? LateMemo()
         var settings = settings
         settings.mode = .item
         if settings.style == .auto && settings.reactionTime >= settings.autoScanInterval { throw .settings(.reactionTooSlow(than: "autoScanInterval")) }
@@ -92,6 +101,7 @@ public struct TextCost: Hashable, Sendable {
         var shown = start.last { if case .highlight = $0.effect { return true } else { return false } }?.time ?? .zero
         var field = Field(target: target)
         var cost = TextCost(text: text, seconds: 0, pressTimes: [], nextTimes: [])
+        var lateSeconds = 0.0, lateSelections = 0.0
         var steps = 0
         // Done when the field holds the text, spaces at the end aside.
         while !(field.typed.count - field.trailingSpaces == wanted && field.matched >= wanted) {
@@ -124,6 +134,12 @@ public struct TextCost: Hashable, Sendable {
             }
             cost.pressTimes += reached.selectTimes
             cost.nextTimes += reached.nextTimes
+            if settings.reactionSpread > .zero {
+                let late = reached.lateCosts(settings, memo: memo)
+                lateSeconds += late.seconds
+                cost.wrongSelections += late.wrong
+                lateSelections += late.selections
+            }
             for e in reached.effects {
                 switch e.effect {
                 case .typeText(let s, _):
@@ -140,6 +156,8 @@ public struct TextCost: Hashable, Sendable {
             }
             shown = reached.effects.last { if case .highlight = $0.effect { return true } else { return false } }?.time ?? reached.activatedAt
         }
+        cost.expectedSeconds = cost.seconds + lateSeconds
+        cost.expectedSelections = Double(cost.presses) + lateSelections
         if learns, var keyboard = engine.presentedLogic as? Keyboard {
             var effects: [Effect] = []
             keyboard.learn(keyboard.partialWord, after: keyboard.previousWord, &effects)
@@ -226,6 +244,13 @@ public struct TextCost: Hashable, Sendable {
         public var presses: Int
         public var wordsPerMinute: Double
         public var pressesPerCharacter: Double
+        /// The late person's (`reactionSpread`): seconds, words a minute, and wrong
+        /// selections per selection made.
+        public var expectedSeconds = 0.0
+        public var expectedWordsPerMinute = 0.0
+        public var wrongSelections = 0.0
+        public var expectedSelections = 0.0
+        public var errorRate: Double { expectedSelections > 0 ? wrongSelections / expectedSelections : 0 }
 
         /// Nothing costed yet; `add` each text as it is costed (the summary needs no list).
         public init() {
@@ -244,6 +269,10 @@ public struct TextCost: Hashable, Sendable {
             presses += c.presses
             wordsPerMinute = seconds > 0 ? (Double(characters) / 5) / (seconds / 60) : 0
             pressesPerCharacter = characters > 0 ? Double(presses) / Double(characters) : 0
+            expectedSeconds += c.expectedSeconds
+            wrongSelections += c.wrongSelections
+            expectedSelections += c.expectedSelections
+            expectedWordsPerMinute = expectedSeconds > 0 && expectedSeconds.isFinite ? (Double(characters) / 5) / (expectedSeconds / 60) : 0
         }
     }
 }

@@ -49,10 +49,22 @@ struct Cost: ParsableCommand {
     @Option(help: "With --messages: the phrases file (one phrase a line); the user's own without it.")
     var phrases: String?
 
+    @Option(help: ArgumentHelp("The modelled person's reaction time (instead of the settings' reactionTime).", valueName: "seconds"))
+    var reaction: Double?
+
+    @Option(help: ArgumentHelp("The spread (standard deviation) of their reaction time (instead of reactionSpread): some presses come too late (docs/COST.md).", valueName: "seconds"))
+    var spread: Double?
+
+    @Flag(help: "Print the interval and first-item pause that make the late person (reactionTime ± reactionSpread) fastest on this layout or text, in auto scanning.")
+    var suggest = false
+
     @Flag(help: "One JSON object per element and action, then a summary line.")
     var json = false
 
     func validate() throws {
+        if let reaction, !(0.06...5).contains(reaction) { throw ValidationError("--reaction takes 0.06 to 5 seconds, got \(reaction)") }
+        if let spread, !(0...2).contains(spread) { throw ValidationError("--spread takes 0 to 2 seconds, got \(spread)") }
+        if suggest && messages { throw ValidationError("--suggest goes with a layout, --desktop, --text or --text-file") }
         if phrases != nil && !messages { throw ValidationError("--phrases goes with --messages") }
         if messages && (text != nil || textFile != nil || target.desktop || layout != nil || options.mode != nil || field != nil || learn) {
             throw ValidationError("--messages costs the message screen's phrases; leave out the layout, --desktop, --mode and the typing options")
@@ -72,7 +84,10 @@ struct Cost: ParsableCommand {
 
     func run() throws {
         var problems: [String] = []
-        let scanSettings = options.loadScanSettings(problems: &problems)
+        var scanSettings = options.loadScanSettings(problems: &problems)
+        if let reaction { scanSettings.reactionTime = .seconds(reaction) }
+        if let spread { scanSettings.reactionSpread = .seconds(spread) }
+        if suggest { return try suggestTiming(scanSettings, problems: problems) }
         if text != nil || textFile != nil { return try costText(scanSettings, problems: problems) }
         if messages { return try costPhrases(scanSettings, problems: problems) }
         var tree: ElementTree?
@@ -106,7 +121,7 @@ struct Cost: ParsableCommand {
             for c in costs {
                 var line = "{\"element\": \(jsonString(c.element)), \"label\": \(jsonString(c.label))"
                 if let a = c.action { line += ", \"action\": \(jsonString(a))" }
-                line += ", \"seconds\": \(Self.seconds(c.seconds)), \"presses\": \(c.presses), \"pressTimes\": ["
+                line += ", \"seconds\": \(Self.seconds(c.seconds)), \"expectedSeconds\": \(Self.expected(c.expectedSeconds)), \"presses\": \(c.presses), \"pressTimes\": ["
                 line += c.pressTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]"
                 if !c.nextTimes.isEmpty { line += ", \"nextTimes\": [" + c.nextTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]" }
                 line += "}\n"
@@ -115,15 +130,18 @@ struct Cost: ParsableCommand {
             var s = "{\"summary\": {\"elements\": \(summary.elements), \"meanSeconds\": \(Self.seconds(summary.meanSeconds)), "
             s += "\"medianSeconds\": \(Self.seconds(summary.medianSeconds)), \"maxSeconds\": \(Self.seconds(summary.maxSeconds))"
             if !scanSettings.weights.isEmpty { s += ", \"weightedMeanSeconds\": \(summary.weightedMeanSeconds.map { Self.seconds($0) } ?? "null")" }
+            s += ", \"expectedMeanSeconds\": \(Self.expected(summary.expectedMeanSeconds)), \"errorRate\": \(Self.rate(summary.errorRate))"
             // How long each press is held, for a replay (the switch filters may ask more than 50 ms).
             s += ", \"selectPressSeconds\": \(Self.seconds(ScanCost.pressLength(.select, scanSettings).seconds))"
             s += ", \"nextPressSeconds\": \(Self.seconds(ScanCost.pressLength(.next, scanSettings).seconds))"
             out += s + "}}\n"
         } else {
-            out += "seconds  presses  element\n"
+            let late = Self.late(scanSettings)
+            out += late ? "seconds  expected  presses  element\n" : "seconds  presses  element\n"
             for c in costs {
                 let what = c.action.map { "\(c.label): \($0)" } ?? c.label
-                out += String(format: "%7.2f  %7d  ", c.seconds, c.presses) + TerminalText.visible("\(what) (\(c.element))") + "\n"
+                out += String(format: "%7.2f  ", c.seconds) + (late ? Self.expectedColumn(c.expectedSeconds) : "")
+                    + String(format: "%7d  ", c.presses) + TerminalText.visible("\(what) (\(c.element))") + "\n"
             }
             out += (summary.elements == 1 ? "1 element" : "\(summary.elements) elements")
                 + String(format: ": mean %.2f s, median %.2f s, worst %.2f s", summary.meanSeconds, summary.medianSeconds, summary.maxSeconds)
@@ -132,6 +150,9 @@ struct Cost: ParsableCommand {
             }
             out += scanSettings.mode == .point ? " (point mode, \(scanSettings.style.rawValue) scanning)\n"
                 : " (\(scanSettings.style.rawValue) scanning, grouping: \(scanSettings.grouping.rawValue)\(Self.pacing(scanSettings)))\n"
+            if late {
+                out += Self.lateLine(scanSettings, mean: summary.expectedMeanSeconds, errorRate: summary.errorRate, what: "a mean of %@")
+            }
         }
         writeOut(out)
     }
@@ -199,6 +220,7 @@ struct Cost: ParsableCommand {
         guard problems.isEmpty, var predictor = loaded else { throw fail(problems.joined(separator: "\n")) }
         let learn = self.learn
         let layout = KeyboardLayout(scanSettings.typing.keyboardLayout)
+        let memo = LateMemo()
         var summary = TextCost.Summary()
         /// Costs `text` and prints its row at once. A problem ends the command, said with its
         /// place in the file: the line, and the column of a character no key types (`indent`:
@@ -206,8 +228,8 @@ struct Cost: ParsableCommand {
         func row(_ text: String, line: Int? = nil, indent: Int = 0) throws {
             let c: TextCost
             do {
-                c = learn ? try TextCost.computeLearning(text, layout: layout, predictor: &predictor, settings: scanSettings, field: field ?? .text)
-                    : try TextCost.compute(text, layout: layout, predictor: predictor, settings: scanSettings, field: field ?? .text)
+                c = learn ? try TextCost.computeLearning(text, layout: layout, predictor: &predictor, settings: scanSettings, field: field ?? .text, memo: memo)
+                    : try TextCost.compute(text, layout: layout, predictor: predictor, settings: scanSettings, field: field ?? .text, memo: memo)
             } catch {
                 var place = ""
                 if let line, let textFile { place = "\(textFile):\(line): " }
@@ -219,12 +241,15 @@ struct Cost: ParsableCommand {
             }
             var line: String
             if json {
-                line = "{\"text\": \(jsonString(c.text)), \"seconds\": \(Self.seconds(c.seconds)), \"presses\": \(c.presses), \"pressTimes\": ["
+                line = "{\"text\": \(jsonString(c.text)), \"seconds\": \(Self.seconds(c.seconds)), \"expectedSeconds\": \(Self.expected(c.expectedSeconds)), \"presses\": \(c.presses), \"pressTimes\": ["
                 line += c.pressTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]"
                 if !c.nextTimes.isEmpty { line += ", \"nextTimes\": [" + c.nextTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]" }
                 line += "}\n"
             } else {
-                line = (summary.texts == 0 ? "seconds  presses  text\n" : "") + String(format: "%7.2f  %7d  ", c.seconds, c.presses) + TerminalText.visible(c.text) + "\n"
+                let late = Self.late(scanSettings)
+                line = (summary.texts == 0 ? (late ? "seconds  expected  presses  text\n" : "seconds  presses  text\n") : "")
+                    + String(format: "%7.2f  ", c.seconds) + (late ? Self.expectedColumn(c.expectedSeconds) : "")
+                    + String(format: "%7d  ", c.presses) + TerminalText.visible(c.text) + "\n"
             }
             summary.add(c)
             writeOut(line)
@@ -246,15 +271,38 @@ struct Cost: ParsableCommand {
         if json {
             var out = "{\"summary\": {\"texts\": \(summary.texts), \"characters\": \(summary.characters), \"seconds\": \(Self.seconds(summary.seconds)), "
             out += "\"presses\": \(summary.presses), \"wordsPerMinute\": \(String(format: "%.2f", summary.wordsPerMinute)), "
-            out += "\"pressesPerCharacter\": \(String(format: "%.3f", summary.pressesPerCharacter))}}\n"
+            out += "\"pressesPerCharacter\": \(String(format: "%.3f", summary.pressesPerCharacter)), "
+            out += "\"expectedSeconds\": \(Self.expected(summary.expectedSeconds)), \"expectedWordsPerMinute\": \(String(format: "%.2f", summary.expectedWordsPerMinute)), "
+            out += "\"errorRate\": \(Self.rate(summary.errorRate))}}\n"
             writeOut(out)
         } else {
             writeOut(String(format: "%@, %@: %.2f words a minute, %.2f presses a character (%@ keyboard, %@ scanning, %.2f s a step%@)\n",
                             counted(summary.texts, "text"), counted(summary.characters, "character"), summary.wordsPerMinute, summary.pressesPerCharacter,
                             scanSettings.typing.keyboardLayout.rawValue, scanSettings.style.rawValue, scanSettings.autoScanInterval.seconds,
                             (learn ? ", learning as it types" : "") + Self.pacing(scanSettings)))
+            if Self.late(scanSettings) {
+                writeOut(Self.lateLine(scanSettings, mean: summary.expectedWordsPerMinute, errorRate: summary.errorRate, what: "%@ words a minute"))
+            }
         }
     }
+
+    /// Whether `cost` models a late person: a spread, in auto scanning (the other styles
+    /// wait for the person's presses: nothing comes too late).
+    static func late(_ s: ScanSettings) -> Bool { s.reactionSpread > .zero && s.style == .auto && s.mode == .item }
+
+    /// The late person's line under the summary: `what` takes the figure.
+    static func lateLine(_ s: ScanSettings, mean: Double, errorRate: Double, what: String) -> String {
+        let figure = mean.isFinite && mean > 0 ? String(format: "%.2f", mean) : "never done"
+        return String(format: "A person who presses %.2f ± %.2f s after the highlight: \(what), %.1f %% of selections wrong (each taken back).\n",
+                      s.reactionTime.seconds, s.reactionSpread.seconds, figure, 100 * errorRate)
+    }
+
+    static func expectedColumn(_ v: Double) -> String { v.isFinite ? String(format: "%8.2f  ", v) : "   never  " }
+
+    /// Expected seconds in JSON: null where the person would never get there.
+    static func expected(_ v: Double) -> String { v.isFinite ? String(format: "%.3f", v) : "null" }
+
+    static func rate(_ v: Double) -> String { v.isFinite ? String(format: "%.4f", v) : "null" }
 
     /// Scanning by ear, said in the summary: each highlight lasts its label's estimated time.
     static func pacing(_ s: ScanSettings) -> String {

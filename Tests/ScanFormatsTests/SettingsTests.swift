@@ -161,6 +161,43 @@ struct SettingsTests {
         #expect(zero.longPress == nil)
     }
 
+    @Test func theTimingSettingsAreRead() throws {
+        let s = try settingsFile(#"{"reactionSpread": 0.15, "adaptTiming": "on", "adaptMinimum": 0.5, "adaptMaximum": 2, "adaptAnnounce": false}"#)
+        #expect(s.reactionSpread == .seconds(0.15))
+        #expect(s.adaptTiming == .on)
+        #expect(s.adaptMinimum == .seconds(0.5))
+        #expect(s.adaptMaximum == .seconds(2))
+        #expect(s.adaptAnnounce == false)
+        let d = ScanSettings()
+        #expect(d.reactionSpread == .zero && d.adaptTiming == .off && d.adaptAnnounce)
+    }
+
+    @Test func aNegativeSpreadIsRefusedWithItsKey() throws {
+        let e = try onlySettingsError(#"{"reactionSpread": -0.1}"#)
+        #expect(e.code == "E04")
+        #expect(e.path == "$.reactionSpread")
+        #expect(e.message == "must be between 0 and 2 seconds (or false for off), got -0.1")
+    }
+
+    /// Bounds that cross are said at the minimum, with both values; either given alone
+    /// against the other's default is checked too.
+    @Test func anAdaptationMinimumAboveTheMaximumIsRefusedWithItsPlace() throws {
+        let e = try onlySettingsError(#"{"adaptMaximum": 1, "adaptMinimum": 2}"#)
+        #expect(e.code == "E04")
+        #expect(e.path == "$.adaptMinimum")
+        #expect(e.message == "adaptMinimum (2 s) must not be above adaptMaximum (1 s)")
+        #expect((e.line, e.column) == (1, 37))
+        let alone = try onlySettingsError(#"{"adaptMaximum": 0.2}"#)
+        #expect(alone.path == "$.adaptMaximum")
+        #expect(alone.message == "adaptMinimum (0.4 s) must not be above adaptMaximum (0.2 s)")
+        #expect(try settingsFile(#"{"adaptMinimum": 1, "adaptMaximum": 1}"#).adaptMinimum == .seconds(1))
+    }
+
+    @Test func adaptTimingTakesOnOrOff() throws {
+        let e = try onlySettingsError(#"{"adaptTiming": true}"#)
+        #expect(e.path == "$.adaptTiming")
+    }
+
     @Test func longPressTrueIsOneSecond() throws {
         #expect(try settingsFile(#"{"longPress": true}"#).longPress == .seconds(1.0))
     }
