@@ -72,6 +72,31 @@ struct BenchAdapt: ParsableCommand {
                 (Double(end), 100 * wrong(s[(end - window)..<end]))
             }))
         }
+        // What adaptation adds to a press on the engine's thread: presses handled with it on
+        // and off, alternately, in virtual time; processor time per press.
+        func perPress(_ adapt: Bool) -> Double {
+            var settings = ScanSettings()
+            settings.grouping = .rowColumn
+            settings.adaptTiming = adapt ? .on : .off
+            var engine = ScanEngine(tree: tree, settings: settings)
+            _ = engine.start(at: .zero)
+            var t = ScanInstant.zero
+            var spent: UInt64 = 0
+            for k in 0..<20_000 {
+                t = t + .milliseconds(300 + Int64(k % 7) * 100)
+                _ = engine.handleDeadline(at: t)
+                let start = DispatchTime.now().uptimeNanoseconds
+                _ = engine.handle(SwitchEvent(.select, down: true, at: t), at: t)
+                _ = engine.handle(SwitchEvent(.select, down: false, at: t + .milliseconds(50)), at: t + .milliseconds(50))
+                spent += DispatchTime.now().uptimeNanoseconds - start
+                t = t + .milliseconds(50)
+            }
+            return Double(spent) / 20_000
+        }
+        var off: [Double] = [], on: [Double] = []
+        for _ in 0..<3 { off.append(perPress(false)); on.append(perPress(true)) }
+        print(String(format: "a press (down and up) on the engine: %.0f ns with adaptTiming off, %.0f ns on (medians of three, alternating)",
+                     off.sorted()[1], on.sorted()[1]))
         if let svg {
             let plot = LinePlot(title: "Adaptive timing: three simulated people on the keyboard, in rows", xLabel: "selections made",
                                 panels: [.init("Scan interval", unit: " s", series: intervals),
