@@ -59,7 +59,7 @@ public struct ScanOptions: ParsableArguments {
     @Option(help: "A settings file (JSON) with the timing and behaviour preferences.")
     public var settings: String?
 
-    @Option(help: "Scanning style: auto, manual or step (overrides the settings file).")
+    @Option(help: "Scanning style: auto, manual, step or hold (overrides the settings file).")
     public var style: ScanStyle?
 
     @Option(help: "Start in item or point mode (overrides the settings file).")

@@ -23,8 +23,8 @@ public struct LateModel: Hashable, Sendable {
     /// the person holds it back (`missed`).
     public func chances(offset: Double, window: Double) -> (wrong: Double, missed: Double) {
         guard spread > 0 else { return (offset >= window ? 1 : 0, 0) }
-        let late = 1 - NormalDistribution.cdf((window - offset) / spread)
-        let missed = 1 - NormalDistribution.cdf((window + reaction - offset) / spread)
+        let late = NormalDistribution.tail((window - offset) / spread)
+        let missed = NormalDistribution.tail((window + reaction - offset) / spread)
         return (max(0, late - missed), missed)
     }
 
@@ -41,9 +41,12 @@ public struct LateModel: Hashable, Sendable {
 /// What mistakes cost where they are made: by the place of the press (its groups, menu,
 /// item, how long the item is lit and when the press comes), and for a wrong one what it
 /// selected and typed. One per `cost` run, used by one thread.
-public final class LateMemo: @unchecked Sendable {
+public final class LateMemo {
     struct Key: Hashable {
         var scopes: [String]
+        /// Rounds gone by in the group and the menu: a held-back press on the last one
+        /// leaves them.
+        var loops: [Int]
         var menuOf: String?
         var item: String
         var kind: HighlightKind
@@ -60,7 +63,8 @@ public final class LateMemo: @unchecked Sendable {
 
 /// One press of an error-free path, kept with the engine as it was just before it, so that
 /// its mistakes can be played out when (and only when) a late person is modelled. Shared
-/// by every element reached past it, like `PressTrail`; its costs are worked out once.
+/// by every element reached past it, like `PressTrail`; its costs are worked out once per
+/// model. A cost walk and what it returns are used by one thread at a time.
 final class LatePoint: @unchecked Sendable {
     let engine: ScanEngine
     /// When the item was lit, and when the press comes.
@@ -68,8 +72,8 @@ final class LatePoint: @unchecked Sendable {
     let pressAt: ScanInstant
     let item: (id: String, kind: HighlightKind)
     let previous: LatePoint?
-    /// Worked out on first use (the cost walk is single-threaded).
-    var costs: Costs?
+    /// Worked out on first use, for the model it was asked for.
+    var costs: (model: LateModel, costs: Costs)?
 
     struct Costs {
         var extra: Double
@@ -85,9 +89,9 @@ final class LatePoint: @unchecked Sendable {
     /// of this press alone. `memo` keeps what mistakes cost by where they are made, for a
     /// screen whose places come back (the keyboard, key after key).
     func costs(_ model: LateModel, memo: LateMemo? = nil) -> Costs {
-        if let costs { return costs }
+        if let costs, costs.model == model { return costs.costs }
         let c = LatePoint.work(self, model, memo)
-        costs = c
+        costs = (model, c)
         return c
     }
 
@@ -125,7 +129,8 @@ final class LatePoint: @unchecked Sendable {
         // The mistakes are played out by a person on time: nothing more to keep.
         var start = p.engine
         start.settings.reactionSpread = .zero
-        let key = LateMemo.Key(scopes: context.scopes, menuOf: context.menuOf, item: p.item.id, kind: p.item.kind,
+        let key = LateMemo.Key(scopes: context.scopes, loops: [p.engine.item.cursor.loops, p.engine.item.menu?.loops ?? -1],
+                               menuOf: context.menuOf, item: p.item.id, kind: p.item.kind,
                                window: (p.shownAt + .seconds(window)) - p.shownAt, offset: p.pressAt - p.shownAt, typed: 0)
         // Held back: the round goes by.
         let miss: (seconds: Double, presses: Int)?

@@ -52,6 +52,9 @@ public enum NormalDistribution {
     /// P(X ≤ x) for a standard normal X.
     public static func cdf(_ x: Double) -> Double { 0.5 * erfc(-x / 2.0.squareRoot()) }
 
+    /// P(X > x), accurate far into the tail (where 1 − cdf would lose its digits).
+    public static func tail(_ x: Double) -> Double { 0.5 * erfc(x / 2.0.squareRoot()) }
+
     /// The standard normal density.
     public static func pdf(_ x: Double) -> Double { exp(-x * x / 2) / (2 * Double.pi).squareRoot() }
 }

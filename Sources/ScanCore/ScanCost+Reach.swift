@@ -9,6 +9,9 @@ extension ScanCost {
         public var nextTimes: [ScanInstant] = []
         /// When the element was activated.
         public var activatedAt: ScanInstant = .zero
+        /// Hold scanning: when each `select` press was let go, and whether it is held now.
+        public var releaseTimes: [ScanInstant] = []
+        var holding = false
         /// The presses a late person may make late (LatePresses.swift).
         var late: [LatePoint] = []
 
@@ -58,9 +61,12 @@ extension ScanCost {
             guard let shown = moveHighlight(&engine, to: wanted, since: h, &r, lastPress: presses().last) else { return nil }
             h = shown
             var chosen = presses()
+            chosen.holding = r.holding
             let pressed = chosen.selectCount
             let effects = walk.choose(&engine, highlightedAt: h, item: wanted, &chosen)
             if chosen.selectCount > pressed { r.selectTimes.append(chosen.lastSelect!) }
+            r.releaseTimes += PressTrail.times(chosen.releaseTrail)
+            r.holding = chosen.holding
             if let point = chosen.late { r.late.append(point) }
             r.effects += effects
             if wanted.kind == .element {
@@ -95,6 +101,26 @@ extension ScanCost {
                 r.effects += effects
                 if let at = effects.last(where: { matches($0.effect) })?.time { return at }
                 if effects.contains(where: { if case .scanStopped = $0.effect { return true } else { return false } }) { return nil }
+            }
+            return nil
+        case .hold:
+            // Pressed a reaction time after what is lit, and held until the wanted item lights.
+            var from = h
+            if !r.holding {
+                let walk = Walk(settings: settings)
+                let t = walk.pressTime(after: h, Presses(select: lastPress.map { [$0] } ?? []))
+                r.selectTimes.append(t)
+                r.holding = true
+                let down = engine.handle(SwitchEvent(.select, down: true, at: t), at: t)
+                r.effects += down
+                if let at = down.last(where: { matches($0.effect) })?.time { return at }
+                from = t + (settings.holdDuration ?? .zero)
+            }
+            let limit = from + settings.autoScanInterval * Int64(stops + 1) + settings.pauseOnFirstItem
+            while let d = engine.nextDeadline, d <= limit {
+                let effects = engine.handleDeadline(at: d)
+                r.effects += effects
+                if let at = effects.last(where: { matches($0.effect) })?.time { return at }
             }
             return nil
         case .step, .manual:

@@ -19,6 +19,10 @@ public struct ElementCost: Hashable, Sendable {
     public var expectedSelections: Double
     let selectTrail: PressTrail?
     let nextTrail: PressTrail?
+    var releaseTrail: PressTrail?
+    /// Hold scanning: when the `select` switch is let go (each press's own release, in
+    /// order); empty in the other styles, whose presses are `pressLength` long.
+    public var releaseTimes: [ScanInstant] { PressTrail.times(releaseTrail) }
     /// When the `select` switch is pressed.
     public var pressTimes: [ScanInstant] { PressTrail.times(selectTrail) }
     /// Manual scanning: when the `next` switch is pressed (the other styles use one switch).
@@ -115,7 +119,8 @@ public enum ScanCost {
 
     public static func check(_ s: ScanSettings) throws(Problem) {
         // The scanner menu is scanned automatically in auto scanning, in either mode.
-        if s.style == .auto && s.reactionTime >= s.autoScanInterval { throw .reactionTooSlow(than: "autoScanInterval") }
+        // Hold scanning: the release must come before the highlight moves on.
+        if (s.style == .auto || s.style == .hold) && s.reactionTime >= s.autoScanInterval { throw .reactionTooSlow(than: "autoScanInterval") }
         if s.style == .step && s.reactionTime >= s.stepSelectDelay { throw .reactionTooSlow(than: "stepSelectDelay") }
         if let long = s.longPress, (s.holdDuration ?? .zero) >= long { throw .holdNotShorterThanLongPress }
         if s.style == .step, let ir = s.ignoreRepeat, ir >= s.stepSelectDelay { throw .ignoreRepeatNotShorterThanStepSelectDelay }
@@ -143,6 +148,9 @@ public enum ScanCost {
     struct Presses {
         var selectTrail: PressTrail?
         var nextTrail: PressTrail?
+        /// Hold scanning: when each press was let go, and whether the switch is held now.
+        var releaseTrail: PressTrail?
+        var holding = false
         /// The presses a late person may make late, with the engine before each.
         var late: LatePoint?
 
@@ -155,6 +163,8 @@ public enum ScanCost {
         var selectCount: Int { selectTrail?.count ?? 0 }
         var lastSelect: ScanInstant? { selectTrail?.time }
         var last: ScanInstant? { [selectTrail?.time, nextTrail?.time].compactMap { $0 }.max() }
+        mutating func release(at t: ScanInstant) { releaseTrail = PressTrail(t, after: releaseTrail) }
+
         mutating func press(_ action: SwitchAction, at t: ScanInstant) {
             if action == .next { nextTrail = PressTrail(t, after: nextTrail) } else { selectTrail = PressTrail(t, after: selectTrail) }
         }
@@ -204,6 +214,19 @@ public enum ScanCost {
             switch settings.style {
             case .auto:
                 return wait(&e, within: limit) { highlightTime($0, id, kind) != nil }.flatMap { highlightTime($0, id, kind) }
+            case .hold:
+                // Pressed a reaction time after what is lit (unless held already, on the
+                // way to an item further on), and held until `id` lights.
+                var starts = ScanDuration.zero
+                if !presses.holding {
+                    let t = pressTime(after: h, presses)
+                    presses.press(.select, at: t)
+                    presses.holding = true
+                    let down = e.handle(SwitchEvent(.select, down: true, at: t), at: t)
+                    if let at = highlightTime(down, id, kind) { return at }
+                    starts = (t - h) + (settings.holdDuration ?? .zero)
+                }
+                return wait(&e, within: limit + starts) { highlightTime($0, id, kind) != nil }.flatMap { highlightTime($0, id, kind) }
             case .step, .manual:
                 // One press a highlight, past anything between (the exit item, the menu item).
                 let action: SwitchAction = settings.style == .step ? .select : .next
@@ -231,6 +254,19 @@ public enum ScanCost {
                 var seen: [TimedEffect] = []
                 while seen.isEmpty, let d = e.nextDeadline, d <= h + settings.stepSelectDelay + .milliseconds(1) { seen = e.handleDeadline(at: d) }
                 return seen
+            }
+            if settings.style == .hold {
+                // Let go a reaction time after the item lit; a tap where it is lit already.
+                if presses.holding {
+                    let up = h + settings.reactionTime
+                    presses.holding = false
+                    presses.release(at: up)
+                    return e.handle(SwitchEvent(.select, down: false, at: up), at: up)
+                }
+                let t = pressTime(after: h, presses)
+                presses.press(.select, at: t)
+                presses.release(at: t + ScanCost.pressLength(.select, settings))
+                return press(&e, at: t)
             }
             var shown = h
             var t = pressTime(after: shown, presses)
@@ -310,7 +346,7 @@ public enum ScanCost {
                 // Step scanning chose by resting on it, which may have shown nothing (the
                 // first item of a group entered by resting is chosen by a second rest, long
                 // after the last press).
-                let chosen = settings.style == .step ? h + settings.stepSelectDelay : max(effects.last?.time ?? .zero, presses.last ?? .zero)
+                let chosen = settings.style == .step ? h + settings.stepSelectDelay : max(effects.last?.time ?? .zero, presses.last ?? .zero, presses.releaseTrail?.time ?? .zero)
                 let seen = activation(in: effects) != nil ? effects
                     : wait(&waiting, within: chosen + settings.autoTapTime + .seconds(1)) { activation(in: $0) != nil } ?? []
                 if let t = activation(in: seen) { record(node.id, label, nil, t, presses) }
@@ -347,6 +383,7 @@ public enum ScanCost {
         mutating func record(_ id: String, _ label: String, _ action: String?, _ at: ScanInstant, _ presses: Presses) {
             var cost = ElementCost(element: id, label: label, action: action, seconds: at.seconds,
                                    selectTrail: presses.selectTrail, nextTrail: presses.nextTrail)
+            cost.releaseTrail = presses.releaseTrail
             if presses.late != nil {
                 let late = LatePoint.total(presses.late, LateModel(settings))
                 cost.expectedSeconds += late.extra

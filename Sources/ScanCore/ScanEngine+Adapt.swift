@@ -30,20 +30,22 @@ extension ScanEngine {
         adapt(Self.selection(out[before...]), latency: latency)
     }
 
-    /// What a selection did, from its effects: what it typed or deleted, or activated,
-    /// before the menus and groups it opened or closed on the way.
+    /// What a selection did, from its effects: what it typed or deleted, or did otherwise
+    /// (anything but moving through menus and groups: a tap, a mode, a window, a page), before
+    /// the menus and groups it opened or closed on the way. A menu closed and nothing else is
+    /// a menu left unanswered.
     static func selection(_ effects: ArraySlice<TimedEffect>) -> TimingAdapter.Selection {
         var typed = false, deleted = false, acted = false, opened = false, closed = false, entered = false, left = false
         for e in effects {
             switch e.effect {
             case .typeText: typed = true
             case .deleteText: deleted = true
-            case .activate, .customAction, .tap, .gesture, .key, .shortcut, .speak: acted = true
             case .menuOpen: opened = true
             case .menuClose: closed = true
             case .enterGroup: entered = true
             case .exitGroup: left = true
-            default: break
+            case .highlight, .scanStarted, .scanStopped, .announce, .notice, .settingChanged, .labelCut: break
+            default: acted = true
             }
         }
         if typed { return .typed }

@@ -92,7 +92,8 @@ extension ScanEngine {
             menu.index += 1
             if menu.index == menu.items.count {
                 menu.loops += 1
-                if menu.loops >= settings.loops {
+                // Hold scanning goes round as long as the switch is held.
+                if menu.loops >= settings.loops && settings.style != .hold {
                     closeMenu()
                     // A menu left unanswered was opened by a late press.
                     if adapts && mode == .item { adapt(.closedMenu, latency: nil) }
@@ -115,7 +116,7 @@ extension ScanEngine {
         item.cursor.index += 1
         if item.cursor.index >= cycleCount(item.cursor.scope) {
             item.cursor.loops += 1
-            if item.cursor.loops >= settings.loops {
+            if item.cursor.loops >= settings.loops && settings.style != .hold {
                 if item.cursor.scopes.count > 1 {
                     if settings.resumeAt == .first { resumeAfterAction(.first) } else { leaveGroup() }
                 } else {

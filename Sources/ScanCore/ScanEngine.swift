@@ -193,6 +193,8 @@ public struct ScanEngine: Sendable {
     /// Scanning by ear: the highlight held for its label, its label, and whether the speech
     /// presenter reports when labels end (ScanEngine+Pacing.swift).
     var paced: PacedHighlight?
+    /// Hold scanning: the select switch is held, and the highlight moves.
+    var holding = false
     /// Adaptive timing's state (ScanEngine+Adapt.swift).
     var adaptation = Adaptation()
     var pacedLabel = ""
@@ -261,6 +263,7 @@ public struct ScanEngine: Sendable {
         if let d = nextDeadline, d <= event.timestamp { due = handleDeadline(at: event.timestamp) }
         begin(max(t, event.timestamp))
         for command in filter.handle(event) { perform(command) }
+        followHold()
         return due.isEmpty ? finish() : due + finish()
     }
 
@@ -273,6 +276,7 @@ public struct ScanEngine: Sendable {
             fired += 1
             if let f = filter.nextDeadline, f == d {
                 for command in filter.handleDeadline(at: d) { perform(command) }
+                followHold()
             } else if let (timer, _) = timers.next {
                 timers[timer] = nil
                 switch timer {
@@ -455,11 +459,30 @@ public struct ScanEngine: Sendable {
 
     var interval: ScanDuration { settings.autoScanInterval }
 
+    /// Hold scanning (`style: hold`): the highlight starts moving an interval after the
+    /// select switch is held (so a tap selects what is lit), and stops when it is let go,
+    /// whose release the switch filter has already turned into a selection.
+    mutating func followHold() {
+        guard settings.style == .hold else { return }
+        let held = filter.held(.select)
+        guard held != holding else { return }
+        holding = held
+        if held {
+            guard phase == .item(.scanning), mode == .item || item.menu != nil else { return }
+            timers[.move] = now + interval
+        } else {
+            timers[.move] = nil
+        }
+    }
+
     /// Arms the auto-scan timer for the item just highlighted at `base`.
     mutating func armMove(from base: ScanInstant, firstOfCycle: Bool) {
         // Point mode moves by sweeps; only its menu is scanned item by item. Waiting after a
         // selection, nothing moves.
-        guard settings.style == .auto, phase != .item(.waiting), mode == .item || item.menu != nil else { timers[.move] = nil; return }
+        guard settings.style == .auto || (settings.style == .hold && holding), phase != .item(.waiting), mode == .item || item.menu != nil else {
+            timers[.move] = nil
+            return
+        }
         let earliest = base + interval + (firstOfCycle ? settings.pauseOnFirstItem : .zero)
         timers[.move] = settings.speechPacing ? pacedDeadline(from: base, earliest: earliest) : earliest
     }

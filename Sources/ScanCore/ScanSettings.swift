@@ -1,4 +1,7 @@
-public enum ScanStyle: String, CaseIterable, Sendable { case auto, manual, step }
+/// How the scan moves: by itself (`auto`), by a `next` switch (`manual`), a press a step
+/// with resting selecting (`step`), or while the switch is held, selecting when it is let
+/// go (`hold`, "inverse scanning").
+public enum ScanStyle: String, CaseIterable, Sendable { case auto, manual, step, hold }
 public enum ScanMode: String, CaseIterable, Sendable { case item, point }
 public enum TapBehavior: String, CaseIterable, Sendable { case menu, autoTap, alwaysTap }
 public enum FocusAfterTap: String, CaseIterable, Sendable { case first, same }
@@ -98,7 +101,7 @@ public struct ScanSettings: Hashable, Sendable {
     /// property above and a line here.
     public static let table: [SettingSpec] = [
         .init("style", .choice(\.style),
-              "auto: one switch, the highlight moves by itself; manual: next and previous move, select selects; step: each press moves, resting stepSelectDelay selects."),
+              "auto: one switch, the highlight moves by itself; manual: next and previous move, select selects; step: each press moves, resting stepSelectDelay selects; hold (inverse scanning): the highlight moves every autoScanInterval while select is held, and letting go selects."),
         .init("mode", .choice(\.mode), "Start in item or point mode."),
         .init("autoScanInterval", .seconds(\.autoScanInterval, autoScanIntervalRange), menu: true, "Time on each item."),
         .init("pauseOnFirstItem", .seconds(\.pauseOnFirstItem, 0...10, canBeOff: true), "Extra time on the first item of every cycle."),

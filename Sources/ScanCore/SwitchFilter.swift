@@ -36,9 +36,12 @@ public struct SwitchFilter: Sendable {
         }
 
         public init(_ s: ScanSettings, debounce: ScanDuration? = nil) {
+            // Hold scanning: holding is how the scan moves, and letting go selects; a long
+            // press has no meaning there.
+            let hold = s.style == .hold
             self.init(debounce: debounce, holdDuration: s.holdDuration, ignoreRepeat: s.ignoreRepeat,
-                      longPress: s.longPress, longPressAction: s.longPressAction, moveRepeat: s.moveRepeat,
-                      actOnRelease: s.actOn == .release)
+                      longPress: hold ? nil : s.longPress, longPressAction: s.longPressAction, moveRepeat: s.moveRepeat,
+                      actOnRelease: s.actOn == .release || hold)
         }
     }
 
@@ -89,6 +92,12 @@ public struct SwitchFilter: Sendable {
 
     /// Whether any switch is held now (grabs wait for none).
     public var anyDown: Bool { states.values.contains { $0.isDown } }
+
+    /// Whether a switch of `action` is held and counts (past `holdDuration`, not dropped by
+    /// `ignoreRepeat`): hold scanning moves while it is.
+    public func held(_ action: SwitchAction) -> Bool {
+        states.contains { $0.key.action == action && $0.value.isDown && $0.value.recognized && !$0.value.rejected }
+    }
 
     public mutating func handle(_ e: SwitchEvent) -> [Command] {
         let key = Key(action: e.action, source: e.source)

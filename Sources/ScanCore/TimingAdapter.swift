@@ -44,7 +44,8 @@ public struct TimingAdapter: Hashable, Sendable {
     public init() {}
 
     public static func == (a: TimingAdapter, b: TimingAdapter) -> Bool {
-        a.latencies == b.latencies && a.rightInARow == b.rightInARow && a.pending?.kind == b.pending?.kind && a.pending?.latency == b.pending?.latency
+        a.latencies == b.latencies && a.rightInARow == b.rightInARow && a.pending?.kind == b.pending?.kind
+            && a.pending?.latency == b.pending?.latency && a.pending?.late == b.pending?.late
     }
 
     public func hash(into h: inout Hasher) { h.combine(latencies); h.combine(rightInARow) }
@@ -74,7 +75,7 @@ public struct TimingAdapter: Hashable, Sendable {
         var next = interval
         if let latency, latency < Self.tooSoon {
             // Late for the item before; if the next selection undoes it, that is no news.
-            if let p = pending, !p.late, !Self.undoes(kind, p.kind), let l = p.latency { remember(l) }
+            if let p = pending, !p.late, !Self.undoes(kind, p.kind), let l = p.latency, l <= interval { remember(l) }
             pending = (kind, nil, true)
             rightInARow = 0
             next = interval * (1 + Self.step)
@@ -82,11 +83,14 @@ public struct TimingAdapter: Hashable, Sendable {
             // The undone selection was late; the undo itself is a deliberate press.
             pending = nil
             rightInARow = 0
-            if let latency { remember(latency) }
+            if let latency, latency <= interval { remember(latency) }
             if !p.late { next = interval * (1 + Self.step) }
         } else {
             if let p = pending, !p.late {
-                if let l = p.latency { remember(l) }
+                // A press later than the plain interval answered a longer highlight (a
+                // first item's pause, a long label, a menu's first entry): not the
+                // person's usual timing.
+                if let l = p.latency, l <= interval { remember(l) }
                 rightInARow += 1
             }
             pending = (kind, latency, false)
@@ -99,11 +103,14 @@ public struct TimingAdapter: Hashable, Sendable {
                 }
             }
         }
+        // Within the bounds, but never more than 10 % a step: an interval set outside them
+        // (by hand, or by the Settings page) is brought inside a step at a time.
+        next = min(max(next, bounds.lowerBound), bounds.upperBound)
+        next = min(max(next, interval * (1 - Self.step)), interval * (1 + Self.step))
         // To 10 ms, rounded towards the interval so that a step never passes 10 %.
         let hundredths = next * 100
         let rounded = (next > interval ? (hundredths + 1e-9).rounded(.down) : (hundredths - 1e-9).rounded(.up)) / 100
-        let clamped = min(max(rounded, bounds.lowerBound), bounds.upperBound)
-        return abs(clamped - interval) >= 0.005 ? clamped : nil
+        return abs(rounded - interval) >= 0.005 ? rounded : nil
     }
 
     mutating func remember(_ latency: Double) {

@@ -17,6 +17,8 @@ public struct PhraseCost: Hashable, Sendable {
     public var pressTimes: [ScanInstant]
     /// Manual scanning's `next` presses.
     public var nextTimes: [ScanInstant]
+    /// Hold scanning: when each `select` press is let go.
+    public var releaseTimes: [ScanInstant] = []
 
     public enum Problem: Error, CustomStringConvertible, Sendable {
         /// A key on the way could not be reached (the scan stopped, or the settings hide it).
@@ -48,7 +50,7 @@ public struct PhraseCost: Hashable, Sendable {
             }
             let page = k / (MessageScreen.phrasesPerRow * MessageScreen.phraseRows)
             let keys = ["phrases"] + Array(repeating: "more", count: page) + ["phrase\(k + 1)"]
-            var selects: [ScanInstant] = [], nexts: [ScanInstant] = []
+            var selects: [ScanInstant] = [], nexts: [ScanInstant] = [], releases: [ScanInstant] = []
             var said: ScanInstant?
             for key in keys {
                 guard let r = ScanCost.reach(&engine, element: key, shownAt: shown, lastPress: selects.last) else {
@@ -56,13 +58,16 @@ public struct PhraseCost: Hashable, Sendable {
                 }
                 selects += r.selectTimes
                 nexts += r.nextTimes
+                releases += r.releaseTimes
                 said = r.effects.first(where: { if case .speak = $0.effect { true } else { false } })?.time
                 guard let last = r.effects.last(where: { if case .highlight = $0.effect { true } else { false } }) else { break }
                 shown = last.time
             }
             guard let said else { throw .unreachable(key: "phrase\(k + 1)", phrase: phrases[k]) }
-            out.append(PhraseCost(phrase: phrases[k], seconds: said.seconds, presses: selects.count + nexts.count,
-                                  pressTimes: selects, nextTimes: nexts))
+            var cost = PhraseCost(phrase: phrases[k], seconds: said.seconds, presses: selects.count + nexts.count,
+                                  pressTimes: selects, nextTimes: nexts)
+            cost.releaseTimes = releases
+            out.append(cost)
         }
         return out
     }

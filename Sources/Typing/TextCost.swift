@@ -18,6 +18,8 @@ public struct TextCost: Hashable, Sendable {
     public var pressTimes: [ScanInstant]
     /// Manual scanning's `next` presses.
     public var nextTimes: [ScanInstant]
+    /// Hold scanning: when each `select` press is let go.
+    public var releaseTimes: [ScanInstant] = []
     public var presses: Int { pressTimes.count + nextTimes.count }
     /// What a late person (`reactionSpread`) takes on average: each wrong key taken back
     /// with Backspace, each group or menu they did not want left (docs/COST.md).
@@ -86,7 +88,9 @@ public struct TextCost: Hashable, Sendable {
         let memo = memo ?? LateMemo()
         var settings = settings
         settings.mode = .item
-        if settings.style == .auto && settings.reactionTime >= settings.autoScanInterval { throw .settings(.reactionTooSlow(than: "autoScanInterval")) }
+        if (settings.style == .auto || settings.style == .hold) && settings.reactionTime >= settings.autoScanInterval {
+            throw .settings(.reactionTooSlow(than: "autoScanInterval"))
+        }
         if settings.style == .step && settings.reactionTime >= settings.stepSelectDelay { throw .settings(.reactionTooSlow(than: "stepSelectDelay")) }
         let target = Array(text)
         // A character no key types is said before anything is typed, with its place.
@@ -134,6 +138,7 @@ public struct TextCost: Hashable, Sendable {
             }
             cost.pressTimes += reached.selectTimes
             cost.nextTimes += reached.nextTimes
+            cost.releaseTimes += reached.releaseTimes
             if settings.reactionSpread > .zero {
                 let late = reached.lateCosts(settings, memo: memo)
                 lateSeconds += late.seconds

@@ -65,6 +65,7 @@ struct Cost: ParsableCommand {
         if let reaction, !(0.06...5).contains(reaction) { throw ValidationError("--reaction takes 0.06 to 5 seconds, got \(reaction)") }
         if let spread, !(0...2).contains(spread) { throw ValidationError("--spread takes 0 to 2 seconds, got \(spread)") }
         if suggest && messages { throw ValidationError("--suggest goes with a layout, --desktop, --text or --text-file") }
+        if suggest && learn { throw ValidationError("--suggest costs each text afresh at every timing; leave out --learn") }
         if phrases != nil && !messages { throw ValidationError("--phrases goes with --messages") }
         if messages && (text != nil || textFile != nil || target.desktop || layout != nil || options.mode != nil || field != nil || learn) {
             throw ValidationError("--messages costs the message screen's phrases; leave out the layout, --desktop, --mode and the typing options")
@@ -124,7 +125,7 @@ struct Cost: ParsableCommand {
                 line += ", \"seconds\": \(Self.seconds(c.seconds)), \"expectedSeconds\": \(Self.expected(c.expectedSeconds)), \"presses\": \(c.presses), \"pressTimes\": ["
                 line += c.pressTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]"
                 if !c.nextTimes.isEmpty { line += ", \"nextTimes\": [" + c.nextTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]" }
-                line += "}\n"
+                line += Self.releases(c.releaseTimes) + "}\n"
                 out += line
             }
             var s = "{\"summary\": {\"elements\": \(summary.elements), \"meanSeconds\": \(Self.seconds(summary.meanSeconds)), "
@@ -192,7 +193,7 @@ struct Cost: ParsableCommand {
                 out += "{\"phrase\": \(jsonString(c.phrase)), \"seconds\": \(Self.seconds(c.seconds)), \"presses\": \(c.presses), \"pressTimes\": ["
                 out += c.pressTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]"
                 if !c.nextTimes.isEmpty { out += ", \"nextTimes\": [" + c.nextTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]" }
-                out += "}\n"
+                out += Self.releases(c.releaseTimes) + "}\n"
             }
             let most = costs.map(\.presses).max() ?? 0
             out += "{\"summary\": {\"phrases\": \(costs.count), \"meanSeconds\": \(Self.seconds(costs.map(\.seconds).reduce(0, +) / Double(costs.count))), \"mostPresses\": \(most)}}\n"
@@ -244,7 +245,7 @@ struct Cost: ParsableCommand {
                 line = "{\"text\": \(jsonString(c.text)), \"seconds\": \(Self.seconds(c.seconds)), \"expectedSeconds\": \(Self.expected(c.expectedSeconds)), \"presses\": \(c.presses), \"pressTimes\": ["
                 line += c.pressTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]"
                 if !c.nextTimes.isEmpty { line += ", \"nextTimes\": [" + c.nextTimes.map { Self.seconds($0.seconds) }.joined(separator: ", ") + "]" }
-                line += "}\n"
+                line += Self.releases(c.releaseTimes) + "}\n"
             } else {
                 let late = Self.late(scanSettings)
                 line = (summary.texts == 0 ? (late ? "seconds  expected  presses  text\n" : "seconds  presses  text\n") : "")
@@ -284,6 +285,12 @@ struct Cost: ParsableCommand {
                 writeOut(Self.lateLine(scanSettings, mean: summary.expectedWordsPerMinute, errorRate: summary.errorRate, what: "%@ words a minute"))
             }
         }
+    }
+
+    /// Hold scanning's releases, as a JSON member: a replay lets each press go then
+    /// (`SECONDS select up`), not after `selectPressSeconds`.
+    static func releases(_ times: [ScanInstant]) -> String {
+        times.isEmpty ? "" : ", \"releaseTimes\": [" + times.map { seconds($0.seconds) }.joined(separator: ", ") + "]"
     }
 
     /// Whether `cost` models a late person: a spread, in auto scanning (the other styles

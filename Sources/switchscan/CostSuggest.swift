@@ -98,6 +98,9 @@ extension Cost {
         let reaction = settings.reactionTime.seconds, spread = settings.reactionSpread.seconds
         let low = ((reaction + 0.01) / 0.05).rounded(.up) * 0.05
         let high = min(5, max(low + 0.5, reaction + 4.5 * spread + 1))
+        guard low <= high else {
+            throw fail("Error: a reaction time of \(LinePlot.number(reaction)) s leaves no interval to try below 5 s; auto scanning that slow is better replaced by step or hold scanning.")
+        }
         var trials: [Trial] = []
         var best: Trial?
         func attempt(_ interval: Double, _ pause: Double) {

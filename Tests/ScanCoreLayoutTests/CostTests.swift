@@ -30,7 +30,11 @@ struct CostTests {
         var driver = ManualDriver(engine: ScanEngine(tree: tree, settings: s))
         func presses(_ action: SwitchAction, _ times: [ScanInstant]) -> [SwitchEvent] {
             let length = ScanCost.pressLength(action, s)
-            return times.flatMap { [SwitchEvent(action, down: true, at: $0), SwitchEvent(action, down: false, at: $0 + length)] }
+            // Hold scanning: each press let go at its own time.
+            let releases = action == .select ? c.releaseTimes : []
+            return times.enumerated().flatMap { k, t in
+                [SwitchEvent(action, down: true, at: t), SwitchEvent(action, down: false, at: releases.isEmpty ? t + length : releases[k])]
+            }
         }
         driver.schedule((presses(.select, c.pressTimes) + presses(.next, c.nextTimes)).sorted { $0.timestamp < $1.timestamp })
         let effects = driver.start() + driver.advance(to: .seconds(c.seconds + 5))
@@ -134,9 +138,10 @@ struct CostTests {
         #expect(ScanCost.Summary(weighted, weights: s.weights).weightedMeanSeconds! < ScanCost.Summary(plain, weights: s.weights).weightedMeanSeconds!)
     }
 
-    /// Step scanning (`select` moves, resting selects) and manual scanning (`next` moves,
-    /// `select` selects) agree with the engine as auto scanning does.
-    @Test(arguments: layouts, [ScanStyle.step, .manual])
+    /// Step scanning (`select` moves, resting selects), manual scanning (`next` moves,
+    /// `select` selects) and hold scanning (held, it moves; let go, it selects) agree with
+    /// the engine as auto scanning does.
+    @Test(arguments: layouts, [ScanStyle.step, .manual, .hold])
     func stepAndManualPressTimesActivateAtExactlyTheSeconds(_ layout: String, _ style: ScanStyle) throws {
         let tree = try Self.tree(layout)
         for tap in TapBehavior.allCases {
@@ -146,7 +151,8 @@ struct CostTests {
             #expect(!costs.isEmpty, "\(layout) \(style) \(tap)")
             for c in costs {
                 #expect(Self.replay(c, tree, s) == .seconds(c.seconds), "\(layout) \(style) \(tap): \(c.element) \(c.action ?? "")")
-                #expect(style == .step ? c.nextTimes.isEmpty : true, "one switch in step scanning")
+                #expect(style == .step || style == .hold ? c.nextTimes.isEmpty : true, "one switch in step and hold scanning")
+                #expect(style == .hold ? c.releaseTimes.count == c.pressTimes.count : c.releaseTimes.isEmpty)
             }
         }
     }
@@ -160,7 +166,7 @@ struct CostTests {
         #"{"ignoreRepeat": 0.5}"#, #"{"ignoreRepeat": 2, "autoScanInterval": 0.8}"#,
         #"{"style": "manual", "moveRepeat": 0.05}"#, #"{"style": "manual", "moveRepeat": 0.05, "holdDuration": 0.2}"#,
         #"{"style": "manual", "ignoreRepeat": 0.6}"#, #"{"style": "step", "ignoreRepeat": 0.8, "holdDuration": 0.1}"#,
-        #"{"longPress": 0.4, "holdDuration": 0.2}"#,
+        #"{"longPress": 0.4, "holdDuration": 0.2}"#, #"{"style": "hold", "holdDuration": 0.2}"#, #"{"style": "hold", "ignoreRepeat": 0.5}"#,
     ])
     func switchFiltersAreHonoured(_ json: String) throws {
         let base = try SettingsLoader.load(bytes: Array(json.utf8), file: "settings")

@@ -87,6 +87,22 @@ struct TimingAdapterTests {
         #expect(a.selected(.enteredGroup, latency: 0.05, interval: 3.0, within: bounds) == nil)
     }
 
+    /// An interval set outside the bounds is brought inside, 10 % a step, and in the
+    /// direction of the bound whatever the selection said.
+    @Test func anIntervalOutsideTheBoundsComesInTenPercentAStep() {
+        var a = TimingAdapter()
+        #expect(a.selected(.other, latency: 0.05, interval: 5.0, within: bounds) == 4.5)
+        var b = TimingAdapter()
+        #expect(b.selected(.other, latency: 0.2, interval: 0.3, within: bounds) == 0.33)
+    }
+
+    /// A press later than the plain interval answered a longer highlight: not a sample.
+    @Test func latenciesBeyondTheIntervalAreNotTheAim() {
+        var a = TimingAdapter()
+        _ = feed(&a, 20, latency: 1.4, from: 1.0)
+        #expect(a.aim == nil)
+    }
+
     @Test func aStepNeverPassesTenPercent() {
         var a = TimingAdapter()
         // 0.45 × 1.1 = 0.495: rounded towards the interval, 0.49, not 0.50.

@@ -105,7 +105,7 @@ struct SettingsTableTests {
         #expect(Set(properties.keys) == Set(Self.table.map(\.key)))
         #expect(properties["loops"]?["default"] as? Int == 2)
         #expect(properties["loops"]?["maximum"] as? Int == 100)
-        #expect(properties["style"]?["enum"] as? [String] == ["auto", "manual", "step"])
+        #expect(properties["style"]?["enum"] as? [String] == ["auto", "manual", "step", "hold"])
         #expect((properties["speech"]?["description"] as? String)?.hasSuffix("The scanner menu's Settings page changes it.") == true)
         #expect((properties["loops"]?["description"] as? String)?.contains("Settings page") == false)
     }

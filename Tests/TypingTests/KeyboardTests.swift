@@ -432,7 +432,11 @@ struct TextCostTests {
         let engine = KeyboardSession.engine(layout: KeyboardLayout(settings.typing.keyboardLayout), predictor: try predictor ?? smallWords(), settings: settings)
         var driver = ManualDriver(engine: engine)
         var events: [SwitchEvent] = []
-        for t in cost.pressTimes { events += [SwitchEvent(.select, down: true, at: t), SwitchEvent(.select, down: false, at: t + ScanCost.pressLength)] }
+        // Hold scanning lets each press go at its own time; the other styles after 50 ms.
+        for (k, t) in cost.pressTimes.enumerated() {
+            let up = cost.releaseTimes.isEmpty ? t + ScanCost.pressLength : cost.releaseTimes[k]
+            events += [SwitchEvent(.select, down: true, at: t), SwitchEvent(.select, down: false, at: up)]
+        }
         for t in cost.nextTimes { events += [SwitchEvent(.next, down: true, at: t), SwitchEvent(.next, down: false, at: t + ScanCost.pressLength)] }
         driver.schedule(events.sorted { $0.timestamp < $1.timestamp })
         var field = "", last = 0.0
