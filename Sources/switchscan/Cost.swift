@@ -91,20 +91,7 @@ struct Cost: ParsableCommand {
         if suggest { return try suggestTiming(scanSettings, problems: problems) }
         if text != nil || textFile != nil { return try costText(scanSettings, problems: problems) }
         if messages { return try costPhrases(scanSettings, problems: problems) }
-        var tree: ElementTree?
-        if let layout {
-            do { tree = try loadLayout(layout).tree } catch { problems.append(error.message) }
-        }
-        guard problems.isEmpty else { throw fail(problems.joined(separator: "\n")) }
-        if target.desktop {
-            let session = try connectDesktop()
-            defer { session.stop() }
-            switch session.snapshot(app: target.app) {
-            case .success(let s): tree = s.tree
-            case .failure(let e): writeErr(e.description + "\n"); throw ExitCode(1)
-            }
-        }
-        guard let tree else { return }
+        guard let tree = try screen(problems) else { return }
         let costs: [ElementCost]
         do {
             costs = scanSettings.mode == .point ? try ScanCost.computePoint(tree, settings: scanSettings)
@@ -156,6 +143,26 @@ struct Cost: ParsableCommand {
             }
         }
         writeOut(out)
+    }
+
+    /// The screen costed: the layout file, or the live window (`--desktop`). Problems found
+    /// so far, and the layout's own, end the command together.
+    func screen(_ problems: [String]) throws -> ElementTree? {
+        var problems = problems
+        var tree: ElementTree?
+        if let layout {
+            do { tree = try loadLayout(layout).tree } catch { problems.append(error.message) }
+        }
+        guard problems.isEmpty else { throw fail(problems.joined(separator: "\n")) }
+        if target.desktop {
+            let session = try connectDesktop()
+            defer { session.stop() }
+            switch session.snapshot(app: target.app) {
+            case .success(let s): tree = s.tree
+            case .failure(let e): writeErr(e.description + "\n"); throw ExitCode(1)
+            }
+        }
+        return tree
     }
 
     /// Text files past this size are refused (before they are read, or as soon as a stream

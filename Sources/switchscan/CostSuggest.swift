@@ -53,17 +53,9 @@ extension Cost {
         }
         if !texts.isEmpty || text != nil {
             do { predictor = try loadWords(words) } catch { problems.append(error.message) }
-        } else if let layout {
-            do { tree = try loadLayout(layout).tree } catch { problems.append(error.message) }
-        }
-        guard problems.isEmpty else { throw fail(problems.joined(separator: "\n")) }
-        if target.desktop {
-            let session = try connectDesktop()
-            defer { session.stop() }
-            switch session.snapshot(app: target.app) {
-            case .success(let s): tree = s.tree
-            case .failure(let e): writeErr(e.description + "\n"); throw ExitCode(1)
-            }
+            guard problems.isEmpty else { throw fail(problems.joined(separator: "\n")) }
+        } else {
+            tree = try screen(problems)
         }
         let layoutName = KeyboardLayout(settings.typing.keyboardLayout)
         let field = self.field ?? .text

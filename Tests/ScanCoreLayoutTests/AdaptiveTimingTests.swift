@@ -93,6 +93,19 @@ struct AdaptiveTimingTests {
         }
     }
 
+    /// Starts the engine and presses `select` (50 ms) every `gap`, 40 times: everything it did.
+    static func press(_ engine: inout ScanEngine, every gap: ScanDuration) -> [TimedEffect] {
+        var effects = engine.start(at: .zero)
+        var t = ScanInstant.zero
+        for _ in 0..<40 {
+            t = t + gap
+            effects += engine.handleDeadline(at: t)
+            effects += engine.handle(SwitchEvent(.select, down: true, at: t), at: t)
+            effects += engine.handle(SwitchEvent(.select, down: false, at: t + .milliseconds(50)), at: t + .milliseconds(50))
+        }
+        return effects
+    }
+
     /// Adaptation is for auto scanning in item mode: in the other styles, which wait for the
     /// person, and in point mode, presses far too soon change nothing.
     @Test(arguments: [ScanStyle.step, .manual, .hold])
@@ -101,14 +114,7 @@ struct AdaptiveTimingTests {
         var s = Self.settings(interval: 1.0)
         s.style = style
         var engine = ScanEngine(tree: tree, settings: s)
-        var effects = engine.start(at: .zero)
-        var t = ScanInstant.zero
-        for _ in 0..<40 {
-            t = t + .milliseconds(700)
-            effects += engine.handleDeadline(at: t)
-            effects += engine.handle(SwitchEvent(.select, down: true, at: t), at: t)
-            effects += engine.handle(SwitchEvent(.select, down: false, at: t + .milliseconds(50)), at: t + .milliseconds(50))
-        }
+        let effects = Self.press(&engine, every: .milliseconds(700))
         #expect(!effects.contains { if case .settingChanged = $0.effect { true } else { false } })
         #expect(engine.settings.autoScanInterval == .seconds(1))
     }
@@ -118,14 +124,7 @@ struct AdaptiveTimingTests {
         var s = Self.settings(interval: 1.0)
         s.mode = .point
         var engine = ScanEngine(tree: tree, settings: s)
-        var effects = engine.start(at: .zero)
-        var t = ScanInstant.zero
-        for _ in 0..<40 {
-            t = t + .milliseconds(1100)
-            effects += engine.handleDeadline(at: t)
-            effects += engine.handle(SwitchEvent(.select, down: true, at: t), at: t)
-            effects += engine.handle(SwitchEvent(.select, down: false, at: t + .milliseconds(50)), at: t + .milliseconds(50))
-        }
+        let effects = Self.press(&engine, every: .milliseconds(1100))
         // Until a press chooses item mode from the point's menu, nothing changes.
         let toItems = effects.firstIndex { if case .modeChanged(.item) = $0.effect { true } else { false } } ?? effects.endIndex
         #expect(effects.contains { if case .sweep = $0.effect { true } else { false } })
