@@ -143,18 +143,16 @@ public struct SimulatedPerson: Sendable {
             let wrong = !engine.sameItem(lit, wanted.effect)
             effects = press(&engine, at: t)
             note(effects)
-            now = t + ScanCost.pressLength
+            now = t + ScanCost.pressLength(.select, engine.settings)
             out.selections.append(Selection(at: t.seconds, wrong: wrong, interval: engine.settings.autoScanInterval.seconds))
         }
         out.end = now.seconds
         return out
     }
 
+    /// A press as `cost`'s modelled user makes it: as long as the switch filters need.
     func press(_ engine: inout ScanEngine, at t: ScanInstant) -> [TimedEffect] {
-        let up = t + ScanCost.pressLength
-        var fx = engine.handle(SwitchEvent(.select, down: true, at: t), at: t)
-        while let d = engine.nextDeadline, d <= up { fx += engine.handleDeadline(at: d) }
-        return fx + engine.handle(SwitchEvent(.select, down: false, at: up), at: up)
+        ScanCost.Walk(settings: engine.settings).press(&engine, at: t)
     }
 
     /// The stop the person wants now on the way to `target`: Tap in the target's menu, Exit

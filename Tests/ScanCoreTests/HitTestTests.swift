@@ -47,7 +47,7 @@ struct HitTestTests {
     /// same answer as looking at every node, on edges and after frames move.
     @Test(arguments: [1, 2, 3, 4])
     func manyChildrenAreLookedUpByBandAsEveryNodeWouldBe(_ seed: UInt64) {
-        var rng = SplitMix(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var nodes = [node("root", Rect(x: 0, y: 0, width: 1000, height: 1000), parent: nil)]
         for k in 0..<300 {
             let wide = rng.next() % 3 == 0
@@ -86,18 +86,5 @@ struct HitTestTests {
             tree.update(i) { $0.frame = Rect(x: Double(rng.next() % 900), y: Double(rng.next() % 900), width: 50, height: 50) }
         }
         check("after frames moved")
-    }
-}
-
-/// A small seeded generator, so that a failure can be replayed.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
     }
 }
