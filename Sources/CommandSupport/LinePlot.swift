@@ -33,6 +33,8 @@ public struct LinePlot: Sendable {
     public var panels: [Panel]
     /// How an x value is written under the axis (a selection's number, a date).
     public var xText: @Sendable (Double) -> String
+    /// A dot at every point, not only at a lone one: for a few points (days), each a value.
+    public var markers = false
 
     public init(title: String, xLabel: String, panels: [Panel], xText: @escaping @Sendable (Double) -> String = { LinePlot.number($0) }) {
         self.title = title; self.xLabel = xLabel; self.panels = panels; self.xText = xText
@@ -41,7 +43,7 @@ public struct LinePlot: Sendable {
     /// Colours that stay apart for the common kinds of colour blindness (Okabe and Ito).
     public static let colours = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]
 
-    static let width = 760.0, panelHeight = 230.0, left = 70.0, right = 20.0, top = 50.0, gap = 60.0
+    static let width = 760.0, panelHeight = 230.0, left = 70.0, right = 34.0, top = 50.0, gap = 60.0
 
     public var svg: String {
         let xs = panels.flatMap { $0.series.flatMap { $0.points.map(\.x) } }
@@ -84,11 +86,12 @@ public struct LinePlot: Sendable {
                     segments[segments.count - 1].append("\(Self.f(px(p.x))),\(Self.f(py(c)))")
                 }
                 for seg in segments where !seg.isEmpty {
-                    if seg.count == 1 {
-                        let xy = seg[0].split(separator: ",")
-                        out += "<circle cx=\"\(xy[0])\" cy=\"\(xy[1])\" r=\"3\" fill=\"\(s.colour)\"/>\n"
-                    } else {
+                    if seg.count > 1 {
                         out += "<polyline fill=\"none\" stroke=\"\(s.colour)\" stroke-width=\"2\" points=\"\(seg.joined(separator: " "))\"/>\n"
+                    }
+                    for point in seg where seg.count == 1 || markers {
+                        let xy = point.split(separator: ",")
+                        out += "<circle cx=\"\(xy[0])\" cy=\"\(xy[1])\" r=\"3.5\" fill=\"\(s.colour)\"/>\n"
                     }
                 }
             }

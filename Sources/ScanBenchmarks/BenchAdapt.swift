@@ -72,13 +72,15 @@ struct BenchAdapt: ParsableCommand {
                 (Double(end), 100 * wrong(s[(end - window)..<end]))
             }))
         }
-        // What adaptation adds to a press on the engine's thread: presses handled with it on
-        // and off, alternately, in virtual time; processor time per press.
-        func perPress(_ adapt: Bool) -> Double {
+        // What adaptation and the usage counts (`run` keeps them for `report`) add to a press
+        // on the engine's thread: presses handled with them on and off, alternately, in
+        // virtual time; processor time per press.
+        func perPress(_ adapt: Bool, counting: Bool = false) -> Double {
             var settings = ScanSettings()
             settings.grouping = .rowColumn
             settings.adaptTiming = adapt ? .on : .off
             var engine = ScanEngine(tree: tree, settings: settings)
+            engine.tallies = counting
             _ = engine.start(at: .zero)
             var t = ScanInstant.zero
             var spent: UInt64 = 0
@@ -93,10 +95,15 @@ struct BenchAdapt: ParsableCommand {
             }
             return Double(spent) / 20_000
         }
-        var off: [Double] = [], on: [Double] = []
-        for _ in 0..<3 { off.append(perPress(false)); on.append(perPress(true)) }
+        var off: [Double] = [], on: [Double] = [], counted: [Double] = [], both: [Double] = []
+        for _ in 0..<3 {
+            off.append(perPress(false)); on.append(perPress(true))
+            counted.append(perPress(false, counting: true)); both.append(perPress(true, counting: true))
+        }
         print(String(format: "a press (down and up) on the engine: %.0f ns with adaptTiming off, %.0f ns on (medians of three, alternating)",
                      off.sorted()[1], on.sorted()[1]))
+        print(String(format: "with the usage counts kept: %.0f ns with adaptTiming off, %.0f ns on",
+                     counted.sorted()[1], both.sorted()[1]))
         if let svg {
             let plot = LinePlot(title: "Adaptive timing: three simulated people on the keyboard, in rows", xLabel: "selections made",
                                 panels: [.init("Scan interval", unit: " s", series: intervals),

@@ -21,13 +21,20 @@ extension ScanEngine {
 
     var adapts: Bool { settings.adaptTiming == .on && settings.style == .auto }
 
-    /// A `select` press in item scanning, acted on by `act`: timed and read for the adapter.
+    /// Whether highlights are timed: for adaptation, or for the usage report's reaction times.
+    var timesHighlights: Bool { settings.style == .auto && (adapts || tallies) }
+
+    /// A press, acted on by `act`: counted for the report; a `select` press in item
+    /// scanning is timed, and read for the adapter and the report.
     mutating func performAdapting(_ c: SwitchFilter.Command, _ act: (inout ScanEngine) -> Void) {
-        guard adapts, c.action == .select, phase == .item(.scanning), mode == .item else { act(&self); return }
-        let latency = adaptation.latency(of: c.pressedAt)
+        if tallies { usage.counts.presses += 1 }
+        guard adapts || tallies, c.action == .select, phase == .item(.scanning), mode == .item else { act(&self); return }
+        let latency = timesHighlights ? adaptation.latency(of: c.pressedAt) : nil
         let before = out.count
         act(&self)
-        adapt(Self.selection(out[before...]), latency: latency)
+        let kind = Self.selection(out[before...])
+        if tallies { tally(kind, latency: latency, effects: out[before...]) }
+        if adapts { adapt(kind, latency: latency) }
     }
 
     /// What a selection did, from its effects: what it typed or deleted, or did otherwise

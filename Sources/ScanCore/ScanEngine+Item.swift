@@ -244,7 +244,7 @@ extension ScanEngine {
     mutating func emitHighlight() {
         let before = out.count
         emitHighlightEffect()
-        if adapts { adaptation.highlighted(at: now) }
+        if timesHighlights { adaptation.highlighted(at: now) }
         // Scanning by ear times the highlight by its label.
         if settings.speechPacing, out.count > before, case .highlight(_, _, _, let label, _, _) = out[out.count - 1].effect {
             pacedLabel = label ?? ""

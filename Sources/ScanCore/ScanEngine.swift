@@ -197,6 +197,9 @@ public struct ScanEngine: Sendable {
     var holding = false
     /// Adaptive timing's state (ScanEngine+Adapt.swift).
     var adaptation = Adaptation()
+    /// Whether the person's usage is counted for the report (`takeUsage`): `run` asks it.
+    public var tallies = false
+    var usage = UsageTally()
     var pacedLabel = ""
     var labelsReported = false
 

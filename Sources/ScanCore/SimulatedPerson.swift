@@ -63,6 +63,8 @@ public struct SimulatedPerson: Sendable {
         /// Where it stopped: the engine's time.
         public var end: Double = 0
         public var settingsChanged: [SettingChange] = []
+        /// What the engine counted for the usage report.
+        public var usage = Usage()
     }
 
     /// Works through `targets` (element ids, in order, as many times as needed) on `tree`
@@ -80,6 +82,7 @@ public struct SimulatedPerson: Sendable {
         settings.style = .auto
         settings.mode = .item
         var engine = ScanEngine(tree: tree, settings: settings)
+        engine.tallies = true
         var out = Outcome()
         var effects = engine.start(at: .zero)
         var k = 0
@@ -147,6 +150,7 @@ public struct SimulatedPerson: Sendable {
             out.selections.append(Selection(at: t.seconds, wrong: wrong, interval: engine.settings.autoScanInterval.seconds))
         }
         out.end = now.seconds
+        out.usage = engine.takeUsage()
         return out
     }
 
@@ -176,12 +180,13 @@ public struct SimulatedPerson: Sendable {
     }
 }
 
-/// A small seeded generator (SplitMix64): the same seed gives the same person.
-struct SplitMix64: Sendable {
+/// A small seeded generator (SplitMix64): the same seed gives the same person, or the same
+/// moments in setup's practice.
+public struct SplitMix64: Hashable, Sendable {
     var state: UInt64
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -190,10 +195,10 @@ struct SplitMix64: Sendable {
     }
 
     /// Uniform in (0, 1).
-    mutating func uniform() -> Double { (Double(next() >> 11) + 0.5) / Double(1 << 53) }
+    public mutating func uniform() -> Double { (Double(next() >> 11) + 0.5) / Double(1 << 53) }
 
     /// Standard normal (Marsaglia's polar method).
-    mutating func normal() -> Double {
+    public mutating func normal() -> Double {
         while true {
             let u = 2 * uniform() - 1, v = 2 * uniform() - 1
             let s = u * u + v * v

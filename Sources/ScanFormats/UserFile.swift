@@ -22,8 +22,9 @@ public enum UserFile {
     /// creating its folder if needed; the same bytes back (nothing, for a file not there)
     /// leave it as it is. A new file gets `mode` less the umask; an existing one
     /// keeps its own. `what` names the file in messages ("settings file"). Another writer's
-    /// turn is waited for up to `waitSeconds`, then this one gives up with a message.
-    public static func update(_ path: String, what: String, mode: mode_t, waitSeconds: Int = 5,
+    /// turn is waited for up to `waitSeconds`, then this one gives up with a message. A file
+    /// larger than `limit` is refused, unread.
+    public static func update(_ path: String, what: String, mode: mode_t, waitSeconds: Int = 5, limit: Int = LayoutLoader.maxFileSize,
                               _ change: ([UInt8]?) throws(FileReadError) -> [UInt8]) throws(FileReadError) {
         let target = try resolve(path)
         let folder = folderOf(target)
@@ -40,7 +41,7 @@ public enum UserFile {
                 throw FileReadError(description: "Error: \(what) \(path) is read-only; it was left unchanged. Make it writable (chmod u+w) to let SwitchScan change it.")
             }
         }
-        let current = exists ? try readFile(target, what: what, limit: LayoutLoader.maxFileSize) : nil
+        let current = exists ? try readFile(target, what: what, limit: limit) : nil
         let bytes = try change(current)
         // Nothing to change: the file is not written again (its time, its inode stay), nor
         // made empty where there was none.

@@ -118,6 +118,18 @@ public final class LiveScanner: @unchecked Sendable {
         try queue.sync { [self] in body(engine) }
     }
 
+    /// The usage counted since the last take (the engine's `tallies` on), handed to
+    /// `handler` on the engine's queue: it must not block.
+    public func takeUsage(_ handler: @escaping (Usage) -> Void) {
+        queue.async { [self] in handler(engine.takeUsage()) }
+    }
+
+    /// The usage counted since the last take, waited for, as the run's last; nil once the
+    /// queue has stopped.
+    public func takeLastUsage() -> Usage? {
+        try? queue.sync { [self] in engine.takeUsage(last: true) }
+    }
+
     /// 0 once the queue has stopped.
     public var lateTicks: Int { (try? inspect { $0.lateTicks }) ?? 0 }
 

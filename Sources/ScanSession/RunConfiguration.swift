@@ -83,6 +83,8 @@ public struct RunConfiguration: Sendable {
     /// (nil: nowhere).
     public var phrasesFile: String?
     public var historyFile: String?
+    /// Where the person's usage counts are kept for `switchscan report` (nil: nowhere).
+    public var usageLog: String?
     /// The user's learned words (nil: none kept).
     public var learnedWords: String?
     /// The process environment the session's choices read (DISPLAY, WAYLAND_DISPLAY,

@@ -321,6 +321,7 @@ extension ScanSession {
         }
         // Scanning by ear: speech-dispatcher tells when each label has been said.
         if inputs.settings.speechPacing, outputs.speech != nil { engine.setLabelsReported(true) }
+        engine.tallies = configuration.usageLog != nil
         let presenter = outputs.presenter
         let scanner = LiveScanner(engine: engine, queue: rt) { [presentQueue, live, weak self] effects in
             presentQueue.async { [weak self] in
@@ -349,6 +350,11 @@ extension ScanSession {
             scanner.present(made.tree, logic: made.logic, effects: made.effects)
         }
         outputs.windows?.start { list in scanner.setWindows(list) }
+        if let path = configuration.usageLog {
+            let keeper = UsageKeeper(path: path, scanner: scanner) { [log] in log("Warning: \($0)") }
+            keeper.start()
+            usageKeeper = keeper
+        }
         // A phrase a carer adds while the run goes on is offered at once.
         if outputs.messages != nil, let path = configuration.phrasesFile {
             phrasesWatcher = PhrasesWatcher(path: path, deliver: { scanner.phrasesChanged($0) }) { [log] in log("Warning: \($0)") }

@@ -79,6 +79,7 @@ public final class ScanSession: @unchecked Sendable {
     var desktop: DesktopAccess?
     var windows: (any WindowList)?
     var phrasesWatcher: PhrasesWatcher?
+    var usageKeeper: UsageKeeper?
     /// Under GNOME without its extension answering: what the user is told, once on the log
     /// at the start and once through the scan (said aloud where speech is on).
     var extensionNotice: String?
@@ -106,6 +107,8 @@ public final class ScanSession: @unchecked Sendable {
             desktop?.stop()
             windows?.stop()
             phrasesWatcher?.stop()
+            // The last counts are taken from the engine before its thread stops.
+            usageKeeper?.finish()
             rt?.stop()
             presentQueue.sync { presenter?.finish() }
             TerminalState.restore()

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import DesktopAccess
 import Dispatch
 import ScanCore
@@ -176,4 +179,71 @@ final class SettingsKeeper: EffectPresenter, @unchecked Sendable {
 
     /// What is queued is written before the process ends.
     func finish() { queue.sync {} }
+}
+
+/// Keeps the person's usage (counts only: ScanCore's `Usage`) in the usage log that
+/// `switchscan report` reads. Every `period` it asks the engine for its counts, which the
+/// engine's thread hands over as a copy without waiting for anything, and adds them to
+/// the day's line on a queue of its own; at the end, what is left. Counts that could not
+/// be written stay here and go with the next write; the problem is said once.
+final class UsageKeeper: @unchecked Sendable {
+    let path: String
+    let warn: @Sendable (String) -> Void
+    let scanner: LiveScanner
+    let queue = DispatchQueue(label: "switchscan.usage")
+    private var timer: DispatchSourceTimer?
+    // The queue's own.
+    private var unsaved = Usage()
+    private var since = MonotonicClock.now()
+    private var warned = false
+    private var finished = false
+
+    init(path: String, scanner: LiveScanner, warn: @escaping @Sendable (String) -> Void) {
+        self.path = path
+        self.scanner = scanner
+        self.warn = warn
+    }
+
+    /// Takes the counts every `period` seconds.
+    func start(period: Double = 60) {
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        t.schedule(deadline: .now() + period, repeating: period, leeway: .seconds(1))
+        t.setEventHandler { [self] in
+            scanner.takeUsage { [self] usage in queue.async { self.keep(usage, last: false) } }
+        }
+        timer = t
+        t.resume()
+    }
+
+    /// Takes the last counts and writes them; before the engine's thread stops. (A take
+    /// the timer asked for before is handed over first: the engine's queue keeps order.)
+    func finish() {
+        queue.sync { timer?.cancel() }
+        let last = scanner.takeLastUsage() ?? Usage()
+        queue.sync {
+            keep(last, last: true)
+            finished = true
+        }
+    }
+
+    private func keep(_ usage: Usage, last: Bool) {
+        guard !finished else { return }
+        let now = MonotonicClock.now()
+        unsaved.add(usage)
+        unsaved.runningSeconds += (now - since).seconds
+        since = now
+        // Idle minutes are added with the next press, or at the end.
+        guard usage.presses > 0 || last else { return }
+        do throws(FileReadError) {
+            let dropped = try UsageLog.add(unsaved, day: UsageLog.day(of: Int(time(nil))), to: path)
+            unsaved = Usage()
+            if !warned, let first = dropped.first {
+                warn(first.prefix(1).uppercased() + first.dropFirst() + (dropped.count > 1 ? " (and \(dropped.count - 1) more)." : "."))
+                warned = true
+            }
+        } catch {
+            if !warned { warn(error.description + " The usage counts are kept for the next try.") }
+            warned = true
+        }
+    }
 }

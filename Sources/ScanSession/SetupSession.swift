@@ -32,6 +32,8 @@ public final class SetupSession: @unchecked Sendable {
         public var interactive = false
         /// The practice run is offered once setup has finished.
         public var offerPractice = false
+        /// One switch: the person's reaction time is measured and a speed proposed from it.
+        public var measure = true
         /// Called once the profile is saved: a note to say (GNOME's extension enabled), or nil.
         public var afterProfileSaved: @Sendable () -> String? = { nil }
 
@@ -123,9 +125,13 @@ public final class SetupSession: @unchecked Sendable {
         var options = SetupFlow.Options()
         options.choiceInterval = .seconds(c.interval)
         options.offerPractice = c.offerPractice
-        if FileManager.default.fileExists(atPath: c.settingsPath), let current = try? loadSettings(c.settingsPath),
-           SetupFlow.intervalRange.contains(current.autoScanInterval.seconds), current.autoScanInterval != ScanSettings().autoScanInterval {
-            options.proposedInterval = current.autoScanInterval.seconds
+        options.measure = c.measure
+        options.seed = UInt64.random(in: 1...UInt64.max)
+        if FileManager.default.fileExists(atPath: c.settingsPath), let current = try? loadSettings(c.settingsPath) {
+            if SetupFlow.intervalRange.contains(current.autoScanInterval.seconds), current.autoScanInterval != ScanSettings().autoScanInterval {
+                options.proposedInterval = current.autoScanInterval.seconds
+            }
+            options.adaptBounds = current.adaptMinimum.seconds...max(current.adaptMinimum.seconds, current.adaptMaximum.seconds)
         }
         flow = SetupFlow(devices: inputs.values.map { SetupDevice($0.description) }.sorted { $0.node < $1.node }, options: options)
 
@@ -267,6 +273,28 @@ public final class SetupSession: @unchecked Sendable {
                     out("  " + TerminalText.visible(line) + "\n")
                 }
                 speak(labels[k])
+            case .target(let number, let count, let lit):
+                // The target: a bright block while it is lit, for the person to press at.
+                let shown = lit ? "\u{1B}[1;7m  ●  NOW  \u{1B}[0m" : "   ·  wait "
+                if configuration.interactive {
+                    out("\r\u{1B}[K  \(shown)   target \(number) of \(count)   (s skips the practice)")
+                    choiceLineOpen = true
+                } else if lit {
+                    out("  ● now: target \(number) of \(count)\n")
+                }
+                if lit { speakAtOnce("now") }
+            case .trial(let items, let star, let k):
+                let row = (0..<items).map { i in
+                    let mark = i == star ? "★" : "\(i + 1)"
+                    return i == k ? "[\(mark)]" : " \(mark) "
+                }.joined(separator: " ")
+                if configuration.interactive {
+                    out("\r\u{1B}[K  " + row)
+                    choiceLineOpen = true
+                } else if k >= 0 {
+                    out("  " + row + "\n")
+                }
+                if k >= 0 { speakAtOnce(k == star ? "star" : "\(k + 1)") }
             case .saveProfile(let assignments):
                 guard saveProfile(assignments) else { return false }
             case .saveSettings(let lines):
@@ -277,7 +305,7 @@ public final class SetupSession: @unchecked Sendable {
                     end(.failed(error.description + "\nThe switches are saved; the scanning style is not."))
                     return false
                 }
-                say("Saved the scanning style in \(path).", spoken: "The scanning style is saved.")
+                say("Saved the scanning \(lines.count > 2 ? "style and timing" : "style") in \(path).", spoken: "The scanning style is saved.")
             case .practice:
                 practise = true
             case .finished:
@@ -324,6 +352,12 @@ public final class SetupSession: @unchecked Sendable {
 
     private func speak(_ text: String) {
         try? speech?.present([TimedEffect(MonotonicClock.now(), .announce(text))])
+    }
+
+    /// Said as a highlight's label is: at once, cutting off what is still being said, so
+    /// that the trial's items, a fraction of a second apart, are heard when they are lit.
+    private func speakAtOnce(_ text: String) {
+        try? speech?.present([TimedEffect(MonotonicClock.now(), .highlight(item: "setup", kind: .element, frame: nil, label: text, context: nil))])
     }
 
     private func closeChoiceLine() {

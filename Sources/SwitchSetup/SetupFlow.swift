@@ -20,6 +20,10 @@ public struct SettingLine: Hashable, Sendable {
 public enum SetupOutput: Hashable, Sendable {
     case say(String)
     case choices([String], highlighted: Int)
+    /// The practice's target `number` of `count`, lit (press now) or not (wait).
+    case target(Int, of: Int, lit: Bool)
+    /// The trial's row of `items`, the star at `star`, `highlighted` lit (all from 0).
+    case trial(items: Int, star: Int, highlighted: Int)
     case saveProfile([Assignment])
     case saveSettings([SettingLine])
     /// A short practice run on the example screen, once setup has finished.
@@ -54,6 +58,28 @@ public struct SetupFlow: Sendable {
         public var heldNotice = ScanDuration.seconds(1)
         /// Whether a practice run is offered at the end (where it can be shown: a terminal).
         public var offerPractice = false
+        /// Whether one-switch setup measures the person before it proposes a speed.
+        public var measure = true
+        /// How many targets the practice lights.
+        public var targets = 10
+        /// Seconds from one target to the next, drawn afresh each time: the person cannot
+        /// press by rhythm. The first comes a little later, after the instructions.
+        public var targetGaps = 1.5...3.5
+        public var firstTarget = 3.0...4.5
+        /// A target unanswered this long is missed: as long as the slowest interval offered,
+        /// so that a slow person's presses are all measured.
+        public var targetTimeout = ScanDuration.seconds(5)
+        /// A press this soon after a target lit was made before it was seen.
+        public var tooSoon = ScanDuration.milliseconds(100)
+        /// The trial: rounds, the items in its row, and the pause before a round's first item.
+        public var trialRounds = 3
+        public var trialItems = 5
+        public var trialPause = ScanDuration.seconds(1)
+        /// Draws the targets' moments and the star's places.
+        public var seed: UInt64 = 1
+        /// The settings file's `adaptMinimum`…`adaptMaximum`: an interval accepted outside
+        /// them widens them, or adaptation would pull it back in at once.
+        public var adaptBounds = 0.4...3.0
         public init() {}
     }
 
@@ -67,12 +93,19 @@ public struct SetupFlow: Sendable {
         case style(ScanStyle, Double)
         /// A practice run now?
         case practice
+        /// The measured timing: auto scanning at this interval, with adaptation on.
+        case timing(Double)
     }
 
     public enum Phase: Hashable, Sendable {
         case listening(Step)
         case confirming(Step, HeardSwitch, releasedAt: ScanInstant?)
         case asking(Question, since: ScanInstant, shown: Int)
+        /// The practice: target `target` (from 0), lit since `litAt`, or to light at `nextAt`.
+        case measuring(target: Int, litAt: ScanInstant?, nextAt: ScanInstant)
+        /// The trial's `round` (from 0) at `interval`: the row highlighted in turn from
+        /// `since`, `shown` moves made (-1: not begun), the star at `star`.
+        case trying(interval: Double, round: Int, since: ScanInstant, shown: Int, star: Int)
         case done
         case failed
     }
@@ -95,9 +128,17 @@ public struct SetupFlow: Sendable {
     /// Keys down at the start, said only if still down `heldNotice` later: the Enter that
     /// started setup is usually still on its way up.
     var heldAtStart: [HeardSwitch: ScanInstant] = [:]
+    /// The practice's presses so far, and what it measured once done.
+    var reactions: [Double] = []
+    var misses = 0
+    var early = 0
+    public private(set) var measured: ReactionMeasure?
+    var trialHits = 0
+    var random: SplitMix64
 
     public init(devices: [SetupDevice], options: Options = Options()) {
         self.options = options
+        random = SplitMix64(seed: options.seed)
         var byNode: [String: SetupDevice] = [:]
         for d in devices { byNode[d.node] = d }
         self.devices = byNode
@@ -149,6 +190,8 @@ public struct SetupFlow: Sendable {
     /// (A key that is also the select switch must not answer twice: the guard after a
     /// question appears holds for keys too.)
     public mutating func handleKey(_ key: Character, at t: ScanInstant) -> [SetupOutput] {
+        // A carer at the terminal can skip the practice: a speed is then chosen by hand.
+        if key.lowercased() == "s", isPractising { return [.say("The practice is skipped.")] + askStyle(.auto, options.proposedInterval, at: t) }
         guard case .asking(let q, let since, _) = phase, t >= since + options.questionGuard else { return [] }
         let labels = Self.labels(q)
         let wanted: Int?
@@ -163,9 +206,21 @@ public struct SetupFlow: Sendable {
 
     public var nextDeadline: ScanInstant? {
         let notice = heldAtStart.values.min().map { $0 + options.heldNotice }
-        guard case .asking(_, let since, let shown) = phase else { return notice }
-        let next = since + options.choiceInterval * Int64(shown + 1)
+        let next: ScanInstant
+        switch phase {
+        case .asking(_, let since, let shown): next = since + options.choiceInterval * Int64(shown + 1)
+        case .measuring(_, let litAt, let nextAt): next = litAt.map { $0 + options.targetTimeout } ?? nextAt
+        case .trying(let interval, _, let since, let shown, _): next = since + ScanDuration.seconds(interval) * Int64(shown + 1)
+        default: return notice
+        }
         return notice.map { min($0, next) } ?? next
+    }
+
+    var isPractising: Bool {
+        switch phase {
+        case .measuring, .trying: true
+        default: false
+        }
     }
 
     mutating func sayHeld(_ s: HeardSwitch) -> [SetupOutput] {
@@ -178,6 +233,29 @@ public struct SetupFlow: Sendable {
         var out: [SetupOutput] = []
         for (s, since) in heldAtStart.sorted(by: { $0.key.label < $1.key.label }) where since + options.heldNotice <= t {
             out += sayHeld(s)
+        }
+        switch phase {
+        case .measuring(let k, let litAt, let nextAt):
+            if let litAt {
+                guard t >= litAt + options.targetTimeout else { return out }
+                misses += 1
+                return out + [.target(k + 1, of: options.targets, lit: false)] + nextTarget(after: k, at: t)
+            }
+            guard t >= nextAt else { return out }
+            phase = .measuring(target: k, litAt: t, nextAt: nextAt)
+            return out + [.target(k + 1, of: options.targets, lit: true)]
+        case .trying(let interval, let round, let since, var shown, let star):
+            let step = ScanDuration.seconds(interval)
+            var moved = false
+            while since + step * Int64(shown + 1) <= t { shown += 1; moved = true }
+            guard moved else { return out }
+            guard shown < 2 * options.trialItems else {
+                return out + [.say("The star went by twice.")] + nextRound(after: round, interval, at: t)
+            }
+            phase = .trying(interval: interval, round: round, since: since, shown: shown, star: star)
+            return out + [.trial(items: options.trialItems, star: star, highlighted: shown % options.trialItems)]
+        default:
+            break
         }
         guard case .asking(let q, let since, var shown) = phase else { return out }
         var moved = false
@@ -246,6 +324,29 @@ public struct SetupFlow: Sendable {
             let count = Self.labels(q).count
             let index = Int((t - since).nanoseconds / options.choiceInterval.nanoseconds) % count
             return answer(q, index, at: t)
+        case .measuring(let k, let litAt, let nextAt):
+            guard s == selectSwitch else { return [] }
+            if let litAt, t >= litAt + options.tooSoon {
+                reactions.append((t - litAt).seconds)
+                return [.target(k + 1, of: options.targets, lit: false)] + nextTarget(after: k, at: t)
+            }
+            early += 1
+            // A press while waiting puts the next target off: pressing at random does not
+            // catch one.
+            if litAt == nil { phase = .measuring(target: k, litAt: nil, nextAt: max(nextAt, t + .seconds(1))) }
+            return []
+        case .trying(let interval, let round, let since, let shown, let star):
+            guard s == selectSwitch, shown >= 0, t >= since else { return [] }
+            // What the scan would select: the item lit at the press's time.
+            let item = Int((t - since).nanoseconds / ScanDuration.seconds(interval).nanoseconds) % options.trialItems
+            let said: SetupOutput
+            if item == star {
+                trialHits += 1
+                said = .say("The star.")
+            } else {
+                said = .say("That was \(item + 1); the star is \(star + 1).")
+            }
+            return [said] + nextRound(after: round, interval, at: t)
         case .done, .failed:
             return []
         }
@@ -279,7 +380,11 @@ public struct SetupFlow: Sendable {
             profileSaved = true
             let twoSwitch = assignments.contains { $0.action == .next }
             var out: [SetupOutput] = [.saveProfile(assignments)]
-            out += askStyle(twoSwitch ? .manual : .auto, options.proposedInterval, at: t)
+            if !twoSwitch && options.measure {
+                out += beginMeasuring(at: t)
+            } else {
+                out += askStyle(twoSwitch ? .manual : .auto, options.proposedInterval, at: t)
+            }
             return out
         }
     }
@@ -319,11 +424,92 @@ public struct SetupFlow: Sendable {
             default:
                 return end(at: t, "Your settings were left as they are. Setup is done.")
             }
+        case .timing(let interval):
+            switch choice {
+            case "Slower":
+                return askTiming(min(Self.intervalRange.upperBound, ((interval + 0.1) * 100).rounded() / 100), at: t)
+            case "Faster":
+                // Never as short as the reaction time measured: every press would come late.
+                let floor = max(Self.intervalRange.lowerBound, measured.map { (($0.mean + 0.05) * 20).rounded(.up) / 20 } ?? 0)
+                return askTiming(max(floor, ((interval - 0.1) * 100).rounded() / 100), at: t)
+            case "Try it":
+                trialHits = 0
+                return [.say("A trial at one item every \(jsonNumber(interval)) s: select the star.")] + beginRound(0, interval, at: t)
+            case "Yes":
+                var lines = [SettingLine("style", jsonString(ScanStyle.auto.rawValue)), SettingLine("autoScanInterval", jsonNumber(interval))]
+                if let m = measured {
+                    lines.append(SettingLine("reactionTime", jsonNumber((m.mean * 100).rounded() / 100)))
+                    lines.append(SettingLine("reactionSpread", jsonNumber((m.spread * 100).rounded() / 100)))
+                }
+                lines.append(SettingLine("adaptTiming", jsonString(AdaptTiming.on.rawValue)))
+                if interval > options.adaptBounds.upperBound {
+                    lines.append(SettingLine("adaptMaximum", jsonNumber(min(10, (interval * 15).rounded(.up) / 10))))
+                }
+                if interval < options.adaptBounds.lowerBound { lines.append(SettingLine("adaptMinimum", jsonNumber(interval))) }
+                return [.saveSettings(lines)] + end(at: t, "Setup is done. The speed follows you as you scan: slower after late presses, faster after quick ones.")
+            default:
+                return end(at: t, "Your settings were left as they are. Setup is done.")
+            }
         case .practice:
             phase = .done
             return index == 0 ? [.say("A practice run on the example screen, for a minute: q ends it."), .practice, .finished]
                               : [.say("Start scanning with: switchscan run"), .finished]
         }
+    }
+
+    // MARK: The practice
+
+    mutating func draw(_ r: ClosedRange<Double>) -> Double { r.lowerBound + random.uniform() * (r.upperBound - r.lowerBound) }
+
+    mutating func beginMeasuring(at t: ScanInstant) -> [SetupOutput] {
+        reactions = []
+        misses = 0
+        early = 0
+        phase = .measuring(target: 0, litAt: nil, nextAt: t + .seconds(draw(options.firstTarget)))
+        return [.say("Now a practice, to fit the speed to you: press your switch each time the target lights up. "
+                     + "\(options.targets) targets, then a short trial."), .target(1, of: options.targets, lit: false)]
+    }
+
+    mutating func nextTarget(after k: Int, at t: ScanInstant) -> [SetupOutput] {
+        guard k + 1 < options.targets else { return measuredAll(at: t) }
+        phase = .measuring(target: k + 1, litAt: nil, nextAt: t + .seconds(draw(options.targetGaps)))
+        return []
+    }
+
+    /// The practice's figures said, then the trial at the interval they propose; too few
+    /// answers, and the speed is chosen by hand as without the practice.
+    mutating func measuredAll(at t: ScanInstant) -> [SetupOutput] {
+        guard let m = ReactionMeasure(reactions: reactions, misses: misses, early: early) else {
+            return [.say("Only \(reactions.count) of \(options.targets) targets were answered, too few to measure. Choose a speed instead.")]
+                + askStyle(.auto, options.proposedInterval, at: t)
+        }
+        measured = m
+        let interval = m.proposedInterval(within: Self.intervalRange)
+        var text = "Your reaction time is \(formatFixed(m.mean, decimals: 2)) s, give or take \(formatFixed(m.spread, decimals: 2)) s"
+        if m.misses > 0 { text += "; \(m.misses) of \(options.targets) missed" }
+        if m.early > 0 { text += "; \(m.early == 1 ? "1 press" : "\(m.early) presses") with no target to press" }
+        text += ". Now a trial at one item every \(jsonNumber(interval)) s: select the star when it lights up."
+        trialHits = 0
+        return [.say(text)] + beginRound(0, interval, at: t)
+    }
+
+    /// A round of the trial: the row shown, its first item lit after a pause. The star is
+    /// never first, so that it is waited for as an item is in the scan.
+    mutating func beginRound(_ round: Int, _ interval: Double, at t: ScanInstant) -> [SetupOutput] {
+        let star = 1 + Int(random.next() % UInt64(max(1, options.trialItems - 1)))
+        phase = .trying(interval: interval, round: round, since: t + options.trialPause, shown: -1, star: star)
+        return [.trial(items: options.trialItems, star: star, highlighted: -1)]
+    }
+
+    mutating func nextRound(after round: Int, _ interval: Double, at t: ScanInstant) -> [SetupOutput] {
+        guard round + 1 < options.trialRounds else {
+            return [.say("The trial: \(trialHits) of \(options.trialRounds) stars selected.")] + askTiming(interval, at: t)
+        }
+        return beginRound(round + 1, interval, at: t)
+    }
+
+    mutating func askTiming(_ interval: Double, at t: ScanInstant) -> [SetupOutput] {
+        ask(.timing(interval), "Scan automatically, one item every \(jsonNumber(interval)) s, the speed then following you as you scan. Use this?", at: t)
     }
 
     mutating func end(at t: ScanInstant, _ text: String) -> [SetupOutput] {
@@ -341,6 +527,7 @@ public struct SetupFlow: Sendable {
         switch q {
         case .action(_, let actions): actions.map { $0.map(label) ?? "Nothing" }
         case .style(.auto, _): ["Yes", "Slower", "Faster", "No"]
+        case .timing: ["Yes", "Slower", "Faster", "Try it", "No"]
         case .style, .practice: ["Yes", "No"]
         }
     }

@@ -120,6 +120,7 @@ struct Run: ParsableCommand {
                                  wordList: BundledData.wordList(language: "en"), environment: environment)
         c.phrasesFile = PhrasesFile.userPath(environment: environment)
         c.historyFile = MessageHistoryFile.userPath(environment: environment)
+        c.usageLog = UsageLog.userPath(environment: environment)
         // Without --settings, the user's own settings file, where the scanner menu's
         // Settings keep their changes.
         let userSettings = SettingsFile.userPath(environment: environment)

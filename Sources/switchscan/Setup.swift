@@ -20,6 +20,9 @@ struct Setup: ParsableCommand {
         switches for other actions; each is pressed twice (heard, then confirmed). Questions \
         highlight their answers in turn and the select switch takes one, so the person with \
         the switch can answer alone; at a terminal, y, n or an answer's number answer too. \
+        With one switch, a practice of under a minute measures the reaction time (ten \
+        targets, then a trial at the interval proposed); accepted, the timing is kept with \
+        adaptTiming on. At a terminal, s skips the practice. \
         The switches are written to ~/.config/switchscan/devices/90-local.json (other sections \
         of that file are kept), the scanning style to the settings file once accepted. \
         Ctrl-C stops it, with nothing half written.

@@ -12,7 +12,7 @@ struct SwitchScan: ParsableCommand {
         (every problem is printed on stderr with its file and place), 64 for a bad command line.
         """,
         version: switchScanVersion,
-        subcommands: [Run.self, Setup.self, Autostart.self, Simulate.self, Validate.self, Cost.self, SettingsCommand.self, Words.self, Phrases.self, Devices.self,
+        subcommands: [Run.self, Setup.self, Autostart.self, Simulate.self, Validate.self, Cost.self, Report.self, SettingsCommand.self, Words.self, Phrases.self, Devices.self,
                       Desktop.self, Snapshot.self, Record.self, Replay.self]
     )
 

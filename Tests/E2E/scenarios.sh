@@ -28,6 +28,13 @@ mkfifo /tmp/switch.in
 "$SWITCH" "SwitchScan Test XK-3 Switch Interface" 05f3 0232 < /tmp/switch.in > /tmp/switch.out 2>&1 &
 exec 3> /tmp/switch.in
 say() { echo "$*" >&3; }
+wait_count() { # wait_count FILE PATTERN COUNT SECONDS: until PATTERN is on COUNT lines
+  n=0
+  while :; do
+    c=$(grep -c -- "$2" "$1" 2>/dev/null); [ "${c:-0}" -ge "$3" ] && return 0
+    n=$((n + 1)); [ $n -gt $(($4 * 10)) ] && return 1; sleep 0.1
+  done
+}
 say create
 wait_for /tmp/switch.out /dev/input/event 10 || { fail "uinput switch created"; exit 1; }
 NODE=$(grep -m1 /dev/input/event /tmp/switch.out)
@@ -369,7 +376,9 @@ if only 12; then
   wait_for "$OUT/setup12c.txt" "Press the switch" 30
   for b in 1 1 1; do say "sleep 300"; say "press BTN_$b"; done
   wait_for "$OUT/setup12c.txt" "Press a switch for another action" 20
-  say "sleep 300"; say "press BTN_1"; wait_for "$OUT/setup12c.txt" "Use this?" 20
+  say "sleep 300"; say "press BTN_1"; wait_for "$OUT/setup12c.txt" "then a short trial" 20
+  # One switch: the reaction-time practice comes first; the terminal's s skips it.
+  sleep 0.3; printf s >&4; wait_for "$OUT/setup12c.txt" "Use this?" 20
   sleep 0.6; printf y >&4; wait_for "$OUT/setup12c.txt" "Practise now" 20
   sleep 0.6; printf y >&4; wait_for "$OUT/setup12c.txt" "Using $NODE" 30
   sleep 1; say "press BTN_1"; sleep 1; printf q >&4
@@ -377,10 +386,39 @@ if only 12; then
   kill -TERM $SETUP 2>/dev/null; wait $SETUP; echo "setup at a terminal exited with $?" >> "$OUT/setup12c.txt"
   exec 4>&-
   sed 's/^/    setup (terminal) | /' "$OUT/setup12c.txt"
+  expect "$OUT/setup12c.txt" "The practice is skipped" "12: at a terminal, s skips the reaction-time practice"
   expect "$H/.config/switchscan/settings.json" '"autoScanInterval": 1.5' "12: at a terminal, y accepts the proposed style"
   expect "$H/.config/switchscan/settings.json" '"style": "auto"' "12: one switch: auto scanning"
   expect "$OUT/setup12c.txt" "Using $NODE" "12: the practice run scans with the switch"
   expect "$OUT/setup12c.txt" "exited with 0" "12: at a terminal, setup and its practice run end well"
+  # With the switch alone (no terminal), the practice measures the person: each target
+  # pressed once it is shown, the trial's star pressed when it lights, Yes taken while it
+  # is highlighted first. What it saves is the timing with adaptation on.
+  H=$OUT/home12d; mkdir -p "$H"; F=$OUT/setup12d.out
+  HOME=$H "$BIN" setup --no-speech --interval 3 --device "$NODE" < /dev/null > "$F" 2>&1 &
+  SETUP=$!
+  wait_for "$F" "Press the switch" 30
+  for b in 1 1 1; do say "sleep 300"; say "press BTN_$b"; done
+  wait_for "$F" "Press a switch for another action" 20
+  say "sleep 300"; say "press BTN_1"; wait_for "$F" "then a short trial" 20
+  for k in 1 2 3 4 5 6 7 8 9 10; do
+    wait_count "$F" "now: target" $k 15 && { say "sleep 300"; say "press BTN_1"; }
+  done
+  wait_for "$F" "Now a trial\|too few" 20
+  for r in 1 2 3; do
+    c=$(grep -c '\[★\]' "$F"); wait_count "$F" '\[★\]' $((c + 1)) 20 && say "press BTN_1"
+    wait_count "$F" 'The star\.\|That was\|went by twice' $r 20
+  done
+  wait_for "$F" "Use this?" 20; say "sleep 800"; say "press BTN_1"
+  wait_for "$F" "Setup is done" 20
+  n=0; while kill -0 $SETUP 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+  kill -TERM $SETUP 2>/dev/null; wait $SETUP; echo "setup exited with $?" >> "$F"
+  sed 's/^/    setup (practice) | /' "$F"
+  expect "$F" "Your reaction time is" "12: one switch: the practice measures the reaction time"
+  expect "$F" "The trial: . of 3 stars selected" "12: a trial runs at the interval proposed"
+  expect "$H/.config/switchscan/settings.json" '"adaptTiming": "on"' "12: the measured timing is kept with adaptation on"
+  expect "$H/.config/switchscan/settings.json" '"reactionTime": [0-9]' "12: the reaction time measured is kept for cost"
+  expect "$F" "setup exited with 0" "12: setup with the practice ends well"
 fi
 
 # 13. Who may read what: the packaged udev rule tags the X-Keys switch for the seat's user

@@ -18,6 +18,13 @@ func press(_ flow: inout SetupFlow, _ s: HeardSwitch, _ t: Double) -> [SetupOutp
     flow.handle(.down(s), at: at(t)) + flow.handle(.up(s), at: at(t + 0.05))
 }
 
+/// Setup without the reaction-time practice: one switch goes straight to the speed question.
+func unmeasured() -> SetupFlow.Options {
+    var o = SetupFlow.Options()
+    o.measure = false
+    return o
+}
+
 func said(_ out: [SetupOutput]) -> [String] { out.compactMap { if case .say(let s) = $0 { s } else { nil } } }
 
 @Suite("switchscan setup's flow")
@@ -78,7 +85,7 @@ struct SetupFlowTests {
     }
 
     @Test func aKeyThatIsAlsoTheSelectSwitchDoesNotAnswerTwice() {
-        var flow = SetupFlow(devices: [box])
+        var flow = SetupFlow(devices: [box], options: unmeasured())
         _ = flow.start()
         _ = press(&flow, sw(btn0), 1); _ = press(&flow, sw(btn0), 2); _ = press(&flow, sw(btn0), 3); _ = press(&flow, sw(btn0), 4)
         _ = press(&flow, sw(btn0), 6.1)  // Slower: asked again at 6.1
@@ -114,7 +121,7 @@ struct SetupFlowTests {
     }
 
     @Test func oneSwitchIsProposedAutoScanningAndASpeed() {
-        var flow = SetupFlow(devices: [box])
+        var flow = SetupFlow(devices: [box], options: unmeasured())
         _ = flow.start()
         _ = press(&flow, sw(btn0), 1); _ = press(&flow, sw(btn0), 2)
         #expect(said(press(&flow, sw(btn0), 3)) == ["One switch, then. " + SetupFlow.prompts[.more]!])
@@ -134,7 +141,7 @@ struct SetupFlowTests {
     }
 
     @Test func aPressRightAfterAQuestionAppearsDoesNotAnswerIt() {
-        var flow = SetupFlow(devices: [box])
+        var flow = SetupFlow(devices: [box], options: unmeasured())
         _ = flow.start()
         _ = press(&flow, sw(btn0), 1); _ = press(&flow, sw(btn0), 2); _ = press(&flow, sw(btn0), 3); _ = press(&flow, sw(btn0), 4)
         #expect(press(&flow, sw(btn0), 4.1).isEmpty)
@@ -142,7 +149,7 @@ struct SetupFlowTests {
     }
 
     @Test func theTerminalAnswersWithYNOrANumber() {
-        var flow = SetupFlow(devices: [box])
+        var flow = SetupFlow(devices: [box], options: unmeasured())
         _ = flow.start()
         _ = press(&flow, sw(btn0), 1); _ = press(&flow, sw(btn0), 2); _ = press(&flow, sw(btn0), 3); _ = press(&flow, sw(btn0), 4)
         #expect(flow.handleKey("x", at: at(5)).isEmpty)
@@ -219,7 +226,7 @@ struct SetupFlowTests {
 @Suite("switchscan setup's practice run")
 struct SetupPracticeTests {
     @Test func aPracticeRunIsOfferedAtTheEndWhereItCanBeShown() {
-        var options = SetupFlow.Options()
+        var options = unmeasured()
         options.offerPractice = true
         var flow = SetupFlow(devices: [box], options: options)
         _ = flow.start()
