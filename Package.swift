@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "ScanRuntimeTests", dependencies: ["ScanCore", "ScanHost", "ScanFormats", "JSONTape", "ScanRuntime", "Typing", "WordPrediction", "TestSupport"]),
         .testTarget(name: "SwitchInputTests", dependencies: ["ScanCore", "ScanFormats", "SwitchInput"]),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport", "ScanFormats"]),
-        .testTarget(name: "SwitchSetupTests", dependencies: ["ScanCore", "ScanFormats", "SwitchSetup"]),
+        .testTarget(name: "SwitchSetupTests", dependencies: ["ScanCore", "ScanFormats", "SwitchSetup", "JSONTape"]),
         .testTarget(name: "ScanSessionTests", dependencies: ["ScanCore", "ScanHost", "ScanSession", "ScanRuntime", "WordPrediction", "ScanFormats", "SwitchInput", "TestSupport"]),
         .testTarget(name: "SwitchScanCLITests", dependencies: ["switchscan", "switchscan-bench", "JSONTape", "TestSupport"]),
         // The desktop's policy, role mapping and ids, without a display or a bus.
