@@ -438,8 +438,9 @@ public struct SetupFlow: Sendable {
             case "Yes":
                 var lines = [SettingLine("style", jsonString(ScanStyle.auto.rawValue)), SettingLine("autoScanInterval", jsonNumber(interval))]
                 if let m = measured {
-                    lines.append(SettingLine("reactionTime", jsonNumber((m.mean * 100).rounded() / 100)))
-                    lines.append(SettingLine("reactionSpread", jsonNumber((m.spread * 100).rounded() / 100)))
+                    // Within what the settings take (a target waits at most 5 s).
+                    lines.append(SettingLine("reactionTime", jsonNumber(min(5, (m.mean * 100).rounded() / 100))))
+                    lines.append(SettingLine("reactionSpread", jsonNumber(min(2, (m.spread * 100).rounded() / 100))))
                 }
                 lines.append(SettingLine("adaptTiming", jsonString(AdaptTiming.on.rawValue)))
                 if interval > options.adaptBounds.upperBound {

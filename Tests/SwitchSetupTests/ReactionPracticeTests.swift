@@ -197,6 +197,21 @@ struct ReactionPracticeTests {
         #expect(!lines.contains { $0.key == "adaptMinimum" })
     }
 
+    /// A person whose presses scatter widely still gets settings the file takes: the spread
+    /// is written as at most 2 s, the interval as at most 5 s.
+    @Test func aWideSpreadIsWrittenWithinTheSettingsRange() throws {
+        var (flow, _) = Self.begun()
+        let log = Self.drive(&flow, from: 4.05, Person(target: { $0 % 2 == 0 ? 0.3 : 4.8 }, star: { _ in 0.4 }))
+        let m = try #require(flow.measured)
+        #expect(m.spread > 2, "\(m)")
+        guard case .asking(.timing(5.0), _, _) = flow.phase else { Issue.record("\(flow.phase)"); return }
+        let yes = press(&flow, sw(btn0), try #require(log.last?.at) + 0.5)
+        guard case .saveSettings(let lines) = yes.first else { Issue.record("\(yes)"); return }
+        #expect(lines.contains(SettingLine("reactionSpread", "2")))
+        #expect(lines.contains(SettingLine("autoScanInterval", "5")))
+        #expect(lines.contains(SettingLine("adaptMaximum", "7.5")))
+    }
+
     /// Faster never goes to the reaction time measured or below: every press would be late.
     @Test func fasterStopsAboveTheReactionTime() throws {
         var (flow, _) = Self.begun()
