@@ -5,7 +5,7 @@ import ScanHost
 @testable import ScanSession
 import Testing
 
-/// What a run keeps for the person's next session and for their carer: an interval that
+/// What a run keeps for the person's later sessions and for their carer: an interval that
 /// adaptation changed goes to their settings file, and their usage counts to the usage log,
 /// readable by them alone. A session as `run` makes it, its press handed to the engine.
 @Suite struct SessionKeepsTests {
