@@ -80,6 +80,10 @@ enum Atspi {
         return true
     }
 
+    /// What libatspi says, untranslated, of a call it refused because an earlier call to the
+    /// same application timed out.
+    static let hungMessage = "The process appears to be hung."
+
     /// How long a failed call's application is given to answer a Ping, which tells a call
     /// that timed out from one that failed while the application answers.
     static let pingMilliseconds: Int32 = 100
@@ -98,6 +102,10 @@ enum Atspi {
         if quark == catspi_error_domain() {
             switch code {
             case Int32(CATSPI_ERROR_APPLICATION_GONE): kind = .gone
+            // libatspi's own refusal (an untranslated literal) of an application one of
+            // whose calls timed out and that has not been heard from since: a timeout, even
+            // where the application answers a Ping by now.
+            case Int32(CATSPI_ERROR_IPC) where message == hungMessage: kind = .timeout
             case Int32(CATSPI_ERROR_IPC): kind = object.map { probe($0) } ?? .failed
             default: kind = .failed
             }
@@ -127,7 +135,10 @@ enum Atspi {
         var err: UnsafeMutablePointer<GError>?
         let n = atspi_accessible_get_child_count(a.pointer, &err)
         try check(err, a)
-        return Int(max(0, n))
+        // libatspi says -1 without an error when the call timed out (and thinks the
+        // application hung from then on): not an object without children.
+        if n < 0 { throw noReply(a) }
+        return Int(n)
     }
 
     static func child(_ a: AccessibleRef, _ i: Int) throws(AtspiCallError) -> AccessibleRef? {

@@ -33,27 +33,30 @@ extension DesktopAccess {
             }), !slow.isEmpty else { return }
             let waiting = (try? thread.sync { [self] () -> Bool in
                 var any = false
-                for (bus, ref) in slow {
-                    let pid = Atspi.processID(ref)
-                    var stopped: Int32 = 0
-                    let before = pid > 0 ? catspi_process_cpu_ticks(pid, &stopped) : -1
-                    let left = max(1, min(1000, (deadline - MonotonicClock.now()).nanoseconds / 1_000_000))
-                    var name = [CChar](repeating: 0, count: 96)
-                    if catspi_ping(ref.pointer, Int32(left), &name, Int32(name.count)) != 0 {
-                        follower.answered(bus)
-                        any = true
-                        continue
-                    }
-                    let after = pid > 0 ? catspi_process_cpu_ticks(pid, &stopped) : -1
-                    if before >= 0, after > before, stopped == 0 {
-                        any = true   // busy, working: asked again
-                    } else {
-                        waitedInVain.insert(bus)
-                    }
-                }
+                for (bus, ref) in slow where worthWaiting(for: bus, ref, until: deadline) { any = true }
                 return any
             }) ?? false
             if !waiting { return }
         }
+    }
+
+    /// Whether an application that did not answer in time is worth asking again: it answered
+    /// a Ping (waited for a second at most, never past `deadline`), or it worked meanwhile
+    /// (its CPU time grew) and is not stopped. One that did neither is not waited for again.
+    func worthWaiting(for bus: String, _ ref: AccessibleRef, until deadline: ScanInstant) -> Bool {
+        thread.preconditionOnThread()
+        let pid = Atspi.processID(ref)
+        var stopped: Int32 = 0
+        let before = pid > 0 ? catspi_process_cpu_ticks(pid, &stopped) : -1
+        let left = max(1, min(1000, (deadline - MonotonicClock.now()).nanoseconds / 1_000_000))
+        var name = [CChar](repeating: 0, count: 96)
+        if catspi_ping(ref.pointer, Int32(left), &name, Int32(name.count)) != 0 {
+            follower.answered(bus)
+            return true
+        }
+        let after = pid > 0 ? catspi_process_cpu_ticks(pid, &stopped) : -1
+        if before >= 0, after > before, stopped == 0 { return true }   // busy, working
+        waitedInVain.insert(bus)
+        return false
     }
 }

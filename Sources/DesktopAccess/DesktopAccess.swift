@@ -214,22 +214,32 @@ public final class DesktopAccess: @unchecked Sendable {
         } } catch { return .failure(.stopped) }
     }
 
-    /// The chosen window read once.
+    /// The chosen window read once. An application that stops answering while its window is
+    /// read (busy building the objects of a big window the first time they are asked for) is
+    /// waited for as in `waitForSlowApplications`, and the window read again.
     public func snapshot(app: String?) -> Result<DesktopSnapshot, DesktopError> {
-        waitForSlowApplications()
-        do { return try thread.sync { [self] in
-            let apps = readApplications()
-            guard let c = chooseWindow(apps, app: app) else {
-                return .failure(.noApplication(app, known: apps.map(\.info.name), unread: unreadApplications.map(\.value.error)))
-            }
-            do {
-                return .success(try read(c, screen: screenSize(apps)))
-            } catch let error as AtspiCallError {
-                return .failure(.unreadWindow(c.window.info.title, of: c.app.info.name, error))
-            } catch {
-                return .failure(DesktopError(description: "Error: reading the window '\(c.window.info.title)' of '\(c.app.info.name)' failed: \(error)."))
-            }
-        } } catch { return .failure(.stopped) }
+        let deadline = MonotonicClock.now() + .milliseconds(Self.patienceMilliseconds)
+        while true {
+            waitForSlowApplications()
+            let outcome: (Result<DesktopSnapshot, DesktopError>, again: Bool)
+            do { outcome = try thread.sync { [self] in
+                let apps = readApplications()
+                guard let c = chooseWindow(apps, app: app) else {
+                    return (.failure(.noApplication(app, known: apps.map(\.info.name), unread: unreadApplications.map(\.value.error))), false)
+                }
+                do {
+                    return (.success(try read(c, screen: screenSize(apps))), false)
+                } catch let error as AtspiCallError {
+                    let bus = c.app.ref.busName
+                    let again = error.isTimeout && MonotonicClock.now() < deadline && !waitedInVain.contains(bus)
+                        && worthWaiting(for: bus, c.app.ref, until: deadline)
+                    return (.failure(.unreadWindow(c.window.info.title, of: c.app.info.name, error)), again)
+                } catch {
+                    return (.failure(DesktopError(description: "Error: reading the window '\(c.window.info.title)' of '\(c.app.info.name)' failed: \(error).")), false)
+                }
+            } } catch { return .failure(.stopped) }
+            if !outcome.again { return outcome.0 }
+        }
     }
 
     /// Follows the chosen window: `onChange` (on the AT-SPI thread) receives a new snapshot

@@ -50,6 +50,38 @@ struct BigApplicationTests {
         #expect(Self.count("Many", in: layout) == 60, "buttons read")
     }
 
+    /// An application busy for a while (1.2 s, as a big application is while it builds
+    /// what it was asked for) as `snapshot` lists the applications or reads its window:
+    /// each `snapshot` waits for it and reads the window whole, never a part of it, and never
+    /// takes it for an application without a window. (libatspi says a timed-out child count
+    /// as -1 with no error.)
+    @Test func anApplicationBusyForAWhileIsWaitedForAndReadWhole() throws {
+        let session = try DesktopSession()
+        defer { session.stop() }
+        let busy = try session.startFixture(args: ["--many", "400", "--stall", "1200", "--title", "Busy Window", "--app-name", "busy-fixture"], timeout: 30)
+        try busy.waitForLine(matching: "drawn", timeout: 30)
+        var listed = try session.runSwitchscan(["desktop", "--app", busy.applicationName], timeout: 60)
+        _ = try TestTime.poll(timeout: 30, every: 0.5) {
+            if listed.status == 0 && listed.stdout.contains("\"Busy Window\"") { return true }
+            listed = try session.runSwitchscan(["desktop", "--app", busy.applicationName], timeout: 60)
+            return false
+        }
+        try #require(listed.status == 0, "the busy window never showed: \(listed)")
+        for read in 0..<12 {
+            // Busy 0, 10, … 110 ms from now (fixture.py --stall): as the snapshot lists the
+            // applications, or as it reads the window.
+            kill(busy.pid, SIGUSR1)
+            let file = session.directory.appendingPathComponent("busy-\(read).json")
+            let snapshot = try session.runSwitchscan(["snapshot", "--app", busy.applicationName, "-o", file.path], timeout: 60)
+            #expect(snapshot.status == 0, "read \(read): \(snapshot)")
+            // It was busy (as the snapshot ran, or just after it).
+            try busy.waitForLine(matching: "busy \(read)", timeout: 10)
+            let layout = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            #expect(Self.count("Item", in: layout) == 396, "read \(read): labels read")
+            #expect(Self.count("Many", in: layout) == 4, "read \(read): buttons read")
+        }
+    }
+
     /// An application that answers slowly but steadily (stopped 10 ms after every 2 ms it
     /// runs) is read whole, with batches of requests and object by object
     /// (SWITCHSCAN_ATSPI_BATCH=0), and both read the same tree.
@@ -150,6 +182,9 @@ struct CallErrorTests {
         }
         let gone = thrown(catspi_error_domain(), Int32(CATSPI_ERROR_APPLICATION_GONE), "The process appears to be hung.")
         #expect(gone?.kind == .gone && gone?.domain == "atspi_error" && gone?.code == 0)
+        // libatspi's refusal of an application one of whose calls timed out.
+        let hung = thrown(catspi_error_domain(), Int32(CATSPI_ERROR_IPC), "The process appears to be hung.")
+        #expect(hung?.kind == .timeout && hung?.code == Int32(CATSPI_ERROR_IPC))
         let other = thrown(g_quark_from_string("some-other-domain"), 1, "timeout from dbind")
         #expect(other?.kind == .failed && other?.domain == "some-other-domain" && other?.message == "timeout from dbind")
     }

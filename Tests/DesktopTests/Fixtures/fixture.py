@@ -56,6 +56,9 @@ Flags:
                      and a slider "Level" (30 of 0 to 100, step 10) alone in a box of its own
     --slow MS        answer slowly but steadily: stopped for MS milliseconds after every 2 ms
                      it runs
+    --stall MS       on each SIGUSR1, busy for MS milliseconds (working on the CPU, answering
+                     nothing), as a big application is while it builds what it was asked for;
+                     the busy time starts 0, 10, … 110 ms after the signal, in turn
 """
 import argparse
 import signal
@@ -84,6 +87,7 @@ parser.add_argument("--many", type=int)
 parser.add_argument("--menus", action="store_true")
 parser.add_argument("--dialog-entry", action="store_true")
 parser.add_argument("--slow", type=float)
+parser.add_argument("--stall", type=float)
 parser.add_argument("--fields", action="store_true")
 parser.add_argument("--gestures", action="store_true")
 args = parser.parse_args()
@@ -417,6 +421,23 @@ for signum in (signal.SIGTERM, signal.SIGINT):
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, quit_app, "terminated")
 if args.quit_after is not None:
     GLib.timeout_add(int(args.quit_after * 1000), quit_app, "quit")
+
+if args.stall:
+    import time
+    stalls = [0]
+
+    def stall():
+        log(f"busy {stalls[0] - 1}")
+        end = time.monotonic() + args.stall / 1000
+        while time.monotonic() < end:
+            pass
+        return False
+
+    def stall_soon():
+        GLib.timeout_add(10 * (stalls[0] % 12), stall)
+        stalls[0] += 1
+        return True
+    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR1, stall_soon)
 
 if args.slow:
     # Slow but steady: a helper process stops this one for the given time after every 2 ms
