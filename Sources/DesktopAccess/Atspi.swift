@@ -17,6 +17,8 @@ struct AtspiCallError: Error, CustomStringConvertible {
     var message: String
     /// Of a read that stopped partway: of how many elements' frames, how many were read.
     var progress: (read: Int, of: Int)?
+    /// A timeout of an earlier call: libatspi refused this one without sending it.
+    var notSent = false
 
     /// The application did not answer in time (stopped, hung, busy).
     var isTimeout: Bool { kind == .timeout }
@@ -110,7 +112,9 @@ enum Atspi {
             default: kind = .failed
             }
         }
-        throw AtspiCallError(kind: kind, domain: domain, code: code, message: message)
+        var error = AtspiCallError(kind: kind, domain: domain, code: code, message: message)
+        error.notSent = quark == catspi_error_domain() && code == Int32(CATSPI_ERROR_IPC) && message == hungMessage
+        throw error
     }
 
     /// Whether the application of `a` answers a Ping: `.failed` if it does (the call itself
@@ -133,11 +137,19 @@ enum Atspi {
 
     static func childCount(_ a: AccessibleRef) throws(AtspiCallError) -> Int {
         var err: UnsafeMutablePointer<GError>?
-        let n = atspi_accessible_get_child_count(a.pointer, &err)
+        var n = atspi_accessible_get_child_count(a.pointer, &err)
         try check(err, a)
-        // libatspi says -1 without an error when the call timed out (and thinks the
-        // application hung from then on): not an object without children.
-        if n < 0 { throw noReply(a) }
+        if n < 0 {
+            // libatspi says -1 without an error when the call timed out, and then refuses
+            // the application's calls (hungMessage) until it hears from it; also for a reply
+            // it could not read. Asked once more, to tell the two apart: not an object
+            // without children either way.
+            n = atspi_accessible_get_child_count(a.pointer, &err)
+            try check(err, a)
+            if n < 0 {
+                throw AtspiCallError(kind: probe(a), domain: "atspi_error", code: Int32(CATSPI_ERROR_IPC), message: "its child count could not be read")
+            }
+        }
         return Int(n)
     }
 

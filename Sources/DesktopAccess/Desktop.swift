@@ -87,6 +87,9 @@ public struct DesktopSnapshot: Sendable {
     public var nodeCount: Int
     /// The walk stopped at its node or depth limit.
     public var truncated: Bool
+    /// How many times its application stopped answering while the window was read, and the
+    /// window was read again (`DesktopAccess.snapshot`).
+    public var readAgain = 0
 }
 
 /// Which window would be scanned, and why.

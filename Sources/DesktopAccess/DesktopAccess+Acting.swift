@@ -134,7 +134,9 @@ extension DesktopAccess {
         } catch {
             // A call that timed out was delivered: the application carries it out when it
             // answers again. So it is said to be waiting, not failed, and nothing more is sent.
-            if error.isTimeout, let bus {
+            if error.notSent {
+                fail("\(what) not sent: the application did not answer a moment ago, and is not asked again until it has been heard from. Try again in a moment.")
+            } else if error.isTimeout, let bus {
                 pendingActions[bus] = what
                 fail("\(what) is waiting: the application does not answer. It happens when the application answers again; it is not sent twice.")
             } else {

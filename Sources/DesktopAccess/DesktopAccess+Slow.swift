@@ -22,9 +22,9 @@ extension DesktopAccess {
     /// answer in time, each time after it answered a Ping (a second at most) or was seen
     /// working. Between the reads GLib's loop runs, so libatspi learns the application
     /// answers again (it refuses calls to one it thinks hung until then). One waited for in
-    /// vain is not waited for again.
-    func waitForSlowApplications() {
-        let deadline = MonotonicClock.now() + .milliseconds(Self.patienceMilliseconds)
+    /// vain is not waited for again. Not past `deadline` (by default `patienceMilliseconds`
+    /// from now).
+    func waitForSlowApplications(until deadline: ScanInstant = MonotonicClock.now() + .milliseconds(patienceMilliseconds)) {
         while MonotonicClock.now() < deadline {
             guard let slow = try? thread.sync({ [self] () -> [(String, AccessibleRef)] in
                 _ = readApplications()

@@ -219,8 +219,9 @@ public final class DesktopAccess: @unchecked Sendable {
     /// waited for as in `waitForSlowApplications`, and the window read again.
     public func snapshot(app: String?) -> Result<DesktopSnapshot, DesktopError> {
         let deadline = MonotonicClock.now() + .milliseconds(Self.patienceMilliseconds)
+        var readAgain = 0
         while true {
-            waitForSlowApplications()
+            waitForSlowApplications(until: deadline)
             let outcome: (Result<DesktopSnapshot, DesktopError>, again: Bool)
             do { outcome = try thread.sync { [self] in
                 let apps = readApplications()
@@ -228,7 +229,9 @@ public final class DesktopAccess: @unchecked Sendable {
                     return (.failure(.noApplication(app, known: apps.map(\.info.name), unread: unreadApplications.map(\.value.error))), false)
                 }
                 do {
-                    return (.success(try read(c, screen: screenSize(apps))), false)
+                    var s = try read(c, screen: screenSize(apps))
+                    s.readAgain = readAgain
+                    return (.success(s), false)
                 } catch let error as AtspiCallError {
                     let bus = c.app.ref.busName
                     let again = error.isTimeout && MonotonicClock.now() < deadline && !waitedInVain.contains(bus)
@@ -239,6 +242,7 @@ public final class DesktopAccess: @unchecked Sendable {
                 }
             } } catch { return .failure(.stopped) }
             if !outcome.again { return outcome.0 }
+            readAgain += 1
         }
     }
 

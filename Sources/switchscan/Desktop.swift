@@ -89,6 +89,10 @@ struct Snapshot: ParsableCommand {
             } else {
                 print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
             }
+            if s.readAgain > 0 {
+                let times = s.readAgain == 1 ? "once" : "\(s.readAgain) times"
+                writeErr("Note: '\(s.application)' stopped answering while its window was read (busy); it was waited for and read again, whole (\(times)).\n")
+            }
             if s.truncated {
                 writeErr("Warning: the window has more than \(s.nodeCount) nodes; the rest was left out.\n")
             }

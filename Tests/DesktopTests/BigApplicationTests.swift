@@ -67,9 +67,11 @@ struct BigApplicationTests {
             return false
         }
         try #require(listed.status == 0, "the busy window never showed: \(listed)")
-        for read in 0..<12 {
-            // Busy 0, 10, … 110 ms from now (fixture.py --stall): as the snapshot lists the
-            // applications, or as it reads the window.
+        var readAgain = 0
+        for read in 0..<24 {
+            // Busy 0, 10, … 230 ms from now (fixture.py --stall): as the snapshot lists the
+            // applications, as it reads the window (which it then reads again, and says so),
+            // or after it.
             kill(busy.pid, SIGUSR1)
             let file = session.directory.appendingPathComponent("busy-\(read).json")
             let snapshot = try session.runSwitchscan(["snapshot", "--app", busy.applicationName, "-o", file.path], timeout: 60)
@@ -79,7 +81,10 @@ struct BigApplicationTests {
             let layout = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
             #expect(Self.count("Item", in: layout) == 396, "read \(read): labels read")
             #expect(Self.count("Many", in: layout) == 4, "read \(read): buttons read")
+            if snapshot.stderr.contains("it was waited for and read again") { readAgain += 1 }
         }
+        // Where the busy time falls depends on the machine's speed: reported, not required.
+        print("A busy application's window read again in \(readAgain) of 24 snapshots")
     }
 
     /// An application that answers slowly but steadily (stopped 10 ms after every 2 ms it
@@ -181,10 +186,10 @@ struct CallErrorTests {
             return nil
         }
         let gone = thrown(catspi_error_domain(), Int32(CATSPI_ERROR_APPLICATION_GONE), "The process appears to be hung.")
-        #expect(gone?.kind == .gone && gone?.domain == "atspi_error" && gone?.code == 0)
+        #expect(gone?.kind == .gone && gone?.notSent == false && gone?.domain == "atspi_error" && gone?.code == 0)
         // libatspi's refusal of an application one of whose calls timed out.
         let hung = thrown(catspi_error_domain(), Int32(CATSPI_ERROR_IPC), "The process appears to be hung.")
-        #expect(hung?.kind == .timeout && hung?.code == Int32(CATSPI_ERROR_IPC))
+        #expect(hung?.kind == .timeout && hung?.notSent == true && hung?.code == Int32(CATSPI_ERROR_IPC))
         let other = thrown(g_quark_from_string("some-other-domain"), 1, "timeout from dbind")
         #expect(other?.kind == .failed && other?.domain == "some-other-domain" && other?.message == "timeout from dbind")
     }

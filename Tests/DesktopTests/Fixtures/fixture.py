@@ -58,7 +58,7 @@ Flags:
                      it runs
     --stall MS       on each SIGUSR1, busy for MS milliseconds (working on the CPU, answering
                      nothing), as a big application is while it builds what it was asked for;
-                     the busy time starts 0, 10, … 110 ms after the signal, in turn
+                     the busy time starts 0, 10, … 230 ms after the signal, in turn
 """
 import argparse
 import signal
@@ -434,7 +434,7 @@ if args.stall:
         return False
 
     def stall_soon():
-        GLib.timeout_add(10 * (stalls[0] % 12), stall)
+        GLib.timeout_add(10 * (stalls[0] % 24), stall)
         stalls[0] += 1
         return True
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR1, stall_soon)
