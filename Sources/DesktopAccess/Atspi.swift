@@ -100,20 +100,22 @@ enum Atspi {
         let code = err.pointee.code
         let message = String(cString: catspi_error_message(err))
         g_error_free(err)
+        // libatspi's own refusal (an untranslated literal) of an application one of whose
+        // calls timed out and that has not been heard from since: a timeout, even where the
+        // application answers a Ping by now, and nothing was sent.
+        let refused = quark == catspi_error_domain() && code == Int32(CATSPI_ERROR_IPC) && message == hungMessage
         var kind = AtspiCallError.Kind.failed
-        if quark == catspi_error_domain() {
+        if refused {
+            kind = .timeout
+        } else if quark == catspi_error_domain() {
             switch code {
             case Int32(CATSPI_ERROR_APPLICATION_GONE): kind = .gone
-            // libatspi's own refusal (an untranslated literal) of an application one of
-            // whose calls timed out and that has not been heard from since: a timeout, even
-            // where the application answers a Ping by now.
-            case Int32(CATSPI_ERROR_IPC) where message == hungMessage: kind = .timeout
             case Int32(CATSPI_ERROR_IPC): kind = object.map { probe($0) } ?? .failed
             default: kind = .failed
             }
         }
         var error = AtspiCallError(kind: kind, domain: domain, code: code, message: message)
-        error.notSent = quark == catspi_error_domain() && code == Int32(CATSPI_ERROR_IPC) && message == hungMessage
+        error.notSent = refused
         throw error
     }
 
